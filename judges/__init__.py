@@ -1,0 +1,14 @@
+"""citejudge: a batch citation judge for TREC RAG, RAGTIME, DRAGUN and AutoJudge runs.
+
+Notebook entry points::
+
+    import judges
+    lb = judges.read_leaderboard("output/", "sample")     # run_id, topic_id, measure, value
+    lb.pivot_table(index="run_id", columns="measure", values="value").loc[:, :]
+    df = judges.read_assessments("output/", "sample")     # one row per judged citation
+"""
+
+from judges.formats.tables import read_assessments, read_leaderboard
+
+__version__ = "0.1.0"
+__all__ = ["read_assessments", "read_leaderboard", "__version__"]

@@ -1,0 +1,1 @@
+"""Alignment: the readable reference, the Numba kernels, backends and citation scoring."""

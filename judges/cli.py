@@ -1,0 +1,166 @@
+"""The command line: ``python run_judge.py --judge citation ...`` (typer).
+
+The CLI owns what library code must not: console output, progress bars, exit codes and the
+Numba thread count. Bad input ends with one line ``error: path:line: field: problem`` and exit
+code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from judges.config import load_workflow
+from judges.errors import InputError
+
+out = Console()
+err = Console(stderr=True)
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
+class JudgeName(str, Enum):
+    citation = "citation"
+
+
+class Dataset(str, Enum):
+    auto = "auto"
+    rag = "rag"
+    ragtime = "ragtime"
+    dragun = "dragun"
+
+
+class OnError(str, Enum):
+    fail = "fail"
+    skip = "skip"
+
+
+class LeaderboardFormat(str, Enum):
+    ir_measures = "ir_measures"
+    tot = "tot"
+    jsonl = "jsonl"
+
+
+class BackendName(str, Enum):
+    numba = "numba"
+    python = "python"
+
+
+@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.")
+def main(
+    judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
+    rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics JSONL file or directory; repeatable."),
+    rag_responses: List[Path] = typer.Option(
+        ..., "--rag-responses", help="Run JSONL(.gz) files or directories (recursive); repeatable."
+    ),
+    workflow: Optional[Path] = typer.Option(None, "--workflow", help="Workflow YAML (thresholds, policies)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus JSONL(.gz) for documents not embedded in runs."),
+    out_dir: Path = typer.Option(Path("output"), "--out-dir", help="Directory for all outputs."),
+    name: str = typer.Option("citejudge", "--name", help="Base name of every output file."),
+    dataset: Dataset = typer.Option(Dataset.auto, "--dataset", help="Track shape to expect (auto detects per report)."),
+    max_topics: Optional[int] = typer.Option(None, "--max-topics", min=1, help="Judge only the first N topics."),
+    max_runs: Optional[int] = typer.Option(None, "--max-runs", min=1, help="Judge only the first N runs (file order)."),
+    debug_log: Optional[Path] = typer.Option(None, "--debug-log", help="Debug log path (default OUT_DIR/NAME.jsonl)."),
+    on_error: OnError = typer.Option(OnError.fail, "--on-error", help="fail on the first bad record, or skip and count it."),
+    leaderboard_format: List[LeaderboardFormat] = typer.Option(
+        [], "--leaderboard-format", help="Extra leaderboard formats besides ir_measures (tot, jsonl); repeatable."
+    ),
+    backend: Optional[BackendName] = typer.Option(None, "--backend", help="Alignment engine (default: the workflow's)."),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Threads for the alignment engine (default: all cores)."),
+) -> None:
+    started = time.perf_counter()
+    try:
+        if "/" in name or "\\" in name or name in ("", ".", ".."):
+            raise InputError("--name", None, None, f"{name!r} must be a plain file name")
+        wf = load_workflow(workflow)
+        chosen_backend = (backend.value if backend else None) or wf.alignment.backend
+        if chosen_backend == "numba":
+            _prepare_numba(workers)
+
+        from judges import pipeline
+
+        formats = ("ir_measures",) + tuple(f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures)
+        options = pipeline.Options(
+            topics=list(rag_topics), responses=list(rag_responses), out_dir=out_dir, name=name, workflow=wf,
+            workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
+            debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
+            backend=chosen_backend,
+        )
+        with Progress(
+            TextColumn("judging citations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            TimeRemainingColumn(), console=err, transient=True,
+        ) as bar:
+            task = bar.add_task("judge", total=None)
+
+            def progress(n: int, total: Optional[int] = None) -> None:
+                if total is not None:
+                    bar.update(task, total=total)
+                bar.advance(task, n)
+
+            summary = pipeline.run(options, warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False), progress=progress)
+    except InputError as e:
+        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted: no output was replaced (outputs are written only when complete)", markup=False)
+        raise typer.Exit(130)
+    _print_summary(summary, time.perf_counter() - started)
+
+
+def _prepare_numba(workers: Optional[int]) -> None:
+    """Set the thread count and load (or, on a fresh install, compile) the kernels visibly."""
+    import numba
+
+    from judges.align.backends import get_backend
+
+    numba.set_num_threads(min(workers or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
+    with err.status("loading the alignment kernel (compiles once after install, then cached)..."):
+        t = time.perf_counter()
+        get_backend("numba").warmup()
+    if time.perf_counter() - t > 2:
+        err.print(f"compiled the alignment kernel in {time.perf_counter() - t:.0f} s (cached for later runs)", markup=False)
+
+
+def _print_summary(summary, seconds: float) -> None:
+    c = summary.counts
+    st = summary.statuses
+    n = c["citations"]
+    table = Table(title="citejudge summary", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("runs", f"{len(summary.runs)}" + (f" ({c['runs_not_selected']} not selected by --max-runs)" if c["runs_not_selected"] else ""))
+    table.add_row("topics", str(summary.topics))
+    table.add_row("reports judged", str(c["reports"]))
+    skipped = {k: v for k, v in c.items() if k.startswith("skipped_") and v} | (
+        {"reports_unknown_topic": c["reports_unknown_topic"]} if c["reports_unknown_topic"] else {}
+    )
+    if skipped:
+        table.add_row("skipped", ", ".join(f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items())))
+    table.add_row("sentences", str(c["sentences"]))
+    table.add_row("citations judged", str(n) + (f" ({c['citations_beyond_limit']} beyond max_per_sentence, not judged)" if c["citations_beyond_limit"] else ""))
+    for status in ("supported", "partial", "unsupported", "missing"):
+        share = f" ({100 * st[status] / n:.1f}%)" if n else ""
+        table.add_row(f"  {status}", f"{st[status]}{share}")
+    if c["corpus_documents"]:
+        table.add_row("corpus documents", str(c["corpus_documents"]))
+    table.add_row("time", f"{seconds:.1f} s" + (f" ({n / seconds:,.0f} citations/s)" if seconds > 0 and n else ""))
+    for kind, path in summary.files.items():
+        table.add_row(kind, path)
+    out.print(table)
+
+
+def run() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,106 @@
+"""The workflow: every threshold and policy of a judging run, read strictly from YAML.
+
+Unknown keys are errors (a misspelt threshold must not be silently ignored). The defaults here
+are the ones ``workflows/citation.yml`` spells out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from judges.errors import InputError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AlignmentSettings(_Strict):
+    """Smith-Waterman scoring (linear gaps) and the engine that computes it."""
+
+    match: int = Field(2, gt=0, description="score of two equal tokens")
+    mismatch: int = Field(-1, lt=0, description="score of two different tokens")
+    gap: int = Field(-1, lt=0, description="score of a token aligned to nothing")
+    backend: Literal["numba", "python"] = Field("numba", description="alignment engine; --backend overrides")
+
+
+class WindowSettings(_Strict):
+    """Passage windows over long documents and the lexical prefilter that picks candidates."""
+
+    sentences: int = Field(6, ge=1, description="sentences per passage window")
+    stride: int = Field(3, ge=1, description="sentences between window starts")
+    candidates: int = Field(3, ge=1, description="windows aligned per citation (best by IDF-weighted overlap)")
+
+    @model_validator(mode="after")
+    def _stride_within_size(self) -> "WindowSettings":
+        if self.stride > self.sentences:
+            raise ValueError("stride must not exceed sentences (windows would leave gaps)")
+        return self
+
+
+class SupportSettings(_Strict):
+    """Status thresholds on the normalised alignment score (score / (match * answer tokens))."""
+
+    supported: float = Field(0.6, gt=0, le=1, description="normalised score for 'supported'")
+    partial: float = Field(0.3, gt=0, le=1, description="normalised score for 'partial'")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "SupportSettings":
+        if self.partial > self.supported:
+            raise ValueError("partial must not exceed supported")
+        return self
+
+
+class CitationSettings(_Strict):
+    """Which citations of a sentence are judged."""
+
+    max_per_sentence: Optional[int] = Field(
+        None, ge=1, description="judge only the first N citations of a sentence (RAG 2026: 3); null = all"
+    )
+
+
+class LeaderboardSettings(_Strict):
+    """How topics a run did not answer enter the leaderboard."""
+
+    on_missing: Literal["default", "fix_aggregate", "error"] = Field(
+        "default",
+        description="default: add zero rows; fix_aggregate: zeros only in the 'all' mean; error: fail",
+    )
+
+
+class Workflow(_Strict):
+    judge: Literal["citation"] = "citation"
+    alignment: AlignmentSettings = AlignmentSettings()
+    windows: WindowSettings = WindowSettings()
+    support: SupportSettings = SupportSettings()
+    citations: CitationSettings = CitationSettings()
+    leaderboard: LeaderboardSettings = LeaderboardSettings()
+
+
+def load_workflow(path: Path | None) -> Workflow:
+    """Read a workflow YAML file; ``None`` gives the defaults."""
+    if path is None:
+        return Workflow()
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot read workflow: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, line, None, f"invalid YAML: {getattr(e, 'problem', e)}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(path, None, None, "a workflow must be a mapping of settings")
+    try:
+        return Workflow.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or None
+        problem = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        raise InputError(path, None, field, problem) from None

@@ -1,0 +1,18 @@
+"""The one error type for bad user input: renders as ``path:line: field: problem``."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Bad input (run, topic, corpus or workflow file). Never shown with a traceback."""
+
+    def __init__(self, path: object, line: int | None, field: str | None, problem: str):
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.problem = problem
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.field}: {self.problem}" if self.field else f"{where}: {self.problem}"

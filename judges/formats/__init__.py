@@ -1,0 +1,1 @@
+"""Wire formats: reading runs, topics and corpora; writing TREC files and Parquet tables."""

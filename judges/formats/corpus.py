@@ -1,0 +1,46 @@
+"""Reading document texts from a corpus file in one streaming pass, keeping only cited ids.
+
+Lines are JSON objects with an id (``doc_id``, ``docid``, ``docno``, ``id`` or ``_id``), a
+``text`` (or ``contents``/``segment``) and an optional ``title``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from judges.errors import InputError
+from judges.formats.jsonl import iter_jsonl
+from judges.formats.runs import DOC_ID_KEYS, json_type
+from judges.records import Document
+
+
+def read_corpus(
+    path: Path, wanted: set[str], on_error: Callable[[InputError], None]
+) -> dict[str, Document]:
+    """Return the documents of ``path`` whose id is in ``wanted``; bad lines go to ``on_error``."""
+    found: dict[str, Document] = {}
+    for line, value in iter_jsonl(path):
+        try:
+            if isinstance(value, InputError):
+                raise value
+            doc = _parse(value, str(path), line)
+        except InputError as e:
+            on_error(e)
+            continue
+        if doc is not None and doc.doc_id in wanted and doc.doc_id not in found:
+            found[doc.doc_id] = doc
+    return found
+
+
+def _parse(obj: object, path: str, line: int) -> Optional[Document]:
+    if not isinstance(obj, dict):
+        raise InputError(path, line, None, f"a document must be a JSON object, got {json_type(obj)}")
+    key = next((k for k in DOC_ID_KEYS if obj.get(k) is not None), None)
+    if key is None:
+        raise InputError(path, line, "doc_id", "missing (also looked for docid, docno, id, _id)")
+    text = obj.get("text", obj.get("contents", obj.get("segment")))
+    if not isinstance(text, str):
+        raise InputError(path, line, "text", "missing" if text is None else "must be a string")
+    title = obj.get("title")
+    return Document(str(obj[key]).strip(), text, title if isinstance(title, str) else "")

@@ -1,0 +1,51 @@
+"""The JSONL debug log: one timestamped event per line, enough to reconstruct every decision.
+
+Events: ``session_start``, ``INPUT_ERROR``, ``REPORT_SKIPPED``, ``CITATION_INPUT``,
+``CITATION_OUTPUT``, ``summary``. The file appears at its path only when the run completes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+from judges.formats.atomic import atomic_path
+
+
+class DebugLog:
+    def __init__(self, path: Optional[Path]):
+        self.path = path
+        self._stack = contextlib.ExitStack()
+        self._f = None
+
+    def __enter__(self) -> "DebugLog":
+        if self.path is not None:
+            tmp = self._stack.enter_context(atomic_path(self.path))
+            self._f = self._stack.enter_context(open(tmp, "w", encoding="utf-8", newline="\n"))
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return self._stack.__exit__(*exc)
+
+    @property
+    def enabled(self) -> bool:
+        return self._f is not None
+
+    def event(self, kind: str, /, **data: object) -> None:
+        if self._f is None:
+            return
+        ts = datetime.fromtimestamp(time.time(), tz=timezone.utc).isoformat(timespec="milliseconds")
+        self._f.write(json.dumps({"ts": ts, "event": kind, **data}, ensure_ascii=False, default=_default) + "\n")
+
+
+def _default(value: object) -> object:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")

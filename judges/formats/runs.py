@@ -1,0 +1,188 @@
+"""Reading run files of every track into :class:`~judges.records.Report` records.
+
+Shapes read (one JSON object per line, one report per topic):
+
+* RAG 2024/2025/2026: ``answer: [{text, citations: [int | doc id]}]`` with ``references``. An int
+  citation is an index into ``references`` when the report has a ``references`` list, otherwise
+  the doc id written as a number; a string citation is always a doc id ("format 2").
+* RAGTIME: ``responses: [{text, citations: {doc_id: confidence}}]``.
+* DRAGUN, NeuCLIR, AutoJudge kiddie: ``responses: [{text, citations: [doc id]}]``.
+
+Run and topic ids come from ``metadata`` (``run_id``; ``topic_id``, ``narrative_id`` or
+``request_id``) or, for raw RAG24 files without ``metadata``, from the top level. Embedded
+document texts come from ``documents`` (``{doc_id: {text, title}}``, ``{doc_id: text}`` or a list).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Iterator, Optional
+
+from judges.errors import InputError
+from judges.formats.jsonl import iter_jsonl
+from judges.records import Citation, Document, Report, Sentence
+
+TOPIC_ID_KEYS = ("topic_id", "narrative_id", "request_id")
+DOC_ID_KEYS = ("doc_id", "docid", "docno", "id", "_id")
+DATASET_SHAPES = {"auto": None, "rag": "rag", "ragtime": "responses", "dragun": "responses"}
+
+
+def read_reports(
+    path: Path, dataset: str = "auto", max_citations: Optional[int] = None
+) -> Iterator[tuple[int, Report | InputError]]:
+    """Yield ``(line, Report)`` for each record of a run file, or ``(line, InputError)``."""
+    for line, value in iter_jsonl(path):
+        if isinstance(value, InputError):
+            yield line, value
+            continue
+        try:
+            yield line, parse_report(value, str(path), line, dataset, max_citations)
+        except InputError as e:
+            yield line, e
+
+
+def _id(value: object, path: str, line: int, field: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(path, line, field, f"must be a string or an integer, got {type(value).__name__}")
+    text = str(value).strip()
+    if not text:
+        raise InputError(path, line, field, "is empty")
+    return text
+
+
+def parse_report(
+    obj: object, path: str, line: int, dataset: str = "auto", max_citations: Optional[int] = None
+) -> Report:
+    """Validate one parsed JSON record and turn it into a :class:`Report`."""
+    if not isinstance(obj, dict):
+        raise InputError(path, line, None, f"a report must be a JSON object, got {type(obj).__name__}")
+    meta = obj.get("metadata")
+    prefix = "metadata."
+    if meta is None:
+        meta, prefix = obj, ""
+    elif not isinstance(meta, dict):
+        raise InputError(path, line, "metadata", "must be an object")
+
+    if meta.get("run_id") is None:
+        raise InputError(path, line, f"{prefix}run_id", "missing")
+    run_id = _id(meta["run_id"], path, line, f"{prefix}run_id")
+    key = next((k for k in TOPIC_ID_KEYS if meta.get(k) is not None), None)
+    if key is None:
+        raise InputError(path, line, f"{prefix}topic_id", "missing (also looked for narrative_id, request_id)")
+    topic_id = _id(meta[key], path, line, prefix + key)
+    team = meta.get("team_id")
+    team_id = "" if team is None else str(team)
+
+    has_answer, has_responses = "answer" in obj, "responses" in obj
+    if has_answer and has_responses:
+        raise InputError(path, line, "answer", "a report has both 'answer' and 'responses'")
+    if not (has_answer or has_responses):
+        raise InputError(path, line, "responses", "missing (a report needs 'answer' or 'responses')")
+    shape, field = ("rag", "answer") if has_answer else ("responses", "responses")
+    wanted = DATASET_SHAPES[dataset]
+    if wanted is not None and wanted != shape:
+        raise InputError(path, line, field, f"--dataset {dataset} expects '{'answer' if wanted == 'rag' else 'responses'}'")
+
+    references = obj.get("references")
+    if references is not None:
+        if not isinstance(references, list):
+            raise InputError(path, line, "references", "must be a list of doc ids")
+        references = [_id(r, path, line, f"references[{i}]") for i, r in enumerate(references)]
+
+    items = obj[field]
+    if items is None:
+        items = []
+    if not isinstance(items, list):
+        raise InputError(path, line, field, "must be a list of sentences")
+    sentences = tuple(
+        _sentence(item, i, references, path, line, f"{field}[{i}]", max_citations) for i, item in enumerate(items)
+    )
+    documents = _documents(obj.get("documents"), path, line)
+    return Report(run_id, topic_id, team_id, shape, sentences, documents, path, line)
+
+
+def _sentence(
+    item: object,
+    index: int,
+    references: Optional[list[str]],
+    path: str,
+    line: int,
+    field: str,
+    max_citations: Optional[int],
+) -> Sentence:
+    if not isinstance(item, dict):
+        raise InputError(path, line, field, "must be an object with 'text' and 'citations'")
+    text = item.get("text")
+    if not isinstance(text, str):
+        raise InputError(path, line, f"{field}.text", "missing" if text is None else "must be a string")
+    raw = item.get("citations")
+    cites: list[Citation] = []
+    if raw is None:
+        pass
+    elif isinstance(raw, dict):
+        for rank, (doc_id, conf) in enumerate(raw.items()):
+            doc_id = _id(doc_id, path, line, f"{field}.citations")
+            confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
+            if confidence is not None and not math.isfinite(confidence):
+                confidence = None
+            cites.append(Citation(rank, doc_id, doc_id, confidence))
+    elif isinstance(raw, list):
+        for rank, c in enumerate(raw):
+            cfield = f"{field}.citations[{rank}]"
+            if isinstance(c, bool) or not isinstance(c, (int, str)):
+                raise InputError(path, line, cfield, f"must be an index or a doc id, got {json_type(c)}")
+            if isinstance(c, int) and references is not None:
+                if 0 <= c < len(references):
+                    cites.append(Citation(rank, str(c), references[c]))
+                else:
+                    problem = f"index {c} out of range ({len(references)} references)"
+                    cites.append(Citation(rank, str(c), None, None, problem))
+            else:
+                cites.append(Citation(rank, _id(c, path, line, cfield), str(c).strip()))
+    else:
+        raise InputError(path, line, f"{field}.citations", f"must be a list or an object, got {json_type(raw)}")
+    dropped = 0
+    if max_citations is not None and len(cites) > max_citations:
+        dropped = len(cites) - max_citations
+        cites = cites[:max_citations]
+    return Sentence(index, text, tuple(cites), dropped)
+
+
+def _documents(raw: object, path: str, line: int) -> dict[str, Optional[Document]]:
+    if raw is None:
+        return {}
+    docs: dict[str, Optional[Document]] = {}
+    if isinstance(raw, dict):
+        for doc_id, value in raw.items():
+            docs[str(doc_id)] = _document(str(doc_id), value, path, line, f"documents.{doc_id}")
+        return docs
+    if isinstance(raw, list):
+        for i, value in enumerate(raw):
+            key = next((k for k in DOC_ID_KEYS if isinstance(value, dict) and value.get(k) is not None), None)
+            if key is None:
+                raise InputError(path, line, f"documents[{i}]", "a listed document needs an id (doc_id, docno or id)")
+            doc_id = _id(value[key], path, line, f"documents[{i}].{key}")
+            docs[doc_id] = _document(doc_id, value, path, line, f"documents[{i}]")
+        return docs
+    raise InputError(path, line, "documents", f"must be an object or a list, got {json_type(raw)}")
+
+
+def _document(doc_id: str, value: object, path: str, line: int, field: str) -> Optional[Document]:
+    if isinstance(value, str):
+        return Document(doc_id, value)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(path, line, field, f"must be an object or a string, got {json_type(value)}")
+    text = value.get("text", value.get("contents", value.get("segment")))
+    if not isinstance(text, str):
+        return None  # present but without text: its citations are judged 'missing'
+    title = value.get("title")
+    return Document(doc_id, text, title if isinstance(title, str) else "")
+
+
+def json_type(value: object) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}.get(
+        type(value), "a number"
+    )

@@ -1,0 +1,68 @@
+"""Parquet tables for notebooks: per-citation assessments and the long-form leaderboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from judges.formats.atomic import atomic_path
+
+ASSESSMENT_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("topic_id", pa.string()),
+        ("sentence_index", pa.int32()),
+        ("citation_rank", pa.int32()),
+        ("citation", pa.string()),  # as written: an index or a doc id
+        ("doc_id", pa.string()),  # resolved document id (null: index out of range)
+        ("qrels_doc_id", pa.string()),  # md5(sentence + "_" + citation id), the qrels key
+        ("status", pa.string()),
+        ("grade", pa.int8()),
+        ("score", pa.int32()),
+        ("norm_score", pa.float64()),
+        ("answer_coverage", pa.float64()),
+        ("evidence_coverage", pa.float64()),
+        ("answer_tokens", pa.int32()),
+        ("char_start", pa.int32()),
+        ("char_end", pa.int32()),
+        ("evidence", pa.string()),
+        ("doc_source", pa.string()),
+        ("reason", pa.string()),
+        ("confidence", pa.float64()),
+        ("sentence", pa.string()),
+    ]
+)
+ASSESSMENT_SORT = [("run_id", "ascending"), ("topic_id", "ascending"), ("sentence_index", "ascending"), ("citation_rank", "ascending")]
+
+LEADERBOARD_SCHEMA = pa.schema(
+    [("run_id", pa.string()), ("topic_id", pa.string()), ("measure", pa.string()), ("value", pa.float64())]
+)
+
+
+def write_table(path: Path, table: pa.Table) -> None:
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def _resolve(path: str | Path, name: str | None, suffix: str) -> Path:
+    path = Path(path)
+    if path.is_dir():
+        if name is None:
+            found = sorted(path.glob(f"*.{suffix}"))
+            if len(found) != 1:
+                raise FileNotFoundError(f"{path}: expected one *.{suffix}, found {len(found)}; pass name=")
+            return found[0]
+        return path / f"{name}.{suffix}"
+    return path
+
+
+def read_assessments(path: str | Path, name: str | None = None):
+    """The per-citation assessments as a pandas DataFrame (``path``: file or output dir)."""
+    return pq.read_table(_resolve(path, name, "assessments.parquet")).to_pandas()
+
+
+def read_leaderboard(path: str | Path, name: str | None = None):
+    """The leaderboard (run_id, topic_id, measure, value) as a pandas DataFrame."""
+    return pq.read_table(_resolve(path, name, "leaderboard.parquet")).to_pandas()

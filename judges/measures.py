@@ -1,0 +1,142 @@
+"""The measure registry: every leaderboard measure, defined once, with its description.
+
+A measure maps one report (a run's answer to one topic) to a number; the ``all`` row of a run is
+the mean over topics. "Sentences" are the report's sentences with non-blank text; "citations" are
+the judged citations (after ``citations.max_per_sentence``). Support weights follow the TREC 2024
+RAG support assessment: supported 1, partial 0.5, unsupported and missing 0.
+
+``python -m judges.measures`` prints the Markdown table that the README embeds.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple, Sequence
+
+WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0}
+
+
+class SentenceResult(NamedTuple):
+    chars: int  # length of the sentence text
+    statuses: tuple[str, ...]  # one status per judged citation, in citation order
+
+
+class Measure(NamedTuple):
+    name: str
+    description: str
+    compute: Callable[[Sequence[SentenceResult]], float]
+
+
+def _ratio(num: float, den: float) -> float:
+    return num / den if den else 0.0
+
+
+def _statuses(report: Sequence[SentenceResult]) -> list[str]:
+    return [s for sent in report for s in sent.statuses]
+
+
+def _sentences(report: Sequence[SentenceResult]) -> list[SentenceResult]:
+    return [s for s in report if s.chars > 0]
+
+
+def _supported(sent: SentenceResult) -> bool:
+    return "supported" in sent.statuses
+
+
+def citation_accuracy(report):
+    st = _statuses(report)
+    return _ratio(sum(s != "missing" for s in st), len(st))
+
+
+def citation_support(report):
+    st = _statuses(report)
+    return _ratio(st.count("supported"), len(st))
+
+
+def avg_citations(report):
+    return float(len(_statuses(report)))
+
+
+def perfect_citations(report):
+    st = _statuses(report)
+    return 1.0 if st and all(s == "supported" for s in st) else 0.0
+
+
+def sentence_support(report):
+    sents = _sentences(report)
+    return _ratio(sum(_supported(s) for s in sents), len(sents))
+
+
+def weighted_precision(report):
+    st = _statuses(report)
+    return _ratio(sum(WEIGHT[s] for s in st), len(st))
+
+
+def weighted_recall(report):
+    sents = _sentences(report)
+    return _ratio(sum(max((WEIGHT[s] for s in sent.statuses), default=0.0) for sent in sents), len(sents))
+
+
+def cited_sentences(report):
+    sents = _sentences(report)
+    return _ratio(sum(bool(s.statuses) for s in sents), len(sents))
+
+
+def groundedness(report):
+    sents = _sentences(report)
+    return _ratio(sum(s.chars for s in sents if _supported(s)), sum(s.chars for s in sents))
+
+
+MEASURES: tuple[Measure, ...] = (
+    Measure(
+        "CITATION_ACCURACY",
+        "Share of citations that resolve to a document with text (index in range, id known, text present).",
+        citation_accuracy,
+    ),
+    Measure("CITATION_SUPPORT", "Share of citations judged `supported`.", citation_support),
+    Measure(
+        "AVG_CITATIONS", "Number of judged citations in the report (the `all` row averages over topics).", avg_citations
+    ),
+    Measure(
+        "PERFECT_CITATIONS",
+        "1 if the report has citations and every one is `supported`, else 0 (`all`: share of such topics).",
+        perfect_citations,
+    ),
+    Measure(
+        "SENTENCE_SUPPORT",
+        "ALCE citation recall: share of sentences with at least one `supported` citation (uncited sentences count 0).",
+        sentence_support,
+    ),
+    Measure(
+        "WEIGHTED_PRECISION",
+        "TREC 2024 RAG support precision: mean weight over citations (supported 1, partial 0.5, else 0).",
+        weighted_precision,
+    ),
+    Measure(
+        "WEIGHTED_RECALL",
+        "TREC 2024 RAG support recall: mean over sentences of the best weight of its citations (uncited 0).",
+        weighted_recall,
+    ),
+    Measure("CITED_SENTENCES", "Share of sentences with at least one citation.", cited_sentences),
+    Measure(
+        "GROUNDEDNESS",
+        "Character-weighted share of the answer in sentences with a `supported` citation.",
+        groundedness,
+    ),
+)
+
+MEASURE_NAMES: tuple[str, ...] = tuple(m.name for m in MEASURES)
+
+
+def evaluate(report: Sequence[SentenceResult]) -> dict[str, float]:
+    """All measures of one report, in registry order."""
+    return {m.name: m.compute(report) for m in MEASURES}
+
+
+def markdown_table() -> str:
+    rows = ["| measure | definition |", "|---|---|"]
+    rows += [f"| `{m.name}` | {m.description} |" for m in MEASURES]
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(markdown_table())

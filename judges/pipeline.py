@@ -1,0 +1,517 @@
+"""The judging pipeline: load → resolve → tokenize/segment → align → measure → write.
+
+Run files are read twice and never held whole: a first pass validates every record and collects
+what the second pass needs (run and topic ids, documents to take from the corpus, the citation
+count for the progress bar); the second pass judges reports in batches, so the alignment engine
+sees thousands of (sentence, window) pairs at once. Every output is sorted and written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import yaml
+
+from judges import __version__
+from judges.align import support
+from judges.align.backends import get_backend
+from judges.align.passages import DocIndex
+from judges.config import Workflow
+from judges.errors import InputError
+from judges.formats import tables, trec
+from judges.formats.atomic import atomic_text
+from judges.formats.corpus import read_corpus
+from judges.formats.debuglog import DebugLog
+from judges.formats.jsonl import discover
+from judges.formats.runs import read_reports
+from judges.formats.topics import read_topics
+from judges.measures import MEASURE_NAMES, SentenceResult, evaluate
+from judges.records import Document, Judgment, Report, Topic
+from judges.text.tokenize import Tokens, Vocabulary
+
+BATCH_CITATIONS = 4096  # citations aligned per engine call
+DOC_CACHE_TOKENS = 20_000_000  # tokenized documents kept for reuse across reports and runs
+
+
+@dataclass
+class Options:
+    topics: list[Path]
+    responses: list[Path]
+    out_dir: Path
+    name: str
+    workflow: Workflow
+    workflow_path: Optional[Path] = None
+    corpus: Optional[Path] = None
+    dataset: str = "auto"
+    max_topics: Optional[int] = None
+    max_runs: Optional[int] = None
+    debug_log: Optional[Path] = None
+    on_error: str = "fail"  # fail | skip
+    leaderboard_formats: tuple[str, ...] = ("ir_measures",)
+    backend: Optional[str] = None  # overrides workflow.alignment.backend
+
+
+@dataclass
+class Summary:
+    counts: Counter = field(default_factory=Counter)
+    statuses: Counter = field(default_factory=Counter)
+    runs: list[str] = field(default_factory=list)
+    topics: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # output kind -> path
+    warnings: list[str] = field(default_factory=list)
+
+
+def doc_id_md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class _Problems:
+    """Bad input records: fail on the first (``--on-error fail``) or skip, say so and count."""
+
+    def __init__(self, on_error: str, log: DebugLog, summary: Summary, warn: Callable[[str], None]):
+        self.on_error, self.log, self.summary, self.warn = on_error, log, summary, warn
+
+    def __call__(self, error: InputError, what: str = "record") -> None:
+        if self.on_error == "fail":
+            raise error
+        self.summary.counts[f"skipped_{what}s"] += 1
+        self.log.event("INPUT_ERROR", path=error.path, line=error.line, field=error.field, problem=error.problem)
+        self.warn(f"skipped {what}: {error.render()}")
+
+
+def load_topics(paths: list[Path], problems: _Problems, max_topics: Optional[int]) -> dict[str, Topic]:
+    topics: dict[str, Topic] = {}
+    for path in discover(paths, "--rag-topics"):
+        for line, value in read_topics(path):
+            if isinstance(value, InputError):
+                problems(value, "topic")
+            elif value.topic_id in topics:
+                problems(InputError(path, line, "request_id", f"duplicate topic id {value.topic_id!r}"), "topic")
+            else:
+                topics[value.topic_id] = value
+    if not topics:
+        raise InputError(", ".join(map(str, paths)), None, "--rag-topics", "no topics found")
+    if max_topics is not None:
+        topics = dict(list(topics.items())[:max_topics])
+    return topics
+
+
+@dataclass
+class _Scan:
+    """What the first pass over the run files learned."""
+
+    files: list[Path]
+    skip: set[tuple[str, int]]  # (path, line) of records not to judge
+    runs: list[str]  # selected run ids, in order of first appearance
+    answered: dict[str, set[str]]  # run -> topics it answered
+    wanted_docs: set[str]  # cited ids without embedded text: look them up in the corpus
+    citations: int  # judged citations, for the progress bar
+
+
+class Judge:
+    """One judging session over a set of run files."""
+
+    def __init__(self, options: Options, warn: Callable[[str], None] = lambda msg: None):
+        self.o = options
+        self.wf = options.workflow
+        self.warn = warn
+        self.summary = Summary()
+        self.backend = get_backend(options.backend or self.wf.alignment.backend)
+        self.vocab = Vocabulary()
+        self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
+        self._doc_cache_tokens = 0
+        self.corpus: dict[str, Document] = {}
+
+    # -- stage 1: load and validate ---------------------------------------------------------
+    def scan(self, topics: dict[str, Topic], problems: _Problems) -> _Scan:
+        files = discover(self.o.responses, "--rag-responses")
+        if not files:
+            raise InputError(", ".join(map(str, self.o.responses)), None, "--rag-responses", "no JSONL run files found")
+        skip: set[tuple[str, int]] = set()
+        seen: dict[tuple[str, str], str] = {}
+        run_order: list[str] = []
+        answered: dict[str, set[str]] = {}
+        wanted: dict[str, set[str]] = {}
+        citations: Counter = Counter()
+        counts = self.summary.counts
+        for path in files:
+            for line, rep in read_reports(path, self.o.dataset, self.wf.citations.max_per_sentence):
+                where = (str(path), line)
+                if isinstance(rep, InputError):
+                    problems(rep, "report")
+                    skip.add(where)
+                    continue
+                key = (rep.run_id, rep.topic_id)
+                if key in seen:
+                    skip.add(where)
+                    problems(
+                        InputError(path, line, "topic_id", f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})"),
+                        "report",
+                    )
+                    continue
+                seen[key] = f"{path}:{line}"
+                if rep.run_id not in answered:
+                    run_order.append(rep.run_id)
+                    answered[rep.run_id] = set()
+                if rep.topic_id not in topics:
+                    skip.add(where)
+                    counts["reports_unknown_topic"] += 1
+                    continue
+                answered[rep.run_id].add(rep.topic_id)
+                docs = wanted.setdefault(rep.run_id, set())
+                for sent in rep.sentences:
+                    citations[rep.run_id] += len(sent.citations)
+                    for c in sent.citations:
+                        if c.doc_id is not None and rep.documents.get(c.doc_id) is None:
+                            docs.add(c.doc_id)
+        runs = run_order if self.o.max_runs is None else run_order[: self.o.max_runs]
+        counts["runs_not_selected"] = len(run_order) - len(runs)
+        if counts["reports_unknown_topic"]:
+            self.warn(f"{counts['reports_unknown_topic']} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)")
+        return _Scan(
+            files=files,
+            skip=skip,
+            runs=runs,
+            answered={r: answered[r] for r in runs},
+            wanted_docs=set().union(*(wanted.get(r, set()) for r in runs)),
+            citations=sum(citations[r] for r in runs),
+        )
+
+    def check_missing_topics(self, topics: dict[str, Topic], scan: _Scan) -> None:
+        if self.wf.leaderboard.on_missing != "error":
+            return
+        gaps = [(r, t) for r in scan.runs for t in topics if t not in scan.answered[r]]
+        if gaps:
+            shown = ", ".join(f"{r}/{t}" for r, t in gaps[:5]) + (" ..." if len(gaps) > 5 else "")
+            raise InputError(
+                self.o.workflow_path or "workflow", None, "leaderboard.on_missing",
+                f"error: {len(gaps)} (run, topic) pair(s) without a report: {shown}",
+            )
+
+    # -- stage 2: resolve and prepare ---------------------------------------------------------
+    def doc_index(self, text: str) -> DocIndex:
+        cache = self._doc_cache
+        di = cache.get(text)
+        if di is not None:
+            cache.move_to_end(text)
+            return di
+        di = DocIndex(text, self.vocab, self.wf.windows.sentences, self.wf.windows.stride)
+        cache[text] = di
+        self._doc_cache_tokens += di.n_tokens
+        while self._doc_cache_tokens > DOC_CACHE_TOKENS and len(cache) > 1:
+            _, old = cache.popitem(last=False)
+            self._doc_cache_tokens -= old.n_tokens
+        return di
+
+    def resolve(self, report: Report, doc_id: str) -> tuple[Optional[Document], str, str]:
+        """The cited document, where it came from, and (when missing) why."""
+        embedded = report.documents.get(doc_id)
+        if embedded is not None:
+            return embedded, "embedded", ""
+        found = self.corpus.get(doc_id)
+        if found is not None:
+            return found, "corpus", ""
+        if doc_id in report.documents:
+            return None, "none", f"document {doc_id!r} has no text"
+        if self.o.corpus is None:
+            return None, "none", f"document {doc_id!r} not in the report's documents (no --corpus given)"
+        return None, "none", f"document {doc_id!r} in neither the report's documents nor the corpus"
+
+    # -- stage 3: align and judge, batch by batch ---------------------------------------------
+    def judge_batch(self, reports: list[Report], out: "_Outputs", log: DebugLog) -> int:
+        k = self.wf.windows.candidates
+        a_parts: list[np.ndarray] = []
+        doc_slot: dict[int, int] = {}
+        docs: list[DocIndex] = []
+        pair_a: list[int] = []
+        pair_doc: list[int] = []
+        pair_win: list[int] = []
+        items = []  # per citation: (report, sentence, citation, tokens, doc, source, reason, first pair, windows)
+        for rep in reports:
+            sent_tokens: dict[str, tuple[int, Tokens]] = {}
+            for sent in rep.sentences:
+                for c in sent.citations:
+                    if sent.text not in sent_tokens:
+                        sent_tokens[sent.text] = (len(a_parts), self.vocab.encode(sent.text))
+                        a_parts.append(sent_tokens[sent.text][1].ids)
+                    a_slot, toks = sent_tokens[sent.text]
+                    if c.doc_id is None:
+                        items.append((rep, sent, c, toks, None, "none", c.problem, 0, None))
+                        continue
+                    doc, source, reason = self.resolve(rep, c.doc_id)
+                    if doc is None:
+                        items.append((rep, sent, c, toks, None, source, reason, 0, None))
+                        continue
+                    di = self.doc_index(doc.text)
+                    slot = doc_slot.setdefault(id(di), len(docs))
+                    if slot == len(docs):
+                        docs.append(di)
+                    cands = di.candidates(toks.ids, k) if len(toks) else np.zeros(0, np.int64)
+                    items.append((rep, sent, c, toks, di, source, "", len(pair_a), cands))
+                    pair_a.extend([a_slot] * len(cands))
+                    pair_doc.extend([slot] * len(cands))
+                    pair_win.extend(cands.tolist())
+
+        results = self._align(a_parts, docs, pair_a, pair_doc, pair_win)
+        for rep, sent, c, toks, di, source, reason, p0, cands in items:
+            if di is None:
+                j = support.missing(reason, source)
+                alignment = None
+            else:
+                windows = di.windows[cands]
+                alignment = support.best_alignment(results[p0 : p0 + len(cands)], windows)
+                j = support.judge(alignment, len(toks), di, source, self.wf)
+            if log.enabled:
+                self._log_citation(log, rep, sent, c, di, source, cands, alignment, j)
+            out.add(rep, sent, c, j)
+        return len(items)
+
+    def _align(self, a_parts, docs, pair_a, pair_doc, pair_win) -> np.ndarray:
+        if not pair_a:
+            return np.zeros((0, 6), dtype=np.int64)
+        a_offsets = np.zeros(len(a_parts) + 1, dtype=np.int64)
+        np.cumsum([len(a) for a in a_parts], out=a_offsets[1:])
+        a_tokens = np.concatenate(a_parts).astype(np.int32, copy=False)
+        doc_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([d.n_tokens for d in docs], out=doc_base[1:])
+        b_tokens = np.concatenate([d.tokens.ids for d in docs]).astype(np.int32, copy=False)
+        pair_doc_arr = np.asarray(pair_doc, dtype=np.int64)
+        win_lo = np.empty(len(pair_win), dtype=np.int64)
+        win_hi = np.empty(len(pair_win), dtype=np.int64)
+        for i, (d, w) in enumerate(zip(pair_doc, pair_win)):
+            win_lo[i], win_hi[i] = docs[d].windows[w]
+        base = doc_base[pair_doc_arr]
+        al = self.wf.alignment
+        return self.backend.align_batch(
+            a_tokens, a_offsets, np.asarray(pair_a, dtype=np.int64), b_tokens, base + win_lo, base + win_hi,
+            al.match, al.mismatch, al.gap,
+        )
+
+    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment) -> None:
+        common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
+        log.event(
+            "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
+            doc_chars=None if di is None else len(di.text),
+            candidate_windows=None if di is None else di.windows[cands].tolist(),
+        )
+        log.event(
+            "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=doc_id_md5(f"{sent.text}_{c.citation_id}"),
+            alignment=None if alignment is None else list(alignment), **j._asdict(),
+        )
+
+
+class _Outputs:
+    """Accumulates judgments into qrels, doc qrels, per-report measures and assessment rows."""
+
+    def __init__(self) -> None:
+        self.qrels: dict[tuple[str, str], int] = {}
+        self.doc_qrels: dict[tuple[str, str], int] = {}
+        self.per_topic: dict[tuple[str, str], dict[str, float]] = {}
+        self._columns: dict[str, list] = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
+        self._batches: list[pa.RecordBatch] = []
+        self._statuses: dict[tuple[str, str], dict[int, list[str]]] = {}  # report -> sentence -> statuses
+
+    def add(self, rep: Report, sent, c, j: Judgment) -> None:
+        qid = doc_id_md5(f"{sent.text}_{c.citation_id}")
+        key = (rep.topic_id, qid)
+        if self.qrels.get(key, -1) < j.grade:
+            self.qrels[key] = j.grade
+        if c.doc_id is not None:
+            dkey = (rep.topic_id, c.doc_id)
+            if self.doc_qrels.get(dkey, -1) < j.grade:
+                self.doc_qrels[dkey] = j.grade
+        cols = self._columns
+        for name, value in (
+            ("run_id", rep.run_id), ("topic_id", rep.topic_id), ("sentence_index", sent.index),
+            ("citation_rank", c.rank), ("citation", c.raw), ("doc_id", c.doc_id), ("qrels_doc_id", qid),
+            ("status", j.status), ("grade", j.grade), ("score", j.score), ("norm_score", j.norm_score),
+            ("answer_coverage", j.answer_coverage), ("evidence_coverage", j.evidence_coverage),
+            ("answer_tokens", j.answer_tokens), ("char_start", j.char_start), ("char_end", j.char_end),
+            ("evidence", j.evidence), ("doc_source", j.doc_source), ("reason", j.reason),
+            ("confidence", c.confidence), ("sentence", sent.text),
+        ):
+            cols[name].append(value)
+        self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
+
+    def finish_report(self, rep: Report) -> None:
+        key = (rep.run_id, rep.topic_id)
+        statuses = self._statuses.pop(key, {})
+        results = [SentenceResult(len(s.text.strip()), tuple(statuses.get(s.index, ()))) for s in rep.sentences]
+        self.per_topic[key] = evaluate(results)
+
+    def flush_rows(self) -> None:
+        if self._columns["run_id"]:
+            self._batches.append(pa.RecordBatch.from_pydict(self._columns, schema=tables.ASSESSMENT_SCHEMA))
+            self._columns = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
+
+    def assessments(self) -> pa.Table:
+        self.flush_rows()
+        table = pa.Table.from_batches(self._batches, schema=tables.ASSESSMENT_SCHEMA)
+        return table.sort_by(tables.ASSESSMENT_SORT)
+
+
+def leaderboard_rows(
+    per_topic: dict[tuple[str, str], dict[str, float]], runs: list[str], topics: list[str], on_missing: str
+) -> list[tuple[str, str, str, float]]:
+    """Per-topic rows then the ``all`` rows of each run, runs and topics sorted, measures in registry order."""
+    rows: list[tuple[str, str, str, float]] = []
+    zero = dict.fromkeys(MEASURE_NAMES, 0.0)
+    for run in sorted(runs):
+        values: list[dict[str, float]] = []
+        for topic in sorted(topics):
+            v = per_topic.get((run, topic))
+            if v is None:
+                if on_missing == "error":  # checked before judging; kept for library callers
+                    raise ValueError(f"run {run!r} has no report for topic {topic!r}")
+                values.append(zero)
+                if on_missing == "fix_aggregate":
+                    continue
+                v = zero
+            else:
+                values.append(v)
+            rows.extend((run, topic, m, v[m]) for m in MEASURE_NAMES)
+        for m in MEASURE_NAMES:
+            rows.append((run, "all", m, sum(v[m] for v in values) / len(values) if values else 0.0))
+    return rows
+
+
+def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progress=None) -> Summary:
+    """Judge every report and write all outputs; returns the summary. ``progress(n)`` advances a bar."""
+    judge = Judge(options, warn)
+    summary, counts = judge.summary, judge.summary.counts
+    out_dir, name = Path(options.out_dir), options.name
+    log_path = options.debug_log if options.debug_log is not None else out_dir / f"{name}.jsonl"
+    with DebugLog(log_path) as log:
+        problems = _Problems(options.on_error, log, summary, warn)
+        log.event("session_start", version=__version__, backend=judge.backend.name, name=name,
+                  workflow=options.workflow.model_dump(), inputs=_inputs(options))
+        topics = load_topics(options.topics, problems, options.max_topics)
+        summary.topics = len(topics)
+        scan = judge.scan(topics, problems)
+        summary.runs = list(scan.runs)
+        judge.check_missing_topics(topics, scan)
+        if scan.wanted_docs and options.corpus is not None:
+            judge.corpus = read_corpus(options.corpus, scan.wanted_docs, lambda e: problems(e, "corpus line"))
+            counts["corpus_documents"] = len(judge.corpus)
+        if progress is not None:
+            progress(0, total=scan.citations)
+
+        out = _Outputs()
+        selected = set(scan.runs)
+        pending: list[Report] = []
+        pending_citations = 0
+
+        def flush() -> None:
+            nonlocal pending, pending_citations
+            done = judge.judge_batch(pending, out, log)
+            for rep in pending:
+                out.finish_report(rep)
+            if progress is not None:
+                progress(done)
+            pending, pending_citations = [], 0
+
+        for path in scan.files:
+            for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
+                if (str(path), line) in scan.skip or isinstance(rep, InputError):
+                    continue
+                if rep.run_id not in selected:
+                    continue
+                counts["reports"] += 1
+                counts["sentences"] += len(rep.sentences)
+                counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
+                pending.append(rep)
+                pending_citations += sum(len(s.citations) for s in rep.sentences)
+                if pending_citations >= BATCH_CITATIONS:
+                    flush()
+                    out.flush_rows()
+        flush()
+
+        table = out.assessments()
+        for item in pc.value_counts(table.column("status")).to_pylist():
+            summary.statuses[item["values"]] = item["counts"]
+        counts["citations"] = table.num_rows
+        _write_outputs(options, summary, out, table, scan, topics)
+        log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
+    summary.files["debug_log"] = str(log_path)
+    return summary
+
+
+def _write_outputs(options: Options, summary: Summary, out: _Outputs, table: pa.Table, scan: _Scan, topics) -> None:
+    out_dir, name = Path(options.out_dir), options.name
+    files = summary.files
+    qrels_path = out_dir / f"{name}.qrels"
+    summary.counts["qrels_rows"] = trec.write_qrels(qrels_path, ((t, d, g) for (t, d), g in out.qrels.items()))
+    files["qrels"] = str(qrels_path)
+    doc_qrels_path = out_dir / f"{name}.doc.qrels"
+    summary.counts["doc_qrels_rows"] = trec.write_qrels(doc_qrels_path, ((t, d, g) for (t, d), g in out.doc_qrels.items()))
+    files["doc_qrels"] = str(doc_qrels_path)
+
+    rows = leaderboard_rows(out.per_topic, scan.runs, list(topics), options.workflow.leaderboard.on_missing)
+    for fmt in options.leaderboard_formats:
+        path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
+        trec.write_leaderboard(path, rows, fmt)
+        files[f"leaderboard_{fmt}"] = str(path)
+    lb_table = pa.Table.from_pylist(
+        [dict(run_id=r, topic_id=t, measure=m, value=float(v)) for r, t, m, v in rows], schema=tables.LEADERBOARD_SCHEMA
+    )
+    tables.write_table(out_dir / f"{name}.leaderboard.parquet", lb_table)
+    files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
+    tables.write_table(out_dir / f"{name}.assessments.parquet", table)
+    files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
+
+    config_path = out_dir / f"{name}.config.yml"
+    config = {
+        "name": name,
+        "judge": "citation",
+        "workflow": options.workflow.model_dump(),
+        "backend": options.backend or options.workflow.alignment.backend,
+        "dataset": options.dataset,
+        "on_error": options.on_error,
+        "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
+        "inputs": _inputs(options, with_hashes=True),
+        "runs": sorted(scan.runs),
+        "topics": len(topics),
+        "counts": {k: int(v) for k, v in sorted(summary.counts.items())},
+        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing")},
+    }
+    with atomic_text(config_path) as f:
+        yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
+    files["config"] = str(config_path)
+
+
+def _versions() -> dict[str, str]:
+    import numba
+    import pyarrow
+
+    return {"numpy": np.__version__, "numba": numba.__version__, "pyarrow": pyarrow.__version__}
+
+
+def _inputs(options: Options, with_hashes: bool = False) -> dict:
+    def describe(paths: list[Path]) -> list:
+        files = discover(paths, "input")
+        if not with_hashes:
+            return [str(p) for p in files]
+        return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in files]
+
+    inputs = {"topics": describe(options.topics), "responses": describe(options.responses)}
+    if options.corpus is not None:
+        inputs["corpus"] = describe([options.corpus])[0]
+    if options.workflow_path is not None:
+        inputs["workflow"] = describe([options.workflow_path])[0]
+    return inputs

@@ -1,0 +1,78 @@
+"""Internal records passed between pipeline stages: plain, immutable, validated at the edges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple, Optional
+
+
+class Topic(NamedTuple):
+    topic_id: str
+    title: str
+    text: str  # everything the topic says (title, problem statement, background), for logs
+
+
+class Document(NamedTuple):
+    doc_id: str
+    text: str
+    title: str = ""
+
+
+class Citation(NamedTuple):
+    """One citation of a sentence as the run wrote it, and what it resolves to.
+
+    ``doc_id`` is the cited document id (``None`` when an index points outside ``references``);
+    ``raw`` is the value as written (an index or a doc id) and ``confidence`` the RAGTIME weight.
+    """
+
+    rank: int
+    raw: str
+    doc_id: Optional[str]
+    confidence: Optional[float] = None
+    problem: Optional[str] = None  # why it cannot be resolved, known at load time
+
+    @property
+    def citation_id(self) -> str:
+        """The id used in qrels doc ids: the document id, else the raw value."""
+        return self.doc_id if self.doc_id is not None else self.raw
+
+
+class Sentence(NamedTuple):
+    index: int
+    text: str
+    citations: tuple[Citation, ...]
+    dropped: int = 0  # citations beyond citations.max_per_sentence, not judged
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """One run's answer for one topic, in the shape shared by every track."""
+
+    run_id: str
+    topic_id: str
+    team_id: str
+    shape: str  # "rag" (answer + references), "responses" (RAGTIME/DRAGUN/kiddie)
+    sentences: tuple[Sentence, ...]
+    documents: dict[str, Optional[Document]]  # embedded documents; None = present without text
+    path: str
+    line: int
+
+
+class Judgment(NamedTuple):
+    """The verdict on one (sentence, citation) pair."""
+
+    status: str  # supported | partial | unsupported | missing
+    grade: int  # 2 supported, 1 partial, 0 otherwise
+    score: int  # raw Smith-Waterman score
+    norm_score: float  # score / (match * answer tokens)
+    answer_coverage: float  # matched tokens / answer tokens
+    evidence_coverage: float  # matched tokens / evidence tokens
+    answer_tokens: int
+    char_start: int  # evidence span in the cited document's text
+    char_end: int
+    evidence: str
+    doc_source: str  # embedded | corpus | none
+    reason: str  # why this status (for missing: what could not be resolved)
+
+
+STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0}

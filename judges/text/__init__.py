@@ -1,0 +1,1 @@
+"""Text processing: tokenization with original offsets, sentence segmentation, windows."""
