@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from judges.align.backends import BackendUnavailable
 from judges.config import load_workflow
 from judges.errors import InputError
 
@@ -106,9 +107,12 @@ def main(
                     bar.update(task, total=total)
                 bar.advance(task, n)
 
-            summary = pipeline.run(options, warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False), progress=progress)
+            summary = pipeline.run(options, warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True), progress=progress)
     except InputError as e:
         err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    except BackendUnavailable as e:
+        err.print(f"error: --backend: {e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     except KeyboardInterrupt:
         err.print("interrupted: no output was replaced (outputs are written only when complete)", markup=False)
@@ -119,13 +123,15 @@ def main(
 def _prepare_numba(workers: Optional[int]) -> None:
     """Set the thread count and load (or, on a fresh install, compile) the kernels visibly."""
     import numba
+    import numpy as np
 
     from judges.align.backends import get_backend
 
     numba.set_num_threads(min(workers or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
     with err.status("loading the alignment kernel (compiles once after install, then cached)..."):
         t = time.perf_counter()
-        get_backend("numba").warmup()
+        one = np.ones(1, dtype=np.int32)
+        get_backend("numba").align_batch(one, np.array([0, 1]), np.zeros(1), one, np.zeros(1), np.ones(1))
     if time.perf_counter() - t > 2:
         err.print(f"compiled the alignment kernel in {time.perf_counter() - t:.0f} s (cached for later runs)", markup=False)
 

@@ -33,7 +33,8 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover
 from judges.formats.runs import read_reports
 from judges.formats.topics import read_topics
-from judges.measures import MEASURE_NAMES, SentenceResult, evaluate
+from judges.leaderboard import leaderboard_rows
+from judges.measures import SentenceResult, evaluate
 from judges.records import Document, Judgment, Report, Topic
 from judges.text.tokenize import Tokens, Vocabulary
 
@@ -366,31 +367,6 @@ class _Outputs:
         return table.sort_by(tables.ASSESSMENT_SORT)
 
 
-def leaderboard_rows(
-    per_topic: dict[tuple[str, str], dict[str, float]], runs: list[str], topics: list[str], on_missing: str
-) -> list[tuple[str, str, str, float]]:
-    """Per-topic rows then the ``all`` rows of each run, runs and topics sorted, measures in registry order."""
-    rows: list[tuple[str, str, str, float]] = []
-    zero = dict.fromkeys(MEASURE_NAMES, 0.0)
-    for run in sorted(runs):
-        values: list[dict[str, float]] = []
-        for topic in sorted(topics):
-            v = per_topic.get((run, topic))
-            if v is None:
-                if on_missing == "error":  # checked before judging; kept for library callers
-                    raise ValueError(f"run {run!r} has no report for topic {topic!r}")
-                values.append(zero)
-                if on_missing == "fix_aggregate":
-                    continue
-                v = zero
-            else:
-                values.append(v)
-            rows.extend((run, topic, m, v[m]) for m in MEASURE_NAMES)
-        for m in MEASURE_NAMES:
-            rows.append((run, "all", m, sum(v[m] for v in values) / len(values) if values else 0.0))
-    return rows
-
-
 def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progress=None) -> Summary:
     """Judge every report and write all outputs; returns the summary. ``progress(n)`` advances a bar."""
     judge = Judge(options, warn)
@@ -503,15 +479,15 @@ def _versions() -> dict[str, str]:
 
 
 def _inputs(options: Options, with_hashes: bool = False) -> dict:
-    def describe(paths: list[Path]) -> list:
-        files = discover(paths, "input")
+    def describe(paths: list[Path], option: str) -> list:
+        files = discover(paths, option)
         if not with_hashes:
-            return [str(p) for p in files]
+            return [p.as_posix() for p in files]
         return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in files]
 
-    inputs = {"topics": describe(options.topics), "responses": describe(options.responses)}
+    inputs = {"topics": describe(options.topics, "--rag-topics"), "responses": describe(options.responses, "--rag-responses")}
     if options.corpus is not None:
-        inputs["corpus"] = describe([options.corpus])[0]
+        inputs["corpus"] = describe([options.corpus], "--corpus")[0]
     if options.workflow_path is not None:
-        inputs["workflow"] = describe([options.workflow_path])[0]
+        inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
     return inputs

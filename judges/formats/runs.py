@@ -44,7 +44,7 @@ def read_reports(
 
 def _id(value: object, path: str, line: int, field: str) -> str:
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(path, line, field, f"must be a string or an integer, got {type(value).__name__}")
+        raise InputError(path, line, field, f"must be a string or an integer, got {json_type(value)}")
     text = str(value).strip()
     if not text:
         raise InputError(path, line, field, "is empty")
@@ -56,7 +56,7 @@ def parse_report(
 ) -> Report:
     """Validate one parsed JSON record and turn it into a :class:`Report`."""
     if not isinstance(obj, dict):
-        raise InputError(path, line, None, f"a report must be a JSON object, got {type(obj).__name__}")
+        raise InputError(path, line, None, f"a report must be a JSON object, got {json_type(obj)}")
     meta = obj.get("metadata")
     prefix = "metadata."
     if meta is None:

@@ -1,0 +1,104 @@
+"""The CLI as a subprocess: bad input gives one line and exit code 2; skip mode counts; outputs parse."""
+
+import json
+
+import ir_measures
+import pandas as pd
+import pytest
+from conftest import ROOT, run_cli
+
+import judges
+
+TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
+RUNS = ROOT / "runs" / "dragun"
+
+
+def base_args(tmp_path, *runs):
+    return ["--judge", "citation", "--rag-topics", TOPICS, "--rag-responses", *(runs or [RUNS]),
+            "--out-dir", tmp_path / "out", "--name", "t", "--backend", "python"]
+
+
+def bad_run(tmp_path, lines):
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+GOOD = json.dumps({"metadata": {"run_id": "x", "topic_id": "dg-1"}, "responses": [{"text": "A b c.", "citations": ["q"]}],
+                   "documents": {"q": {"text": "A b c."}}})
+
+
+def test_malformed_record_fails_with_one_line_naming_file_line_and_field(tmp_path):
+    path = bad_run(tmp_path, [GOOD, '{"metadata": {"run_id": "x", "topic_id": "dg-2"}, "responses": [{"citations": []}]}'])
+    result = run_cli(*base_args(tmp_path, path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: {path}:2: responses[0].text: missing"
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "out" / "t.qrels").exists()  # nothing half-written
+
+
+def test_skip_mode_skips_counts_and_finishes(tmp_path):
+    path = bad_run(tmp_path, [GOOD, "{broken", '{"metadata": {"run_id": "x"}, "responses": []}'])
+    result = run_cli(*base_args(tmp_path, path), "--on-error", "skip")
+    assert result.returncode == 0, result.stderr
+    assert f"skipped report: {path}:2: invalid JSON" in result.stderr
+    assert f"skipped report: {path}:3: metadata.topic_id: missing" in result.stderr
+    assert "2 reports" in result.stdout
+    config = (tmp_path / "out" / "t.config.yml").read_text()
+    assert "skipped_reports: 2" in config
+    events = [json.loads(line)["event"] for line in (tmp_path / "out" / "t.jsonl").read_text().splitlines()]
+    assert events.count("INPUT_ERROR") == 2 and events[0] == "session_start" and events[-1] == "summary"
+
+
+def test_duplicate_report_is_an_error(tmp_path):
+    path = bad_run(tmp_path, [GOOD, GOOD])
+    result = run_cli(*base_args(tmp_path, path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: {path}:2: topic_id: duplicate report for run 'x', topic 'dg-1' (first at {path}:1)"
+
+
+def test_unknown_workflow_key_is_named(tmp_path):
+    wf = tmp_path / "wf.yml"
+    wf.write_text("support:\n  suported: 0.5\n")
+    result = run_cli(*base_args(tmp_path), "--workflow", wf)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"error: {wf}: support.suported: unknown key"
+
+
+def test_missing_input_path_and_bad_name(tmp_path):
+    result = run_cli(*base_args(tmp_path, tmp_path / "nope"))
+    assert result.returncode == 2 and result.stderr.strip() == f"error: {tmp_path / 'nope'}: --rag-responses: no such file or directory"
+    result = run_cli(*base_args(tmp_path)[:-4], "--name", "a/b")
+    assert result.returncode == 2 and "must be a plain file name" in result.stderr
+
+
+def test_on_missing_error_policy_stops_before_judging(tmp_path):
+    wf = tmp_path / "wf.yml"
+    wf.write_text("leaderboard:\n  on_missing: error\n")
+    result = run_cli(*base_args(tmp_path, bad_run(tmp_path, [GOOD])), "--workflow", wf)
+    assert result.returncode == 2
+    assert "leaderboard.on_missing: error: 1 (run, topic) pair(s) without a report: x/dg-2" in result.stderr
+
+
+def test_max_topics_and_max_runs(tmp_path):
+    result = run_cli(*base_args(tmp_path), "--max-topics", "1", "--max-runs", "1")
+    assert result.returncode == 0, result.stderr
+    lb = judges.read_leaderboard(tmp_path / "out", "t")
+    assert sorted(lb.run_id.unique()) == ["teamD-base"]
+    assert sorted(lb.topic_id.unique()) == ["all", "dg-1"]
+
+
+def test_outputs_parse_with_ir_measures_and_pandas(tmp_path):
+    result = run_cli(*base_args(tmp_path), "--leaderboard-format", "tot", "--leaderboard-format", "jsonl")
+    assert result.returncode == 0, result.stderr
+    out = tmp_path / "out"
+    qrels = list(ir_measures.read_trec_qrels(str(out / "t.qrels")))
+    assert qrels and all(q.relevance in (0, 1, 2) for q in qrels)
+    doc_qrels = pd.DataFrame(ir_measures.read_trec_qrels(str(out / "t.doc.qrels")))
+    assert set(doc_qrels.query_id) == {"dg-1", "dg-2"}
+    lb = pd.read_csv(out / "t.leaderboard.txt", sep="\t", names=["run_id", "topic_id", "measure", "value"])
+    assert set(lb.topic_id) == {"dg-1", "dg-2", "all"}
+    assessments = judges.read_assessments(out, "t")
+    assert len(assessments) == int(result.stdout.split("citations judged")[1].split()[0])
+    assert (pd.read_parquet(out / "t.leaderboard.parquet").value.round(4).tolist()
+            == pytest.approx(lb.value.tolist()))

@@ -1,0 +1,26 @@
+"""Golden files: the CLI, run as a subprocess on the bundled data, writes exactly these outputs."""
+
+import pytest
+from golden_cases import GOLDEN, TRACKS, judge_track, normalized_outputs
+
+
+@pytest.mark.parametrize("track", sorted(TRACKS))
+def test_outputs_match_golden_files(track, tmp_path):
+    result = judge_track(track, tmp_path)
+    assert result.returncode == 0, result.stderr
+    got = normalized_outputs(tmp_path, track)
+    expected = {p.name: p.read_text(encoding="utf-8") for p in sorted((GOLDEN / track).iterdir())}
+    assert sorted(got) == sorted(expected), "the set of output files changed"
+    for kind in expected:
+        assert got[kind] == expected[kind], f"{track}/{kind} differs; run python tests/golden_cases.py and read the diff"
+
+
+@pytest.mark.parametrize("track", ["rag25"])
+def test_same_inputs_give_byte_identical_outputs(track, tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for out in (first, second):
+        assert judge_track(track, out).returncode == 0
+    for path in sorted(first.iterdir()):
+        if path.name.endswith(f"{track}.jsonl"):
+            continue  # the debug log carries timestamps
+        assert path.read_bytes() == (second / path.name).read_bytes(), path.name

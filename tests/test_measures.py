@@ -1,0 +1,65 @@
+"""Measures on hand-built reports, and the leaderboard's missing-topic policies."""
+
+import pytest
+
+from judges.measures import MEASURE_NAMES, MEASURES, SentenceResult, evaluate, markdown_table
+from judges.leaderboard import leaderboard_rows
+
+S = SentenceResult
+
+
+def test_every_measure_on_a_mixed_report():
+    report = [
+        S(40, ("supported", "missing")),  # 40 chars, one good, one unresolvable citation
+        S(20, ("partial",)),
+        S(30, ()),  # uncited
+        S(0, ()),  # blank sentence: not a statement
+        S(10, ("unsupported", "supported", "partial")),
+    ]
+    m = evaluate(report)
+    assert m["CITATION_ACCURACY"] == pytest.approx(5 / 6)
+    assert m["CITATION_SUPPORT"] == pytest.approx(2 / 6)
+    assert m["AVG_CITATIONS"] == 6
+    assert m["PERFECT_CITATIONS"] == 0
+    assert m["SENTENCE_SUPPORT"] == pytest.approx(2 / 4)
+    assert m["WEIGHTED_PRECISION"] == pytest.approx((1 + 0 + 0.5 + 0 + 1 + 0.5) / 6)
+    assert m["WEIGHTED_RECALL"] == pytest.approx((1 + 0.5 + 0 + 1) / 4)
+    assert m["CITED_SENTENCES"] == pytest.approx(3 / 4)
+    assert m["GROUNDEDNESS"] == pytest.approx((40 + 10) / (40 + 20 + 30 + 10))
+
+
+def test_perfect_report_and_empty_report():
+    assert evaluate([S(5, ("supported",)), S(5, ("supported", "supported"))])["PERFECT_CITATIONS"] == 1
+    empty = evaluate([])
+    assert set(empty) == set(MEASURE_NAMES) and all(v == 0 for v in empty.values())
+    assert evaluate([S(5, ())])["PERFECT_CITATIONS"] == 0  # no citations is not perfect
+
+
+def test_registry_names_are_unique_and_documented():
+    assert len(set(MEASURE_NAMES)) == len(MEASURES)
+    assert all(m.description.endswith(".") for m in MEASURES)
+    table = markdown_table()
+    assert all(f"`{name}`" in table for name in MEASURE_NAMES)
+
+
+def _per_topic():
+    one = dict.fromkeys(MEASURE_NAMES, 1.0)
+    return {("r1", "t1"): one, ("r1", "t2"): one, ("r2", "t1"): one}
+
+
+def test_default_policy_adds_zero_rows_for_unanswered_topics():
+    rows = leaderboard_rows(_per_topic(), ["r2", "r1"], ["t2", "t1"], "default")
+    assert rows[0][:3] == ("r1", "t1", MEASURE_NAMES[0])  # runs and topics sorted
+    r2 = [r for r in rows if r[0] == "r2" and r[2] == "CITATION_SUPPORT"]
+    assert r2 == [("r2", "t1", "CITATION_SUPPORT", 1.0), ("r2", "t2", "CITATION_SUPPORT", 0.0), ("r2", "all", "CITATION_SUPPORT", 0.5)]
+
+
+def test_fix_aggregate_counts_zeros_only_in_the_all_row():
+    rows = leaderboard_rows(_per_topic(), ["r1", "r2"], ["t1", "t2"], "fix_aggregate")
+    r2 = [r for r in rows if r[0] == "r2" and r[2] == "CITATION_SUPPORT"]
+    assert r2 == [("r2", "t1", "CITATION_SUPPORT", 1.0), ("r2", "all", "CITATION_SUPPORT", 0.5)]
+
+
+def test_error_policy_refuses_gaps():
+    with pytest.raises(ValueError, match="r2"):
+        leaderboard_rows(_per_topic(), ["r1", "r2"], ["t1", "t2"], "error")
