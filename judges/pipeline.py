@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 import yaml
 
 from judges import __version__
-from judges.align import support
+from judges.align import prefilter, support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
 from judges.config import Workflow
@@ -236,84 +236,117 @@ class Judge:
 
     # -- stage 3: align and judge, batch by batch ---------------------------------------------
     def judge_batch(self, reports: list[Report], out: "_Outputs", log: DebugLog) -> int:
-        k = self.wf.windows.candidates
-        a_parts: list[np.ndarray] = []
-        doc_slot: dict[int, int] = {}
+        """Judge every citation of ``reports`` with one prefilter call and one engine call."""
+        answers: list[Tokens] = []
         docs: list[DocIndex] = []
-        pair_a: list[int] = []
-        pair_doc: list[int] = []
-        pair_win: list[int] = []
-        items = []  # per citation: (report, sentence, citation, tokens, doc, source, reason, first pair, windows)
+        doc_slot: dict[int, int] = {}
+        items = []  # per citation: (report, sentence, citation, answer slot, doc slot or -1, source, reason)
         for rep in reports:
-            sent_tokens: dict[str, tuple[int, Tokens]] = {}
             for sent in rep.sentences:
+                if not sent.citations:
+                    continue
+                a_slot = len(answers)
+                answers.append(self.vocab.encode(sent.text))
                 for c in sent.citations:
-                    if sent.text not in sent_tokens:
-                        sent_tokens[sent.text] = (len(a_parts), self.vocab.encode(sent.text))
-                        a_parts.append(sent_tokens[sent.text][1].ids)
-                    a_slot, toks = sent_tokens[sent.text]
                     if c.doc_id is None:
-                        items.append((rep, sent, c, toks, None, "none", c.problem, 0, None))
+                        items.append((rep, sent, c, a_slot, -1, "none", c.problem))
                         continue
                     doc, source, reason = self.resolve(rep, c.doc_id)
                     if doc is None:
-                        items.append((rep, sent, c, toks, None, source, reason, 0, None))
+                        items.append((rep, sent, c, a_slot, -1, source, reason))
                         continue
                     di = self.doc_index(doc.text)
-                    slot = doc_slot.setdefault(id(di), len(docs))
-                    if slot == len(docs):
+                    d = doc_slot.get(id(di))
+                    if d is None:
+                        d = doc_slot[id(di)] = len(docs)
                         docs.append(di)
-                    cands = di.candidates(toks.ids, k) if len(toks) else np.zeros(0, np.int64)
-                    items.append((rep, sent, c, toks, di, source, "", len(pair_a), cands))
-                    pair_a.extend([a_slot] * len(cands))
-                    pair_doc.extend([slot] * len(cands))
-                    pair_win.extend(cands.tolist())
+                    items.append((rep, sent, c, a_slot, d, source, ""))
 
-        results = self._align(a_parts, docs, pair_a, pair_doc, pair_win)
-        for rep, sent, c, toks, di, source, reason, p0, cands in items:
-            if di is None:
+        best, cands = self._align(answers, docs, items)
+        for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
+            if d < 0:
                 j = support.missing(reason, source)
-                alignment = None
             else:
-                windows = di.windows[cands]
-                alignment = support.best_alignment(results[p0 : p0 + len(cands)], windows)
-                j = support.judge(alignment, len(toks), di, source, self.wf)
+                j = support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
             if log.enabled:
-                self._log_citation(log, rep, sent, c, di, source, cands, alignment, j)
+                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i], best[i], j)
             out.add(rep, sent, c, j)
         return len(items)
 
-    def _align(self, a_parts, docs, pair_a, pair_doc, pair_win) -> np.ndarray:
-        if not pair_a:
-            return np.zeros((0, 6), dtype=np.int64)
-        a_offsets = np.zeros(len(a_parts) + 1, dtype=np.int64)
-        np.cumsum([len(a) for a in a_parts], out=a_offsets[1:])
-        a_tokens = np.concatenate(a_parts).astype(np.int32, copy=False)
-        doc_base = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([d.n_tokens for d in docs], out=doc_base[1:])
-        b_tokens = np.concatenate([d.tokens.ids for d in docs]).astype(np.int32, copy=False)
-        pair_doc_arr = np.asarray(pair_doc, dtype=np.int64)
-        win_lo = np.empty(len(pair_win), dtype=np.int64)
-        win_hi = np.empty(len(pair_win), dtype=np.int64)
-        for i, (d, w) in enumerate(zip(pair_doc, pair_win)):
-            win_lo[i], win_hi[i] = docs[d].windows[w]
-        base = doc_base[pair_doc_arr]
-        al = self.wf.alignment
-        return self.backend.align_batch(
-            a_tokens, a_offsets, np.asarray(pair_a, dtype=np.int64), b_tokens, base + win_lo, base + win_hi,
-            al.match, al.mismatch, al.gap,
+    def _align(self, answers: list[Tokens], docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
+        """Best alignment per citation (absolute document tokens) and the candidate windows."""
+        n, k = len(items), self.wf.windows.candidates
+        cit_a = np.array([it[3] for it in items], dtype=np.int64)
+        cit_d = np.array([it[4] for it in items], dtype=np.int64)
+        cands = np.full((n, k), -1, dtype=np.int64)
+        best = np.zeros((n, 6), dtype=np.int64)
+        lengths = np.array([len(a) for a in answers], dtype=np.int64)
+        todo = np.nonzero((cit_d >= 0) & (lengths[cit_a] > 0))[0] if n else np.zeros(0, np.int64)
+        if len(todo) == 0:
+            return best.tolist(), cands
+        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=a_offsets[1:])
+        a_tokens = np.concatenate([a.ids for a in answers])
+        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
+        d_tokens = np.concatenate([d.tokens.ids for d in docs])
+        w_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([len(d.windows) for d in docs], out=w_base[1:])
+        win = np.concatenate([d.windows for d in docs])  # token ranges relative to each document
+        win_doc = np.repeat(np.arange(len(docs)), np.diff(w_base))
+        win_lo, win_hi = win[:, 0] + d_base[win_doc], win[:, 1] + d_base[win_doc]
+        fast = self.backend.name == "numba"
+        d_weights = np.concatenate([
+            d.weights(fast) if len(d.windows) > k else np.zeros(d.n_tokens, np.int32) for d in docs
+        ])
+        cands[todo] = self.prefilter(
+            a_tokens, a_offsets, cit_a[todo], d_tokens, d_weights, win_lo, win_hi,
+            w_base[cit_d[todo]], w_base[cit_d[todo] + 1], k, len(self.vocab),
         )
+        sub = cands[todo]
+        rows, slots = np.nonzero(sub >= 0)
+        owner = todo[rows]
+        w_row = w_base[cit_d[owner]] + sub[rows, slots]
+        al = self.wf.alignment
+        res = self.backend.align_batch(
+            a_tokens, a_offsets, cit_a[owner], d_tokens, win_lo[w_row], win_hi[w_row], al.match, al.mismatch, al.gap
+        )
+        # Best per citation: highest score, then smallest document end, then smallest answer end.
+        rel = win[w_row, 0]
+        b_end = res[:, 4] + rel
+        order = np.lexsort((res[:, 2], b_end, -res[:, 0], owner))
+        first = order[np.unique(owner[order], return_index=True)[1]]
+        win_res = res[first]
+        keep = win_res[:, 0] > 0
+        chosen = owner[first][keep]
+        best[chosen] = win_res[keep]
+        best[chosen, 3] += rel[first][keep]
+        best[chosen, 4] += rel[first][keep]
+        return best.tolist(), cands
+
+    def prefilter(self, *args) -> np.ndarray:
+        """Candidate windows per citation (:mod:`judges.align.prefilter`), by the chosen engine."""
+        if self.backend.name == "numba":
+            return prefilter.candidates_batch(*args)
+        (a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, w0, w1, k, _) = args
+        out = np.full((len(cit_a), k), -1, dtype=np.int64)
+        for c in range(len(cit_a)):
+            answer = a_tokens[a_offsets[cit_a[c]] : a_offsets[cit_a[c] + 1]]
+            windows = np.stack([win_lo[w0[c] : w1[c]], win_hi[w0[c] : w1[c]]], axis=1)
+            got = prefilter.candidates_reference(answer.tolist(), d_tokens, d_weights, windows, k)
+            out[c, : len(got)] = got
+        return out
 
     def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment) -> None:
         common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
         log.event(
             "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
             doc_chars=None if di is None else len(di.text),
-            candidate_windows=None if di is None else di.windows[cands].tolist(),
+            candidate_windows=None if di is None else di.windows[cands[cands >= 0]].tolist(),
         )
         log.event(
             "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=doc_id_md5(f"{sent.text}_{c.citation_id}"),
-            alignment=None if alignment is None else list(alignment), **j._asdict(),
+            alignment=None if di is None else alignment, **j._asdict(),
         )
 
 

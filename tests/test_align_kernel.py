@@ -221,6 +221,20 @@ def test_batch_long_documents(scoring):
     np.testing.assert_array_equal(out[:6], expected)
 
 
+def test_batch_wide_recovery_window():
+    """A weak hit late in a long document under a heavy match score: the bound on the path's
+    window (len(a) + (len(a)*match - s) // -gap = 610 tokens here) exceeds _WINDOW_MAX, so the
+    window goes through sw_pair; spans must still be shifted back to the pair's window."""
+    answer = list(range(1, 31))
+    doc = [0] * 700 + [5] + [0] * 10
+    docs = [doc, doc[::-1], [0] * 100 + answer[:10] + [0] * 600]
+    packed = pack([answer], docs, [0, 0, 0])
+    out = kernel.align_batch(*packed, 20, -1, -1)
+    assert tuple(out[0]) == (20, 4, 5, 700, 701, 1)
+    assert 700 > kernel._WINDOW_MAX
+    np.testing.assert_array_equal(out, pairwise(packed, (20, -1, -1)))
+
+
 @pytest.mark.parametrize("scoring", ODD_SCORINGS)
 def test_batch_odd_scoring_scalar_path(scoring):
     rng = np.random.default_rng(7)

@@ -40,8 +40,9 @@ that LLVM vectorises when the innermost loop runs over independent pairs.
   reference. Windows wider than ``_WINDOW_MAX`` (extreme scoring) use :func:`sw_pair` on the
   window instead.
 
-The lanes need ``match > 0``, ``mismatch < 0``, ``gap < 0``, non-negative token ids and scores
-that fit int16; any pair outside that goes through :func:`sw_pair` on its whole document.
+The lanes need ``match > 0``, ``mismatch < 0``, ``gap < 0``, non-negative token ids (checked on
+the fly while gathering, at no extra pass over the documents) and scores that fit int16; any
+pair outside that goes through :func:`sw_pair` on its whole document.
 Padding (rows past a lane's answer, columns past its document) uses sentinel tokens that never
 match, so padded cells are reached only by strictly negative moves from a real cell and can
 never beat or tie the real maximum.
@@ -204,7 +205,8 @@ def _lane_scores(AT, b_tokens, start, length, ncols, ma, mi, g, best, best_j):
     ``AT[i, l]`` is answer token ``i`` of lane ``l``; lane ``l``'s document is
     ``b_tokens[start[l]:start[l] + length[l]]``, padded to ``ncols`` (even) columns. Writes each
     lane's best score into ``best`` and the first document end ``j`` (1-based) reaching it into
-    ``best_j``. ``ma``, ``mi``, ``g`` are int16.
+    ``best_j``. ``ma``, ``mi``, ``g`` are int16. Returns the smallest real document token met
+    (negative: the padding sentinels were not safe, results invalid).
 
     The loop over lanes is innermost with no dependence between lanes, so LLVM turns it into a
     few int16 vector instructions per row (AVX-512: one register). Details that matter,
@@ -231,14 +233,18 @@ def _lane_scores(AT, b_tokens, start, length, ncols, ma, mi, g, best, best_j):
     up1 = state[2]  # H(i-1, j+1)
     cm0 = state[3]  # max of column j so far
     cm1 = state[4]  # max of column j+1 so far
+    low = np.zeros(LANES, np.int32)  # smallest real document token seen, per lane
     for l in range(LANES):
         best[l] = z
         best_j[l] = 0
     for j in range(0, ncols, 2):
         # Gathered here rather than transposed up front: the loads overlap the arithmetic.
         for l in range(LANES):
-            b0[l] = b_tokens[start[l] + j] if j < length[l] else _B_PAD
-            b1[l] = b_tokens[start[l] + j + 1] if j + 1 < length[l] else _B_PAD
+            t0 = b_tokens[start[l] + j] if j < length[l] else 0
+            t1 = b_tokens[start[l] + j + 1] if j + 1 < length[l] else 0
+            low[l] = min(low[l], t0, t1)
+            b0[l] = t0 if j < length[l] else _B_PAD
+            b1[l] = t1 if j + 1 < length[l] else _B_PAD
         for l in range(LANES):
             dg[l] = z
             up0[l] = z
@@ -270,6 +276,7 @@ def _lane_scores(AT, b_tokens, start, length, ncols, ma, mi, g, best, best_j):
             if cm1[l] > best[l]:
                 best[l] = cm1[l]
                 best_j[l] = j + 2
+    return low.min()
 
 
 @njit(cache=True)
@@ -360,17 +367,28 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
     ncols += ncols % 2  # pass 1 takes columns two at a time
     # Answers in lane-major layout, padded with a never-matching sentinel.
     AT = np.full((nrows, LANES), _A_PAD, np.int32)
+    low = 0
     for l in range(nl):
         p = pair_a[idx[l]]
         a0 = a_offsets[p]
         for i in range(a_offsets[p + 1] - a0):
             AT[i, l] = a_tokens[a0 + i]
+            low = min(low, a_tokens[a0 + i])
     ma = np.int16(match)
     mi = np.int16(mismatch)
     g = np.int16(gap)
     best = np.zeros(LANES, np.int16)
     best_j = np.zeros(LANES, np.int64)
-    _lane_scores(AT, b_tokens, start, length, ncols, ma, mi, g, best, best_j)
+    if low >= 0:
+        low = _lane_scores(AT, b_tokens, start, length, ncols, ma, mi, g, best, best_j)
+    if low < 0:  # negative token ids: the sentinels could match; do these pairs one by one
+        for l in range(nl):
+            k = idx[l]
+            p = pair_a[k]
+            r = sw_pair(a_tokens[a_offsets[p]:a_offsets[p + 1]], b_tokens[b_lo[k]:b_hi[k]], match, mismatch, gap)
+            for t in range(6):
+                out[k, t] = r[t]
+        return
 
     # Recovery window of each lane: the winning path lies in b[lo:best_j] (module docstring).
     lo = np.zeros(LANES, np.int64)
@@ -479,20 +497,12 @@ def _bit_reversed_order(n):
     return perm
 
 
-@njit(cache=True, parallel=True)
-def sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap, out):
-    """Align pair ``k`` = answer ``pair_a[k]`` x ``b_tokens[b_lo[k]:b_hi[k]]`` into ``out[k]``.
-
-    Document spans in ``out`` are relative to ``b_lo[k]``. Each ``out`` row is written by one
-    work item that depends only on its inputs, so the result never depends on thread timing.
-    """
+@njit(cache=True)
+def _plan(a_offsets, pair_a, b_lo, b_hi, match, mismatch, gap, out):
+    """Write empty pairs' rows; return ``(grouped, ngroups, scalar_pairs, perm)``: lane pairs
+    in group order, scalar pairs, and the order in which to run the work items."""
     npairs = pair_a.shape[0]
     lanes_ok = match > 0 and mismatch < 0 and gap < 0 and mismatch >= -_I16_MAX and gap >= -_I16_MAX
-    if lanes_ok and a_tokens.shape[0] > 0 and a_tokens.min() < 0:
-        lanes_ok = False
-    if lanes_ok and b_tokens.shape[0] > 0 and b_tokens.min() < 0:
-        lanes_ok = False
-    # Split: empty pairs (written here), lane pairs, scalar pairs.
     n_of = np.empty(npairs, np.int64)
     m_of = np.empty(npairs, np.int64)
     lane_pairs = np.empty(npairs, np.int64)
@@ -516,13 +526,24 @@ def sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch,
             nscalar += 1
     grouped = _group_order(lane_pairs[:nlane], n_of, m_of)
     ngroups = (nlane + LANES - 1) // LANES
-    nitems = ngroups + nscalar
-    # Work items (lane groups, heaviest first, then scalar pairs) in bit-reversed order: prange
-    # hands each thread one contiguous block of iterations, and a contiguous block of a
-    # bit-reversed sequence samples the whole cost range evenly. Only the split between threads
-    # depends on this; each item's result does not.
-    perm = _bit_reversed_order(nitems)
-    for q in prange(nitems):
+    # Work items (lane groups, then scalar pairs) in bit-reversed order: prange hands each
+    # thread one contiguous block of iterations, and a contiguous block of a bit-reversed
+    # sequence samples the whole cost range evenly. Only the split between threads depends on
+    # this; each item's result does not.
+    perm = _bit_reversed_order(ngroups + nscalar)
+    return grouped, ngroups, scalar_pairs[:nscalar], perm
+
+
+@njit(cache=True, parallel=True)
+def sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap, out):
+    """Align pair ``k`` = answer ``pair_a[k]`` x ``b_tokens[b_lo[k]:b_hi[k]]`` into ``out[k]``.
+
+    Document spans in ``out`` are relative to ``b_lo[k]``. Each ``out`` row is written by one
+    work item that depends only on its inputs, so the result never depends on thread timing.
+    """
+    grouped, ngroups, scalar_pairs, perm = _plan(a_offsets, pair_a, b_lo, b_hi, match, mismatch, gap, out)
+    nlane = grouped.shape[0]
+    for q in prange(perm.shape[0]):
         g = perm[q]
         if g < ngroups:
             idx = grouped[g * LANES:min(nlane, (g + 1) * LANES)]

@@ -13,31 +13,9 @@ above ``support.partial``, else ``unsupported``; a citation whose document canno
 
 from __future__ import annotations
 
-import numpy as np
-
 from judges.align.passages import DocIndex
 from judges.config import Workflow
 from judges.records import STATUS_GRADE, Judgment
-
-
-def best_alignment(results: np.ndarray, windows: np.ndarray) -> tuple[int, int, int, int, int, int]:
-    """Pick the best of one citation's candidate alignments, in absolute document tokens.
-
-    ``results`` rows are ``(score, a_start, a_end, b_start, b_end, matches)`` relative to each
-    window, ``windows`` the matching ``[lo, hi)`` token ranges. Order: highest score, then the
-    smallest document end, then the smallest answer end (the reference's end-cell order).
-    """
-    best = (0, 0, 0, 0, 0, 0)
-    best_key = None
-    for row, (lo, _) in zip(results.tolist(), windows.tolist()):
-        score, a0, a1, b0, b1, matches = row
-        if score <= 0:
-            continue
-        key = (-score, lo + b1, a1)
-        if best_key is None or key < best_key:
-            best_key = key
-            best = (score, a0, a1, lo + b0, lo + b1, matches)
-    return best
 
 
 def judge(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, workflow: Workflow) -> Judgment:
