@@ -76,7 +76,9 @@ def main(
         [], "--leaderboard-format", help="Extra leaderboard formats besides ir_measures (tot, jsonl); repeatable."
     ),
     backend: Optional[BackendName] = typer.Option(None, "--backend", help="Alignment engine (default: the workflow's)."),
-    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="Threads for the alignment engine (default: all cores)."),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", min=1, help="Worker processes, topics split between them (default: all cores for jobs over 20k citations)."
+    ),
 ) -> None:
     started = time.perf_counter()
     try:
@@ -85,7 +87,7 @@ def main(
         wf = load_workflow(workflow)
         chosen_backend = (backend.value if backend else None) or wf.alignment.backend
         if chosen_backend == "numba":
-            _prepare_numba(workers)
+            _prepare_numba()
 
         from judges import pipeline
 
@@ -94,7 +96,7 @@ def main(
             topics=list(rag_topics), responses=list(rag_responses), out_dir=out_dir, name=name, workflow=wf,
             workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
-            backend=chosen_backend,
+            backend=chosen_backend, workers=workers or 0,
         )
         with Progress(
             TextColumn("judging citations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -120,14 +122,15 @@ def main(
     _print_summary(summary, time.perf_counter() - started)
 
 
-def _prepare_numba(workers: Optional[int]) -> None:
+def _prepare_numba() -> None:
     """Set the thread count and load (or, on a fresh install, compile) the kernels visibly."""
     import numba
     import numpy as np
 
     from judges.align.backends import get_backend
 
-    numba.set_num_threads(min(workers or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
+    # One process: the kernel's prange may use every core. Worker processes use one thread each.
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     with err.status("loading the alignment kernel (compiles once after install, then cached)..."):
         t = time.perf_counter()
         one = np.ones(1, dtype=np.int32)

@@ -13,6 +13,9 @@ class InputError(Exception):
         self.problem = problem
         super().__init__(self.render())
 
+    def __reduce__(self):  # picklable across worker processes
+        return (InputError, (self.path, self.line, self.field, self.problem))
+
     def render(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.field}: {self.problem}" if self.field else f"{where}: {self.problem}"

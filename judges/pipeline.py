@@ -9,11 +9,12 @@ sees thousands of (sentence, window) pairs at once. Every output is sorted and w
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from collections import Counter, OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -38,6 +39,7 @@ from judges.measures import SentenceResult, evaluate
 from judges.records import Document, Judgment, Report, Topic
 from judges.text.tokenize import Tokens, Vocabulary
 
+AUTO_PARALLEL_CITATIONS = 20_000  # below this, starting worker processes costs more than it saves
 BATCH_CITATIONS = 4096  # citations aligned per engine call
 DOC_CACHE_TOKENS = 20_000_000  # tokenized documents kept for reuse across reports and runs
 
@@ -58,6 +60,7 @@ class Options:
     on_error: str = "fail"  # fail | skip
     leaderboard_formats: tuple[str, ...] = ("ir_measures",)
     backend: Optional[str] = None  # overrides workflow.alignment.backend
+    workers: int = 1  # processes; topics are split between them (0: all cores for big jobs)
 
 
 @dataclass
@@ -67,7 +70,6 @@ class Summary:
     runs: list[str] = field(default_factory=list)
     topics: int = 0
     files: dict[str, str] = field(default_factory=dict)  # output kind -> path
-    warnings: list[str] = field(default_factory=list)
 
 
 def doc_id_md5(text: str) -> str:
@@ -121,8 +123,16 @@ class _Scan:
     skip: set[tuple[str, int]]  # (path, line) of records not to judge
     runs: list[str]  # selected run ids, in order of first appearance
     answered: dict[str, set[str]]  # run -> topics it answered
-    wanted_docs: set[str]  # cited ids without embedded text: look them up in the corpus
+    wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
     citations: int  # judged citations, for the progress bar
+
+
+def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) -> dict[str, set[str]]:
+    by_topic: dict[str, set[str]] = {}
+    for (run, topic), ids in wanted.items():
+        if run in runs and ids:
+            by_topic.setdefault(topic, set()).update(ids)
+    return by_topic
 
 
 class Judge:
@@ -148,7 +158,7 @@ class Judge:
         seen: dict[tuple[str, str], str] = {}
         run_order: list[str] = []
         answered: dict[str, set[str]] = {}
-        wanted: dict[str, set[str]] = {}
+        wanted: dict[tuple[str, str], set[str]] = {}
         citations: Counter = Counter()
         counts = self.summary.counts
         for path in files:
@@ -175,7 +185,7 @@ class Judge:
                     counts["reports_unknown_topic"] += 1
                     continue
                 answered[rep.run_id].add(rep.topic_id)
-                docs = wanted.setdefault(rep.run_id, set())
+                docs = wanted.setdefault(key, set())
                 for sent in rep.sentences:
                     citations[rep.run_id] += len(sent.citations)
                     for c in sent.citations:
@@ -190,7 +200,7 @@ class Judge:
             skip=skip,
             runs=runs,
             answered={r: answered[r] for r in runs},
-            wanted_docs=set().union(*(wanted.get(r, set()) for r in runs)),
+            wanted_docs=_wanted_by_topic(wanted, set(runs)),
             citations=sum(citations[r] for r in runs),
         )
 
@@ -396,62 +406,152 @@ class _Outputs:
 
     def assessments(self) -> pa.Table:
         self.flush_rows()
-        table = pa.Table.from_batches(self._batches, schema=tables.ASSESSMENT_SCHEMA)
-        return table.sort_by(tables.ASSESSMENT_SORT)
+        return pa.Table.from_batches(self._batches, schema=tables.ASSESSMENT_SCHEMA)
+
+
+class Part(NamedTuple):
+    """What judging one group of topics produced (in one process)."""
+
+    qrels: dict
+    doc_qrels: dict
+    per_topic: dict
+    assessments: pa.Table
+    counts: Counter
+
+
+def judge_part(
+    options: Options, scan: _Scan, corpus: dict[str, Document], topics: Optional[frozenset], log: DebugLog, progress
+) -> Part:
+    """Judge the selected runs' reports whose topic is in ``topics`` (``None``: all)."""
+    judge = Judge(options)
+    judge.corpus = corpus
+    out = _Outputs()
+    counts: Counter = Counter()
+    selected = set(scan.runs)
+    pending: list[Report] = []
+    pending_citations = 0
+
+    def flush() -> None:
+        nonlocal pending, pending_citations
+        done = judge.judge_batch(pending, out, log)
+        for rep in pending:
+            out.finish_report(rep)
+        out.flush_rows()
+        progress(done)
+        pending, pending_citations = [], 0
+
+    for path in scan.files:
+        for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
+            if isinstance(rep, InputError) or (str(path), line) in scan.skip or rep.run_id not in selected:
+                continue
+            if topics is not None and rep.topic_id not in topics:
+                continue
+            counts["reports"] += 1
+            counts["sentences"] += len(rep.sentences)
+            counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
+            pending.append(rep)
+            pending_citations += sum(len(s.citations) for s in rep.sentences)
+            if pending_citations >= BATCH_CITATIONS:
+                flush()
+    flush()
+    return Part(out.qrels, out.doc_qrels, out.per_topic, out.assessments(), counts)
+
+
+# -- worker processes ----------------------------------------------------------------------------
+_progress_queue = None
+
+
+def _init_worker(queue) -> None:
+    global _progress_queue
+    _progress_queue = queue
+    try:
+        import numba
+
+        numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
+    except ImportError:
+        pass
+
+
+def _worker(options: Options, scan: _Scan, corpus: dict, topics: frozenset, log_path: Optional[str]) -> Part:
+    with DebugLog(Path(log_path) if log_path else None) as log:
+        return judge_part(options, scan, corpus, topics, log, _progress_queue.put)
+
+
+def _judge_parallel(options: Options, scan: _Scan, corpus: dict, topics: dict, log: DebugLog, progress) -> list[Part]:
+    """Split the topics round-robin over worker processes; each tokenizes only its own documents."""
+    import concurrent.futures
+    import multiprocessing
+    import queue as queue_module
+    import tempfile
+
+    n = options.workers
+    groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
+    ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
+    q = ctx.Queue()
+    with tempfile.TemporaryDirectory(dir=options.out_dir, prefix=f".{options.name}.") as tmp:
+        logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
+        with concurrent.futures.ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(q,)) as pool:
+            futures = [
+                pool.submit(_worker, options, scan, {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}, g, logs[w])
+                for w, g in enumerate(groups)
+            ]
+            while not all(f.done() for f in futures):
+                try:
+                    progress(q.get(timeout=0.2))
+                except queue_module.Empty:
+                    pass
+            parts = [f.result() for f in futures]
+        while True:
+            try:
+                progress(q.get_nowait())
+            except queue_module.Empty:
+                break
+        for path in logs:
+            if path:
+                log.append_file(Path(path))
+    return parts
 
 
 def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progress=None) -> Summary:
     """Judge every report and write all outputs; returns the summary. ``progress(n)`` advances a bar."""
-    judge = Judge(options, warn)
-    summary, counts = judge.summary, judge.summary.counts
+    progress = progress or (lambda n, total=None: None)
+    summary = Summary()
+    counts = summary.counts
     out_dir, name = Path(options.out_dir), options.name
     log_path = options.debug_log if options.debug_log is not None else out_dir / f"{name}.jsonl"
+    backend = get_backend(options.backend or options.workflow.alignment.backend)
     with DebugLog(log_path) as log:
         problems = _Problems(options.on_error, log, summary, warn)
-        log.event("session_start", version=__version__, backend=judge.backend.name, name=name,
+        log.event("session_start", version=__version__, backend=backend.name, name=name, workers=options.workers,
                   workflow=options.workflow.model_dump(), inputs=_inputs(options))
         topics = load_topics(options.topics, problems, options.max_topics)
         summary.topics = len(topics)
-        scan = judge.scan(topics, problems)
+        scanner = Judge(options, warn)
+        scan = scanner.scan(topics, problems)
+        counts.update(scanner.summary.counts)
         summary.runs = list(scan.runs)
-        judge.check_missing_topics(topics, scan)
-        if scan.wanted_docs and options.corpus is not None:
-            judge.corpus = read_corpus(options.corpus, scan.wanted_docs, lambda e: problems(e, "corpus line"))
-            counts["corpus_documents"] = len(judge.corpus)
-        if progress is not None:
-            progress(0, total=scan.citations)
+        scanner.check_missing_topics(topics, scan)
+        corpus: dict[str, Document] = {}
+        wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
+        if wanted and options.corpus is not None:
+            corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
+            counts["corpus_documents"] = len(corpus)
+        progress(0, total=scan.citations)
 
+        workers = options.workers or (os.cpu_count() or 1 if scan.citations >= AUTO_PARALLEL_CITATIONS else 1)
+        workers = max(1, min(workers, len(topics)))
+        if workers > 1:
+            parts = _judge_parallel(replace(options, workers=workers), scan, corpus, topics, log, progress)
+        else:
+            parts = [judge_part(options, scan, corpus, None, log, progress)]
+        del corpus
         out = _Outputs()
-        selected = set(scan.runs)
-        pending: list[Report] = []
-        pending_citations = 0
-
-        def flush() -> None:
-            nonlocal pending, pending_citations
-            done = judge.judge_batch(pending, out, log)
-            for rep in pending:
-                out.finish_report(rep)
-            if progress is not None:
-                progress(done)
-            pending, pending_citations = [], 0
-
-        for path in scan.files:
-            for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
-                if (str(path), line) in scan.skip or isinstance(rep, InputError):
-                    continue
-                if rep.run_id not in selected:
-                    continue
-                counts["reports"] += 1
-                counts["sentences"] += len(rep.sentences)
-                counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
-                pending.append(rep)
-                pending_citations += sum(len(s.citations) for s in rep.sentences)
-                if pending_citations >= BATCH_CITATIONS:
-                    flush()
-                    out.flush_rows()
-        flush()
-
-        table = out.assessments()
+        for part in parts:  # topic groups are disjoint: plain unions
+            out.qrels.update(part.qrels)
+            out.doc_qrels.update(part.doc_qrels)
+            out.per_topic.update(part.per_topic)
+            counts.update(part.counts)
+        table = pa.concat_tables([p.assessments for p in parts]).sort_by(tables.ASSESSMENT_SORT)
         for item in pc.value_counts(table.column("status")).to_pylist():
             summary.statuses[item["values"]] = item["counts"]
         counts["citations"] = table.num_rows

@@ -36,6 +36,14 @@ class DebugLog:
     def enabled(self) -> bool:
         return self._f is not None
 
+    def append_file(self, path: Path) -> None:
+        """Append the events another process logged to ``path``."""
+        if self._f is not None:
+            self._f.flush()
+            with open(path, encoding="utf-8") as src:
+                for block in iter(lambda: src.read(1 << 20), ""):
+                    self._f.write(block)
+
     def event(self, kind: str, /, **data: object) -> None:
         if self._f is None:
             return

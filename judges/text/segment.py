@@ -16,6 +16,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
+from judges.text.scan import BOUNDARY_NO, BOUNDARY_UNDECIDED, BOUNDARY_YES, scan_boundaries, trimmed_spans
+
 ABBREVIATIONS = frozenset(
     """
     mr mrs ms dr prof sr jr st mt ft vs etc e.g i.e cf al fig figs eq eqs no nos vol vols
@@ -25,21 +29,35 @@ ABBREVIATIONS = frozenset(
     """.split()
 )
 
+# ABBREVIATIONS as a padded byte table for the scan kernel.
+_ABBR_LIST = sorted(ABBREVIATIONS)
+_ABBR = np.zeros((len(_ABBR_LIST), max(map(len, _ABBR_LIST))), np.uint8)
+for _row, _abbr in enumerate(_ABBR_LIST):
+    _ABBR[_row, : len(_abbr)] = np.frombuffer(_abbr.encode("ascii"), np.uint8)
+_ABBR_LEN = np.array([len(a) for a in _ABBR_LIST], np.int64)
+del _row, _abbr
+
 _BOUNDARY = re.compile(r"[.!?\u2026]+[\"'\u2019\u201d)\]]*(?=\s|$)|\n[ \t]*\n")
 _WORD_BEFORE = re.compile(r"(\S+?)\.+$")
 _NEXT_WORD = re.compile(r"\s*[\"'\u2018\u201c(\[]*(\S)")
 
 
 def _is_boundary(text: str, m: re.Match) -> bool:
-    mark = m.group()
+    """The reference decision for one ``_BOUNDARY`` match."""
+    return _decide(text, m.start(), m.end())
+
+
+def _decide(text: str, start: int, end: int) -> bool:
+    """Whether the ``_BOUNDARY`` match ``text[start:end]`` ends a sentence."""
+    mark = text[start:end]
     if mark.startswith("\n"):
         return True
     if not mark.startswith(".") or mark.startswith(".."):
         return True
-    nxt = _NEXT_WORD.match(text, m.end())
+    nxt = _NEXT_WORD.match(text, end)
     if nxt and nxt.group(1).islower():
         return False
-    before = _WORD_BEFORE.search(text, max(0, m.start() - 40), m.start() + 1)
+    before = _WORD_BEFORE.search(text, max(0, start - 40), start + 1)
     if before is None:
         return True
     word = before.group(1).lstrip("\"'(\u2018\u201c[")
@@ -49,7 +67,27 @@ def _is_boundary(text: str, m: re.Match) -> bool:
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """Split ``text`` into sentence spans ``(start, end)``; empty pieces are dropped."""
+    """Split ``text`` into sentence spans ``(start, end)``; empty pieces are dropped.
+
+    A Numba scan (:mod:`judges.text.scan`) finds every ``_BOUNDARY`` match and decides it;
+    the few decisions that need Unicode letter properties are made by :func:`_decide`.
+    Identical to :func:`split_sentences_reference`, which the tests check.
+    """
+    if text.isascii():
+        cp = np.frombuffer(text.encode("ascii"), np.uint8)
+    else:
+        cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    starts, ends, decision = scan_boundaries(cp, _ABBR, _ABBR_LEN)
+    undecided = np.flatnonzero(decision == BOUNDARY_UNDECIDED)
+    if undecided.size:
+        for i in undecided.tolist():
+            decision[i] = BOUNDARY_YES if _decide(text, int(starts[i]), int(ends[i])) else BOUNDARY_NO
+    spans = trimmed_spans(cp, ends[decision == BOUNDARY_YES])
+    return list(zip(spans[:, 0].tolist(), spans[:, 1].tolist()))
+
+
+def split_sentences_reference(text: str) -> list[tuple[int, int]]:
+    """The readable regex implementation of :func:`split_sentences`."""
     spans: list[tuple[int, int]] = []
     start = 0
     for m in _BOUNDARY.finditer(text):

@@ -21,6 +21,8 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
+from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, scan_ascii_tokens
+
 # Every currency symbol (all of Unicode category Sc lies below U+20000).
 _CURRENCY = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
 _HYPHENS = "\\-\u2010\u2011"
@@ -41,8 +43,9 @@ def normalize(surface: str) -> str:
     return unicodedata.normalize("NFKC", surface).casefold().translate(_FOLD)
 
 
-def iter_tokens(text: str) -> Iterator[tuple[str, int, int]]:
-    """Yield ``(normalised token, start, end)`` with offsets into ``text`` itself."""
+def iter_tokens_reference(text: str) -> Iterator[tuple[str, int, int]]:
+    """The readable regex tokenizer; :func:`iter_tokens` and :meth:`Vocabulary.encode` must
+    agree with it exactly (the tests check this)."""
     if text.isascii():
         # ASCII: NFKC is the identity and casefold is lower(), which keeps every offset.
         lowered = text.lower()
@@ -51,6 +54,37 @@ def iter_tokens(text: str) -> Iterator[tuple[str, int, int]]:
         return
     for m in TOKEN_PATTERN.finditer(text):
         yield normalize(m.group()), m.start(), m.end()
+
+
+def tokenize(text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(normalised tokens, starts, ends)`` of ``text``, starts and ends as int32 arrays.
+
+    ASCII texts are scanned by a Numba kernel (:func:`judges.text.scan.scan_ascii_tokens`);
+    other texts by ``TOKEN_PATTERN``. Both give exactly the tokens of
+    :func:`iter_tokens_reference`.
+    """
+    if text.isascii():
+        starts, ends, joined = scan_ascii_tokens(np.frombuffer(text.encode("ascii"), np.uint8))
+        if len(starts) == 0:
+            return [], starts, ends
+        return joined.tobytes().decode("ascii").split(" "), starts, ends
+    toks: list[str] = []
+    starts_l: list[int] = []
+    ends_l: list[int] = []
+    add_tok, add_start, add_end = toks.append, starts_l.append, ends_l.append
+    for m in TOKEN_PATTERN.finditer(text):
+        surface = m.group()
+        add_tok(surface.lower() if surface.isascii() else normalize(surface))
+        s, e = m.span()
+        add_start(s)
+        add_end(e)
+    return toks, np.array(starts_l, dtype=np.int32), np.array(ends_l, dtype=np.int32)
+
+
+def iter_tokens(text: str) -> Iterator[tuple[str, int, int]]:
+    """Yield ``(normalised token, start, end)`` with offsets into ``text`` itself."""
+    toks, starts, ends = tokenize(text)
+    return zip(toks, starts.tolist(), ends.tolist())
 
 
 class Tokens(NamedTuple):
@@ -68,18 +102,54 @@ class Vocabulary:
     """Maps normalised tokens to dense int ids, shared by every text of one judging run.
 
     Ids depend on the order texts are encoded, but alignments only compare ids for equality,
-    so results do not depend on them.
+    so results do not depend on them. Ids are given in order of first occurrence
+    (``dict.setdefault``); ASCII texts look their tokens up in a Numba hash table that caches
+    the ASCII entries of the dict (:func:`judges.text.scan.lookup_ascii_tokens`).
     """
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}
+        # the Numba table: slots, entry hashes, offsets, lengths, ids, byte arena; and counts
+        self._table = (
+            np.full(1 << 12, -1, np.int32),
+            np.empty(1 << 11, np.uint64),
+            np.empty(1 << 11, np.int64),
+            np.empty(1 << 11, np.int32),
+            np.empty(1 << 11, np.int32),
+            np.empty(1 << 14, np.uint8),
+        )
+        self._counts = np.zeros(2, np.int64)
 
     def __len__(self) -> int:
         return len(self._ids)
 
     def encode(self, text: str) -> Tokens:
+        """Tokens of ``text``; a token seen for the first time gets the next free id.
+
+        Identical to :meth:`encode_reference` (the tests check this).
+        """
         ids = self._ids
-        found = list(iter_tokens(text))
+        if not text.isascii():
+            toks, starts, ends = tokenize(text)
+            token_ids = np.array([ids.setdefault(tok, len(ids)) for tok in toks], dtype=np.int32)
+            return Tokens(token_ids, starts, ends)
+        buf = np.frombuffer(text.encode("ascii"), np.uint8)
+        starts, ends, token_ids = lookup_ascii_tokens(buf, *self._table)
+        missed = np.flatnonzero(token_ids < 0)
+        if missed.size:
+            # Not in the table (new, or first met in a non-ASCII text): the dict decides, in
+            # text order, so new tokens take ids in order of first occurrence.
+            lowered = text.lower()
+            m_starts, m_ends = starts[missed], ends[missed]
+            for i, s, e in zip(missed.tolist(), m_starts.tolist(), m_ends.tolist()):
+                token_ids[i] = ids.setdefault(lowered[s:e], len(ids))
+            self._table = insert_ascii_tokens(buf, m_starts, m_ends, token_ids[missed], *self._table, self._counts)
+        return Tokens(token_ids, starts, ends)
+
+    def encode_reference(self, text: str) -> Tokens:
+        """The readable :meth:`encode`, on :func:`iter_tokens_reference`."""
+        ids = self._ids
+        found = list(iter_tokens_reference(text))
         token_ids = [ids.setdefault(tok, len(ids)) for tok, _, _ in found]
         return Tokens(
             np.array(token_ids, dtype=np.int32),
