@@ -235,6 +235,20 @@ def test_batch_wide_recovery_window():
     np.testing.assert_array_equal(out, pairwise(packed, (20, -1, -1)))
 
 
+def test_batch_long_answers_next_to_short_ones():
+    """Answers longer than _WINDOW_MAX_ROWS share lane groups with short ones: the long ones
+    are recovered by sw_pair, the short ones by pass 2 sized to them."""
+    rng = np.random.default_rng(11)
+    long_answer = rng.integers(0, 50, 300).tolist()
+    short_answer = long_answer[100:110]
+    docs = [rng.integers(0, 50, 400).tolist() for _ in range(40)]
+    for d in docs[::3]:
+        d[50:350] = long_answer
+    packed = pack([long_answer, short_answer], docs, [k % 2 for k in range(40)])
+    assert len(long_answer) > kernel._WINDOW_MAX_ROWS
+    np.testing.assert_array_equal(kernel.align_batch(*packed), pairwise(packed, oracle=lambda a, b, s: sw(a, b, s)))
+
+
 @pytest.mark.parametrize("scoring", ODD_SCORINGS)
 def test_batch_odd_scoring_scalar_path(scoring):
     rng = np.random.default_rng(7)
@@ -247,9 +261,14 @@ def test_batch_negative_token_ids():
     """Negative ids cannot use the lanes' padding sentinels: scalar path, same answers."""
     rng = np.random.default_rng(3)
     answers, docs, pair_a = _synthetic(rng, 40, vocab=4, n_len=(1, 20), m_len=(0, 80))
-    answers = [[t - 2 for t in a] for a in answers]
-    docs = [[t - 2 for t in d] for d in docs]
-    packed = pack(answers, docs, pair_a)
+    shifted = [[t - 2 for t in d] for d in docs]
+    for ans, dcs in (([[t - 2 for t in a] for a in answers], shifted), (answers, shifted)):
+        packed = pack(ans, dcs, pair_a)
+        np.testing.assert_array_equal(kernel.align_batch(*packed), pairwise(packed))
+    # Non-negative answers; one document holds a run of the answer-padding sentinel's value
+    # (-1), in the lane of a short answer whose padded rows would match it.
+    docs = [[0, 1] * 100 for _ in range(10)] + [[1] + [-1] * 30]
+    packed = pack([[5] * 20, [1]], docs, [0] * 10 + [1])
     np.testing.assert_array_equal(kernel.align_batch(*packed), pairwise(packed))
 
 

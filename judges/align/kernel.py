@@ -37,8 +37,8 @@ that LLVM vectorises when the innermost loop runs over independent pairs.
   produce my value?" -- is unchanged.
 * Pass 2 (:func:`_lane_matrix`) computes the full matrices of the 32 windows in lanes (a few
   percent of pass 1's cells) and :func:`_traceback` walks each one back exactly like the
-  reference. Windows wider than ``_WINDOW_MAX`` (extreme scoring) use :func:`sw_pair` on the
-  window instead.
+  reference. Windows wider than ``_WINDOW_MAX`` (extreme scoring) or answers longer than
+  ``_WINDOW_MAX_ROWS`` use :func:`sw_pair` on the window instead.
 
 The lanes need ``match > 0``, ``mismatch < 0``, ``gap < 0``, non-negative token ids (checked on
 the fly while gathering, at no extra pass over the documents) and scores that fit int16; any
@@ -345,8 +345,11 @@ def _traceback(Hm, l, a, b, score, match, mismatch, gap):
     return i, end_i, j, matches
 
 
-#: Pass-2 windows wider than this are recovered by :func:`sw_pair` instead (bounds memory).
+#: Pass 2 takes windows of at most this many document tokens and answers of at most this many
+#: tokens (its matrices stay under ~8 MB); other lanes are recovered by :func:`sw_pair` on the
+#: window instead.
 _WINDOW_MAX = 512
+_WINDOW_MAX_ROWS = 256
 
 
 @njit(cache=True)
@@ -394,6 +397,7 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
     lo = np.zeros(LANES, np.int64)
     width = np.zeros(LANES, np.int64)  # 0: nothing left to do for this lane
     wmax = 0
+    nrows2 = 0
     for l in range(nl):
         k = idx[l]
         s = np.int64(best[l])
@@ -405,7 +409,7 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
         n = a_offsets[p + 1] - a_offsets[p]
         lo[l] = max(np.int64(0), best_j[l] - (n + (n * match - s) // (-gap)))
         w = best_j[l] - lo[l]
-        if w > _WINDOW_MAX:
+        if w > _WINDOW_MAX or n > _WINDOW_MAX_ROWS:
             a = a_tokens[a_offsets[p]:a_offsets[p + 1]]
             r = sw_pair(a, b_tokens[b_lo[k] + lo[l]:b_lo[k] + best_j[l]], match, mismatch, gap)
             out[k, 0] = r[0]
@@ -417,13 +421,14 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
         else:
             width[l] = w
             wmax = max(wmax, w)
+            nrows2 = max(nrows2, n)
     if wmax == 0:
         return
-    # Pass 2 on the windows (same answers, same AT), full matrix, then traceback per lane.
+    # Pass 2 on the windows (same answers: the first rows of AT), full matrix, then traceback.
     for l in range(LANES):
         start[l] += lo[l]
-    Hm = np.zeros((wmax + 1, nrows + 1, LANES), np.int16)
-    _lane_matrix(AT, b_tokens, start, width, wmax, ma, mi, g, Hm)
+    Hm = np.zeros((wmax + 1, nrows2 + 1, LANES), np.int16)
+    _lane_matrix(AT[:nrows2], b_tokens, start, width, wmax, ma, mi, g, Hm)
     for l in range(nl):
         if width[l] == 0:
             continue

@@ -59,6 +59,8 @@ def smith_waterman(
     gap: int = GAP,
 ) -> Alignment:
     """Align answer tokens ``a`` against document tokens ``b`` (full matrix, traceback)."""
+    if gap > 0:
+        raise ValueError("gap must be <= 0 (a positive gap makes local alignment unbounded)")
     n, m = len(a), len(b)
     if n == 0 or m == 0:
         return EMPTY
