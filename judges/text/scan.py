@@ -101,18 +101,20 @@ def scan_ascii_tokens(buf):
 # --------------------------------------------------------------------------------------------
 # Token ids for ASCII texts
 #
-# An open-addressing hash table from lower-cased token bytes to vocabulary ids. It is only a
-# cache of the vocabulary's dict: every entry is copied from the dict, whose entries never
-# change, so a hit is exactly ``dict[token]``; misses are resolved in Python, in text order,
-# with ``dict.setdefault`` and then inserted.
+# An open-addressing hash table (linear probing, load factor at most 1/2) from lower-cased
+# token bytes to vocabulary ids. It is only a cache of the vocabulary's dict: every entry is
+# copied from the dict, whose entries never change, so a hit is exactly ``dict[token]``; misses
+# are resolved in Python, in text order, with ``dict.setdefault`` and then inserted.
 #
-# Table arrays: ``slots`` (int32, power-of-two size, -1 = empty, else an entry number) and per
-# entry ``ent_hash`` (uint64), ``ent_off`` (int64 offset into ``arena``), ``ent_len`` (int32),
-# ``ent_id`` (int32); ``arena`` (uint8) holds the lower-cased bytes; ``counts`` (int64[2]) is
-# ``[entries, arena bytes used]``.
+# ``slots`` is an int32 array ``(capacity, 6)`` (capacity a power of two) of records
+# ``[hash, id, offset, length, key_lo, key_hi]``, ``id == -1`` marking an empty slot; the
+# lower-cased bytes of the entries are ``arena[offset:offset + length]``, and their first 8
+# bytes, zero-padded, also make the little-endian 64-bit key ``key_hi:key_lo``, so most tokens
+# compare without reading the arena; ``counts`` (int64[2]) is ``[entries, arena bytes used]``.
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _FNV_PRIME = np.uint64(1099511628211)
+_ARENA_LIMIT = 2**31 - 1  # offsets are int32
 
 
 @njit(cache=True, inline="always")
@@ -123,27 +125,37 @@ def _lower(b):
 
 
 @njit(cache=True, inline="always")
-def _hash_lowered(buf, s, e):
-    h = _FNV_OFFSET
-    for p in range(s, e):
+def _hash_key(buf, s, e):
+    """``(hash, key_lo, key_hi)`` of the lower-cased token ``buf[s:e]``: its first 8 bytes as a
+    little-endian 64-bit key (two int32 halves) and a non-negative int32 hash of the key, the
+    length and (FNV-1a) any further bytes."""
+    key = np.uint64(0)
+    m = min(e, s + 8)
+    for p in range(s, m):
+        key |= np.uint64(_lower(buf[p])) << np.uint64(8 * (p - s))
+    h = (key ^ np.uint64(e - s)) * _GOLDEN
+    for p in range(m, e):
         h = (h ^ np.uint64(_lower(buf[p]))) * _FNV_PRIME
-    return h
+    return (
+        np.int32(h >> np.uint64(33)),
+        np.int32(np.int64(key & np.uint64(0xFFFFFFFF)) - (1 << 31)),
+        np.int32(np.int64(key >> np.uint64(32)) - (1 << 31)),
+    )
 
 
 @njit(cache=True, inline="always")
-def _find(buf, s, e, h, slots, ent_hash, ent_off, ent_len, arena):
+def _find(buf, s, e, h, key_lo, key_hi, slots, arena):
     """The slot holding token ``buf[s:e]`` (lower-cased), else the empty slot where it goes."""
-    mask = slots.size - 1
-    slot = np.int64(h & np.uint64(mask))
+    mask = slots.shape[0] - 1
+    slot = h & mask
     length = e - s
     while True:
-        ent = slots[slot]
-        if ent < 0:
+        if slots[slot, 1] < 0:
             return slot
-        if ent_hash[ent] == h and ent_len[ent] == length:
-            off = ent_off[ent]
+        if slots[slot, 0] == h and slots[slot, 3] == length and slots[slot, 4] == key_lo and slots[slot, 5] == key_hi:
+            off = slots[slot, 2]
             same = True
-            for p in range(length):
+            for p in range(8, length):
                 if arena[off + p] != _lower(buf[s + p]):
                     same = False
                     break
@@ -153,13 +165,22 @@ def _find(buf, s, e, h, slots, ent_hash, ent_off, ent_len, arena):
 
 
 @njit(cache=True)
-def lookup_ascii_tokens(buf, slots, ent_hash, ent_off, ent_len, ent_id, arena):
-    """Tokens of an ASCII text as ``(starts, ends, ids)``; ids are -1 where the table misses."""
+def new_table(capacity, arena_bytes):
+    """An empty table: ``(slots, arena, counts)``; ``capacity`` must be a power of two."""
+    return np.full((capacity, 6), -1, np.int32), np.empty(arena_bytes, np.uint8), np.zeros(2, np.int64)
+
+
+@njit(cache=True)
+def lookup_ascii_tokens(buf, slots, arena):
+    """Tokens of an ASCII text as ``(starts, ends, ids, missed)``: ids are -1 where the table
+    misses, and ``missed`` has one row ``[token number, start, end]`` per miss, in text order."""
     n = buf.size
     starts = np.empty(n, np.int32)
     ends = np.empty(n, np.int32)
     ids = np.empty(n, np.int32)
+    missed = np.empty((n, 3), np.int64)
     k = 0
+    misses = 0
     i = 0
     while i < n:
         j = _token_end(buf, i, n)
@@ -168,67 +189,71 @@ def lookup_ascii_tokens(buf, slots, ent_hash, ent_off, ent_len, ent_id, arena):
             continue
         starts[k] = i
         ends[k] = j
-        slot = _find(buf, i, j, _hash_lowered(buf, i, j), slots, ent_hash, ent_off, ent_len, arena)
-        ent = slots[slot]
-        ids[k] = ent_id[ent] if ent >= 0 else -1
+        h, key_lo, key_hi = _hash_key(buf, i, j)
+        slot = _find(buf, i, j, h, key_lo, key_hi, slots, arena)
+        ids[k] = slots[slot, 1]  # -1 when the slot is empty
+        if ids[k] < 0:
+            missed[misses, 0] = k
+            missed[misses, 1] = i
+            missed[misses, 2] = j
+            misses += 1
         k += 1
         i = j
-    return starts[:k].copy(), ends[:k].copy(), ids[:k].copy()
+    return starts[:k].copy(), ends[:k].copy(), ids[:k].copy(), missed[:misses].copy()
 
 
 @njit(cache=True)
-def _grown(a, size):
-    out = np.empty(size, a.dtype)
-    out[: a.size] = a
-    return out
-
-
-@njit(cache=True)
-def insert_ascii_tokens(buf, starts, ends, ids, slots, ent_hash, ent_off, ent_len, ent_id, arena, counts):
-    """Add tokens ``buf[starts[t]:ends[t]]`` with ids ``ids[t]`` (tokens already present are
-    skipped); returns the table arrays, reallocated when they had to grow."""
+def insert_ascii_tokens(buf, missed, ids, slots, arena, counts):
+    """Add the tokens ``buf[start:end]`` of the rows ``[k, start, end]`` of ``missed`` with ids
+    ``ids[k]`` (tokens already present are skipped); returns ``(slots, arena)``, reallocated
+    when they had to grow."""
     n_ent = counts[0]
     used = counts[1]
-    need_ent = n_ent + starts.size
-    if need_ent > ent_hash.size:
-        size = max(need_ent, 2 * ent_hash.size)
-        ent_hash = _grown(ent_hash, size)
-        ent_off = _grown(ent_off, size)
-        ent_len = _grown(ent_len, size)
-        ent_id = _grown(ent_id, size)
-    need_bytes = used + np.sum(ends - starts)
+    need_ent = n_ent + missed.shape[0]
+    need_bytes = used
+    for t in range(missed.shape[0]):
+        need_bytes += missed[t, 2] - missed[t, 1]
+    if need_bytes > _ARENA_LIMIT:
+        raise ValueError("token table arena full")
     if need_bytes > arena.size:
-        arena = _grown(arena, max(need_bytes, 2 * arena.size))
-    if 2 * need_ent > slots.size:  # keep the load factor at most 1/2
-        size = slots.size
+        grown = np.empty(max(need_bytes, 2 * arena.size), np.uint8)
+        grown[:used] = arena[:used]
+        arena = grown
+    if 2 * need_ent > slots.shape[0]:
+        size = slots.shape[0]
         while 2 * need_ent > size:
             size *= 2
-        slots = np.full(size, -1, np.int32)
-        mask = np.uint64(size - 1)
-        for ent in range(n_ent):
-            slot = np.int64(ent_hash[ent] & mask)
-            while slots[slot] >= 0:
-                slot = (slot + 1) & (size - 1)
-            slots[slot] = ent
-    for t in range(starts.size):
-        s = starts[t]
-        e = ends[t]
-        h = _hash_lowered(buf, s, e)
-        slot = _find(buf, s, e, h, slots, ent_hash, ent_off, ent_len, arena)
-        if slots[slot] >= 0:
+        old = slots
+        slots = np.full((size, 6), -1, np.int32)
+        mask = size - 1
+        for o in range(old.shape[0]):
+            if old[o, 1] < 0:
+                continue
+            slot = old[o, 0] & mask
+            while slots[slot, 1] >= 0:
+                slot = (slot + 1) & mask
+            for c in range(6):
+                slots[slot, c] = old[o, c]
+    for t in range(missed.shape[0]):
+        s = missed[t, 1]
+        e = missed[t, 2]
+        h, key_lo, key_hi = _hash_key(buf, s, e)
+        slot = _find(buf, s, e, h, key_lo, key_hi, slots, arena)
+        if slots[slot, 1] >= 0:
             continue
         for p in range(s, e):
             arena[used + p - s] = _lower(buf[p])
-        ent_hash[n_ent] = h
-        ent_off[n_ent] = used
-        ent_len[n_ent] = e - s
-        ent_id[n_ent] = ids[t]
-        slots[slot] = n_ent
+        slots[slot, 0] = h
+        slots[slot, 1] = ids[missed[t, 0]]
+        slots[slot, 2] = used
+        slots[slot, 3] = e - s
+        slots[slot, 4] = key_lo
+        slots[slot, 5] = key_hi
         n_ent += 1
         used += e - s
     counts[0] = n_ent
     counts[1] = used
-    return slots, ent_hash, ent_off, ent_len, ent_id, arena
+    return slots, arena
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,7 +276,7 @@ WHITESPACE = (
 )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_space(c):
     if c <= 0x20:
         return (0x09 <= c <= 0x0D) or c >= 0x1C
@@ -263,17 +288,17 @@ def _is_space(c):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_mark(c):  # [.!?…]
     return c == 46 or c == 33 or c == 63 or c == 0x2026
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_closer(c):  # ["'’”)\]]
     return c == 34 or c == 39 or c == 0x2019 or c == 0x201D or c == 41 or c == 93
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _is_opener(c):  # ["'‘“(\[], also the characters stripped from the word before a dot
     return c == 34 or c == 39 or c == 0x2018 or c == 0x201C or c == 40 or c == 91
 
@@ -376,6 +401,21 @@ def scan_boundaries(cp, abbr, abbr_len):
                 continue
         i += 1
     return starts[:k].copy(), ends[:k].copy(), decision[:k].copy()
+
+
+@njit(cache=True)
+def sentence_spans(cp, abbr, abbr_len):
+    """The whole split when the scan decides every boundary: ``(spans, undecided)`` with
+    ``spans`` flat ``[s0, e0, s1, e1, ...]``; when ``undecided > 0`` spans is empty and the
+    caller must resolve the boundaries itself."""
+    starts, ends, decision = scan_boundaries(cp, abbr, abbr_len)
+    undecided = 0
+    for t in range(decision.size):
+        if decision[t] == BOUNDARY_UNDECIDED:
+            undecided += 1
+    if undecided:
+        return np.empty(0, np.int64), undecided
+    return trimmed_spans(cp, ends[decision == BOUNDARY_YES]).ravel(), 0
 
 
 @njit(cache=True)

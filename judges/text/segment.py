@@ -18,7 +18,14 @@ import re
 
 import numpy as np
 
-from judges.text.scan import BOUNDARY_NO, BOUNDARY_UNDECIDED, BOUNDARY_YES, scan_boundaries, trimmed_spans
+from judges.text.scan import (
+    BOUNDARY_NO,
+    BOUNDARY_UNDECIDED,
+    BOUNDARY_YES,
+    scan_boundaries,
+    sentence_spans,
+    trimmed_spans,
+)
 
 ABBREVIATIONS = frozenset(
     """
@@ -77,13 +84,14 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         cp = np.frombuffer(text.encode("ascii"), np.uint8)
     else:
         cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
-    starts, ends, decision = scan_boundaries(cp, _ABBR, _ABBR_LEN)
-    undecided = np.flatnonzero(decision == BOUNDARY_UNDECIDED)
-    if undecided.size:
-        for i in undecided.tolist():
+    flat, undecided = sentence_spans(cp, _ABBR, _ABBR_LEN)
+    if undecided:
+        starts, ends, decision = scan_boundaries(cp, _ABBR, _ABBR_LEN)
+        for i in np.flatnonzero(decision == BOUNDARY_UNDECIDED).tolist():
             decision[i] = BOUNDARY_YES if _decide(text, int(starts[i]), int(ends[i])) else BOUNDARY_NO
-    spans = trimmed_spans(cp, ends[decision == BOUNDARY_YES])
-    return list(zip(spans[:, 0].tolist(), spans[:, 1].tolist()))
+        flat = trimmed_spans(cp, ends[decision == BOUNDARY_YES]).ravel()
+    it = iter(flat.tolist())
+    return list(zip(it, it))
 
 
 def split_sentences_reference(text: str) -> list[tuple[int, int]]:

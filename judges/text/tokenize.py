@@ -11,6 +11,12 @@ Token grammar, first alternative wins at each position:
 * single symbols: ``%``, ``‰`` and every Unicode currency symbol (category ``Sc``).
 
 Everything else (spaces, punctuation, underscores) separates tokens.
+
+``TOKEN_PATTERN`` and :func:`iter_tokens_reference` are the definition. ASCII texts (NFKC is
+the identity on them and casefold is ``lower()``) are scanned by Numba kernels
+(:mod:`judges.text.scan`) that implement the same grammar, and :class:`Vocabulary` maps their
+tokens to ids through a Numba hash table; other texts go through the regex. The tests check
+that every path gives exactly the reference's tokens, offsets and ids.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, scan_ascii_tokens
+from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, new_table, scan_ascii_tokens
 
 # Every currency symbol (all of Unicode category Sc lies below U+20000).
 _CURRENCY = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
@@ -73,8 +79,7 @@ def tokenize(text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     ends_l: list[int] = []
     add_tok, add_start, add_end = toks.append, starts_l.append, ends_l.append
     for m in TOKEN_PATTERN.finditer(text):
-        surface = m.group()
-        add_tok(surface.lower() if surface.isascii() else normalize(surface))
+        add_tok(normalize(m.group()))
         s, e = m.span()
         add_start(s)
         add_end(e)
@@ -109,16 +114,8 @@ class Vocabulary:
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}
-        # the Numba table: slots, entry hashes, offsets, lengths, ids, byte arena; and counts
-        self._table = (
-            np.full(1 << 12, -1, np.int32),
-            np.empty(1 << 11, np.uint64),
-            np.empty(1 << 11, np.int64),
-            np.empty(1 << 11, np.int32),
-            np.empty(1 << 11, np.int32),
-            np.empty(1 << 14, np.uint8),
-        )
-        self._counts = np.zeros(2, np.int64)
+        # the Numba table (see judges.text.scan): slot records, byte arena, counts
+        self._slots, self._arena, self._counts = new_table(1 << 12, 1 << 14)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -134,16 +131,15 @@ class Vocabulary:
             token_ids = np.array([ids.setdefault(tok, len(ids)) for tok in toks], dtype=np.int32)
             return Tokens(token_ids, starts, ends)
         buf = np.frombuffer(text.encode("ascii"), np.uint8)
-        starts, ends, token_ids = lookup_ascii_tokens(buf, *self._table)
-        missed = np.flatnonzero(token_ids < 0)
-        if missed.size:
+        starts, ends, token_ids, missed = lookup_ascii_tokens(buf, self._slots, self._arena)
+        if len(missed):
             # Not in the table (new, or first met in a non-ASCII text): the dict decides, in
             # text order, so new tokens take ids in order of first occurrence.
-            lowered = text.lower()
-            m_starts, m_ends = starts[missed], ends[missed]
-            for i, s, e in zip(missed.tolist(), m_starts.tolist(), m_ends.tolist()):
-                token_ids[i] = ids.setdefault(lowered[s:e], len(ids))
-            self._table = insert_ascii_tokens(buf, m_starts, m_ends, token_ids[missed], *self._table, self._counts)
+            for k, s, e in missed.tolist():
+                token_ids[k] = ids.setdefault(text[s:e].lower(), len(ids))
+            self._slots, self._arena = insert_ascii_tokens(
+                buf, missed, token_ids, self._slots, self._arena, self._counts
+            )
         return Tokens(token_ids, starts, ends)
 
     def encode_reference(self, text: str) -> Tokens:
