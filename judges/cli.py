@@ -86,9 +86,6 @@ def main(
             raise InputError("--name", None, None, f"{name!r} must be a plain file name")
         wf = load_workflow(workflow)
         chosen_backend = (backend.value if backend else None) or wf.alignment.backend
-        if chosen_backend == "numba":
-            _prepare_numba()
-
         from judges import pipeline
 
         formats = ("ir_measures",) + tuple(f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures)
@@ -98,6 +95,8 @@ def main(
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
             backend=chosen_backend, workers=workers or 0,
         )
+        if chosen_backend == "numba":
+            _prepare_numba(options)
         with Progress(
             TextColumn("judging citations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TimeRemainingColumn(), console=err, transient=True,
@@ -122,21 +121,19 @@ def main(
     _print_summary(summary, time.perf_counter() - started)
 
 
-def _prepare_numba() -> None:
-    """Set the thread count and load (or, on a fresh install, compile) the kernels visibly."""
+def _prepare_numba(options) -> None:
+    """Load (or, on a fresh install, compile) every Numba kernel, saying so instead of looking hung."""
     import numba
-    import numpy as np
 
-    from judges.align.backends import get_backend
+    from judges import pipeline
 
     # One process: the kernel's prange may use every core. Worker processes use one thread each.
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    with err.status("loading the alignment kernel (compiles once after install, then cached)..."):
+    with err.status("loading the Numba kernels (the first run after install compiles them, about a minute)..."):
         t = time.perf_counter()
-        one = np.ones(1, dtype=np.int32)
-        get_backend("numba").align_batch(one, np.array([0, 1]), np.zeros(1), one, np.zeros(1), np.ones(1))
-    if time.perf_counter() - t > 2:
-        err.print(f"compiled the alignment kernel in {time.perf_counter() - t:.0f} s (cached for later runs)", markup=False)
+        pipeline.warmup(options)
+    if time.perf_counter() - t > 5:
+        err.print(f"compiled the Numba kernels in {time.perf_counter() - t:.0f} s (cached for later runs)", markup=False)
 
 
 def _print_summary(summary, seconds: float) -> None:

@@ -45,8 +45,8 @@ class WindowSettings(_Strict):
 class SupportSettings(_Strict):
     """Status thresholds on the normalised alignment score (score / (match * answer tokens))."""
 
-    supported: float = Field(0.6, gt=0, le=1, description="normalised score for 'supported'")
-    partial: float = Field(0.3, gt=0, le=1, description="normalised score for 'partial'")
+    supported: float = Field(0.4, gt=0, le=1, description="normalised score for 'supported'")
+    partial: float = Field(0.25, gt=0, le=1, description="normalised score for 'partial'")
 
     @model_validator(mode="after")
     def _ordered(self) -> "SupportSettings":

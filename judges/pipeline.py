@@ -36,7 +36,7 @@ from judges.formats.runs import read_reports
 from judges.formats.topics import read_topics
 from judges.leaderboard import leaderboard_rows
 from judges.measures import SentenceResult, evaluate
-from judges.records import Document, Judgment, Report, Topic
+from judges.records import Citation, Document, Judgment, Report, Sentence, Topic
 from judges.text.tokenize import Tokens, Vocabulary
 
 AUTO_PARALLEL_CITATIONS = 20_000  # below this, starting worker processes costs more than it saves
@@ -455,6 +455,16 @@ def judge_part(
                 flush()
     flush()
     return Part(out.qrels, out.doc_qrels, out.per_topic, out.assessments(), counts)
+
+
+def warmup(options: Options) -> None:
+    """Judge one tiny in-memory report so every Numba kernel is compiled (or loaded from cache)."""
+    text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * options.workflow.windows.sentences))
+    doc = Document("warm", text)
+    sentence = Sentence(0, "Sentence number 3 says warm words.", (Citation(0, "warm", "warm"),))
+    report = Report("warm", "warm", "", "responses", (sentence,), {"warm": doc}, "<warmup>", 1)
+    with DebugLog(None) as log:
+        Judge(options).judge_batch([report], _Outputs(), log)
 
 
 # -- worker processes ----------------------------------------------------------------------------
