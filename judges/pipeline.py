@@ -41,7 +41,7 @@ from judges.text.tokenize import Tokens, Vocabulary
 
 AUTO_PARALLEL_CITATIONS = 20_000  # below this, starting worker processes costs more than it saves
 BATCH_CITATIONS = 4096  # citations aligned per engine call
-DOC_CACHE_TOKENS = 20_000_000  # tokenized documents kept for reuse across reports and runs
+DOC_CACHE_TOKENS = 60_000_000  # tokenized documents kept for reuse across runs (~16 bytes/token)
 
 
 @dataclass
@@ -120,7 +120,7 @@ class _Scan:
     """What the first pass over the run files learned."""
 
     files: list[Path]
-    skip: set[tuple[str, int]]  # (path, line) of records not to judge
+    lines: dict[str, dict[int, str]]  # path -> line -> topic, for every report to judge
     runs: list[str]  # selected run ids, in order of first appearance
     answered: dict[str, set[str]]  # run -> topics it answered
     wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
@@ -154,7 +154,7 @@ class Judge:
         files = discover(self.o.responses, "--rag-responses")
         if not files:
             raise InputError(", ".join(map(str, self.o.responses)), None, "--rag-responses", "no JSONL run files found")
-        skip: set[tuple[str, int]] = set()
+        lines: dict[str, dict[int, tuple[str, str]]] = {}
         seen: dict[tuple[str, str], str] = {}
         run_order: list[str] = []
         answered: dict[str, set[str]] = {}
@@ -163,14 +163,11 @@ class Judge:
         counts = self.summary.counts
         for path in files:
             for line, rep in read_reports(path, self.o.dataset, self.wf.citations.max_per_sentence):
-                where = (str(path), line)
                 if isinstance(rep, InputError):
                     problems(rep, "report")
-                    skip.add(where)
                     continue
                 key = (rep.run_id, rep.topic_id)
                 if key in seen:
-                    skip.add(where)
                     problems(
                         InputError(path, line, "topic_id", f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})"),
                         "report",
@@ -181,9 +178,9 @@ class Judge:
                     run_order.append(rep.run_id)
                     answered[rep.run_id] = set()
                 if rep.topic_id not in topics:
-                    skip.add(where)
                     counts["reports_unknown_topic"] += 1
                     continue
+                lines.setdefault(str(path), {})[line] = key
                 answered[rep.run_id].add(rep.topic_id)
                 docs = wanted.setdefault(key, set())
                 for sent in rep.sentences:
@@ -195,9 +192,10 @@ class Judge:
         counts["runs_not_selected"] = len(run_order) - len(runs)
         if counts["reports_unknown_topic"]:
             self.warn(f"{counts['reports_unknown_topic']} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)")
+        selected = set(runs)
         return _Scan(
             files=files,
-            skip=skip,
+            lines={p: {n: t for n, (r, t) in ls.items() if r in selected} for p, ls in lines.items()},
             runs=runs,
             answered={r: answered[r] for r in runs},
             wanted_docs=_wanted_by_topic(wanted, set(runs)),
@@ -247,7 +245,7 @@ class Judge:
     # -- stage 3: align and judge, batch by batch ---------------------------------------------
     def judge_batch(self, reports: list[Report], out: "_Outputs", log: DebugLog) -> int:
         """Judge every citation of ``reports`` with one prefilter call and one engine call."""
-        answers: list[Tokens] = []
+        texts: list[str] = []
         docs: list[DocIndex] = []
         doc_slot: dict[int, int] = {}
         items = []  # per citation: (report, sentence, citation, answer slot, doc slot or -1, source, reason)
@@ -255,8 +253,8 @@ class Judge:
             for sent in rep.sentences:
                 if not sent.citations:
                     continue
-                a_slot = len(answers)
-                answers.append(self.vocab.encode(sent.text))
+                a_slot = len(texts)
+                texts.append(sent.text)
                 for c in sent.citations:
                     if c.doc_id is None:
                         items.append((rep, sent, c, a_slot, -1, "none", c.problem))
@@ -272,6 +270,7 @@ class Judge:
                         docs.append(di)
                     items.append((rep, sent, c, a_slot, d, source, ""))
 
+        answers = self.vocab.encode_many(texts)
         best, cands = self._align(answers, docs, items)
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
             if d < 0:
@@ -279,7 +278,7 @@ class Judge:
             else:
                 j = support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
             if log.enabled:
-                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i], best[i], j)
+                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j)
             out.add(rep, sent, c, j)
         return len(items)
 
@@ -352,7 +351,7 @@ class Judge:
         log.event(
             "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
             doc_chars=None if di is None else len(di.text),
-            candidate_windows=None if di is None else di.windows[cands[cands >= 0]].tolist(),
+            candidate_windows=None if di is None else [di.windows[w].tolist() for w in cands if w >= 0],
         )
         log.event(
             "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=doc_id_md5(f"{sent.text}_{c.citation_id}"),
@@ -427,7 +426,6 @@ def judge_part(
     judge.corpus = corpus
     out = _Outputs()
     counts: Counter = Counter()
-    selected = set(scan.runs)
     pending: list[Report] = []
     pending_citations = 0
 
@@ -441,11 +439,10 @@ def judge_part(
         pending, pending_citations = [], 0
 
     for path in scan.files:
-        for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
-            if isinstance(rep, InputError) or (str(path), line) in scan.skip or rep.run_id not in selected:
-                continue
-            if topics is not None and rep.topic_id not in topics:
-                continue
+        mine = {n for n, t in scan.lines.get(str(path), {}).items() if topics is None or t in topics}
+        if not mine:
+            continue
+        for _, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence, mine):
             counts["reports"] += 1
             counts["sentences"] += len(rep.sentences)
             counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)

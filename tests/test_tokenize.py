@@ -254,3 +254,14 @@ def test_table_compares_the_bytes_past_the_key_when_hashes_collide():
     upper = np.frombuffer(b"ABCDEFGHZZ", np.uint8)
     assert scan._hash_key(upper, 0, 10) == (h, lo, hi)
     assert scan._find(upper, 0, 10, h, lo, hi, slots, arena) == home
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(list("aZ9.,-'$% _\n\tß’€é")), max_size=30), max_size=8))
+def test_encode_many_equals_encoding_each_text(texts):
+    one, many = Vocabulary(), Vocabulary()
+    expected = [one.encode(t) for t in texts]
+    got = many.encode_many(texts)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.ids.tolist() == e.ids.tolist()
+        assert g.starts.tolist() == e.starts.tolist() and g.ends.tolist() == e.ends.tolist()

@@ -22,6 +22,7 @@ class DebugLog:
         self.path = path
         self._stack = contextlib.ExitStack()
         self._f = None
+        self._ms, self._ts = -1, ""
 
     def __enter__(self) -> "DebugLog":
         if self.path is not None:
@@ -47,8 +48,11 @@ class DebugLog:
     def event(self, kind: str, /, **data: object) -> None:
         if self._f is None:
             return
-        ts = datetime.fromtimestamp(time.time(), tz=timezone.utc).isoformat(timespec="milliseconds")
-        self._f.write(json.dumps({"ts": ts, "event": kind, **data}, ensure_ascii=False, default=_default) + "\n")
+        now = int(time.time() * 1000)
+        if now != self._ms:  # formatting the time costs as much as the event: once per millisecond
+            self._ms = now
+            self._ts = datetime.fromtimestamp(now / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
+        self._f.write(_ENCODER.encode({"ts": self._ts, "event": kind, **data}) + "\n")
 
 
 def _default(value: object) -> object:
@@ -57,3 +61,6 @@ def _default(value: object) -> object:
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_default)

@@ -6,7 +6,7 @@ import gzip
 import io
 import json
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO, Container, Iterator, Optional
 
 from judges.errors import InputError
 
@@ -20,13 +20,15 @@ def open_text(path: Path) -> IO[str]:
     return open(path, encoding="utf-8")
 
 
-def iter_jsonl(path: Path, stream: IO[str] | None = None) -> Iterator[tuple[int, object]]:
-    """Yield ``(line number, parsed value or InputError)``; blank lines are skipped."""
-    own = stream is None
-    f = open_text(path) if own else stream
+def iter_jsonl(path: Path, lines: Optional[Container[int]] = None) -> Iterator[tuple[int, object]]:
+    """Yield ``(line number, parsed value or InputError)``; blank lines are skipped.
+
+    ``lines``: parse only these line numbers (the others are read but not parsed).
+    """
+    f = open_text(path)
     try:
         for line_no, line in enumerate(f, start=1):
-            if not line.strip():
+            if (lines is not None and line_no not in lines) or not line.strip():
                 continue
             try:
                 yield line_no, json.loads(line)
@@ -35,8 +37,7 @@ def iter_jsonl(path: Path, stream: IO[str] | None = None) -> Iterator[tuple[int,
     except (OSError, EOFError, UnicodeDecodeError) as e:
         raise InputError(path, None, None, f"cannot read: {e}") from None
     finally:
-        if own:
-            f.close()
+        f.close()
 
 
 def discover(paths: list[Path], what: str) -> list[Path]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Container, Iterator, Optional
 
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
@@ -29,10 +29,13 @@ DATASET_SHAPES = {"auto": None, "rag": "rag", "ragtime": "responses", "dragun": 
 
 
 def read_reports(
-    path: Path, dataset: str = "auto", max_citations: Optional[int] = None
+    path: Path, dataset: str = "auto", max_citations: Optional[int] = None, lines: Optional[Container[int]] = None
 ) -> Iterator[tuple[int, Report | InputError]]:
-    """Yield ``(line, Report)`` for each record of a run file, or ``(line, InputError)``."""
-    for line, value in iter_jsonl(path):
+    """Yield ``(line, Report)`` for each record of a run file, or ``(line, InputError)``.
+
+    ``lines``: parse only these line numbers (a second pass that already knows what to judge).
+    """
+    for line, value in iter_jsonl(path, lines):
         if isinstance(value, InputError):
             yield line, value
             continue
