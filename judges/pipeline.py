@@ -8,6 +8,7 @@ sees thousands of (sentence, window) pairs at once. Every output is sorted and w
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import platform
@@ -468,15 +469,19 @@ def warmup(options: Options) -> None:
 _progress_queue = None
 
 
-def _init_worker(queue) -> None:
+def _init_worker(queue, options: Options) -> None:
+    """Runs once in each worker as it starts: one Numba thread, kernels loaded before work arrives."""
     global _progress_queue
     _progress_queue = queue
-    try:
-        import numba
+    import numba
 
-        numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
-    except ImportError:
-        pass
+    numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
+    if (options.backend or options.workflow.alignment.backend) == "numba":
+        warmup(options)
+
+
+def _started() -> None:
+    """An empty task: submitting one per worker makes the pool start them all now."""
 
 
 def _worker(options: Options, scan: _Scan, corpus: dict, topics: frozenset, log_path: Optional[str]) -> Part:
@@ -484,39 +489,55 @@ def _worker(options: Options, scan: _Scan, corpus: dict, topics: frozenset, log_
         return judge_part(options, scan, corpus, topics, log, _progress_queue.put)
 
 
-def _judge_parallel(options: Options, scan: _Scan, corpus: dict, topics: dict, log: DebugLog, progress) -> list[Part]:
-    """Split the topics round-robin over worker processes; each tokenizes only its own documents."""
-    import concurrent.futures
-    import multiprocessing
-    import queue as queue_module
-    import tempfile
+class _Workers:
+    """Worker processes, started early so their imports and kernel loading overlap the first pass."""
 
-    n = options.workers
-    groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
-    ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
-    q = ctx.Queue()
-    with tempfile.TemporaryDirectory(dir=options.out_dir, prefix=f".{options.name}.") as tmp:
-        logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
-        with concurrent.futures.ProcessPoolExecutor(n, mp_context=ctx, initializer=_init_worker, initargs=(q,)) as pool:
+    def __init__(self, options: Options, n: int):
+        import concurrent.futures
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
+        self.n, self.options, self.queue = n, replace(options, workers=n), ctx.Queue()
+        self.pool = concurrent.futures.ProcessPoolExecutor(
+            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, self.options)
+        )
+        for _ in range(n):
+            self.pool.submit(_started)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def judge(self, scan: _Scan, corpus: dict, topics: dict, log: DebugLog, progress) -> list[Part]:
+        """Deal the topics round-robin to the workers; each tokenizes only its own documents."""
+        import queue as queue_module
+        import tempfile
+
+        n, options = self.n, self.options
+        groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
+        with tempfile.TemporaryDirectory(dir=options.out_dir, prefix=f".{options.name}.") as tmp:
+            logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
             futures = [
-                pool.submit(_worker, options, scan, {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}, g, logs[w])
+                self.pool.submit(
+                    _worker, options, scan,
+                    {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}, g, logs[w],
+                )
                 for w, g in enumerate(groups)
             ]
             while not all(f.done() for f in futures):
                 try:
-                    progress(q.get(timeout=0.2))
+                    progress(self.queue.get(timeout=0.2))
                 except queue_module.Empty:
                     pass
             parts = [f.result() for f in futures]
-        while True:
-            try:
-                progress(q.get_nowait())
-            except queue_module.Empty:
-                break
-        for path in logs:
-            if path:
-                log.append_file(Path(path))
-    return parts
+            while True:
+                try:
+                    progress(self.queue.get_nowait())
+                except queue_module.Empty:
+                    break
+            for path in logs:
+                if path:
+                    log.append_file(Path(path))
+        return parts
 
 
 def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progress=None) -> Summary:
@@ -527,7 +548,13 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     out_dir, name = Path(options.out_dir), options.name
     log_path = options.debug_log if options.debug_log is not None else out_dir / f"{name}.jsonl"
     backend = get_backend(options.backend or options.workflow.alignment.backend)
-    with DebugLog(log_path) as log:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        workers = None
+        if options.workers > 1:
+            workers = _Workers(options, options.workers)
+            stack.callback(workers.close)
+        log = stack.enter_context(DebugLog(log_path))
         problems = _Problems(options.on_error, log, summary, warn)
         log.event("session_start", version=__version__, backend=backend.name, name=name, workers=options.workers,
                   workflow=options.workflow.model_dump(), inputs=_inputs(options))
@@ -545,10 +572,13 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
             counts["corpus_documents"] = len(corpus)
         progress(0, total=scan.citations)
 
-        workers = options.workers or (os.cpu_count() or 1 if scan.citations >= AUTO_PARALLEL_CITATIONS else 1)
-        workers = max(1, min(workers, len(topics)))
-        if workers > 1:
-            parts = _judge_parallel(replace(options, workers=workers), scan, corpus, topics, log, progress)
+        if workers is None and options.workers == 0 and scan.citations >= AUTO_PARALLEL_CITATIONS and len(topics) > 1:
+            n = min(os.cpu_count() or 1, len(topics))
+            if n > 1:
+                workers = _Workers(options, n)
+                stack.callback(workers.close)
+        if workers is not None:
+            parts = workers.judge(scan, corpus, topics, log, progress)
         else:
             parts = [judge_part(options, scan, corpus, None, log, progress)]
         del corpus
