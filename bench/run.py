@@ -110,7 +110,7 @@ def run_measured(
     cwd: str | os.PathLike,
     log_prefix: str | os.PathLike,
     timeout: float | None = None,
-    interval: float = 0.05,
+    interval: float = 0.5,  # sampling /proc costs CPU: keep it rare so it does not slow the judge
 ) -> dict:
     """Run ``cmd``; return rc, wall seconds, peak RSS (single process) and sampled tree RSS."""
     out_path, err_path = f"{log_prefix}.stdout", f"{log_prefix}.stderr"

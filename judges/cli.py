@@ -7,8 +7,6 @@ code 2, never a traceback.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from enum import Enum
 from pathlib import Path
@@ -115,6 +113,9 @@ def main(
     except BackendUnavailable as e:
         err.print(f"error: --backend: {e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
+    except OSError as e:  # e.g. an output directory that cannot be written
+        err.print(f"error: {e.filename or ''}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
     except KeyboardInterrupt:
         err.print("interrupted: no output was replaced (outputs are written only when complete)", markup=False)
         raise typer.Exit(130)
@@ -125,13 +126,13 @@ def _prepare_numba(options) -> None:
     """Load (or, on a fresh install, compile) every Numba kernel, saying so instead of looking hung."""
     import numba
 
-    from judges import pipeline
+    from judges.judge import warmup
 
     # One process: the kernel's prange may use every core. Worker processes use one thread each.
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     with err.status("loading the Numba kernels (the first run after install compiles them, about a minute)..."):
         t = time.perf_counter()
-        pipeline.warmup(options)
+        warmup(options)
     if time.perf_counter() - t > 5:
         err.print(f"compiled the Numba kernels in {time.perf_counter() - t:.0f} s (cached for later runs)", markup=False)
 

@@ -1,0 +1,241 @@
+"""Judging citations, batch by batch: resolve → tokenize/segment → prefilter → align → judge.
+
+A :class:`Judge` keeps what is worth keeping across reports and runs of one process: the
+vocabulary and the prepared (tokenized, windowed) documents. :func:`judge_part` streams the
+reports of a set of topics through it, in batches of about ``BATCH_CITATIONS`` citations, so the
+prefilter and the alignment engine each see thousands of citations per call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pyarrow as pa
+
+from judges.align import prefilter, support
+from judges.align.backends import get_backend
+from judges.align.passages import DocIndex
+from judges.formats.debuglog import DebugLog
+from judges.formats.runs import read_reports
+from judges.options import Options
+from judges.outputs import Assessments, doc_id_md5
+from judges.records import Citation, Document, Judgment, Report, Sentence
+from judges.scan import Scan
+from judges.text.tokenize import Tokens, Vocabulary
+
+BATCH_CITATIONS = 4096  # citations aligned per engine call
+DOC_CACHE_TOKENS = 60_000_000  # tokenized documents kept for reuse across runs (~16 bytes/token)
+
+
+class Judge:
+    """Resolves, prepares and aligns citations, batch by batch, in one process."""
+
+    def __init__(self, options: Options):
+        self.o = options
+        self.wf = options.workflow
+        self.backend = get_backend(options.backend or self.wf.alignment.backend)
+        self.vocab = Vocabulary()
+        self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
+        self._doc_cache_tokens = 0
+        self.corpus: dict[str, Document] = {}
+
+    # -- stage 2: resolve and prepare ---------------------------------------------------------
+    def doc_index(self, text: str) -> DocIndex:
+        cache = self._doc_cache
+        di = cache.get(text)
+        if di is not None:
+            cache.move_to_end(text)
+            return di
+        di = DocIndex(text, self.vocab, self.wf.windows.sentences, self.wf.windows.stride)
+        cache[text] = di
+        self._doc_cache_tokens += di.n_tokens
+        while self._doc_cache_tokens > DOC_CACHE_TOKENS and len(cache) > 1:
+            _, old = cache.popitem(last=False)
+            self._doc_cache_tokens -= old.n_tokens
+        return di
+
+    def resolve(self, report: Report, doc_id: str) -> tuple[Optional[Document], str, str]:
+        """The cited document, where it came from, and (when missing) why."""
+        embedded = report.documents.get(doc_id)
+        if embedded is not None:
+            return embedded, "embedded", ""
+        found = self.corpus.get(doc_id)
+        if found is not None:
+            return found, "corpus", ""
+        if doc_id in report.documents:
+            return None, "none", f"document {doc_id!r} has no text"
+        if self.o.corpus is None:
+            return None, "none", f"document {doc_id!r} not in the report's documents (no --corpus given)"
+        return None, "none", f"document {doc_id!r} in neither the report's documents nor the corpus"
+
+    # -- stage 3: align and judge, batch by batch ---------------------------------------------
+    def judge_batch(self, reports: list[Report], out: Assessments, log: DebugLog) -> int:
+        """Judge every citation of ``reports`` with one prefilter call and one engine call."""
+        texts: list[str] = []
+        docs: list[DocIndex] = []
+        doc_slot: dict[int, int] = {}
+        items = []  # per citation: (report, sentence, citation, answer slot, doc slot or -1, source, reason)
+        for rep in reports:
+            for sent in rep.sentences:
+                if not sent.citations:
+                    continue
+                a_slot = len(texts)
+                texts.append(sent.text)
+                for c in sent.citations:
+                    if c.doc_id is None:
+                        items.append((rep, sent, c, a_slot, -1, "none", c.problem))
+                        continue
+                    doc, source, reason = self.resolve(rep, c.doc_id)
+                    if doc is None:
+                        items.append((rep, sent, c, a_slot, -1, source, reason))
+                        continue
+                    di = self.doc_index(doc.text)
+                    d = doc_slot.get(id(di))
+                    if d is None:
+                        d = doc_slot[id(di)] = len(docs)
+                        docs.append(di)
+                    items.append((rep, sent, c, a_slot, d, source, ""))
+
+        answers = self.vocab.encode_many(texts)
+        best, cands = self._align(answers, docs, items)
+        for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
+            if d < 0:
+                j = support.missing(reason, source)
+            else:
+                j = support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
+            if log.enabled:
+                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j)
+            out.add(rep, sent, c, j)
+        return len(items)
+
+    def _align(self, answers: list[Tokens], docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
+        """Best alignment per citation (absolute document tokens) and the candidate windows."""
+        n, k = len(items), self.wf.windows.candidates
+        cit_a = np.array([it[3] for it in items], dtype=np.int64)
+        cit_d = np.array([it[4] for it in items], dtype=np.int64)
+        cands = np.full((n, k), -1, dtype=np.int64)
+        best = np.zeros((n, 6), dtype=np.int64)
+        lengths = np.array([len(a) for a in answers], dtype=np.int64)
+        todo = np.nonzero((cit_d >= 0) & (lengths[cit_a] > 0))[0] if n else np.zeros(0, np.int64)
+        if len(todo) == 0:
+            return best.tolist(), cands
+        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=a_offsets[1:])
+        a_tokens = np.concatenate([a.ids for a in answers])
+        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
+        d_tokens = np.concatenate([d.tokens.ids for d in docs])
+        w_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([len(d.windows) for d in docs], out=w_base[1:])
+        win = np.concatenate([d.windows for d in docs])  # token ranges relative to each document
+        win_doc = np.repeat(np.arange(len(docs)), np.diff(w_base))
+        win_lo, win_hi = win[:, 0] + d_base[win_doc], win[:, 1] + d_base[win_doc]
+        fast = self.backend.name == "numba"
+        d_weights = np.concatenate([
+            d.weights(fast) if len(d.windows) > k else np.zeros(d.n_tokens, np.int32) for d in docs
+        ])
+        cands[todo] = self.prefilter(
+            a_tokens, a_offsets, cit_a[todo], d_tokens, d_weights, win_lo, win_hi,
+            w_base[cit_d[todo]], w_base[cit_d[todo] + 1], k, len(self.vocab),
+        )
+        sub = cands[todo]
+        rows, slots = np.nonzero(sub >= 0)
+        owner = todo[rows]
+        w_row = w_base[cit_d[owner]] + sub[rows, slots]
+        al = self.wf.alignment
+        res = self.backend.align_batch(
+            a_tokens, a_offsets, cit_a[owner], d_tokens, win_lo[w_row], win_hi[w_row], al.match, al.mismatch, al.gap
+        )
+        # Best per citation: highest score, then smallest document end, then smallest answer end.
+        rel = win[w_row, 0]
+        b_end = res[:, 4] + rel
+        order = np.lexsort((res[:, 2], b_end, -res[:, 0], owner))
+        first = order[np.unique(owner[order], return_index=True)[1]]
+        win_res = res[first]
+        keep = win_res[:, 0] > 0
+        chosen = owner[first][keep]
+        best[chosen] = win_res[keep]
+        best[chosen, 3] += rel[first][keep]
+        best[chosen, 4] += rel[first][keep]
+        return best.tolist(), cands
+
+    def prefilter(self, *args) -> np.ndarray:
+        """Candidate windows per citation (:mod:`judges.align.prefilter`), by the chosen engine."""
+        if self.backend.name == "numba":
+            return prefilter.candidates_batch(*args)
+        (a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, w0, w1, k, _) = args
+        out = np.full((len(cit_a), k), -1, dtype=np.int64)
+        for c in range(len(cit_a)):
+            answer = a_tokens[a_offsets[cit_a[c]] : a_offsets[cit_a[c] + 1]]
+            windows = np.stack([win_lo[w0[c] : w1[c]], win_hi[w0[c] : w1[c]]], axis=1)
+            got = prefilter.candidates_reference(answer.tolist(), d_tokens, d_weights, windows, k)
+            out[c, : len(got)] = got
+        return out
+
+    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment) -> None:
+        common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
+        log.event(
+            "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
+            doc_chars=None if di is None else len(di.text),
+            candidate_windows=None if di is None else [di.windows[w].tolist() for w in cands if w >= 0],
+        )
+        log.event(
+            "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=doc_id_md5(f"{sent.text}_{c.citation_id}"),
+            alignment=None if di is None else alignment, **j._asdict(),
+        )
+
+
+class Part(NamedTuple):
+    """What judging one group of topics produced (in one process)."""
+
+    per_topic: dict
+    assessments: pa.Table
+    counts: Counter
+
+
+def judge_part(
+    options: Options, scan: Scan, corpus: dict[str, Document], topics: Optional[frozenset], log: DebugLog, progress
+) -> Part:
+    """Judge the selected runs' reports whose topic is in ``topics`` (``None``: all)."""
+    judge = Judge(options)
+    judge.corpus = corpus
+    out = Assessments()
+    counts: Counter = Counter()
+    pending: list[Report] = []
+    pending_citations = 0
+
+    def flush() -> None:
+        nonlocal pending, pending_citations
+        done = judge.judge_batch(pending, out, log)
+        for rep in pending:
+            out.finish_report(rep)
+        out.flush_rows()
+        progress(done)
+        pending, pending_citations = [], 0
+
+    for path in scan.files:
+        mine = {n for n, t in scan.lines.get(str(path), {}).items() if topics is None or t in topics}
+        if not mine:
+            continue
+        for _, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence, mine):
+            counts["reports"] += 1
+            counts["sentences"] += len(rep.sentences)
+            counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
+            pending.append(rep)
+            pending_citations += sum(len(s.citations) for s in rep.sentences)
+            if pending_citations >= BATCH_CITATIONS:
+                flush()
+    flush()
+    return Part(out.per_topic, out.table(), counts)
+
+
+def warmup(options: Options) -> None:
+    """Judge one tiny in-memory report so every Numba kernel is compiled (or loaded from cache)."""
+    text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * options.workflow.windows.sentences))
+    doc = Document("warm", text)
+    sentence = Sentence(0, "Sentence number 3 says warm words.", (Citation(0, "warm", "warm"),))
+    report = Report("warm", "warm", "", "responses", (sentence,), {"warm": doc}, "<warmup>", 1)
+    with DebugLog(None) as log:
+        Judge(options).judge_batch([report], Assessments(), log)

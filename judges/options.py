@@ -1,0 +1,38 @@
+"""What one judging session was asked to do (from the CLI) and what it reports back."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from judges.config import Workflow
+
+
+@dataclass
+class Options:
+    topics: list[Path]
+    responses: list[Path]
+    out_dir: Path
+    name: str
+    workflow: Workflow
+    workflow_path: Optional[Path] = None
+    corpus: Optional[Path] = None
+    dataset: str = "auto"
+    max_topics: Optional[int] = None
+    max_runs: Optional[int] = None
+    debug_log: Optional[Path] = None
+    on_error: str = "fail"  # fail | skip
+    leaderboard_formats: tuple[str, ...] = ("ir_measures",)
+    backend: Optional[str] = None  # overrides workflow.alignment.backend
+    workers: int = 1  # processes; topics are split between them (0: all cores for big jobs)
+
+
+@dataclass
+class Summary:
+    counts: Counter = field(default_factory=Counter)
+    statuses: Counter = field(default_factory=Counter)
+    runs: list[str] = field(default_factory=list)
+    topics: int = 0
+    files: dict[str, str] = field(default_factory=dict)  # output kind -> path

@@ -1,0 +1,165 @@
+"""Everything a session writes: assessments, qrels, leaderboards, Parquet tables, config.
+
+Qrels are derived from the assessments table (one row per judged citation), so there is one
+source of truth: ``NAME.qrels`` keeps, per (topic, md5 of sentence + citation id), the best
+grade; ``NAME.doc.qrels`` per (topic, cited document). Every file is sorted and written
+atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import yaml
+
+from judges import __version__
+from judges.formats import tables, trec
+from judges.formats.atomic import atomic_path, atomic_text
+from judges.formats.jsonl import discover
+from judges.leaderboard import leaderboard_rows
+from judges.measures import SentenceResult, evaluate
+from judges.options import Options, Summary
+from judges.records import Judgment, Report
+
+SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
+
+
+def doc_id_md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Assessments:
+    """Accumulates judgments into assessment rows (columnar) and per-report measures."""
+
+    def __init__(self) -> None:
+        self.per_topic: dict[tuple[str, str], dict[str, float]] = {}
+        self._columns: dict[str, list] = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
+        self._batches: list[pa.RecordBatch] = []
+        self._statuses: dict[tuple[str, str], dict[int, list[str]]] = {}  # report -> sentence -> statuses
+
+    def add(self, rep: Report, sent, c, j: Judgment) -> None:
+        qid = doc_id_md5(f"{sent.text}_{c.citation_id}")
+        cols = self._columns
+        for name, value in (
+            ("run_id", rep.run_id), ("topic_id", rep.topic_id), ("sentence_index", sent.index),
+            ("citation_rank", c.rank), ("citation", c.raw), ("doc_id", c.doc_id), ("qrels_doc_id", qid),
+            ("status", j.status), ("grade", j.grade), ("score", j.score), ("norm_score", j.norm_score),
+            ("answer_coverage", j.answer_coverage), ("evidence_coverage", j.evidence_coverage),
+            ("answer_tokens", j.answer_tokens), ("char_start", j.char_start), ("char_end", j.char_end),
+            ("evidence", j.evidence), ("doc_source", j.doc_source), ("reason", j.reason),
+            ("confidence", c.confidence), ("sentence", sent.text),
+        ):
+            cols[name].append(value)
+        self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
+
+    def finish_report(self, rep: Report) -> None:
+        key = (rep.run_id, rep.topic_id)
+        statuses = self._statuses.pop(key, {})
+        results = [SentenceResult(len(s.text.strip()), tuple(statuses.get(s.index, ()))) for s in rep.sentences]
+        self.per_topic[key] = evaluate(results)
+
+    def flush_rows(self) -> None:
+        if self._columns["run_id"]:
+            self._batches.append(pa.RecordBatch.from_pydict(self._columns, schema=tables.ASSESSMENT_SCHEMA))
+            self._columns = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
+
+    def table(self) -> pa.Table:
+        self.flush_rows()
+        return pa.Table.from_batches(self._batches, schema=tables.ASSESSMENT_SCHEMA)
+
+
+
+def qrels_rows(table: pa.Table, key: str) -> list[tuple[str, str, int]]:
+    """Best grade per (topic, ``key`` column), sorted; rows whose key is null are left out."""
+    if table.num_rows == 0:
+        return []
+    best = table.select(["topic_id", key, "grade"]).filter(pc.is_valid(table[key])).group_by(["topic_id", key]).aggregate([("grade", "max")])
+    return sorted(zip(best["topic_id"].to_pylist(), best[key].to_pylist(), best["grade_max"].to_pylist()))
+
+
+def write_assessments(path: Path, table: pa.Table) -> None:
+    """Write the assessments sorted by run, topic, sentence and citation, a row group at a time
+    (sorting chunk by chunk keeps one extra row group in memory, not a second table)."""
+    order = pc.sort_indices(table, sort_keys=tables.ASSESSMENT_SORT)
+    with atomic_path(path) as tmp:
+        with pq.ParquetWriter(tmp, tables.ASSESSMENT_SCHEMA, compression="zstd") as writer:
+            for start in range(0, max(table.num_rows, 1), SORTED_ROW_GROUP):
+                writer.write_table(table.take(order[start : start + SORTED_ROW_GROUP]))
+
+
+def write_outputs(options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics) -> None:
+    out_dir, name = Path(options.out_dir), options.name
+    files, counts = summary.files, summary.counts
+    for kind, key, suffix in (("qrels", "qrels_doc_id", "qrels"), ("doc_qrels", "doc_id", "doc.qrels")):
+        path = out_dir / f"{name}.{suffix}"
+        counts[f"{kind}_rows"] = trec.write_qrels(path, qrels_rows(table, key))
+        files[kind] = str(path)
+
+    rows = leaderboard_rows(per_topic, scan.runs, list(topics), options.workflow.leaderboard.on_missing)
+    for fmt in options.leaderboard_formats:
+        path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
+        trec.write_leaderboard(path, rows, fmt)
+        files[f"leaderboard_{fmt}"] = str(path)
+    lb_table = pa.Table.from_pylist(
+        [dict(run_id=r, topic_id=t, measure=m, value=float(v)) for r, t, m, v in rows], schema=tables.LEADERBOARD_SCHEMA
+    )
+    tables.write_table(out_dir / f"{name}.leaderboard.parquet", lb_table)
+    files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
+    write_assessments(out_dir / f"{name}.assessments.parquet", table)
+    files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
+
+    config = {
+        "name": name,
+        "judge": "citation",
+        "workflow": options.workflow.model_dump(),
+        "backend": options.backend or options.workflow.alignment.backend,
+        "dataset": options.dataset,
+        "on_error": options.on_error,
+        "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
+        "inputs": describe_inputs(options, with_hashes=True),
+        "runs": sorted(scan.runs),
+        "topics": len(topics),
+        "counts": {k: int(v) for k, v in sorted(counts.items())},
+        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing")},
+    }
+    config_path = out_dir / f"{name}.config.yml"
+    with atomic_text(config_path) as f:
+        yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
+    files["config"] = str(config_path)
+
+
+def _versions() -> dict[str, str]:
+    import numba
+
+    return {"numpy": np.__version__, "numba": numba.__version__, "pyarrow": pa.__version__}
+
+
+def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
+    """The input files (as found), with their sha256 for the config record."""
+
+    def describe(paths: list[Path], option: str) -> list:
+        found = discover(paths, option)
+        if not with_hashes:
+            return [p.as_posix() for p in found]
+        return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]
+
+    inputs = {"topics": describe(options.topics, "--rag-topics"), "responses": describe(options.responses, "--rag-responses")}
+    if options.corpus is not None:
+        inputs["corpus"] = describe([options.corpus], "--corpus")[0]
+    if options.workflow_path is not None:
+        inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
+    return inputs

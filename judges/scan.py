@@ -1,0 +1,140 @@
+"""The first pass over topics and run files: validate everything, learn what judging needs.
+
+Run files are read twice and never held whole: this pass checks every record (bad ones fail
+the run or, with ``--on-error skip``, are counted and logged), rejects duplicate reports, picks
+the runs to judge, and records per line which report to judge, which documents to take from the
+corpus, and how many citations there are (for the progress bar).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from judges.errors import InputError
+from judges.formats.debuglog import DebugLog
+from judges.formats.jsonl import discover
+from judges.formats.runs import read_reports
+from judges.formats.topics import read_topics
+from judges.options import Options
+from judges.records import Topic
+
+
+class Problems:
+    """Bad input records: fail on the first (``--on-error fail``) or skip, say so and count."""
+
+    def __init__(self, on_error: str, log: DebugLog, counts: Counter, warn: Callable[[str], None]):
+        self.on_error, self.log, self.counts, self.warn = on_error, log, counts, warn
+
+    def __call__(self, error: InputError, what: str = "record") -> None:
+        if self.on_error == "fail":
+            raise error
+        self.counts[f"skipped_{what}s"] += 1
+        self.log.event("INPUT_ERROR", path=error.path, line=error.line, field=error.field, problem=error.problem)
+        self.warn(f"skipped {what}: {error.render()}")
+
+
+
+def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]) -> dict[str, Topic]:
+    topics: dict[str, Topic] = {}
+    for path in discover(paths, "--rag-topics"):
+        for line, value in read_topics(path):
+            if isinstance(value, InputError):
+                problems(value, "topic")
+            elif value.topic_id in topics:
+                problems(InputError(path, line, "request_id", f"duplicate topic id {value.topic_id!r}"), "topic")
+            else:
+                topics[value.topic_id] = value
+    if not topics:
+        raise InputError(", ".join(map(str, paths)), None, "--rag-topics", "no topics found")
+    if max_topics is not None:
+        topics = dict(list(topics.items())[:max_topics])
+    return topics
+
+
+@dataclass
+class Scan:
+    """What the first pass over the run files learned."""
+
+    files: list[Path]
+    lines: dict[str, dict[int, str]]  # path -> line -> topic, for every report to judge
+    runs: list[str]  # selected run ids, in order of first appearance
+    answered: dict[str, set[str]]  # run -> topics it answered
+    wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
+    citations: int  # judged citations, for the progress bar
+
+
+def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) -> dict[str, set[str]]:
+    by_topic: dict[str, set[str]] = {}
+    for (run, topic), ids in wanted.items():
+        if run in runs and ids:
+            by_topic.setdefault(topic, set()).update(ids)
+    return by_topic
+
+
+
+def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, counts: Counter, warn) -> Scan:
+    """The first pass: validate every report and learn what the second pass needs."""
+    files = discover(options.responses, "--rag-responses")
+    if not files:
+        raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
+    lines: dict[str, dict[int, tuple[str, str]]] = {}
+    seen: dict[tuple[str, str], str] = {}
+    run_order: list[str] = []
+    answered: dict[str, set[str]] = {}
+    wanted: dict[tuple[str, str], set[str]] = {}
+    citations: Counter = Counter()
+    for path in files:
+        for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
+            if isinstance(rep, InputError):
+                problems(rep, "report")
+                continue
+            key = (rep.run_id, rep.topic_id)
+            if key in seen:
+                problems(
+                    InputError(path, line, "topic_id", f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})"),
+                    "report",
+                )
+                continue
+            seen[key] = f"{path}:{line}"
+            if rep.run_id not in answered:
+                run_order.append(rep.run_id)
+                answered[rep.run_id] = set()
+            if rep.topic_id not in topics:
+                counts["reports_unknown_topic"] += 1
+                continue
+            lines.setdefault(str(path), {})[line] = key
+            answered[rep.run_id].add(rep.topic_id)
+            docs = wanted.setdefault(key, set())
+            for sent in rep.sentences:
+                citations[rep.run_id] += len(sent.citations)
+                for c in sent.citations:
+                    if c.doc_id is not None and rep.documents.get(c.doc_id) is None:
+                        docs.add(c.doc_id)
+    runs = run_order if options.max_runs is None else run_order[: options.max_runs]
+    counts["runs_not_selected"] = len(run_order) - len(runs)
+    if counts["reports_unknown_topic"]:
+        warn(f"{counts['reports_unknown_topic']} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)")
+    selected = set(runs)
+    return Scan(
+        files=files,
+        lines={p: {n: t for n, (r, t) in ls.items() if r in selected} for p, ls in lines.items()},
+        runs=runs,
+        answered={r: answered[r] for r in runs},
+        wanted_docs=_wanted_by_topic(wanted, set(runs)),
+        citations=sum(citations[r] for r in runs),
+    )
+
+def check_missing_topics(options: Options, topics: dict[str, Topic], scan: Scan) -> None:
+    """``leaderboard.on_missing: error``: refuse before judging when a run skipped a topic."""
+    if options.workflow.leaderboard.on_missing != "error":
+        return
+    gaps = [(r, t) for r in scan.runs for t in topics if t not in scan.answered[r]]
+    if gaps:
+        shown = ", ".join(f"{r}/{t}" for r, t in gaps[:5]) + (" ..." if len(gaps) > 5 else "")
+        raise InputError(
+            options.workflow_path or "workflow", None, "leaderboard.on_missing",
+            f"error: {len(gaps)} (run, topic) pair(s) without a report: {shown}",
+        )

@@ -1,0 +1,98 @@
+"""Worker processes for ``--workers N``: topics dealt round-robin, one Numba thread each.
+
+Each worker judges whole topics, so it tokenizes only its own topics' documents, and the
+results of different workers never overlap: merging them is a concatenation. Workers are
+spawned (fork is unsafe once Numba's threads have started) as early as possible, and load
+their kernels in the pool initializer while the main process still runs the first pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Optional
+
+from judges.formats.debuglog import DebugLog
+from judges.judge import Part, judge_part, warmup
+from judges.options import Options
+from judges.scan import Scan
+
+_progress_queue = None
+
+
+def _init_worker(queue, options: Options) -> None:
+    """Runs once in each worker as it starts: one Numba thread, kernels loaded before work arrives."""
+    global _progress_queue
+    _progress_queue = queue
+    import numba
+
+    numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
+    if (options.backend or options.workflow.alignment.backend) == "numba":
+        warmup(options)
+
+
+def _started() -> None:
+    """An empty task: submitting one per worker makes the pool start them all now."""
+
+
+def _worker(options: Options, scan: Scan, corpus: dict, topics: frozenset, log_path: Optional[str]) -> Part:
+    with DebugLog(Path(log_path) if log_path else None) as log:
+        return judge_part(options, scan, corpus, topics, log, _progress_queue.put)
+
+
+class Workers:
+    """Worker processes, started early so their imports and kernel loading overlap the first pass."""
+
+    def __init__(self, options: Options, n: int):
+        import concurrent.futures
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
+        self.n, self.options, self.queue = n, replace(options, workers=n), ctx.Queue()
+        self.pool = concurrent.futures.ProcessPoolExecutor(
+            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, self.options)
+        )
+        for _ in range(n):
+            self.pool.submit(_started)
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog, progress) -> list[Part]:
+        """Deal the topics round-robin to the workers; each tokenizes only its own documents.
+
+        ``corpus`` is emptied once every worker has its share (the main process keeps no copy).
+        """
+        import queue as queue_module
+        import tempfile
+
+        n, options = self.n, self.options
+        groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
+        with tempfile.TemporaryDirectory(dir=options.out_dir, prefix=f".{options.name}.") as tmp:
+            logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
+            futures = [
+                self.pool.submit(
+                    _worker, options, scan,
+                    {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}, g, logs[w],
+                )
+                for w, g in enumerate(groups)
+            ]
+            corpus.clear()
+            while not all(f.done() for f in futures):
+                try:
+                    progress(self.queue.get(timeout=0.2))
+                except queue_module.Empty:
+                    pass
+            parts = [f.result() for f in futures]
+            while True:
+                try:
+                    progress(self.queue.get_nowait())
+                except queue_module.Empty:
+                    break
+            for path in logs:
+                if path:
+                    log.append_file(Path(path))
+        return parts
