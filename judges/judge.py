@@ -8,8 +8,10 @@ prefilter and the alignment engine each see thousands of citations per call.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter, OrderedDict
-from typing import NamedTuple, Optional
+from pathlib import Path
+from typing import BinaryIO, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -18,7 +20,8 @@ from judges.align import prefilter, support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
 from judges.formats.debuglog import DebugLog
-from judges.formats.runs import read_reports
+from judges.formats.jsonl import seekable
+from judges.formats.runs import read_report_at, read_reports
 from judges.options import Options
 from judges.outputs import Assessments, doc_id_md5
 from judges.records import Citation, Document, Judgment, Report, Sentence
@@ -55,6 +58,11 @@ class Judge:
             _, old = cache.popitem(last=False)
             self._doc_cache_tokens -= old.n_tokens
         return di
+
+    def forget_documents(self) -> None:
+        """Drop the prepared documents (between topics, whose documents rarely overlap)."""
+        self._doc_cache.clear()
+        self._doc_cache_tokens = 0
 
     def resolve(self, report: Report, doc_id: str) -> tuple[Optional[Document], str, str]:
         """The cited document, where it came from, and (when missing) why."""
@@ -134,7 +142,7 @@ class Judge:
         win_lo, win_hi = win[:, 0] + d_base[win_doc], win[:, 1] + d_base[win_doc]
         fast = self.backend.name == "numba"
         d_weights = np.concatenate([
-            d.weights(fast) if len(d.windows) > k else np.zeros(d.n_tokens, np.int32) for d in docs
+            d.weights(fast) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs
         ])
         cands[todo] = self.prefilter(
             a_tokens, a_offsets, cit_a[todo], d_tokens, d_weights, win_lo, win_hi,
@@ -198,35 +206,57 @@ class Part(NamedTuple):
 def judge_part(
     options: Options, scan: Scan, corpus: dict[str, Document], topics: Optional[frozenset], log: DebugLog, progress
 ) -> Part:
-    """Judge the selected runs' reports whose topic is in ``topics`` (``None``: all)."""
+    """Judge the selected runs' reports on ``topics`` (``None``: all), topic by topic.
+
+    Reports are re-read topic by topic (by byte offset; gzip run files, which cannot seek, are
+    streamed once at the end), so only one topic's documents are prepared at a time: memory
+    does not grow with the number of runs, and no document is tokenized twice.
+    """
     judge = Judge(options)
     judge.corpus = corpus
     out = Assessments()
     counts: Counter = Counter()
     pending: list[Report] = []
     pending_citations = 0
+    max_citations = options.workflow.citations.max_per_sentence
+
+    def add(rep: Report) -> None:
+        nonlocal pending_citations
+        counts["reports"] += 1
+        counts["sentences"] += len(rep.sentences)
+        counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
+        pending.append(rep)
+        pending_citations += sum(len(s.citations) for s in rep.sentences)
+        if pending_citations >= BATCH_CITATIONS:
+            flush()
 
     def flush() -> None:
         nonlocal pending, pending_citations
-        done = judge.judge_batch(pending, out, log)
-        for rep in pending:
-            out.finish_report(rep)
-        out.flush_rows()
-        progress(done)
+        if pending:
+            done = judge.judge_batch(pending, out, log)
+            for rep in pending:
+                out.finish_report(rep)
+            out.flush_rows()
+            progress(done)
         pending, pending_citations = [], 0
 
-    for path in scan.files:
-        mine = {n for n, t in scan.lines.get(str(path), {}).items() if topics is None or t in topics}
-        if not mine:
-            continue
-        for _, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence, mine):
-            counts["reports"] += 1
-            counts["sentences"] += len(rep.sentences)
-            counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
-            pending.append(rep)
-            pending_citations += sum(len(s.citations) for s in rep.sentences)
-            if pending_citations >= BATCH_CITATIONS:
-                flush()
+    mine = sorted(t for t in scan.reports if topics is None or t in topics)
+    streamed: dict[str, set[int]] = {}
+    with contextlib.ExitStack() as stack:
+        files: dict[str, BinaryIO] = {}
+        for topic in mine:
+            for path, line, offset in scan.reports[topic]:
+                if not seekable(path):
+                    streamed.setdefault(path, set()).add(line)
+                    continue
+                if path not in files:
+                    files[path] = stack.enter_context(open(path, "rb"))
+                add(read_report_at(files[path], path, line, offset, options.dataset, max_citations))
+            flush()
+            judge.forget_documents()  # the next topic cites other documents
+    for path in sorted(streamed):
+        for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
+            add(rep)
     flush()
     return Part(out.per_topic, out.table(), counts)
 

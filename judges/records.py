@@ -56,6 +56,7 @@ class Report:
     documents: dict[str, Optional[Document]]  # embedded documents; None = present without text
     path: str
     line: int
+    offset: int = 0  # byte offset of the record's line in its (uncompressed) file
 
 
 class Judgment(NamedTuple):
@@ -72,7 +73,7 @@ class Judgment(NamedTuple):
     char_end: int
     evidence: str
     doc_source: str  # embedded | corpus | none
-    reason: str  # why this status (for missing: what could not be resolved)
+    reason: str  # for missing: what could not be resolved; for a sentence without tokens: that
 
 
 STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0}

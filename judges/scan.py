@@ -59,7 +59,7 @@ class Scan:
     """What the first pass over the run files learned."""
 
     files: list[Path]
-    lines: dict[str, dict[int, str]]  # path -> line -> topic, for every report to judge
+    reports: dict[str, list[tuple[str, int, int]]]  # topic -> (path, line, byte offset) of each report to judge
     runs: list[str]  # selected run ids, in order of first appearance
     answered: dict[str, set[str]]  # run -> topics it answered
     wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
@@ -75,12 +75,20 @@ def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) ->
 
 
 
+def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> dict[str, list[tuple[str, int, int]]]:
+    by_topic: dict[str, list[tuple[str, int, int]]] = {}
+    for run, topic, path, line, offset in located:
+        if run in runs:
+            by_topic.setdefault(topic, []).append((path, line, offset))
+    return by_topic
+
+
 def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, counts: Counter, warn) -> Scan:
     """The first pass: validate every report and learn what the second pass needs."""
     files = discover(options.responses, "--rag-responses")
     if not files:
         raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
-    lines: dict[str, dict[int, tuple[str, str]]] = {}
+    located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
     seen: dict[tuple[str, str], str] = {}
     run_order: list[str] = []
     answered: dict[str, set[str]] = {}
@@ -105,7 +113,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             if rep.topic_id not in topics:
                 counts["reports_unknown_topic"] += 1
                 continue
-            lines.setdefault(str(path), {})[line] = key
+            located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
             answered[rep.run_id].add(rep.topic_id)
             docs = wanted.setdefault(key, set())
             for sent in rep.sentences:
@@ -120,7 +128,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     selected = set(runs)
     return Scan(
         files=files,
-        lines={p: {n: t for n, (r, t) in ls.items() if r in selected} for p, ls in lines.items()},
+        reports=_by_topic(located, selected),
         runs=runs,
         answered={r: answered[r] for r in runs},
         wanted_docs=_wanted_by_topic(wanted, set(runs)),

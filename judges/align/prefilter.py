@@ -45,7 +45,8 @@ def candidates_reference(answer_ids, doc_ids, weights, windows, k: int) -> list[
 
 # -- shared step: weights from document frequencies ---------------------------------------------
 def idf_weights(ids: np.ndarray, windows: np.ndarray, fast: bool) -> np.ndarray:
-    """Per token position, the weight of the token there (int32)."""
+    """Per token position, the weight of the token there (int16: 1000 * ln(1 + W) < 32768 for any
+    document with fewer than 10**14 windows; sums are taken in int64)."""
     n_windows = len(windows)
     uniq, local = np.unique(ids, return_inverse=True)
     if fast:
@@ -53,7 +54,7 @@ def idf_weights(ids: np.ndarray, windows: np.ndarray, fast: bool) -> np.ndarray:
     else:
         counts = window_df_reference(local, windows)
         df = np.array([counts.get(i, 0) for i in range(len(uniq))], dtype=np.int64)
-    per_token = np.rint(IDF_SCALE * np.log1p(n_windows / np.maximum(df, 1))).astype(np.int32)
+    per_token = np.rint(IDF_SCALE * np.log1p(n_windows / np.maximum(df, 1))).astype(np.int16)
     return per_token[local]
 
 

@@ -32,11 +32,11 @@ def judge(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, workf
         char_start = char_end = 0
     thresholds = workflow.support
     if norm >= thresholds.supported:
-        status, reason = "supported", f"norm_score {norm:.3f} >= {thresholds.supported}"
+        status = "supported"
     elif norm >= thresholds.partial:
-        status, reason = "partial", f"norm_score {norm:.3f} >= {thresholds.partial}"
+        status = "partial"
     else:
-        status, reason = "unsupported", f"norm_score {norm:.3f} < {thresholds.partial}"
+        status = "unsupported"
     return Judgment(
         status,
         STATUS_GRADE[status],
@@ -49,7 +49,7 @@ def judge(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, workf
         char_end,
         doc.text[char_start:char_end],
         doc_source,
-        reason,
+        "",  # the status follows from norm_score and the workflow's thresholds
     )
 
 

@@ -20,24 +20,40 @@ def open_text(path: Path) -> IO[str]:
     return open(path, encoding="utf-8")
 
 
-def iter_jsonl(path: Path, lines: Optional[Container[int]] = None) -> Iterator[tuple[int, object]]:
-    """Yield ``(line number, parsed value or InputError)``; blank lines are skipped.
+def seekable(path: Path | str) -> bool:
+    """Whether a record can be re-read by byte offset (plain files; not gzip streams)."""
+    return not str(path).endswith(".gz")
 
-    ``lines``: parse only these line numbers (the others are read but not parsed).
-    """
-    f = open_text(path)
+
+def iter_lines(path: Path, lines: Optional[Container[int]] = None) -> Iterator[tuple[int, int, bytes]]:
+    """Yield ``(line number, byte offset, raw line)`` for non-blank lines (``lines``: only those)."""
+    f = gzip.open(path, "rb") if not seekable(path) else open(path, "rb")
+    offset = 0
     try:
-        for line_no, line in enumerate(f, start=1):
-            if (lines is not None and line_no not in lines) or not line.strip():
-                continue
-            try:
-                yield line_no, json.loads(line)
-            except json.JSONDecodeError as e:
-                yield line_no, InputError(path, line_no, None, f"invalid JSON ({e.msg} at column {e.colno})")
-    except (OSError, EOFError, UnicodeDecodeError) as e:
+        for line_no, raw in enumerate(f, start=1):
+            if (lines is None or line_no in lines) and raw.strip():
+                yield line_no, offset, raw
+            offset += len(raw)
+    except (OSError, EOFError) as e:
         raise InputError(path, None, None, f"cannot read: {e}") from None
     finally:
         f.close()
+
+
+def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
+    """The JSON value of one line, or an :class:`InputError` saying what is wrong with it."""
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as e:
+        return InputError(path, line_no, None, f"invalid JSON ({e.msg} at column {e.colno})")
+    except UnicodeDecodeError as e:
+        return InputError(path, line_no, None, f"not UTF-8 ({e.reason} at byte {e.start})")
+
+
+def iter_jsonl(path: Path, lines: Optional[Container[int]] = None) -> Iterator[tuple[int, object]]:
+    """Yield ``(line number, parsed value or InputError)``; blank lines are skipped."""
+    for line_no, _, raw in iter_lines(path, lines):
+        yield line_no, parse_line(path, line_no, raw)
 
 
 def discover(paths: list[Path], what: str) -> list[Path]:

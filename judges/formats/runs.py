@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Container, Iterator, Optional
+from typing import BinaryIO, Container, Iterator, Optional
 
 from judges.errors import InputError
-from judges.formats.jsonl import iter_jsonl
+from judges.formats.jsonl import iter_lines, parse_line
 from judges.records import Citation, Document, Report, Sentence
 
 TOPIC_ID_KEYS = ("topic_id", "narrative_id", "request_id")
@@ -35,14 +35,26 @@ def read_reports(
 
     ``lines``: parse only these line numbers (a second pass that already knows what to judge).
     """
-    for line, value in iter_jsonl(path, lines):
+    for line, offset, raw in iter_lines(path, lines):
+        value = parse_line(path, line, raw)
         if isinstance(value, InputError):
             yield line, value
             continue
         try:
-            yield line, parse_report(value, str(path), line, dataset, max_citations)
+            yield line, parse_report(value, str(path), line, dataset, max_citations, offset)
         except InputError as e:
             yield line, e
+
+
+def read_report_at(
+    f: BinaryIO, path: str, line: int, offset: int, dataset: str = "auto", max_citations: Optional[int] = None
+) -> Report:
+    """Re-read one report, already validated by a first pass, from its byte offset in ``f``."""
+    f.seek(offset)
+    value = parse_line(path, line, f.readline())
+    if isinstance(value, InputError):
+        raise value
+    return parse_report(value, path, line, dataset, max_citations, offset)
 
 
 def _id(value: object, path: str, line: int, field: str) -> str:
@@ -55,7 +67,7 @@ def _id(value: object, path: str, line: int, field: str) -> str:
 
 
 def parse_report(
-    obj: object, path: str, line: int, dataset: str = "auto", max_citations: Optional[int] = None
+    obj: object, path: str, line: int, dataset: str = "auto", max_citations: Optional[int] = None, offset: int = 0
 ) -> Report:
     """Validate one parsed JSON record and turn it into a :class:`Report`."""
     if not isinstance(obj, dict):
@@ -102,7 +114,7 @@ def parse_report(
         _sentence(item, i, references, path, line, f"{field}[{i}]", max_citations) for i, item in enumerate(items)
     )
     documents = _documents(obj.get("documents"), path, line)
-    return Report(run_id, topic_id, team_id, shape, sentences, documents, path, line)
+    return Report(run_id, topic_id, team_id, shape, sentences, documents, path, line, offset)
 
 
 def _sentence(
