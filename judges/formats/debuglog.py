@@ -1,18 +1,20 @@
 """The JSONL debug log: one timestamped event per line, enough to reconstruct every decision.
 
-Events: ``session_start``, ``INPUT_ERROR``, ``REPORT_SKIPPED``, ``CITATION_INPUT``,
-``CITATION_OUTPUT``, ``summary``. The file appears at its path only when the run completes.
+Events: ``session_start``, ``INPUT_ERROR``, ``CITATION_INPUT``, ``CITATION_OUTPUT``,
+``summary``. The file appears at its path only when the run completes. Encoded with orjson:
+two events per citation made the standard library's encoder a quarter of the judge's time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
+
+import orjson
 
 from judges.formats.atomic import atomic_path
 
@@ -27,7 +29,7 @@ class DebugLog:
     def __enter__(self) -> "DebugLog":
         if self.path is not None:
             tmp = self._stack.enter_context(atomic_path(self.path))
-            self._f = self._stack.enter_context(open(tmp, "w", encoding="utf-8", newline="\n"))
+            self._f = self._stack.enter_context(open(tmp, "wb"))
         return self
 
     def __exit__(self, *exc) -> bool:
@@ -41,8 +43,8 @@ class DebugLog:
         """Append the events another process logged to ``path``."""
         if self._f is not None:
             self._f.flush()
-            with open(path, encoding="utf-8") as src:
-                for block in iter(lambda: src.read(1 << 20), ""):
+            with open(path, "rb") as src:
+                for block in iter(lambda: src.read(1 << 20), b""):
                     self._f.write(block)
 
     def event(self, kind: str, /, **data: object) -> None:
@@ -52,7 +54,7 @@ class DebugLog:
         if now != self._ms:  # formatting the time costs as much as the event: once per millisecond
             self._ms = now
             self._ts = datetime.fromtimestamp(now / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
-        self._f.write(_ENCODER.encode({"ts": self._ts, "event": kind, **data}) + "\n")
+        self._f.write(orjson.dumps({"ts": self._ts, "event": kind, **data}, default=_default, option=_OPTIONS))
 
 
 def _default(value: object) -> object:
@@ -63,4 +65,4 @@ def _default(value: object) -> object:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_default)
+_OPTIONS = orjson.OPT_APPEND_NEWLINE | orjson.OPT_SERIALIZE_NUMPY
