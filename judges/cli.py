@@ -130,7 +130,7 @@ def _prepare_numba(options) -> None:
 
     # One process: the kernel's prange may use every core. Worker processes use one thread each.
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    with err.status("loading the Numba kernels (the first run after install compiles them, about a minute)..."):
+    with err.status("loading the Numba kernels (the first run after install compiles them, about half a minute)..."):
         t = time.perf_counter()
         warmup(options)
     if time.perf_counter() - t > 5:
