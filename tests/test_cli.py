@@ -102,3 +102,31 @@ def test_outputs_parse_with_ir_measures_and_pandas(tmp_path):
     assert len(assessments) == int(result.stdout.split("citations judged")[1].split()[0])
     assert (pd.read_parquet(out / "t.leaderboard.parquet").value.round(4).tolist()
             == pytest.approx(lb.value.tolist()))
+
+
+def test_gzip_run_files_are_streamed_and_give_the_same_judgments(tmp_path):
+    """Plain files are re-read by byte offset, topic by topic; gzip files cannot seek and are
+    streamed instead. Both ways must judge identically."""
+    import gzip
+    import shutil
+
+    gz_dir = tmp_path / "gz"
+    gz_dir.mkdir()
+    for run in sorted(RUNS.iterdir()):
+        with open(run, "rb") as src, gzip.open(gz_dir / (run.name + ".gz"), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+    plain = run_cli(*base_args(tmp_path / "plain"))
+    packed = run_cli(*base_args(tmp_path / "packed", gz_dir))
+    assert plain.returncode == 0 and packed.returncode == 0, packed.stderr
+    for name in ("t.qrels", "t.doc.qrels", "t.leaderboard.txt", "t.assessments.parquet"):
+        assert (tmp_path / "plain" / "out" / name).read_bytes() == (tmp_path / "packed" / "out" / name).read_bytes(), name
+
+
+def test_debug_log_path_override(tmp_path):
+    log = tmp_path / "logs" / "judge-events.jsonl"
+    result = run_cli(*base_args(tmp_path), "--debug-log", log)
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert events[0]["event"] == "session_start" and events[-1]["event"] == "summary"
+    assert sum(e["event"] == "CITATION_OUTPUT" for e in events) == events[-1]["counts"]["citations"]
+    assert not (tmp_path / "out" / "t.jsonl").exists()
