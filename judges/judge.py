@@ -29,7 +29,7 @@ from judges.scan import Scan
 from judges.text.tokenize import Tokens, Vocabulary
 
 BATCH_CITATIONS = 4096  # citations aligned per engine call
-DOC_CACHE_TOKENS = 60_000_000  # tokenized documents kept for reuse across runs (~16 bytes/token)
+DOC_CACHE_TOKENS = 60_000_000  # cap on prepared documents held within one topic (~14 bytes/token)
 
 
 class Judge:
