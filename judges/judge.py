@@ -23,7 +23,7 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
 from judges.options import Options
-from judges.outputs import Assessments, doc_id_md5
+from judges.outputs import Assessments, qrels_doc_id
 from judges.records import Citation, Document, Judgment, Report, Sentence
 from judges.scan import Scan
 from judges.text.tokenize import Tokens, Vocabulary
@@ -113,9 +113,10 @@ class Judge:
                 j = support.missing(reason, source)
             else:
                 j = support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
+            qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
-                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j)
-            out.add(rep, sent, c, j)
+                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid)
+            out.add(rep, sent, c, j, qid)
         return len(items)
 
     def _align(self, answers: list[Tokens], docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
@@ -182,7 +183,7 @@ class Judge:
             out[c, : len(got)] = got
         return out
 
-    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment) -> None:
+    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment, qid: str) -> None:
         common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
         log.event(
             "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
@@ -190,7 +191,7 @@ class Judge:
             candidate_windows=None if di is None else [di.windows[w].tolist() for w in cands if w >= 0],
         )
         log.event(
-            "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=doc_id_md5(f"{sent.text}_{c.citation_id}"),
+            "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=qid,
             alignment=None if di is None else alignment, **j._asdict(),
         )
 

@@ -34,6 +34,12 @@ def doc_id_md5(text: str) -> str:
     return hashlib.md5(text.encode("utf-8")).hexdigest()
 
 
+def qrels_doc_id(sentence_text: str, citation_id: str) -> str:
+    """The qrels doc id of a (sentence, citation) pair: md5 of ``"<sentence>_<citation id>"``
+    (the convention of the AutoJudge seed citation judge)."""
+    return doc_id_md5(f"{sentence_text}_{citation_id}")
+
+
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -51,8 +57,8 @@ class Assessments:
         self._batches: list[pa.RecordBatch] = []
         self._statuses: dict[tuple[str, str], dict[int, list[str]]] = {}  # report -> sentence -> statuses
 
-    def add(self, rep: Report, sent, c, j: Judgment) -> None:
-        qid = doc_id_md5(f"{sent.text}_{c.citation_id}")
+    def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
+        """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
         cols = self._columns
         for name, value in (
             ("run_id", rep.run_id), ("topic_id", rep.topic_id), ("sentence_index", sent.index),
