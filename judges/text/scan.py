@@ -63,41 +63,6 @@ def _token_end(buf, i, n):
     return -1
 
 
-@njit(cache=True)
-def scan_ascii_tokens(buf):
-    """Token spans of an ASCII text and the lower-cased tokens joined by single spaces.
-
-    Returns ``(starts, ends, joined)``: int32 offsets of every token and a uint8 buffer
-    ``b"tok1 tok2 ..."`` (tokens never contain a space) to be split in Python at C speed.
-    """
-    n = buf.size
-    starts = np.empty(n, np.int32)
-    ends = np.empty(n, np.int32)
-    joined = np.empty(2 * n, np.uint8)
-    k = 0  # tokens found
-    m = 0  # bytes written to joined
-    i = 0
-    while i < n:
-        j = _token_end(buf, i, n)
-        if j < 0:
-            i += 1
-            continue
-        starts[k] = i
-        ends[k] = j
-        k += 1
-        if m > 0:
-            joined[m] = 32
-            m += 1
-        for p in range(i, j):
-            b = buf[p]
-            if 65 <= b <= 90:
-                b += 32
-            joined[m] = b
-            m += 1
-        i = j
-    return starts[:k].copy(), ends[:k].copy(), joined[:m].copy()
-
-
 # --------------------------------------------------------------------------------------------
 # Token ids for ASCII texts
 #

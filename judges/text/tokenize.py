@@ -12,10 +12,10 @@ Token grammar, first alternative wins at each position:
 
 Everything else (spaces, punctuation, underscores) separates tokens.
 
-``TOKEN_PATTERN`` and :func:`iter_tokens_reference` are the definition. ASCII texts (NFKC is
-the identity on them and casefold is ``lower()``) are scanned by Numba kernels
-(:mod:`judges.text.scan`) that implement the same grammar, and :class:`Vocabulary` maps their
-tokens to ids through a Numba hash table; other texts go through the regex. The tests check
+``TOKEN_PATTERN`` and :func:`iter_tokens` are the definition. ASCII texts (NFKC is the
+identity on them and casefold is ``lower()``) are scanned by a Numba kernel
+(:mod:`judges.text.scan`) that implements the same grammar and maps tokens to ids through a
+hash table; other texts go through the regex. The tests check
 that every path gives exactly the reference's tokens, offsets and ids.
 """
 
@@ -27,7 +27,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, new_table, scan_ascii_tokens
+from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, new_table
 
 # Every currency symbol (all of Unicode category Sc lies below U+20000).
 _CURRENCY = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
@@ -49,9 +49,12 @@ def normalize(surface: str) -> str:
     return unicodedata.normalize("NFKC", surface).casefold().translate(_FOLD)
 
 
-def iter_tokens_reference(text: str) -> Iterator[tuple[str, int, int]]:
-    """The readable regex tokenizer; :func:`iter_tokens` and :meth:`Vocabulary.encode` must
-    agree with it exactly (the tests check this)."""
+def iter_tokens(text: str) -> Iterator[tuple[str, int, int]]:
+    """Yield ``(normalised token, start, end)`` with offsets into ``text`` itself.
+
+    The readable definition: :meth:`Vocabulary.encode` must agree with it exactly (the tests
+    check this).
+    """
     if text.isascii():
         # ASCII: NFKC is the identity and casefold is lower(), which keeps every offset.
         lowered = text.lower()
@@ -60,36 +63,6 @@ def iter_tokens_reference(text: str) -> Iterator[tuple[str, int, int]]:
         return
     for m in TOKEN_PATTERN.finditer(text):
         yield normalize(m.group()), m.start(), m.end()
-
-
-def tokenize(text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """``(normalised tokens, starts, ends)`` of ``text``, starts and ends as int32 arrays.
-
-    ASCII texts are scanned by a Numba kernel (:func:`judges.text.scan.scan_ascii_tokens`);
-    other texts by ``TOKEN_PATTERN``. Both give exactly the tokens of
-    :func:`iter_tokens_reference`.
-    """
-    if text.isascii():
-        starts, ends, joined = scan_ascii_tokens(np.frombuffer(text.encode("ascii"), np.uint8))
-        if len(starts) == 0:
-            return [], starts, ends
-        return joined.tobytes().decode("ascii").split(" "), starts, ends
-    toks: list[str] = []
-    starts_l: list[int] = []
-    ends_l: list[int] = []
-    add_tok, add_start, add_end = toks.append, starts_l.append, ends_l.append
-    for m in TOKEN_PATTERN.finditer(text):
-        add_tok(normalize(m.group()))
-        s, e = m.span()
-        add_start(s)
-        add_end(e)
-    return toks, np.array(starts_l, dtype=np.int32), np.array(ends_l, dtype=np.int32)
-
-
-def iter_tokens(text: str) -> Iterator[tuple[str, int, int]]:
-    """Yield ``(normalised token, start, end)`` with offsets into ``text`` itself."""
-    toks, starts, ends = tokenize(text)
-    return zip(toks, starts.tolist(), ends.tolist())
 
 
 class Tokens(NamedTuple):
@@ -127,9 +100,7 @@ class Vocabulary:
         """
         ids = self._ids
         if not text.isascii():
-            toks, starts, ends = tokenize(text)
-            token_ids = np.array([ids.setdefault(tok, len(ids)) for tok in toks], dtype=np.int32)
-            return Tokens(token_ids, starts, ends)
+            return self.encode_reference(text)
         buf = np.frombuffer(text.encode("ascii"), np.uint8)
         starts, ends, token_ids, missed = lookup_ascii_tokens(buf, self._slots, self._arena)
         if len(missed):
@@ -162,9 +133,9 @@ class Vocabulary:
         return out
 
     def encode_reference(self, text: str) -> Tokens:
-        """The readable :meth:`encode`, on :func:`iter_tokens_reference`."""
+        """The readable :meth:`encode`, on :func:`iter_tokens` (also its path for non-ASCII texts)."""
         ids = self._ids
-        found = list(iter_tokens_reference(text))
+        found = list(iter_tokens(text))
         token_ids = [ids.setdefault(tok, len(ids)) for tok, _, _ in found]
         return Tokens(
             np.array(token_ids, dtype=np.int32),
