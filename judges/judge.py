@@ -16,7 +16,7 @@ from typing import BinaryIO, NamedTuple, Optional
 import numpy as np
 import pyarrow as pa
 
-from judges.align import prefilter, support
+from judges.align import support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
 from judges.formats.debuglog import DebugLog
@@ -141,11 +141,10 @@ class Judge:
         win = np.concatenate([d.windows for d in docs])  # token ranges relative to each document
         win_doc = np.repeat(np.arange(len(docs)), np.diff(w_base))
         win_lo, win_hi = win[:, 0] + d_base[win_doc], win[:, 1] + d_base[win_doc]
-        fast = self.backend.name == "numba"
         d_weights = np.concatenate([
-            d.weights(fast) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs
+            d.weights(self.backend.window_df) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs
         ])
-        cands[todo] = self.prefilter(
+        cands[todo] = self.backend.candidates(
             a_tokens, a_offsets, cit_a[todo], d_tokens, d_weights, win_lo, win_hi,
             w_base[cit_d[todo]], w_base[cit_d[todo] + 1], k, len(self.vocab),
         )
@@ -169,19 +168,6 @@ class Judge:
         best[chosen, 3] += rel[first][keep]
         best[chosen, 4] += rel[first][keep]
         return best.tolist(), cands
-
-    def prefilter(self, *args) -> np.ndarray:
-        """Candidate windows per citation (:mod:`judges.align.prefilter`), by the chosen engine."""
-        if self.backend.name == "numba":
-            return prefilter.candidates_batch(*args)
-        (a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, w0, w1, k, _) = args
-        out = np.full((len(cit_a), k), -1, dtype=np.int64)
-        for c in range(len(cit_a)):
-            answer = a_tokens[a_offsets[cit_a[c]] : a_offsets[cit_a[c] + 1]]
-            windows = np.stack([win_lo[w0[c] : w1[c]], win_hi[w0[c] : w1[c]]], axis=1)
-            got = prefilter.candidates_reference(answer.tolist(), d_tokens, d_weights, windows, k)
-            out[c, : len(got)] = got
-        return out
 
     def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment, qid: str) -> None:
         common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)

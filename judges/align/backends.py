@@ -1,4 +1,4 @@
-"""Alignment backends: one packed-batch interface, two implementations.
+"""Alignment backends: one packed-batch interface (alignment and prefilter), two implementations.
 
 * ``python`` -- loops over :func:`judges.align.reference.smith_waterman`; needs only numpy and
   never imports numba.
@@ -18,7 +18,7 @@ import importlib.util
 
 import numpy as np
 
-from judges.align import reference
+from judges.align import prefilter, reference
 
 BACKENDS = ("python", "numba")
 
@@ -82,6 +82,14 @@ class Backend:
         """``(n, 6)`` int64 array of ``(score, a_start, a_end, b_start, b_end, matches)``."""
         raise NotImplementedError
 
+    def window_df(self, local, windows, n_local) -> np.ndarray:
+        """How many of ``windows`` contain each local token id (:mod:`judges.align.prefilter`)."""
+        raise NotImplementedError
+
+    def candidates(self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+        """``(n, k)`` candidate windows per citation, best first, ``-1`` padded (the prefilter)."""
+        raise NotImplementedError
+
     def __repr__(self) -> str:
         return f"<Backend {self.name}>"
 
@@ -106,6 +114,18 @@ class PythonBackend(Backend):
             out[k] = reference.smith_waterman(answers[pair_a[k]], doc, match, mismatch, gap)
         return out
 
+    def window_df(self, local, windows, n_local) -> np.ndarray:
+        return prefilter.window_df_reference_counts(local, windows, n_local)
+
+    def candidates(self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+        out = np.full((len(cit_a), k), -1, dtype=np.int64)
+        for c in range(len(cit_a)):
+            answer = a_tokens[a_offsets[cit_a[c]] : a_offsets[cit_a[c] + 1]]
+            windows = np.stack([win_lo[cit_w0[c] : cit_w1[c]], win_hi[cit_w0[c] : cit_w1[c]]], axis=1)
+            got = prefilter.candidates_reference(answer.tolist(), d_tokens, d_weights, windows, k)
+            out[c, : len(got)] = got
+        return out
+
 
 class NumbaBackend(Backend):
     """The Numba kernels (:mod:`judges.align.kernel`), parallel over the current Numba thread
@@ -122,6 +142,18 @@ class NumbaBackend(Backend):
         from judges.align import kernel  # lazy: importing numba costs time and may be absent
 
         return kernel.align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
+
+    def window_df(self, local, windows, n_local) -> np.ndarray:
+        from judges.align import kernel
+
+        return kernel.window_df(local, windows, n_local)
+
+    def candidates(self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+        from judges.align import kernel
+
+        return kernel.candidates_batch(
+            a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
+        )
 
 
 _REGISTRY: dict[str, type[Backend]] = {"python": PythonBackend, "numba": NumbaBackend}

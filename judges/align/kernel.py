@@ -614,3 +614,66 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
         sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
                  np.int64(match), np.int64(mismatch), np.int64(gap), out)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The lexical prefilter (specification: judges.align.prefilter)
+
+
+@njit(cache=True)
+def window_df(local, windows, n_local):
+    df = np.zeros(n_local, np.int64)
+    last = np.full(n_local, -1, np.int64)
+    for w in range(windows.shape[0]):
+        for p in range(windows[w, 0], windows[w, 1]):
+            t = local[p]
+            if last[t] != w:
+                last[t] = w
+                df[t] += 1
+    return df
+
+
+@njit(cache=True)
+def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+    """Candidate windows of many citations at once.
+
+    Citation ``c`` has answer ``a_tokens[a_offsets[cit_a[c]]:a_offsets[cit_a[c] + 1]]`` and its
+    document's windows are rows ``cit_w0[c]:cit_w1[c]`` of ``win_lo``/``win_hi`` (positions in
+    ``d_tokens``/``d_weights``). Returns ``(n, k)`` window indices relative to the document,
+    best first, ``-1`` where the document has fewer than ``k`` windows.
+    """
+    n = cit_a.shape[0]
+    out = np.full((n, k), -1, np.int64)
+    mark = np.full(vocab_size, -1, np.int64)  # answer stamp per token id
+    seen = np.full(vocab_size, -1, np.int64)  # (citation, window) stamp per token id
+    stamp = 0
+    best_s = np.empty(k, np.int64)
+    for c in range(n):
+        n_windows = cit_w1[c] - cit_w0[c]
+        if n_windows <= k:
+            for w in range(n_windows):
+                out[c, w] = w
+            continue
+        for p in range(a_offsets[cit_a[c]], a_offsets[cit_a[c] + 1]):
+            mark[a_tokens[p]] = c
+        for i in range(k):
+            best_s[i] = -1
+        for w in range(n_windows):
+            stamp += 1
+            score = 0
+            row = cit_w0[c] + w
+            for p in range(win_lo[row], win_hi[row]):
+                t = d_tokens[p]
+                if mark[t] == c and seen[t] != stamp:
+                    seen[t] = stamp
+                    score += d_weights[p]
+            # insert (score, w) into the top-k list: higher score first, earlier window on ties
+            if score > best_s[k - 1]:
+                i = k - 1
+                while i > 0 and best_s[i - 1] < score:
+                    best_s[i] = best_s[i - 1]
+                    out[c, i] = out[c, i - 1]
+                    i -= 1
+                best_s[i] = score
+                out[c, i] = w
+    return out

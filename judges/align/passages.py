@@ -33,10 +33,11 @@ class DocIndex:
         self.windows = np.array([(bounds[a], bounds[b]) for a, b in ranges], dtype=np.int64).reshape(-1, 2)
         self._weights: Optional[np.ndarray] = None
 
-    def weights(self, fast: bool) -> np.ndarray:
-        """IDF weight of the token at each position (computed once, on first use)."""
+    def weights(self, window_df) -> np.ndarray:
+        """IDF weight of the token at each position (computed once, on first use; ``window_df``
+        is the backend's document-frequency counter)."""
         if self._weights is None:
-            self._weights = idf_weights(self.tokens.ids, self.windows, fast)
+            self._weights = idf_weights(self.tokens.ids, self.windows, window_df)
         return self._weights
 
     @property
