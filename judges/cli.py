@@ -49,6 +49,12 @@ class LeaderboardFormat(str, Enum):
     jsonl = "jsonl"
 
 
+class AttestMode(str, Enum):
+    none = "none"
+    uncertain = "uncertain"
+    all = "all"
+
+
 class BackendName(str, Enum):
     numba = "numba"
     python = "python"
@@ -77,12 +83,33 @@ def main(
     workers: Optional[int] = typer.Option(
         None, "--workers", min=1, help="Worker processes, topics split between them (default: all cores for jobs over 20k citations)."
     ),
+    attest: Optional[AttestMode] = typer.Option(
+        None, "--attest", help="LLM attestation: none, uncertain (only citations alignment cannot decide) or all (default: the workflow's)."
+    ),
+    use_env_llm: bool = typer.Option(
+        False, "--use-env-llm", help="LLM endpoint from OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY."
+    ),
+    llm_config: Optional[Path] = typer.Option(
+        None, "--llm-config", help="LLM endpoint from a YAML file with the keys OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY."
+    ),
+    cache_dir: Optional[Path] = typer.Option(
+        None, "--cache-dir", help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice."
+    ),
 ) -> None:
     started = time.perf_counter()
     try:
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             raise InputError("--name", None, None, f"{name!r} must be a plain file name")
         wf = load_workflow(workflow)
+        if attest is not None:
+            wf = wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": attest.value})})
+        if use_env_llm and llm_config is not None:
+            raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
+        llm = None
+        if use_env_llm or llm_config is not None:
+            from judges.attest import endpoint
+
+            llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
         chosen_backend = (backend.value if backend else None) or wf.alignment.backend
         from judges import pipeline
 
@@ -91,7 +118,7 @@ def main(
             topics=list(rag_topics), responses=list(rag_responses), out_dir=out_dir, name=name, workflow=wf,
             workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
-            backend=chosen_backend, workers=workers or 0,
+            backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir,
         )
         if chosen_backend == "numba":
             _prepare_numba(options)
@@ -159,6 +186,14 @@ def _print_summary(summary, seconds: float) -> None:
         table.add_row(f"  {status}", f"{st[status]}{share}")
     if c["corpus_documents"]:
         table.add_row("corpus documents", str(c["corpus_documents"]))
+    if summary.attest:
+        a = summary.attest
+        table.add_row("LLM attestation", f"{a['mode']}: {a['selected']} selected, {a['guarded']} guarded, "
+                      f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed, "
+                      f"{a['changed']} changed")
+        table.add_row("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})")
+        if a["failed_requests"]:
+            table.add_row("LLM failures", ", ".join(f"{n} x {reason}" for reason, n in a["failed_requests"].items()))
     table.add_row("time", f"{seconds:.1f} s" + (f" ({n / seconds:,.0f} citations/s)" if seconds > 0 and n else ""))
     for kind, path in summary.files.items():
         table.add_row(kind, path)

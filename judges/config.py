@@ -6,6 +6,7 @@ are the ones ``workflows/citation.yml`` spells out.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal, Optional
 
@@ -72,6 +73,49 @@ class LeaderboardSettings(_Strict):
     )
 
 
+class AttestSettings(_Strict):
+    """The LLM attestation cascade (Auto-ARGUE): which citations an LLM confirms, and how."""
+
+    mode: Literal["none", "uncertain", "all"] = Field(
+        "none", description="none: alignment only; uncertain: citations in `band`; all: every resolvable citation"
+    )
+    band: tuple[float, float] = Field(
+        (0.25, 0.6), description="uncertain mode: norm_score in [low, high) goes to the LLM"
+    )
+    evidence: Literal["window", "document"] = Field(
+        "window", description="window: aligned passage plus neighbouring sentences; document: whole text"
+    )
+    context_sentences: int = Field(1, ge=0, description="window: sentences added on each side of the aligned span")
+    max_evidence_tokens: int = Field(300, ge=16, description="cap on the evidence shown, in word tokens")
+    on_unparsed: Literal["alignment", "unsupported"] = Field(
+        "alignment", description="an answer that is not YES/NO, or no answer: keep alignment's status, or unsupported"
+    )
+    guard_patterns: tuple[str, ...] = Field(
+        (), description="extra regexes (case-insensitive) marking text that instructs the judge; such citations are not sent"
+    )
+    max_tokens: int = Field(16, ge=1, description="completion tokens per answer")
+    seed: int = Field(0, description="sent to servers that accept a seed")
+    logprobs: bool = Field(True, description="ask for token log-probabilities (gives P(YES))")
+    concurrency: int = Field(4, ge=1, description="requests in flight per process")
+    max_retries: int = Field(4, ge=0, description="retries of a request on 429/5xx/timeouts/connection errors")
+    timeout_s: float = Field(60.0, gt=0, description="seconds per request")
+    backoff_s: float = Field(0.5, ge=0, description="first retry delay; doubles each retry, with jitter")
+    price_per_1k_input: float = Field(0.0, ge=0, description="cost estimate: price per 1000 prompt tokens")
+    price_per_1k_output: float = Field(0.0, ge=0, description="cost estimate: price per 1000 completion tokens")
+
+    @model_validator(mode="after")
+    def _check(self) -> "AttestSettings":
+        low, high = self.band
+        if not 0 <= low < high:
+            raise ValueError("band must be [low, high) with 0 <= low < high")
+        for pattern in self.guard_patterns:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise ValueError(f"guard pattern {pattern!r}: {e}") from None
+        return self
+
+
 class Workflow(_Strict):
     judge: Literal["citation"] = "citation"
     alignment: AlignmentSettings = AlignmentSettings()
@@ -79,6 +123,7 @@ class Workflow(_Strict):
     support: SupportSettings = SupportSettings()
     citations: CitationSettings = CitationSettings()
     leaderboard: LeaderboardSettings = LeaderboardSettings()
+    attest: AttestSettings = AttestSettings()
 
 
 def load_workflow(path: Path | None) -> Workflow:

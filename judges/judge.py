@@ -19,6 +19,7 @@ import pyarrow as pa
 from judges.align import support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
+from judges.attest.cascade import Attester, Case
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
@@ -43,6 +44,7 @@ class Judge:
         self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
         self._doc_cache_tokens = 0
         self.corpus: dict[str, Document] = {}
+        self.attester: Optional[Attester] = None  # set by judge_part when the workflow attests
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
     def doc_index(self, text: str) -> DocIndex:
@@ -108,11 +110,19 @@ class Judge:
 
         answers = self.vocab.encode_many(texts)
         best, cands = self._align(answers, docs, items)
+        judgments = [
+            support.missing(reason, source) if d < 0 else support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
+            for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
+        ]
+        if self.attester is not None:
+            judgments = self.attester.attest([
+                Case(sent.text, None if d < 0 else docs[d], judgments[i],
+                     None if d < 0 or cands[i, 0] < 0 else tuple(docs[d].windows[cands[i, 0]].tolist()),
+                     dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank, doc_id=c.doc_id))
+                for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
+            ])
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
-            if d < 0:
-                j = support.missing(reason, source)
-            else:
-                j = support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
+            j = judgments[i]
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid)
@@ -203,6 +213,8 @@ def judge_part(
     judge.corpus = corpus
     out = Assessments()
     counts: Counter = Counter()
+    if options.workflow.attest.mode != "none":
+        judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts)
     pending: list[Report] = []
     pending_citations = 0
     max_citations = options.workflow.citations.max_per_sentence
@@ -245,6 +257,8 @@ def judge_part(
         for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
             add(rep)
     flush()
+    if judge.attester is not None:
+        judge.attester.close()
     return Part(out.per_topic, out.table(), counts)
 
 

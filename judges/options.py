@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
 
 
@@ -27,6 +28,8 @@ class Options:
     leaderboard_formats: tuple[str, ...] = ("ir_measures",)
     backend: Optional[str] = None  # overrides workflow.alignment.backend
     workers: int = 1  # processes; topics are split between them (0: all cores for big jobs)
+    llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
+    cache_dir: Optional[Path] = None  # the attestation answer cache (default: out_dir)
 
 
 @dataclass
@@ -36,3 +39,4 @@ class Summary:
     runs: list[str] = field(default_factory=list)
     topics: int = 0
     files: dict[str, str] = field(default_factory=dict)  # output kind -> path
+    attest: dict = field(default_factory=dict)  # LLM attestation figures (judges.attest.cascade.summarize)

@@ -67,7 +67,9 @@ class Assessments:
             ("answer_coverage", j.answer_coverage), ("evidence_coverage", j.evidence_coverage),
             ("answer_tokens", j.answer_tokens), ("char_start", j.char_start), ("char_end", j.char_end),
             ("evidence", j.evidence), ("doc_source", j.doc_source), ("reason", j.reason),
-            ("confidence", c.confidence), ("sentence", sent.text),
+            ("confidence", c.confidence), ("sentence", sent.text), ("alignment_status", j.alignment_status),
+            ("llm_answer", j.llm_answer), ("llm_p_yes", j.llm_p_yes), ("llm_tokens_in", j.llm_tokens_in),
+            ("llm_tokens_out", j.llm_tokens_out),
         ):
             cols[name].append(value)
         self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
@@ -142,6 +144,8 @@ def write_outputs(options: Options, summary: Summary, per_topic: dict, table: pa
         "counts": {k: int(v) for k, v in sorted(counts.items())},
         "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing")},
     }
+    if summary.attest:
+        config["attest"] = summary.attest
     config_path = out_dir / f"{name}.config.yml"
     with atomic_text(config_path) as f:
         yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)

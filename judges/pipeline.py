@@ -18,6 +18,8 @@ import pyarrow.compute as pc
 
 from judges import __version__
 from judges.align.backends import get_backend
+from judges.attest.cascade import summarize as summarize_attestation
+from judges.errors import InputError
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.judge import judge_part
@@ -40,6 +42,12 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     out_dir, name = Path(options.out_dir), options.name
     log_path = options.debug_log if options.debug_log is not None else out_dir / f"{name}.jsonl"
     backend = get_backend(options.backend or options.workflow.alignment.backend)
+    attest = options.workflow.attest
+    if attest.mode != "none" and options.llm is None:
+        raise InputError(options.workflow_path or "workflow", None, "attest.mode",
+                         f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config")
+    if attest.mode == "none" and options.llm is not None:
+        warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
     out_dir.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         workers = None
@@ -78,6 +86,9 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
         for part in parts:
             counts.update(part.counts)
+        if attest.mode != "none":
+            summary.attest = summarize_attestation(counts, attest, options.llm)
+            log.event("ATTEST_SUMMARY", **summary.attest)
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
         for item in pc.value_counts(table.column("status")).to_pylist():

@@ -74,6 +74,12 @@ class Judgment(NamedTuple):
     evidence: str
     doc_source: str  # embedded | corpus | none
     reason: str  # for missing: what could not be resolved; for a sentence without tokens: that
+    # LLM attestation (judges.attest), for citations the cascade sent; otherwise the defaults.
+    alignment_status: str = ""  # the status alignment alone gave (set by judges.align.support)
+    llm_answer: Optional[str] = None  # YES | NO | unparsed | failed | guarded
+    llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities
+    llm_tokens_in: int = 0  # prompt tokens of the question (as the server counted them)
+    llm_tokens_out: int = 0
 
 
 STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0}

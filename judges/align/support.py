@@ -21,7 +21,7 @@ from judges.records import STATUS_GRADE, Judgment
 def judge(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, workflow: Workflow) -> Judgment:
     score, _, _, b0, b1, matches = alignment
     if n_answer == 0:
-        return Judgment("unsupported", 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", doc_source, "sentence has no tokens")
+        return Judgment("unsupported", 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", doc_source, "sentence has no tokens", "unsupported")
     norm = score / (workflow.alignment.match * n_answer)
     answer_cov = matches / n_answer
     evidence_cov = matches / (b1 - b0) if b1 > b0 else 0.0
@@ -50,8 +50,9 @@ def judge(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, workf
         doc.text[char_start:char_end],
         doc_source,
         "",  # the status follows from norm_score and the workflow's thresholds
+        status,
     )
 
 
 def missing(reason: str, doc_source: str = "none") -> Judgment:
-    return Judgment("missing", 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", doc_source, reason)
+    return Judgment("missing", 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", doc_source, reason, "missing")

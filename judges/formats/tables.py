@@ -32,6 +32,11 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("reason", pa.string()),
         ("confidence", pa.float64()),
         ("sentence", pa.string()),
+        ("alignment_status", pa.string()),  # the status before LLM attestation
+        ("llm_answer", pa.string()),  # YES | NO | unparsed | failed | guarded; null: not sent
+        ("llm_p_yes", pa.float64()),
+        ("llm_tokens_in", pa.int32()),
+        ("llm_tokens_out", pa.int32()),
     ]
 )
 ASSESSMENT_SORT = [("run_id", "ascending"), ("topic_id", "ascending"), ("sentence_index", "ascending"), ("citation_rank", "ascending")]

@@ -1,0 +1,75 @@
+"""The persistent answer cache: every question is asked of an LLM at most once.
+
+A question's key is the SHA-256 of the model name, the exact chat messages and the sampling
+parameters (not the server's URL, so a mirror of the same model shares answers). Answers are
+stored in SQLite (WAL mode) and committed one by one as they arrive, so a run killed at any
+point (Ctrl-C, ``kill -9``) keeps every answer it received, and worker processes can share one
+file. Failed requests are not stored: a later run asks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import NamedTuple, Optional
+
+FILE_NAME = "attest-cache.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    p_yes REAL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL
+)
+"""
+
+
+class Answer(NamedTuple):
+    reply: str  # the model's text, as received
+    p_yes: Optional[float]
+    tokens_in: int
+    tokens_out: int
+
+
+def question_key(model: str, messages: list[dict], params: dict) -> str:
+    blob = json.dumps({"model": model, "messages": messages, "params": params}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class AnswerCache:
+    def __init__(self, directory: Path):
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / FILE_NAME
+        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(_SCHEMA)
+
+    def get_many(self, keys: list[str]) -> dict[str, Answer]:
+        found: dict[str, Answer] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT key, reply, p_yes, tokens_in, tokens_out FROM answers WHERE key IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            for key, *values in rows:
+                found[key] = Answer(*values)
+        return found
+
+    def put(self, key: str, model: str, answer: Answer) -> None:
+        self._db.execute(
+            "INSERT OR IGNORE INTO answers (key, model, reply, p_yes, tokens_in, tokens_out) VALUES (?, ?, ?, ?, ?, ?)",
+            (key, model, *answer),
+        )
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,258 @@
+"""The attestation cascade: alignment decides the clear cases, an LLM confirms the uncertain ones.
+
+Which citations go to the LLM (workflow ``attest.mode``):
+
+* ``none``: none; the judge is alignment only and fully deterministic;
+* ``uncertain``: resolvable citations whose ``norm_score`` lies in ``attest.band`` = [low, high);
+* ``all``: every resolvable citation (the seed judge's behaviour, for comparison).
+
+Missing documents never go to the LLM. A citation whose sentence or evidence contains text
+addressed to the judge (:data:`GUARD_PATTERNS` plus ``attest.guard_patterns``) is not sent
+either: it keeps alignment's status and is marked ``guarded``, so such text can never raise a
+score.
+
+What the model sees (``attest.evidence``): ``window``, the aligned span widened to whole
+sentences plus ``context_sentences`` on each side (a citation without an alignment shows its
+best candidate window), or ``document``, the document from its start; both are capped at
+``max_evidence_tokens`` word tokens around the aligned span.
+
+The final status (:data:`GRADE_TABLE`) moves alignment's status at most one level: YES raises
+it one step (unsupported → partial → supported), NO lowers it one step (supported → partial →
+unsupported). A reply that is neither YES nor NO (``unparsed``) or no reply (``failed``)
+follows ``attest.on_unparsed``: keep alignment's status, or ``unsupported``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import NamedTuple, Optional, Union
+
+import numpy as np
+
+from judges.align.passages import DocIndex
+from judges.attest.answers import parse_answer
+from judges.attest.cache import Answer, AnswerCache, question_key
+from judges.attest.client import Failure, Request, ask_all
+from judges.attest.endpoint import Endpoint
+from judges.config import AttestSettings
+from judges.formats.debuglog import DebugLog
+from judges.records import STATUS_GRADE, Judgment
+from judges.text.segment import split_sentences
+
+GRADE_TABLE: dict[tuple[str, str], str] = {
+    ("supported", "YES"): "supported",
+    ("supported", "NO"): "partial",
+    ("partial", "YES"): "supported",
+    ("partial", "NO"): "unsupported",
+    ("unsupported", "YES"): "partial",
+    ("unsupported", "NO"): "unsupported",
+}
+
+# Text that addresses the judge instead of stating facts (matched case-insensitively).
+GUARD_PATTERNS: tuple[str, ...] = (
+    r"\b(answer|respond|reply|say|output|return)\s+(with\s+)?(only\s+)?[\"'“‘]?(yes|no)\b",
+    r"\bignore\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|other|your)\s+(instructions?|rules?|prompts?)",
+    r"\bnote\s+to\s+(the\s+)?(assessor|grader|evaluator|judge|annotator|model|reviewer|ai|llm)\b",
+    r"\b(assessor|grader|evaluator|annotator|llm|ai model|language model)s?\b[^.!?\n]{0,40}\b(must|should|shall)\b",
+    r"\b(this|the)\s+(document|passage|source|text|citation)\s+(fully\s+)?supports\s+(this|the\s+sentence|every|all|the\s+claim)",
+    r"\bsystem\s+prompt\b",
+)
+
+
+class Case(NamedTuple):
+    """One judged citation, as the attester needs it."""
+
+    sentence: str
+    doc: Optional[DocIndex]  # None: missing document
+    judgment: Judgment
+    window: Optional[tuple[int, int]]  # best candidate window (token range), for citations without an alignment
+    ids: dict  # run_id, topic_id, sentence_index, citation_rank, doc_id (for the debug log)
+
+
+class Attester:
+    """Sends the selected citations to the LLM (through the cache) and applies the grade table."""
+
+    def __init__(self, settings: AttestSettings, endpoint: Endpoint, cache_dir: Path, log: DebugLog, counts: Counter):
+        self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
+        from judges.attest import prompt  # imports dspy (seconds): only when attesting
+
+        self.messages = prompt.messages
+        self.cache = AnswerCache(Path(cache_dir))
+        self.guard = re.compile("|".join(f"(?:{p})" for p in GUARD_PATTERNS + tuple(settings.guard_patterns)), re.IGNORECASE)
+        self.params = {"temperature": 0, "max_tokens": settings.max_tokens, "seed": settings.seed}
+        if settings.logprobs:
+            self.params |= {"logprobs": True, "top_logprobs": 5}
+
+    def close(self) -> None:
+        self.cache.close()
+
+    def selects(self, j: Judgment) -> bool:
+        if self.s.mode == "none" or j.status == "missing":
+            return False
+        if self.s.mode == "all":
+            return True
+        low, high = self.s.band
+        return low <= j.norm_score < high
+
+    # -- what the model sees ---------------------------------------------------------------
+    def evidence(self, case: Case, sentences: dict) -> tuple[str, int]:
+        """The evidence text shown for ``case`` and its length in word tokens."""
+        doc, j, cap = case.doc, case.judgment, self.s.max_evidence_tokens
+        starts, ends = doc.tokens.starts, doc.tokens.ends
+        n = len(starts)
+        if n == 0:
+            return doc.text.strip(), 0
+        if j.score > 0:
+            a, b = j.char_start, j.char_end
+        elif case.window is not None:
+            a, b = int(starts[case.window[0]]), int(ends[case.window[1] - 1])
+        else:
+            a, b = int(starts[0]), int(ends[min(n, cap) - 1])
+        span_lo = int(np.searchsorted(starts, a, "left"))
+        span_hi = max(span_lo + 1, int(np.searchsorted(starts, b, "left")))
+        if self.s.evidence == "document":
+            lo, hi = 0, n
+        else:
+            spans = sentences.get(id(doc))
+            if spans is None:
+                spans = sentences[id(doc)] = split_sentences(doc.text)
+            s_starts = np.array([s for s, _ in spans], dtype=np.int64)
+            first = max(int(np.searchsorted(s_starts, a, "right")) - 1, 0)
+            last = max(int(np.searchsorted(s_starts, b, "left")) - 1, first)
+            first = max(first - self.s.context_sentences, 0)
+            last = min(last + self.s.context_sentences, len(spans) - 1)
+            lo = int(np.searchsorted(starts, spans[first][0], "left"))
+            hi = int(np.searchsorted(starts, spans[last][1], "left"))
+        if hi - lo > cap:  # keep the aligned span, centred, within the cap
+            if self.s.evidence == "document" and span_hi <= cap:
+                lo, hi = 0, cap
+            else:
+                lo = max(lo, min(span_lo, span_hi - cap) if span_hi - span_lo >= cap else span_lo - (cap - (span_hi - span_lo)) // 2)
+                hi = min(hi, lo + cap)
+                lo = max(0, hi - cap)
+        return doc.text[int(starts[lo]) : int(ends[hi - 1])], hi - lo
+
+    # -- the cascade -------------------------------------------------------------------------
+    def attest(self, cases: list[Case]) -> list[Judgment]:
+        """The final judgment of every case (unchanged for citations not selected)."""
+        out = [c.judgment for c in cases]
+        chosen: list[tuple[int, str, list, int]] = []  # (case index, key, messages, evidence tokens)
+        sentences: dict = {}
+        counts = self.counts
+        for i, case in enumerate(cases):
+            if not self.selects(case.judgment):
+                continue
+            counts["attest_selected"] += 1
+            evidence, n_tokens = self.evidence(case, sentences)
+            if self.guard.search(case.sentence) or self.guard.search(evidence):
+                counts["attest_guarded"] += 1
+                out[i] = case.judgment._replace(llm_answer="guarded")
+                self._log_output(case, None, "guarded", out[i], None)
+                continue
+            msgs = self.messages(case.sentence, evidence)
+            key = question_key(self.endpoint.model, msgs, self.params)
+            chosen.append((i, key, msgs, n_tokens))
+            if self.log.enabled:
+                self.log.event(
+                    "ATTEST_INPUT", **case.ids, model=self.endpoint.model, prompt_key=key,
+                    evidence_tokens=n_tokens, prompt=msgs[-1]["content"],
+                )
+        if not chosen:
+            return out
+
+        answers: dict[str, Union[Answer, Failure]] = dict(self.cache.get_many(sorted({k for _, k, _, _ in chosen})))
+        cached = set(answers)
+        requests, asked = [], set()
+        for _, key, msgs, _ in chosen:
+            if key not in answers and key not in asked:
+                asked.add(key)
+                requests.append(Request(key, {"model": self.endpoint.model, "messages": msgs, **self.params}))
+
+        def on_result(request: Request, result: Union[Answer, Failure]) -> None:
+            answers[request.key] = result
+            if isinstance(result, Answer):
+                self.cache.put(request.key, self.endpoint.model, result)
+                counts["attest_calls"] += 1
+                counts["llm_tokens_in"] += result.tokens_in
+                counts["llm_tokens_out"] += result.tokens_out
+            else:
+                counts["attest_failed_requests"] += 1
+                counts[f"attest_failure: {result.reason}"] += 1
+
+        ask_all(
+            self.endpoint, requests, concurrency=self.s.concurrency, max_retries=self.s.max_retries,
+            timeout_s=self.s.timeout_s, backoff_s=self.s.backoff_s, on_result=on_result,
+        )
+
+        for i, key, _, n_tokens in chosen:
+            case, result = cases[i], answers[key]
+            aligned = case.judgment.status
+            if isinstance(result, Failure):
+                answer, status, source = "failed", self._unparsed(aligned), "failed"
+                counts["attest_failed"] += 1
+                final = case.judgment._replace(status=status, grade=STATUS_GRADE[status], llm_answer=answer)
+            else:
+                source = "cache" if key in cached else "llm"
+                counts["attest_cache_hits"] += key in cached
+                parsed = parse_answer(result.reply)
+                if parsed is None:
+                    counts["attest_unparsed"] += 1
+                    answer, status = "unparsed", self._unparsed(aligned)
+                else:
+                    answer, status = parsed, GRADE_TABLE[(aligned, parsed)]
+                final = case.judgment._replace(
+                    status=status, grade=STATUS_GRADE[status], llm_answer=answer, llm_p_yes=result.p_yes,
+                    llm_tokens_in=result.tokens_in, llm_tokens_out=result.tokens_out,
+                )
+            counts["attest_changed"] += final.status != aligned
+            out[i] = final
+            self._log_output(case, key, source, final, result)
+        return out
+
+    def _unparsed(self, aligned: str) -> str:
+        return aligned if self.s.on_unparsed == "alignment" else "unsupported"
+
+    def _log_output(self, case: Case, key, source: str, final: Judgment, result) -> None:
+        if not self.log.enabled:
+            return
+        extra = {}
+        if isinstance(result, Answer):
+            extra = dict(reply=result.reply)
+        elif isinstance(result, Failure):
+            extra = dict(failure=result.reason, attempts=result.attempts)
+        self.log.event(
+            "ATTEST_OUTPUT", **case.ids, prompt_key=key, source=source, answer=final.llm_answer,
+            p_yes=final.llm_p_yes, tokens_in=final.llm_tokens_in, tokens_out=final.llm_tokens_out,
+            alignment_status=case.judgment.status, status=final.status, **extra,
+        )
+
+
+def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> dict:
+    """The attestation figures of a session, for the summary, ``config.yml`` and the debug log.
+
+    ``calls`` are questions answered by the endpoint in this session (each costs tokens);
+    ``cache_hits`` are citations answered from the cache; the cost estimate prices this
+    session's calls only.
+    """
+    mine = {k: counts.pop(k) for k in [k for k in counts if k.startswith(("attest_", "llm_tokens_"))]}
+    counts = Counter(mine)  # taken out of the session's counts: they are reported here
+    failures = {k.split(": ", 1)[1]: int(v) for k, v in sorted(counts.items()) if k.startswith("attest_failure: ")}
+    tokens_in, tokens_out = int(counts["llm_tokens_in"]), int(counts["llm_tokens_out"])
+    cost = tokens_in / 1000 * settings.price_per_1k_input + tokens_out / 1000 * settings.price_per_1k_output
+    return {
+        "mode": settings.mode,
+        **endpoint.describe(),
+        "selected": int(counts["attest_selected"]),
+        "guarded": int(counts["attest_guarded"]),
+        "cache_hits": int(counts["attest_cache_hits"]),
+        "calls": int(counts["attest_calls"]),
+        "failed": int(counts["attest_failed"]),
+        "unparsed": int(counts["attest_unparsed"]),
+        "changed": int(counts["attest_changed"]),
+        "tokens_in": tokens_in,
+        "tokens_out": tokens_out,
+        "estimated_cost": round(cost, 6),
+        "failed_requests": failures,
+    }

@@ -1,0 +1,121 @@
+"""Asking many questions of an OpenAI-compatible chat endpoint: bounded, retried, never fatal.
+
+:func:`ask_all` sends requests with at most ``concurrency`` in flight. A request that meets a
+429, a 5xx, a timeout, a connection error or a reply that is not the expected JSON is retried
+up to ``max_retries`` times after ``backoff_s * 2**attempt`` seconds (times a random factor in
+[0.5, 1.5), so that clients do not retry in step; a ``Retry-After`` header is honoured up to 60 s).
+Any other failure (400, 401, 404, ...) is final at once. A failed question becomes a
+:class:`Failure` naming the reason; it never raises, so one bad response never stops a run.
+Only timing is random: what is asked and what is kept do not depend on it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Callable, NamedTuple, Optional, Union
+
+import httpx
+
+from judges.attest.answers import p_yes
+from judges.attest.cache import Answer
+from judges.attest.endpoint import Endpoint
+
+MAX_RETRY_AFTER_S = 60.0
+
+
+class Failure(NamedTuple):
+    reason: str  # e.g. "http 500", "timeout", "connection error", "malformed response"
+    attempts: int
+
+
+class Request(NamedTuple):
+    key: str
+    body: dict  # the JSON body: model, messages and sampling parameters
+
+
+class _Retryable(Exception):
+    def __init__(self, reason: str, delay: Optional[float] = None):
+        super().__init__(reason)
+        self.reason, self.delay = reason, delay
+
+
+async def _ask_once(client: httpx.AsyncClient, endpoint: Endpoint, body: dict) -> Union[Answer, Failure]:
+    try:
+        response = await client.post(endpoint.chat_url, json=body, headers=endpoint.headers())
+    except httpx.TimeoutException:
+        raise _Retryable("timeout") from None
+    except httpx.TransportError:
+        raise _Retryable("connection error") from None
+    status = response.status_code
+    if status == 429 or status >= 500:
+        raise _Retryable(f"http {status}", _retry_after(response))
+    if status != 200:
+        return Failure(f"http {status}", 1)
+    try:
+        data = response.json()
+        choice = data["choices"][0]
+        reply = choice["message"]["content"]
+        if reply is None:
+            reply = ""
+        if not isinstance(reply, str):
+            raise TypeError("content is not text")
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise _Retryable("malformed response") from None
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    return Answer(reply, p_yes(choice.get("logprobs")), _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and value >= 0 else 0
+
+
+def _retry_after(response: httpx.Response) -> Optional[float]:
+    try:
+        return min(float(response.headers["retry-after"]), MAX_RETRY_AFTER_S)
+    except (KeyError, ValueError):
+        return None
+
+
+async def _ask(client, endpoint: Endpoint, body: dict, max_retries: int, backoff_s: float, rng: random.Random):
+    attempt = 0
+    while True:
+        try:
+            result = await _ask_once(client, endpoint, body)
+            return result if isinstance(result, Answer) else result._replace(attempts=attempt + 1)
+        except _Retryable as e:
+            if attempt >= max_retries:
+                return Failure(e.reason, attempt + 1)
+            delay = e.delay if e.delay is not None else backoff_s * (2**attempt) * (0.5 + rng.random())
+            attempt += 1
+            await asyncio.sleep(delay)
+
+
+async def _ask_all(
+    endpoint: Endpoint, requests: list[Request], concurrency: int, max_retries: int, timeout_s: float,
+    backoff_s: float, on_result: Callable[[Request, Union[Answer, Failure]], None],
+) -> None:
+    rng = random.Random()
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    queue: asyncio.Queue[Request] = asyncio.Queue()
+    for r in requests:
+        queue.put_nowait(r)
+    # Proxy settings from the environment apply, except to a server on this machine.
+    trust_env = httpx.URL(endpoint.base_url).host not in ("127.0.0.1", "localhost", "::1")
+    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits, trust_env=trust_env) as client:
+
+        async def worker() -> None:
+            while not queue.empty():
+                request = queue.get_nowait()
+                on_result(request, await _ask(client, endpoint, request.body, max_retries, backoff_s, rng))
+
+        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(requests)))))
+
+
+def ask_all(
+    endpoint: Endpoint, requests: list[Request], *, concurrency: int, max_retries: int, timeout_s: float,
+    backoff_s: float, on_result: Callable[[Request, Union[Answer, Failure]], None],
+) -> None:
+    """Ask every request; ``on_result(request, Answer | Failure)`` is called as each one ends."""
+    if requests:
+        asyncio.run(_ask_all(endpoint, requests, concurrency, max_retries, timeout_s, backoff_s, on_result))
