@@ -91,7 +91,7 @@ class AttestSettings(_Strict):
         "alignment", description="an answer that is not YES/NO, or no answer: keep alignment's status, or unsupported"
     )
     guard_patterns: tuple[str, ...] = Field(
-        (), description="extra regexes (case-insensitive) marking text that instructs the judge; such citations are not sent"
+        (), description="extra regexes (case-insensitive) for text addressed to the judge; such citations are not sent and judged unsupported"
     )
     max_tokens: int = Field(16, ge=1, description="completion tokens per answer")
     seed: int = Field(0, description="sent to servers that accept a seed")

@@ -8,8 +8,9 @@ Which citations go to the LLM (workflow ``attest.mode``):
 
 Missing documents never go to the LLM. A citation whose sentence or evidence contains text
 addressed to the judge (:data:`GUARD_PATTERNS` plus ``attest.guard_patterns``) is not sent
-either: it keeps alignment's status and is marked ``guarded``, so such text can never raise a
-score.
+either: it is marked ``guarded`` and judged ``unsupported``. Keeping alignment's status instead
+would let such text dodge an LLM that says NO; grading it lower than any answer could makes
+instructing the judge never pay.
 
 What the model sees (``attest.evidence``): ``window``, the aligned span widened to whole
 sentences plus ``context_sentences`` on each side (a citation without an alignment shows its
@@ -52,7 +53,7 @@ GRADE_TABLE: dict[tuple[str, str], str] = {
 
 # Text that addresses the judge instead of stating facts (matched case-insensitively).
 GUARD_PATTERNS: tuple[str, ...] = (
-    r"\b(answer|respond|reply|say|output|return)\s+(with\s+)?(only\s+)?[\"'“‘]?(yes|no)\b",
+    r"\b(answer|respond|reply|output|return)\s*[:\-]?\s+(with\s+)?(only\s+)?[\"'“‘]?(yes|no)\b",
     r"\bignore\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|other|your)\s+(instructions?|rules?|prompts?)",
     r"\bnote\s+to\s+(the\s+)?(assessor|grader|evaluator|judge|annotator|model|reviewer|ai|llm)\b",
     r"\b(assessor|grader|evaluator|annotator|llm|ai model|language model)s?\b[^.!?\n]{0,40}\b(must|should|shall)\b",
@@ -125,13 +126,18 @@ class Attester:
             last = min(last + self.s.context_sentences, len(spans) - 1)
             lo = int(np.searchsorted(starts, spans[first][0], "left"))
             hi = int(np.searchsorted(starts, spans[last][1], "left"))
-        if hi - lo > cap:  # keep the aligned span, centred, within the cap
-            if self.s.evidence == "document" and span_hi <= cap:
-                lo, hi = 0, cap
-            else:
-                lo = max(lo, min(span_lo, span_hi - cap) if span_hi - span_lo >= cap else span_lo - (cap - (span_hi - span_lo)) // 2)
-                hi = min(hi, lo + cap)
-                lo = max(0, hi - cap)
+            if hi - lo <= cap:  # whole sentences, punctuation included
+                return doc.text[spans[first][0] : spans[last][1]], hi - lo
+        if hi - lo <= cap:
+            return doc.text.strip(), hi - lo
+        # Too long: ``cap`` tokens that keep the aligned span, centred (its start when it is longer).
+        if self.s.evidence == "document" and span_hi <= cap:
+            lo, hi = 0, cap
+        else:
+            first_tok, last_tok = lo, hi
+            lo = span_lo if span_hi - span_lo >= cap else span_lo - (cap - (span_hi - span_lo)) // 2
+            lo = max(first_tok, min(lo, last_tok - cap))
+            hi = lo + cap
         return doc.text[int(starts[lo]) : int(ends[hi - 1])], hi - lo
 
     # -- the cascade -------------------------------------------------------------------------
@@ -148,7 +154,8 @@ class Attester:
             evidence, n_tokens = self.evidence(case, sentences)
             if self.guard.search(case.sentence) or self.guard.search(evidence):
                 counts["attest_guarded"] += 1
-                out[i] = case.judgment._replace(llm_answer="guarded")
+                counts["attest_changed"] += case.judgment.status != "unsupported"
+                out[i] = case.judgment._replace(status="unsupported", grade=0, llm_answer="guarded")
                 self._log_output(case, None, "guarded", out[i], None)
                 continue
             msgs = self.messages(case.sentence, evidence)

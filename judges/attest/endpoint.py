@@ -29,7 +29,8 @@ class Endpoint:
 
     @property
     def chat_url(self) -> str:
-        return self.base_url.rstrip("/") + "/chat/completions"
+        parts = urlsplit(self.base_url)
+        return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/chat/completions"))
 
     def headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
