@@ -57,6 +57,15 @@ def test_p_yes_is_none_without_usable_logprobs(logprobs):
     assert p_yes(logprobs) is None
 
 
+def test_p_yes_reads_a_split_yes_token():  # SmolLM2's tokenizer: "YES" = "Y" + "ES", "NO" whole
+    logprobs = {"content": [
+        _lp("\n", -0.1, [("\n", -0.1)]),
+        _lp("Y", math.log(0.3), [("Y", math.log(0.3)), ("NO", math.log(0.12)), ("No", math.log(0.12)), ("```", math.log(0.1))]),
+        _lp("ES", 0.0, [("ES", 0.0)]),
+    ]}
+    assert p_yes(logprobs) == pytest.approx(0.3 / 0.54, abs=1e-6)
+
+
 def test_p_yes_without_alternatives_uses_the_token_itself():
     assert p_yes({"content": [_lp("No", -0.3)]}) == 0.0
 

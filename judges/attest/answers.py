@@ -30,30 +30,35 @@ def parse_answer(text: Optional[str]) -> Optional[str]:
 def p_yes(logprobs: object) -> Optional[float]:
     """P(YES) at the first answer token, from an OpenAI-style ``choices[0].logprobs`` object.
 
-    The probabilities of the top alternatives that read as yes and as no are summed and
-    renormalised: P(YES) = p(yes) / (p(yes) + p(no)). ``None`` when the server sent no
-    log-probabilities or no yes/no token was among them.
+    The answer token is the first whose text begins "yes" or "no" (tokenizers may split ``YES``
+    into ``Y`` + ``ES``: a prefix counts). The probabilities of the top alternatives there that
+    begin yes and that begin no are summed and renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
+    ``None`` when the server sent no log-probabilities or no such token was among them.
     """
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
         return None
     for position in logprobs["content"]:
         if not isinstance(position, dict):
             return None
-        if _word(position.get("token")) not in ("yes", "no"):
+        if _side(position.get("token")) is None:
             continue
-        yes = no = 0.0
-        alternatives = position.get("top_logprobs") or [position]
-        for alt in alternatives:
+        mass = {"yes": 0.0, "no": 0.0}
+        for alt in position.get("top_logprobs") or [position]:
             if not isinstance(alt, dict) or not isinstance(alt.get("logprob"), (int, float)):
                 continue
-            word = _word(alt.get("token"))
-            if word == "yes":
-                yes += math.exp(alt["logprob"])
-            elif word == "no":
-                no += math.exp(alt["logprob"])
-        return round(yes / (yes + no), 6) if yes + no > 0 else None
+            side = _side(alt.get("token"))
+            if side is not None:
+                mass[side] += math.exp(alt["logprob"])
+        total = mass["yes"] + mass["no"]
+        return round(mass["yes"] / total, 6) if total > 0 else None
     return None
 
 
-def _word(token: object) -> str:
-    return token.strip(" \t\n\"'`*_.:,").lower() if isinstance(token, str) else ""
+def _side(token: object) -> Optional[str]:
+    """"yes" or "no" when the token is the start of that word (``Y``, ``Ye``, ``YES``, ``n``, ``No``)."""
+    word = token.strip(" \t\n\"'`*_.:,").lower() if isinstance(token, str) else ""
+    if word and "yes".startswith(word):
+        return "yes"
+    if word and "no".startswith(word):
+        return "no"
+    return None

