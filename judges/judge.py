@@ -30,6 +30,7 @@ from judges.scan import Scan
 from judges.text.tokenize import Tokens, Vocabulary
 
 BATCH_CITATIONS = 4096  # citations aligned per engine call
+ATTEST_BATCH_CITATIONS = 256  # with LLM attestation: the progress bar moves as answers arrive
 DOC_CACHE_TOKENS = 60_000_000  # cap on prepared documents held within one topic (~14 bytes/token)
 
 
@@ -213,7 +214,9 @@ def judge_part(
     judge.corpus = corpus
     out = Assessments()
     counts: Counter = Counter()
+    batch_size = BATCH_CITATIONS
     if options.workflow.attest.mode != "none":
+        batch_size = ATTEST_BATCH_CITATIONS
         judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts)
     pending: list[Report] = []
     pending_citations = 0
@@ -226,7 +229,7 @@ def judge_part(
         counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
         pending.append(rep)
         pending_citations += sum(len(s.citations) for s in rep.sentences)
-        if pending_citations >= BATCH_CITATIONS:
+        if pending_citations >= batch_size:
             flush()
 
     def flush() -> None:
