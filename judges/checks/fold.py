@@ -1,0 +1,53 @@
+"""Comparison forms of text for the grounding checks: accents stripped, case folded, light stems.
+
+``fold("Zürich")`` is ``"zurich"``: Unicode NFKD, combining marks removed, then ``casefold``.
+Lengths may change, so folded text is only ever searched, never used for offsets; offsets always
+point into the original text.
+
+``key_words`` turns text into the word sequence entities are matched on: folded ``\\w+`` runs,
+each lightly stemmed (:func:`stem`), with the ``s`` of a possessive (``Bieber's`` → ``bieber``)
+dropped and dotted abbreviations closed up (``U.S.`` → ``us``). The same function is applied to both sides of a comparison, so a stem only has to be
+consistent, not linguistically right.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_WORD = re.compile(r"\w+")
+_DOTTED = re.compile(r"\b(?:\w\.){2,}")
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+
+
+def fold(text: str) -> str:
+    """NFKD, combining marks removed, casefolded. ASCII text is only lower-cased."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def stem(word: str) -> str:
+    """Drop one plural ``s`` from words longer than three letters (not ``ss``): ``Americans`` → ``american``."""
+    if len(word) > 3 and word[-1] == "s" and word[-2] != "s":
+        return word[:-1]
+    return word
+
+
+def key_words(text: str) -> list[str]:
+    """Folded, stemmed words of ``text``, possessive ``'s`` removed.
+
+    Dotted abbreviations lose their dots first, so ``U.S.`` and ``US`` are both ``us``.
+    """
+    folded = fold(text)
+    if "." in folded:
+        folded = _DOTTED.sub(lambda m: m.group().replace(".", "") + " ", folded)
+    if "'" in folded or "’" in folded:
+        folded = _POSSESSIVE.sub("", folded)
+    return [stem(w) for w in _WORD.findall(folded)]
+
+
+def key_phrase(text: str) -> str:
+    """``key_words`` joined and padded with spaces, so ``" a b " in phrase`` is a whole-word search."""
+    return " " + " ".join(key_words(text)) + " "

@@ -1,0 +1,143 @@
+"""Placeholders: text a generator left unfilled or made up generically, found by a pattern table.
+
+``PATTERNS`` is data: one :class:`Pattern` (name, regular expression, category) per line. Callers
+add their own with ``extra=`` (pattern objects or plain ``(name, regex, category)`` tuples, as a
+workflow file would give them); every regular expression is compiled once and checked when it is
+added, so a bad one fails with its name.
+
+Categories:
+
+* ``generic_name``: stand-in people (John Doe, Jane Doe, Joe Bloggs, Max Mustermann);
+* ``placeholder_company``: stand-in companies (Acme, TechCorp, ExampleCo, Contoso, Initech...);
+* ``vague_attribution``: claims credited to no one ("according to experts", "a recent study",
+  "studies show", "some say");
+* ``test_data``: lorem ipsum, example.com addresses, foo/bar, 555 phone numbers, XXX;
+* ``template``: unfilled slots ("[insert name]", ``{{name}}``, ``<company>``), TODO/FIXME/TBD.
+
+Deliberate omissions: ``bar`` alone (a normal word: only ``foo``, ``foobar`` and ``foo/bar``
+count); a lone upper-case ``XXX`` (also the Roman numeral 30, ``Super Bowl XXX``: only ``XXXX``
+and longer, lower-case ``xxx``, masks such as ``XXX-XXXX``, ``$XX.XX`` and ``XX%`` count);
+``Jane Roe`` (a real legal pseudonym, Roe v. Wade).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+
+class Pattern(NamedTuple):
+    name: str
+    regex: str
+    category: str
+
+
+class Placeholder(NamedTuple):
+    """One match: ``text[start:end] == surface``."""
+
+    name: str
+    category: str
+    surface: str
+    start: int
+    end: int
+
+
+PATTERNS: tuple[Pattern, ...] = (
+    # generic_name
+    Pattern("john_doe", r"\b(?:John|Jane|Baby|Richard) Doe\b", "generic_name"),
+    Pattern("joe_bloggs", r"\bJo(?:e|sephine) Bloggs\b", "generic_name"),
+    Pattern("mustermann", r"\b(?:Max|Erika) Mustermann\b", "generic_name"),
+    Pattern("john_q_public", r"\bJohn Q\.? Public\b", "generic_name"),
+    Pattern("joe_schmoe", r"\bJoe Sch?mo(?:e|e?s)\b", "generic_name"),
+    # placeholder_company
+    Pattern("acme", r"\bAcme\b(?:\s+(?:Corp(?:oration)?|Inc|Co|Ltd|LLC)\b\.?)?", "placeholder_company"),
+    Pattern("techcorp", r"\bTech ?Corp\b", "placeholder_company"),
+    Pattern("exampleco", r"\bExample ?(?:Co|Corp|Inc|Company|Ltd)\b", "placeholder_company"),
+    Pattern("fictional_company", r"\b(?:Contoso|Fabrikam|Initech|Globex|Widget ?Co|Northwind Traders)\b", "placeholder_company"),
+    Pattern("xyz_company", r"\b(?:XYZ|ABC) (?:Corp(?:oration)?|Company|Inc|Ltd)\b", "placeholder_company"),
+    Pattern("company_x", r"\bCompany [XYZ]\b", "placeholder_company"),
+    # vague_attribution
+    Pattern("according_to_experts", r"(?i)\baccording to (?:some |many |leading )?(?:experts|scientists|researchers|studies|sources)\b", "vague_attribution"),
+    Pattern("experts_say", r"(?i)\b(?:experts|scientists|researchers) (?:say|agree|believe|suggest|claim)\b", "vague_attribution"),
+    Pattern("a_recent_study", r"(?i)\b(?:a|one) (?:recent |new )?(?:study|survey|report)\b(?! (?:by|from|published|in|of) [A-Z])", "vague_attribution"),
+    Pattern("studies_show", r"(?i)\b(?:studies|research|surveys) (?:have )?(?:show|shown|shows|suggest|suggests|found|indicates?)\b", "vague_attribution"),
+    Pattern("some_say", r"(?i)\b(?:some|many) (?:people )?(?:say|believe|argue|claim)\b", "vague_attribution"),
+    Pattern("it_is_said", r"(?i)\bit is (?:widely |often |commonly )?(?:said|believed|claimed|reported) that\b", "vague_attribution"),
+    # test_data
+    Pattern("lorem_ipsum", r"(?i)\blorem ipsum\b", "test_data"),
+    Pattern("example_domain", r"(?i)\b(?:[\w.+-]+@)?example\.(?:com|org|net)\b", "test_data"),
+    Pattern("test_email", r"(?i)\b[\w.+-]+@test\.com\b", "test_data"),
+    Pattern("foo_bar", r"\bfoo\s*/\s*bar\b|\bfoo(?:bar|baz)?\b", "test_data"),
+    Pattern("phone_555", r"\(?\b555\)?[-. ]\d{4}\b|\b\d{3}[-. ]555[-. ]\d{4}\b", "test_data"),
+    Pattern("xxx", r"\b(?:X{4,}|x{3,})\b|\bX{2,}(?:[-.]X{2,})+\b|\$X+(?:[.,]X+)?\b|\bX{2,}%", "test_data"),
+    Pattern("fake_address", r"\b123 (?:Main|Fake|Elm|Any) (?:St(?:reet)?|Ave(?:nue)?|Road)\b", "test_data"),
+    # template
+    Pattern("insert_slot", r"(?i)\[(?:insert|enter|add|your|placeholder|name of|company|date|todo)[^\]\n]*\]", "template"),
+    Pattern("braces_slot", r"\{\{[^{}\n]*\}\}", "template"),
+    Pattern("angle_slot", r"(?i)<(?:insert|your|name|company|placeholder)[^<>\n]*>", "template"),
+    Pattern("todo", r"\b(?:TODO|FIXME|TKTK|TBD)\b", "template"),
+)
+
+
+class PatternError(ValueError):
+    """A placeholder pattern that cannot be used; the message names it."""
+
+
+def as_pattern(item: Pattern | Sequence[str]) -> Pattern:
+    """A :class:`Pattern` from a Pattern or a ``(name, regex, category)`` sequence."""
+    if isinstance(item, Pattern):
+        return item
+    if isinstance(item, dict):
+        unknown = set(item) - {"name", "regex", "category"}
+        if unknown:
+            raise PatternError(f"placeholder pattern: unknown keys {sorted(unknown)}")
+        try:
+            return Pattern(item["name"], item["regex"], item["category"])
+        except KeyError as err:
+            raise PatternError(f"placeholder pattern {item.get('name', '?')!r}: missing {err.args[0]!r}") from None
+    if not isinstance(item, (tuple, list)) or len(item) != 3 or not all(isinstance(x, str) for x in item):
+        raise PatternError(f"placeholder pattern must be (name, regex, category) strings, got {item!r}")
+    return Pattern(*item)
+
+
+@lru_cache(maxsize=256)
+def _compile(pattern: Pattern) -> re.Pattern:
+    try:
+        return re.compile(pattern.regex)
+    except re.error as err:
+        raise PatternError(f"placeholder pattern {pattern.name!r}: {err}") from None
+
+
+def pattern_table(extra: Iterable[Pattern | Sequence[str]] = (), *, base: Iterable[Pattern] = PATTERNS) -> tuple[Pattern, ...]:
+    """``base`` plus ``extra``, each compiled once (so a bad regex fails here, by name)."""
+    table = tuple(base) + tuple(as_pattern(p) for p in extra)
+    for p in table:
+        _compile(p)
+    return table
+
+
+def find_placeholders(
+    text: str,
+    *,
+    extra: Iterable[Pattern | Sequence[str]] = (),
+    patterns: Iterable[Pattern] | None = None,
+    categories: Iterable[str] | None = None,
+) -> list[Placeholder]:
+    """Every match of every pattern in ``text``, sorted by position.
+
+    ``patterns`` replaces the built-in table, ``extra`` adds to it, ``categories`` keeps only
+    patterns of those categories.
+    """
+    table = pattern_table(extra, base=PATTERNS if patterns is None else patterns)
+    wanted = None if categories is None else frozenset(categories)
+    found = []
+    for p in table:
+        if wanted is not None and p.category not in wanted:
+            continue
+        for m in _compile(p).finditer(text):
+            if m.end() > m.start():
+                found.append(Placeholder(p.name, p.category, m.group(), m.start(), m.end()))
+    found.sort(key=lambda h: (h.start, h.end, h.name))
+    return found
