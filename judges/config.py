@@ -116,6 +116,39 @@ class AttestSettings(_Strict):
         return self
 
 
+class PlaceholderPattern(_Strict):
+    """One extra placeholder pattern (added to the built-in table of judges.checks.placeholders)."""
+
+    name: str
+    regex: str
+    category: str = "custom"
+
+    @model_validator(mode="after")
+    def _compiles(self) -> "PlaceholderPattern":
+        try:
+            re.compile(self.regex)
+        except re.error as e:
+            raise ValueError(f"placeholder pattern {self.name!r}: {e}") from None
+        return self
+
+
+class GroundingSettings(_Strict):
+    """Deterministic grounding checks (judges.checks): the numbers and entities a cited sentence
+    states must be in the cited document; placeholder text is counted per response."""
+
+    cap: tuple[Literal["numbers", "entities"], ...] = Field(
+        ("numbers", "entities"),
+        description="a citation whose document lacks a number / an entity of its sentence is at most 'partial'; [] = never capped",
+    )
+    number_tolerance: float = Field(0.0, ge=0, lt=1, description="relative tolerance when comparing numbers (0: equal)")
+    entity_fuzzy: Optional[float] = Field(
+        None, gt=0, le=1, description="fuzzy entity matching: difflib ratio cutoff per word (null: off)"
+    )
+    placeholder_patterns: tuple[PlaceholderPattern, ...] = Field(
+        (), description="extra placeholder patterns {name, regex, category} for PLACEHOLDER_FREE"
+    )
+
+
 class Workflow(_Strict):
     judge: Literal["citation"] = "citation"
     alignment: AlignmentSettings = AlignmentSettings()
@@ -124,6 +157,7 @@ class Workflow(_Strict):
     citations: CitationSettings = CitationSettings()
     leaderboard: LeaderboardSettings = LeaderboardSettings()
     attest: AttestSettings = AttestSettings()
+    grounding: GroundingSettings = GroundingSettings()
 
 
 def load_workflow(path: Path | None) -> Workflow:

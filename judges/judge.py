@@ -22,6 +22,7 @@ from judges.align.passages import DocIndex
 from judges.attest.cascade import Attester, Case
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
+from judges.grounding import Grounder
 from judges.formats.runs import read_report_at, read_reports
 from judges.options import Options
 from judges.outputs import Assessments, qrels_doc_id
@@ -45,6 +46,7 @@ class Judge:
         self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
         self._doc_cache_tokens = 0
         self.corpus: dict[str, Document] = {}
+        self.grounder = Grounder(self.wf.grounding)
         self.attester: Optional[Attester] = None  # set by judge_part when the workflow attests
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
@@ -66,6 +68,7 @@ class Judge:
         """Drop the prepared documents (between topics, whose documents rarely overlap)."""
         self._doc_cache.clear()
         self._doc_cache_tokens = 0
+        self.grounder.forget()
 
     def resolve(self, report: Report, doc_id: str) -> tuple[Optional[Document], str, str]:
         """The cited document, where it came from, and (when missing) why."""
@@ -83,12 +86,16 @@ class Judge:
 
     # -- stage 3: align and judge, batch by batch ---------------------------------------------
     def judge_batch(self, reports: list[Report], out: Assessments, log: DebugLog) -> int:
-        """Judge every citation of ``reports`` with one prefilter call and one engine call."""
+        """Judge every citation of ``reports`` with one prefilter call and one engine call, and
+        finish the reports (their measures)."""
         texts: list[str] = []
         docs: list[DocIndex] = []
         doc_slot: dict[int, int] = {}
         items = []  # per citation: (report, sentence, citation, answer slot, doc slot or -1, source, reason)
+        resolved: list[Optional[Document]] = []  # per citation: the cited document
+        cited: dict[int, dict[str, Document]] = {}  # per report: the documents it cites, by id
         for rep in reports:
+            cited[id(rep)] = rep_docs = {}
             for sent in rep.sentences:
                 if not sent.citations:
                     continue
@@ -97,11 +104,14 @@ class Judge:
                 for c in sent.citations:
                     if c.doc_id is None:
                         items.append((rep, sent, c, a_slot, -1, "none", c.problem))
+                        resolved.append(None)
                         continue
                     doc, source, reason = self.resolve(rep, c.doc_id)
+                    resolved.append(doc)
                     if doc is None:
                         items.append((rep, sent, c, a_slot, -1, source, reason))
                         continue
+                    rep_docs.setdefault(c.doc_id, doc)
                     di = self.doc_index(doc.text)
                     d = doc_slot.get(id(di))
                     if d is None:
@@ -123,11 +133,13 @@ class Judge:
                 for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
             ])
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
-            j = judgments[i]
+            j = self.grounder.check(rep, sent, resolved[i], judgments[i])
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid)
             out.add(rep, sent, c, j, qid)
+        for rep in reports:
+            out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
         return len(items)
 
     def _align(self, answers: list[Tokens], docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
@@ -236,8 +248,6 @@ def judge_part(
         nonlocal pending, pending_citations
         if pending:
             done = judge.judge_batch(pending, out, log)
-            for rep in pending:
-                out.finish_report(rep)
             out.flush_rows()
             progress(done)
         pending, pending_citations = [], 0

@@ -15,9 +15,24 @@ from typing import Callable, NamedTuple, Sequence
 WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0}
 
 
+class SentenceGrounding(NamedTuple):
+    """A sentence's numbers and entities against every document its report cites, and its
+    placeholder matches (:mod:`judges.grounding`)."""
+
+    numbers: int = 0
+    numbers_found: int = 0
+    entities: int = 0
+    entities_found: int = 0
+    placeholders: int = 0
+
+
+NO_GROUNDING = SentenceGrounding()
+
+
 class SentenceResult(NamedTuple):
     chars: int  # length of the sentence text
     statuses: tuple[str, ...]  # one status per judged citation, in citation order
+    grounding: SentenceGrounding = NO_GROUNDING
 
 
 class Measure(NamedTuple):
@@ -86,6 +101,23 @@ def groundedness(report):
     return _ratio(sum(s.chars for s in sents if _supported(s)), sum(s.chars for s in sents))
 
 
+def _grounded_share(report, total: str, found: str) -> float:
+    n = sum(getattr(s.grounding, total) for s in report)
+    return sum(getattr(s.grounding, found) for s in report) / n if n else 1.0
+
+
+def numeric_grounded(report):
+    return _grounded_share(report, "numbers", "numbers_found")
+
+
+def entity_grounded(report):
+    return _grounded_share(report, "entities", "entities_found")
+
+
+def placeholder_free(report):
+    return 0.0 if any(s.grounding.placeholders for s in report) else 1.0
+
+
 MEASURES: tuple[Measure, ...] = (
     Measure(
         "CITATION_ACCURACY",
@@ -121,6 +153,21 @@ MEASURES: tuple[Measure, ...] = (
         "GROUNDEDNESS",
         "Character-weighted share of the answer in sentences with a `supported` citation.",
         groundedness,
+    ),
+    Measure(
+        "NUMERIC_GROUNDED",
+        "Share of the answer's numbers (after normalisation: `$1.5M` = `1,500,000`) stated by a document the report cites; 1 when the answer states no number.",
+        numeric_grounded,
+    ),
+    Measure(
+        "ENTITY_GROUNDED",
+        "Share of the answer's named entities (pattern-based: names, acronyms, brands, companies) found in a document the report cites; 1 when it names none.",
+        entity_grounded,
+    ),
+    Measure(
+        "PLACEHOLDER_FREE",
+        "1 if no sentence matches a placeholder pattern (John Doe, TechCorp, \"studies show\", lorem ipsum, `[insert name]`...), else 0.",
+        placeholder_free,
     ),
 )
 

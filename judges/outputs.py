@@ -23,7 +23,7 @@ from judges.formats import tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import discover
 from judges.leaderboard import leaderboard_rows
-from judges.measures import SentenceResult, evaluate
+from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
 from judges.options import Options, Summary
 from judges.records import Judgment, Report
 
@@ -69,15 +69,20 @@ class Assessments:
             ("evidence", j.evidence), ("doc_source", j.doc_source), ("reason", j.reason),
             ("confidence", c.confidence), ("sentence", sent.text), ("alignment_status", j.alignment_status),
             ("llm_answer", j.llm_answer), ("llm_p_yes", j.llm_p_yes), ("llm_tokens_in", j.llm_tokens_in),
-            ("llm_tokens_out", j.llm_tokens_out),
+            ("llm_tokens_out", j.llm_tokens_out), ("numbers_missing", list(j.numbers_missing)),
+            ("entities_missing", list(j.entities_missing)), ("capped", j.capped),
         ):
             cols[name].append(value)
         self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
 
-    def finish_report(self, rep: Report) -> None:
+    def finish_report(self, rep: Report, grounding: dict[int, SentenceGrounding]) -> None:
+        """The report's measures, once all its citations are added; ``grounding`` per sentence index."""
         key = (rep.run_id, rep.topic_id)
         statuses = self._statuses.pop(key, {})
-        results = [SentenceResult(len(s.text.strip()), tuple(statuses.get(s.index, ()))) for s in rep.sentences]
+        results = [
+            SentenceResult(len(s.text.strip()), tuple(statuses.get(s.index, ())), grounding.get(s.index, NO_GROUNDING))
+            for s in rep.sentences
+        ]
         self.per_topic[key] = evaluate(results)
 
     def flush_rows(self) -> None:

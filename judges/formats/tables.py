@@ -37,6 +37,9 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("llm_p_yes", pa.float64()),
         ("llm_tokens_in", pa.int32()),
         ("llm_tokens_out", pa.int32()),
+        ("numbers_missing", pa.list_(pa.string())),  # the sentence's numbers the document lacks
+        ("entities_missing", pa.list_(pa.string())),  # the sentence's entities the document lacks
+        ("capped", pa.bool_()),  # lowered to partial by the grounding cap
     ]
 )
 ASSESSMENT_SORT = [("run_id", "ascending"), ("topic_id", "ascending"), ("sentence_index", "ascending"), ("citation_rank", "ascending")]

@@ -1,0 +1,98 @@
+"""Grounding checks in the judge: numbers and entities a cited document must state, placeholders.
+
+Alignment rewards overlapping words and is blind to the details that most often make a cited
+sentence wrong: a changed number, a name the source never mentions. This stage runs the
+deterministic checks of :mod:`judges.checks` (no model) on every judged citation and report:
+
+* per citation: ``numbers_missing`` and ``entities_missing``, the surfaces of the sentence's
+  numbers and entities that the cited document does not state (unresolvable citations are not
+  checked). With ``grounding.cap`` (default: numbers and entities) a citation whose list for a
+  capped kind is non-empty is at most ``partial``, however well it aligns or what an LLM said;
+  the assessment shows it (``capped``, the ``reason``, and ``alignment_status``);
+* per sentence, for the report's measures: how many of its numbers and entities some document
+  cited anywhere in the report states, and how many placeholder patterns it matches.
+
+A :class:`Grounder` keeps each document's prepared :class:`~judges.checks.Source` for as long as
+the judge keeps its aligned form (one topic), so a document is indexed once however often cited.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from judges.checks import Claim, Source, find_placeholders
+from judges.checks.placeholders import pattern_table
+from judges.config import GroundingSettings
+from judges.measures import SentenceGrounding
+from judges.records import STATUS_GRADE, Document, Judgment, Report, Sentence
+
+
+class Grounder:
+    """Checks sentences against cited documents, preparing each document and sentence once."""
+
+    def __init__(self, settings: GroundingSettings):
+        self.s = settings
+        self.patterns = pattern_table([(p.name, p.regex, p.category) for p in settings.placeholder_patterns])
+        self._sources: dict[tuple[str, str], Source] = {}
+        self._claims: dict[tuple[str, str, int], Claim] = {}  # (run, topic, sentence index)
+        self._contexts: dict[tuple[str, str], str] = {}  # (run, topic) -> the whole answer
+
+    def forget(self) -> None:
+        """Drop prepared documents and sentences (between topics)."""
+        self._sources.clear()
+        self._claims.clear()
+        self._contexts.clear()
+
+    def source(self, doc: Document) -> Source:
+        key = (doc.text, doc.title)
+        src = self._sources.get(key)
+        if src is None:
+            src = self._sources[key] = Source(doc.text, doc.title)
+        return src
+
+    def claim(self, rep: Report, sent: Sentence) -> Claim:
+        key = (rep.run_id, rep.topic_id, sent.index)
+        claim = self._claims.get(key)
+        if claim is None:
+            context = self._contexts.get(key[:2])
+            if context is None:
+                context = self._contexts[key[:2]] = " ".join(s.text for s in rep.sentences)
+            claim = self._claims[key] = Claim(sent.text, context=context)
+        return claim
+
+    def _missing(self, claim: Claim, sources: list[Source]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        tol, fuzzy = self.s.number_tolerance, self.s.entity_fuzzy
+        numbers = tuple(n.surface for n in claim.numbers if not any(s.numbers.contains(n, tol) for s in sources))
+        entities = tuple(e.surface for e in claim.entities if not any(s.entities.contains(e, fuzzy) for s in sources))
+        return numbers, entities
+
+    def check(self, rep: Report, sent: Sentence, doc: Optional[Document], j: Judgment) -> Judgment:
+        """``j`` with the missing numbers and entities recorded, and capped when the policy says so."""
+        if doc is None or j.status == "missing":
+            return j
+        numbers, entities = self._missing(self.claim(rep, sent), [self.source(doc)])
+        j = j._replace(numbers_missing=numbers, entities_missing=entities)
+        lacking = [f"{kind} {', '.join(items)}" for kind, items in (("numbers", numbers), ("entities", entities))
+                   if items and kind in self.s.cap]
+        if lacking and j.status == "supported":
+            why = f"capped at partial: the document lacks {'; '.join(lacking)}"
+            j = j._replace(status="partial", grade=STATUS_GRADE["partial"], capped=True,
+                           reason=f"{j.reason}; {why}" if j.reason else why)
+        return j
+
+    def report(self, rep: Report, docs: Iterable[Document]) -> dict[int, SentenceGrounding]:
+        """Per sentence index: its numbers and entities found in any of ``docs`` (the documents
+        the report cites), and its placeholder matches."""
+        sources = [self.source(d) for d in docs]
+        out: dict[int, SentenceGrounding] = {}
+        for sent in rep.sentences:
+            if not sent.text.strip():
+                continue
+            claim = self.claim(rep, sent)
+            numbers, entities = self._missing(claim, sources)
+            out[sent.index] = SentenceGrounding(
+                len(claim.numbers), len(claim.numbers) - len(numbers),
+                len(claim.entities), len(claim.entities) - len(entities),
+                len(find_placeholders(sent.text, patterns=self.patterns)),
+            )
+        return out
