@@ -60,7 +60,7 @@ class BackendName(str, Enum):
     python = "python"
 
 
-@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.")
+@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py meta-evaluate | agreement | convert-labelled --help (meta-evaluation against a truth leaderboard and human labels).")
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
     rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics JSONL file or directory; repeatable."),
@@ -201,6 +201,15 @@ def _print_summary(summary, seconds: float) -> None:
 
 
 def run() -> None:
+    import sys
+
+    from judges.meta import COMMANDS
+
+    if len(sys.argv) > 1 and sys.argv[1] in COMMANDS:  # meta-evaluate, agreement, convert-labelled
+        from judges.meta.cli import app as meta_app
+
+        meta_app()
+        return
     app()
 
 

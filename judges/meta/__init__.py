@@ -1,0 +1,16 @@
+"""Meta-evaluation: how well citejudge reproduces people.
+
+* :mod:`judges.meta.leaderboards` reads leaderboards of every TREC format into one long table;
+* :mod:`judges.meta.correlation` ranks runs alike or not (Kendall tau-b, Spearman, Pearson,
+  tau_ap, Kendall@k);
+* :mod:`judges.meta.bootstrap` gives confidence intervals by resampling topics;
+* :mod:`judges.meta.metaeval` correlates judge leaderboards with a truth leaderboard;
+* :mod:`judges.meta.labels` and :mod:`judges.meta.agreement` compare per-citation or per-sentence
+  decisions with human labels;
+* :mod:`judges.meta.convert` turns labelled claim/evidence sets into runs, topics and labels;
+* :mod:`judges.meta.cli` is the ``meta-evaluate``, ``agreement`` and ``convert-labelled`` commands.
+
+Importing this package is cheap: the command names below are what ``judges.cli.run`` dispatches on.
+"""
+
+COMMANDS = ("meta-evaluate", "agreement", "convert-labelled")

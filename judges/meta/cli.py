@@ -1,0 +1,272 @@
+"""The meta-evaluation commands: ``python run_judge.py meta-evaluate | agreement | convert-labelled``.
+
+``judges.cli.run`` hands the command line to this typer app when its first argument is one of
+:data:`judges.meta.COMMANDS`. Bad input ends with one line ``error: path:line: field: problem`` and
+exit code 2, as for judging.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import pandas as pd
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from judges.errors import InputError
+
+# No console markup: run ids, measure names and paths are shown as written ("[x]" is not a style),
+# and tables are wider than 80 columns when not on a terminal.
+out = Console(markup=False) if sys.stdout.isatty() else Console(width=140, markup=False)
+err = Console(stderr=True, markup=False)
+
+app = typer.Typer(
+    add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, no_args_is_help=True,
+    help="Meta-evaluation of citejudge: correlation with a truth leaderboard, agreement with human labels.",
+)
+
+
+class Format(str, Enum):
+    auto = "auto"
+    ir_measures = "ir_measures"
+    tot = "tot"
+    trec_eval = "trec_eval"
+    jsonl = "jsonl"
+
+
+class OnMissing(str, Enum):
+    error = "error"
+    warn = "warn"
+    skip = "skip"
+
+
+class Positive(str, Enum):
+    supported = "supported"
+    supported_partially = "supported+partially"
+
+
+class Layout(str, Enum):
+    auto = "auto"
+    attributionbench = "attributionbench"
+    wice = "wice"
+
+
+def _warn(msg: str) -> None:
+    err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _fail(e: InputError) -> typer.Exit:
+    err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(2)
+
+
+def _num(x, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def _with_ci(value, low, high) -> str:
+    text = _num(value)
+    if not (low is None or high is None or math.isnan(low) or math.isnan(high)):
+        text += f" [{_num(low)}, {_num(high)}]"
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# meta-evaluate
+# ---------------------------------------------------------------------------------------------
+@app.command("meta-evaluate", help=(
+    "Correlate judge leaderboards with a truth leaderboard (Kendall tau-b, Spearman, Pearson, tau_ap, "
+    "Kendall@k), with bootstrap confidence intervals over topics."
+))
+def meta_evaluate(
+    leaderboards: List[Path] = typer.Argument(..., help="Judge leaderboard files or directories (trec_eval: one file per run)."),
+    truth: Path = typer.Option(..., "--truth", "--truth-leaderboard", help="The truth leaderboard (file or directory)."),
+    truth_format: Format = typer.Option(Format.auto, "--truth-format", help="Format of the truth (auto sniffs)."),
+    truth_header: Optional[bool] = typer.Option(None, "--truth-header/--no-truth-header", help="First truth line is a header (default: detect)."),
+    eval_format: Format = typer.Option(Format.auto, "--eval-format", help="Format of the judge leaderboards (auto sniffs)."),
+    eval_header: Optional[bool] = typer.Option(None, "--eval-header/--no-eval-header", help="First line is a header (default: detect)."),
+    truth_measure: List[str] = typer.Option([], "--truth-measure", help="Truth measure(s) to use; repeatable (default: all)."),
+    eval_measure: List[str] = typer.Option([], "--eval-measure", help="Judge measure(s) to use; repeatable (default: all)."),
+    correlation: List[str] = typer.Option(
+        [], "--correlation", help="kendall, spearman, pearson, tau_ap or kendall@K; repeatable (default: all five, K=10)."
+    ),
+    topic: List[str] = typer.Option([], "--topic", help="Rank by the mean over these topics' rows, not the all rows; repeatable."),
+    recompute: bool = typer.Option(False, "--recompute", help="Rank by the mean of the per-topic rows (all topics) instead of the all rows."),
+    on_missing: OnMissing = typer.Option(OnMissing.error, "--on-missing", help="Runs or topics on one side only: error, warn (leave out), skip (silently)."),
+    resamples: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap resamples of the topics for confidence intervals (0: none)."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed (same seed, same output)."),
+    confidence: float = typer.Option(0.95, "--confidence", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Write the correlations to this .jsonl or .csv file."),
+    output_values: Optional[Path] = typer.Option(None, "--output-values", help="Write every run's score with its interval to this .jsonl or .csv file."),
+    show_values: bool = typer.Option(False, "--show-values", help="Also print every run's score with its interval."),
+) -> None:
+    try:
+        from judges.meta import correlation as corr
+        from judges.meta import metaeval
+        from judges.meta.leaderboards import read_leaderboard
+        from judges.meta.results import table_format, write_table
+
+        methods = tuple(dict.fromkeys(correlation)) or corr.DEFAULT_METHODS
+        for m in methods:
+            try:
+                corr.parse_method(m)
+            except ValueError as e:
+                raise InputError("--correlation", None, None, str(e)) from None
+        for path, option in ((output, "--output"), (output_values, "--output-values")):
+            if path is not None:
+                table_format(path, option)
+        t = metaeval.Leaderboard(str(truth), truth, read_leaderboard(truth, truth_format.value, truth_header))
+        judged = [metaeval.Leaderboard(str(p), p, read_leaderboard(p, eval_format.value, eval_header)) for p in leaderboards]
+        opts = metaeval.Options(
+            truth_measures=tuple(truth_measure), eval_measures=tuple(eval_measure), methods=methods, topics=tuple(topic),
+            recompute=recompute, on_missing=on_missing.value, resamples=resamples, seed=seed, confidence=confidence,
+        )
+        result = metaeval.meta_evaluate(t, judged, opts, warn=_warn)
+        if output is not None:
+            write_table(output, result.correlations, "--output")
+        if output_values is not None:
+            write_table(output_values, result.values, "--output-values")
+    except InputError as e:
+        raise _fail(e)
+    _print_correlations(result.correlations, methods, resamples > 0, confidence)
+    if show_values:
+        _print_values(result.values)
+
+
+def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
+    """One table per judge leaderboard: a row per (truth measure, judge measure, correlation)."""
+    ci = f"{confidence:.0%} CI" if with_ci else None
+    for ev, part in df.groupby("eval", sort=False):
+        how = "all rows" if (part["ranking"] == "all").all() else "mean over the selected topics"
+        table = Table(title=f"meta-evaluation of {ev} (runs ranked by their {how})", title_justify="left")
+        for name in ("truth measure", "judge measure", "correlation", "value", *([ci] if ci else []), "runs", "topics"):
+            table.add_column(name, justify="left" if name in ("truth measure", "judge measure", "correlation") else "right")
+        last = None
+        for r in part.itertuples(index=False):
+            pair = (r.truth_measure, r.eval_measure)
+            shown = pair if pair != last else ("", "")
+            last = pair
+            topics = "-" if r.topics is pd.NA or r.topics is None else str(r.topics)
+            interval = [] if not ci else ["" if _num(r.ci_low) == "n/a" else f"[{_num(r.ci_low)}, {_num(r.ci_high)}]"]
+            table.add_row(*shown, r.method, _num(r.value), *interval, str(r.runs), topics)
+        out.print(table)
+
+
+def _print_values(df) -> None:
+    table = Table(title="run scores (value [interval])")
+    for name in ("leaderboard", "measure", "run", "value"):
+        table.add_column(name, justify="right" if name == "value" else "left")
+    for r in df.itertuples(index=False):
+        table.add_row(r.leaderboard, r.measure, r.run_id, _with_ci(r.value, r.ci_low, r.ci_high))
+    out.print(table)
+
+
+# ---------------------------------------------------------------------------------------------
+# agreement
+# ---------------------------------------------------------------------------------------------
+@app.command("agreement", help=(
+    "Compare the judge's per-citation or per-sentence decisions (NAME.assessments.parquet) with human "
+    "labels: accuracy, balanced accuracy, macro-F1, Cohen's kappa, ROC-AUC, confusion matrix."
+))
+def agreement(
+    assessments: Path = typer.Option(..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."),
+    labels: Path = typer.Option(..., "--labels", help="Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Output name, when the directory holds several judged sets."),
+    by: List[str] = typer.Option([], "--by", help="Break the scores down by this label-file column; repeatable (default: every extra column with at most 50 values)."),
+    no_breakdown: bool = typer.Option(False, "--no-breakdown", help="Only the scores over all labels."),
+    positive: Positive = typer.Option(Positive.supported, "--positive", help="Binary scores: what counts as positive on both sides."),
+    on_missing: OnMissing = typer.Option(OnMissing.error, "--on-missing", help="Labels without a judgment: error, warn (leave out), skip (silently)."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Write the score table to this .jsonl or .csv file."),
+) -> None:
+    try:
+        from judges.formats.tables import read_assessments
+        from judges.meta import agreement as ag
+        from judges.meta.labels import read_labels
+        from judges.meta.results import table_format, write_table
+
+        if output is not None:
+            table_format(output, "--output")
+        lab = read_labels(labels)
+        columns = [c for c in lab.table.columns if c not in ("label", "_line")]
+        for col in by:
+            if col not in columns:
+                raise InputError(labels, None, "--by", f"no column {col!r} in the label file (columns: {', '.join(columns)})")
+        if not assessments.exists():
+            raise InputError(assessments, None, "--assessments", "no such file or directory")
+        try:
+            table = read_assessments(assessments, name)
+        except FileNotFoundError as e:
+            raise InputError(assessments, None, "--assessments", str(e).split(": ", 1)[-1]) from None
+        joined = ag.join(lab, table, on_missing.value, warn=_warn)
+        groups = [] if no_breakdown else (list(dict.fromkeys(by)) or ag.default_breakdown(lab))
+        result = ag.agreement_table(joined, groups, positive.value)
+        if output is not None:
+            write_table(output, result, "--output")
+    except InputError as e:
+        raise _fail(e)
+    _print_agreement(result, lab.level, positive.value)
+
+
+def _print_agreement(df, level: str, positive: str) -> None:
+    table = Table(title=f"agreement with human labels (per {level}; binary positive: {positive})")
+    heads = ["group", "n", "pos", "acc", "bal acc", "macro-F1", "kappa", "AUC", "acc 3", "bal acc 3", "macro-F1 3", "kappa 3"]
+    for h in heads:
+        table.add_column(h, justify="left" if h == "group" else "right")
+    for r in df.to_dict(orient="records"):
+        group = "all" if not r["by"] else f"{r['by']}={r['group']}"
+        table.add_row(group, str(r["n"]), str(r["positives"]), *(_num(r[k]) for k in (
+            "accuracy", "balanced_accuracy", "macro_f1", "kappa", "auc", "accuracy_3", "balanced_accuracy_3", "macro_f1_3", "kappa_3")))
+    out.print(table)
+    from judges.meta.labels import LABELS
+
+    first = df.iloc[0]
+    cm = Table(title="confusion, all labels (rows: human; columns: judge)")
+    cm.add_column("human \\ judge")
+    for j in LABELS:
+        cm.add_column(j, justify="right")
+    for h in LABELS:
+        cm.add_row(h, *(str(first[f"confusion.{h}.{j}"]) for j in LABELS))
+    out.print(cm)
+
+
+# ---------------------------------------------------------------------------------------------
+# convert-labelled
+# ---------------------------------------------------------------------------------------------
+@app.command("convert-labelled", help=(
+    "Turn a labelled claim/evidence file (AttributionBench or WiCE layout) into runs, topics and a label "
+    "file for the judge and for agreement."
+))
+def convert_labelled(
+    source: Path = typer.Argument(..., help="The labelled JSONL file."),
+    out_dir: Path = typer.Option(..., "--out-dir", help="Directory for topics.jsonl, runs/RUN.jsonl and labels.jsonl."),
+    layout: Layout = typer.Option(Layout.auto, "--layout", help="Input layout (auto tells them apart by their fields)."),
+    run_id: str = typer.Option("human", "--run-id", help="Run id of the converted run."),
+) -> None:
+    try:
+        from judges.meta.convert import read_items, write_converted
+
+        items = read_items(source, layout.value)
+        done = write_converted(out_dir, items, run_id)
+    except InputError as e:
+        raise _fail(e)
+    except OSError as e:
+        err.print(f"error: {e.filename or ''}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    counts: dict[str, int] = {}
+    for it in items:
+        counts[it.label] = counts.get(it.label, 0) + 1
+    out.print(f"{done.items} items: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), markup=False, highlight=False)
+    for kind, path in (("topics", done.topics), ("runs", done.runs), ("labels", done.labels)):
+        out.print(f"{kind}: {path}", markup=False, highlight=False)
+    out.print(
+        f"next: python run_judge.py --judge citation --rag-topics {done.topics} --rag-responses {done.runs} "
+        f"--out-dir OUT --name NAME; python run_judge.py agreement --assessments OUT --name NAME --labels {done.labels}",
+        markup=False, highlight=False, soft_wrap=True,
+    )

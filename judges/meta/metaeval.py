@@ -1,0 +1,236 @@
+"""Meta-evaluation: how well does a judge's leaderboard reproduce the truth leaderboard?
+
+For every judge leaderboard and every (truth measure, judge measure) pair, the runs are ranked on
+both sides and the rankings correlated (:mod:`judges.meta.correlation`):
+
+* by default a run's score is its ``all`` row;
+* with ``topics`` (or ``recompute``) it is the mean of its per-topic rows over those topics (all
+  topics on either side when ``recompute`` is given without ``topics``), on both sides alike.
+
+Runs or topics present on one side only follow ``on_missing``: ``error`` stops with a one-line
+:class:`~judges.errors.InputError`; ``warn`` says what is left out and goes on with what both sides
+share; ``skip`` does the same silently. A topic is "missing" when some run shared by both sides
+has no row for it on either side; it is then left out for every run, so both rankings always
+average the same topics. Topics matter only when recomputing or bootstrapping: with rankings from
+the ``all`` rows and no bootstrap, per-topic rows are not looked at.
+
+Confidence intervals come from resampling the shared topics (:mod:`judges.meta.bootstrap`): per
+resample, each run's score is its mean over the drawn topics on both sides, and every correlation
+is recomputed. The ``values`` table gives each leaderboard's per-run scores with intervals from
+resampling that leaderboard's own topics. Leaderboards without per-topic rows get no intervals.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, NamedTuple, Sequence
+
+import numpy as np
+import pandas as pd
+
+from judges.errors import InputError
+from judges.meta import bootstrap, correlation
+from judges.meta.leaderboards import ALL, all_values, per_topic
+
+ON_MISSING = ("error", "warn", "skip")
+MIN_RUNS = 3
+CORRELATION_COLUMNS = ["eval", "truth_measure", "eval_measure", "method", "value", "ci_low", "ci_high", "runs", "topics", "ranking"]
+VALUE_COLUMNS = ["leaderboard", "role", "measure", "run_id", "value", "ci_low", "ci_high", "topics"]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    label: str  # how outputs name it (the path as given on the command line)
+    path: Path
+    table: pd.DataFrame  # run_id, topic_id, measure, value (judges.meta.leaderboards)
+
+
+@dataclass(frozen=True)
+class Options:
+    truth_measures: tuple[str, ...] = ()  # empty: every measure of the truth
+    eval_measures: tuple[str, ...] = ()  # empty: every measure of each judge leaderboard
+    methods: tuple[str, ...] = correlation.DEFAULT_METHODS
+    topics: tuple[str, ...] = ()  # recompute from these topics' rows
+    recompute: bool = False  # recompute from per-topic rows even without ``topics``
+    on_missing: str = "error"
+    resamples: int = bootstrap.DEFAULT_RESAMPLES  # 0: no confidence intervals
+    seed: int = bootstrap.DEFAULT_SEED
+    confidence: float = bootstrap.DEFAULT_CONFIDENCE
+    min_runs: int = MIN_RUNS
+
+    def __post_init__(self):
+        if self.on_missing not in ON_MISSING:
+            raise ValueError(f"on_missing must be one of {ON_MISSING}, got {self.on_missing!r}")
+        for m in self.methods:
+            correlation.parse_method(m)
+
+    @property
+    def recomputing(self) -> bool:
+        return self.recompute or bool(self.topics)
+
+
+class Result(NamedTuple):
+    correlations: pd.DataFrame  # CORRELATION_COLUMNS
+    values: pd.DataFrame  # VALUE_COLUMNS
+
+
+@dataclass
+class _Policy:
+    on_missing: str
+    warn: Callable[[str], None]
+    said: set = field(default_factory=set)
+
+    def __call__(self, path: Path, fld: str, problem: str) -> None:
+        if self.on_missing == "error":
+            raise InputError(path, None, fld, problem + " (--on-missing warn or skip leaves them out)")
+        if self.on_missing == "warn" and (path, fld, problem) not in self.said:
+            self.said.add((path, fld, problem))
+            self.warn(f"{path}: {fld}: {problem}; left out")
+
+
+def _names(items: Sequence[str], limit: int = 5) -> str:
+    items = sorted(items)
+    shown = ", ".join(repr(x) for x in items[:limit])
+    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def select_measures(lb: Leaderboard, chosen: Sequence[str], option: str) -> list[str]:
+    have = sorted(lb.table["measure"].unique())
+    if not chosen:
+        return have
+    unknown = [m for m in chosen if m not in have]
+    if unknown:
+        raise InputError(lb.path, None, option, f"{_names(unknown)} not in this leaderboard (it has {_names(have, 10)})")
+    return list(dict.fromkeys(chosen))
+
+
+def _matrix(lb: Leaderboard, measure: str) -> pd.DataFrame:
+    return per_topic(lb.table, measure)
+
+
+def _scores(lb: Leaderboard, measure: str, opts: Options, topics: list[str]) -> pd.Series:
+    """Each run's score: its ``all`` row, or its mean over ``topics`` when recomputing."""
+    if not opts.recomputing:
+        return all_values(lb.table, measure)
+    m = _matrix(lb, measure).reindex(columns=topics)
+    return m.dropna(how="all").mean(axis=1)
+
+
+def _shared_topics(
+    sides: list[tuple[Leaderboard, pd.DataFrame]], runs: list[str], opts: Options, policy: _Policy, measure_label: str
+) -> list[str]:
+    """Topics every shared run has a row for on every side; the rest go through the policy."""
+    if opts.topics:
+        candidates = list(dict.fromkeys(opts.topics))
+    else:
+        candidates = sorted(set().union(*(set(m.columns) for _, m in sides)))
+    keep = list(candidates)
+    for lb, m in sides:
+        m = m.reindex(index=runs, columns=candidates)
+        lacking = [t for t in candidates if m[t].isna().any()]
+        if lacking:
+            policy(lb.path, "topic_id", f"{measure_label}: {len(lacking)} topic(s) without a row for some run: {_names(lacking)}")
+            keep = [t for t in keep if t not in lacking]
+    return keep
+
+
+def _ci(intervals: bootstrap.Intervals, i: int) -> tuple[float, float]:
+    return float(intervals.low[i]), float(intervals.high[i])
+
+
+def correlate_pair(
+    truth: Leaderboard, judged: Leaderboard, truth_measure: str, eval_measure: str, opts: Options, policy: _Policy
+) -> list[dict]:
+    """Rows of the correlations table for one measure pair."""
+    label = f"{truth_measure} vs {eval_measure}"
+    mt, me = _matrix(truth, truth_measure), _matrix(judged, eval_measure)
+    if opts.recomputing:
+        for lb, m, meas in ((truth, mt, truth_measure), (judged, me, eval_measure)):
+            if m.empty:
+                raise InputError(lb.path, None, "topic_id", f"{meas}: no per-topic rows to recompute the ranking from")
+    # runs
+    if opts.recomputing:
+        runs_t = set(mt.index[mt.notna().any(axis=1)])
+        runs_e = set(me.index[me.notna().any(axis=1)])
+    else:
+        runs_t, runs_e = set(all_values(truth.table, truth_measure).index), set(all_values(judged.table, eval_measure).index)
+    if runs_t - runs_e:
+        policy(judged.path, "run_id", f"{label}: {len(runs_t - runs_e)} truth run(s) not in this leaderboard: {_names(runs_t - runs_e)}")
+    if runs_e - runs_t:
+        policy(judged.path, "run_id", f"{label}: {len(runs_e - runs_t)} run(s) not in the truth: {_names(runs_e - runs_t)}")
+    runs = sorted(runs_t & runs_e)
+    if len(runs) < opts.min_runs:
+        raise InputError(judged.path, None, "run_id", f"{label}: {len(runs)} run(s) shared with the truth; correlations need at least {opts.min_runs}")
+
+    # topics: for recomputing, and for the bootstrap
+    topics: list[str] = []
+    if not (mt.empty or me.empty) and (opts.recomputing or opts.resamples > 0):
+        topics = _shared_topics([(truth, mt), (judged, me)], runs, opts, policy, label)
+        if opts.recomputing and not topics:
+            raise InputError(judged.path, None, "topic_id", f"{label}: no topic left that every shared run has on both sides")
+    truth_scores = _scores(truth, truth_measure, opts, topics).reindex(runs).to_numpy()
+    judged_scores = _scores(judged, eval_measure, opts, topics).reindex(runs).to_numpy()
+
+    point = [correlation.correlate(truth_scores, judged_scores, m) for m in opts.methods]
+    if topics and opts.resamples > 0:
+        a = mt.reindex(index=runs, columns=topics).to_numpy()
+        b = me.reindex(index=runs, columns=topics).to_numpy()
+
+        def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
+            ta, tb = a[:, idx].mean(axis=2).T, b[:, idx].mean(axis=2).T  # resamples x runs
+            return np.stack([correlation.correlate_rows(ta, tb, m) for m in opts.methods])
+
+        iv = bootstrap.topic_intervals(len(topics), stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence)
+    else:
+        nan = np.full(len(opts.methods), np.nan)
+        iv = bootstrap.Intervals(nan, nan, np.zeros(len(opts.methods), dtype=np.int64))
+    ranking = f"mean over {len(topics)} topics" if opts.recomputing else ALL
+    return [
+        dict(eval=judged.label, truth_measure=truth_measure, eval_measure=eval_measure, method=m, value=point[i],
+             ci_low=_ci(iv, i)[0], ci_high=_ci(iv, i)[1], runs=len(runs), topics=len(topics) if topics else None,
+             ranking=ranking)
+        for i, m in enumerate(opts.methods)
+    ]
+
+
+def leaderboard_values(lb: Leaderboard, role: str, measures: list[str], opts: Options, policy: _Policy) -> list[dict]:
+    """Rows of the values table: each run's score per measure, with its interval."""
+    rows = []
+    for measure in measures:
+        m = _matrix(lb, measure)
+        runs = sorted(m.index[m.notna().any(axis=1)]) if opts.recomputing else list(all_values(lb.table, measure).index)
+        topics: list[str] = []
+        if not m.empty and runs and (opts.recomputing or opts.resamples > 0):
+            topics = _shared_topics([(lb, m)], runs, opts, policy, measure)
+        scores = _scores(lb, measure, opts, topics).reindex(runs)
+        if topics and opts.resamples > 0:
+            a = m.reindex(index=runs, columns=topics).to_numpy()
+            iv = bootstrap.topic_intervals(len(topics), lambda idx, a=a: a[:, idx].mean(axis=2), len(runs), opts.resamples, opts.seed, opts.confidence)
+        else:
+            nan = np.full(len(runs), np.nan)
+            iv = bootstrap.Intervals(nan, nan, np.zeros(len(runs), dtype=np.int64))
+        for i, run in enumerate(runs):
+            rows.append(dict(leaderboard=lb.label, role=role, measure=measure, run_id=run, value=float(scores.iloc[i]),
+                             ci_low=_ci(iv, i)[0], ci_high=_ci(iv, i)[1], topics=len(topics) if topics else None))
+    return rows
+
+
+def meta_evaluate(truth: Leaderboard, judged: Sequence[Leaderboard], opts: Options, warn: Callable[[str], None] = lambda m: None) -> Result:
+    """Correlate every judge leaderboard with the truth; see the module docstring."""
+    policy = _Policy(opts.on_missing, warn)
+    truth_measures = select_measures(truth, opts.truth_measures, "--truth-measure")
+    corr_rows: list[dict] = []
+    value_rows = leaderboard_values(truth, "truth", truth_measures, opts, policy)
+    for lb in (truth, *judged):
+        if opts.resamples > 0 and not (lb.table["topic_id"] != ALL).any():
+            warn(f"{lb.path}: no per-topic rows, so no confidence intervals")
+    for lb in judged:
+        eval_measures = select_measures(lb, opts.eval_measures, "--eval-measure")
+        for tm in truth_measures:
+            for em in eval_measures:
+                corr_rows.extend(correlate_pair(truth, lb, tm, em, opts, policy))
+        value_rows.extend(leaderboard_values(lb, "eval", eval_measures, opts, policy))
+    corr = pd.DataFrame(corr_rows, columns=CORRELATION_COLUMNS).astype({"runs": "Int64", "topics": "Int64"})
+    values = pd.DataFrame(value_rows, columns=VALUE_COLUMNS).astype({"topics": "Int64"})
+    return Result(corr, values)
