@@ -1,0 +1,205 @@
+"""citejudge as a TREC AutoJudge judge (the ``autojudge-base`` protocol), over the same engine.
+
+::
+
+    pip install -e '.[autojudge]'
+    auto-judge run --workflow workflows/autojudge.yml \\
+        --rag-responses RUNS_DIR/ --rag-topics TOPICS.jsonl --out-dir OUT/
+
+:class:`CitationJudge` implements ``create_nuggets`` (returns None: this judge needs no nuggets),
+``create_qrels`` and ``judge``. Both of the latter run :func:`judges.pipeline.run` on the reports
+and topics autojudge-base loaded (written to a temporary run directory in the shapes
+:mod:`judges.formats.runs` reads), once: the second call with the same inputs and settings reuses
+the first's result. Qrels are ``NAME.qrels`` (topic, md5 of sentence + citation id, best grade);
+the leaderboard has every measure of :mod:`judges.measures` per topic, and the ``all`` rows
+that ``LeaderboardBuilder`` computes from them under the workflow's ``leaderboard.on_missing``
+(the engine's own aggregation, so the values are the CLI's).
+
+Settings (``settings``/``judge_settings``/``qrels_settings`` of the AutoJudge workflow file;
+an unknown key is an error naming it):
+
+* ``judge_workflow``: a citejudge workflow YAML (thresholds, policies); default: the defaults;
+* ``backend``: ``numba`` or ``python``; default: the citejudge workflow's;
+* ``workers``: worker processes (default 1);
+* ``dataset``: ``auto``, ``rag``, ``ragtime`` or ``dragun`` (default ``auto``);
+* ``keep_outputs``: also keep citejudge's own outputs (assessments Parquet, debug log, ...) as
+  ``OUT_DIR/FILEBASE.citejudge.*`` (default true), e.g. for ``run_judge.py agreement``;
+* ``filebase``, ``outdir``, ``description``: set by autojudge-base; used for the names above.
+
+``corpus`` (``--corpus``) must be a JSONL(.gz) corpus file, as for ``run_judge.py --corpus``.
+The LLM configuration is not used: this judge aligns (``attest.mode: none``).
+
+Importing autojudge-base (1.0) needs NLTK data: it reads the English list of the ``stopwords``
+corpus (``corpora/stopwords/english``; a LookupError without it) and looks for
+``tokenizers/punkt``, trying to download it when absent (offline that prints an error and goes on).
+Both serve its near-duplicate text normalisation, which this judge never calls. Install them with
+``python -m nltk.downloader stopwords punkt`` or point ``NLTK_DATA`` at a copy;
+``tests/test_meta_autojudge.py`` makes an offline stand-in (an empty list, an empty directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, NamedTuple, Optional, Sequence
+
+try:
+    from autojudge_base import (
+        Leaderboard,
+        LeaderboardBuilder,
+        LeaderboardSpec,
+        MeasureSpec,
+        QrelRow,
+        Qrels,
+    )
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError(f"judges.autojudge needs autojudge-base: pip install 'citejudge[autojudge]' ({e})") from e
+
+from judges.config import load_workflow
+from judges.formats.tables import read_leaderboard
+from judges.measures import MEASURES
+
+SETTINGS = ("judge_workflow", "backend", "workers", "dataset", "keep_outputs")
+FRAMEWORK_SETTINGS = ("filebase", "outdir", "description")
+DATASETS = ("auto", "rag", "ragtime", "dragun")
+
+
+class EngineResult(NamedTuple):
+    qrels: list[tuple[str, str, int]]
+    per_topic: list[tuple[str, str, str, float]]  # run, topic, measure, value (no 'all' rows)
+    on_missing: str
+
+
+def _settings(kwargs: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(kwargs) - set(SETTINGS) - set(FRAMEWORK_SETTINGS))
+    if unknown:
+        raise ValueError(f"judges.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+    s = {k: kwargs.get(k) for k in SETTINGS}
+    if s["backend"] not in (None, "numba", "python"):
+        raise ValueError(f"setting backend: {s['backend']!r} is not numba or python")
+    if s["workers"] is None:
+        s["workers"] = 1
+    if isinstance(s["workers"], bool) or not isinstance(s["workers"], int) or s["workers"] < 1:
+        raise ValueError(f"setting workers: {s['workers']!r} is not an integer >= 1")
+    if s["dataset"] is None:
+        s["dataset"] = "auto"
+    if s["dataset"] not in DATASETS:
+        raise ValueError(f"setting dataset: {s['dataset']!r}; known: {', '.join(DATASETS)}")
+    if s["keep_outputs"] is None:
+        s["keep_outputs"] = True
+    if not isinstance(s["keep_outputs"], bool):
+        raise ValueError(f"setting keep_outputs: {s['keep_outputs']!r} is not true or false")
+    return s
+
+
+def report_record(report) -> dict:
+    """An autojudge-base ``Report`` in the "responses" shape :mod:`judges.formats.runs` reads."""
+    md = report.metadata
+    record: dict[str, Any] = {"metadata": {"run_id": md.run_id, "topic_id": md.topic_id, "team_id": md.team_id}}
+    record["responses"] = [
+        {"text": s.text, "citations": s.citations} for s in (report.responses or [])
+    ]
+    if report.references is not None:
+        record["references"] = list(report.references)
+    if report.documents:
+        record["documents"] = {
+            doc_id: doc.model_dump(mode="json", exclude_none=True) for doc_id, doc in report.documents.items()
+        }
+    return record
+
+
+def topic_record(request) -> dict:
+    return request.model_dump(mode="json", exclude_none=True)
+
+
+def write_inputs(directory: Path, rag_responses: Iterable, rag_topics: Sequence) -> tuple[Path, Path, str]:
+    """Topics file and run directory (one file per run id); returns them and a hash of both."""
+    h = hashlib.sha256()
+    topics = directory / "topics.jsonl"
+    runs = directory / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    with open(topics, "w", encoding="utf-8") as f:
+        for t in rag_topics:
+            line = json.dumps(topic_record(t), ensure_ascii=False, sort_keys=True) + "\n"
+            f.write(line)
+            h.update(line.encode())
+    by_run: dict[str, list[str]] = {}
+    for r in rag_responses:
+        line = json.dumps(report_record(r), ensure_ascii=False, sort_keys=True) + "\n"
+        by_run.setdefault(r.metadata.run_id, []).append(line)
+    for i, run in enumerate(sorted(by_run)):
+        with open(runs / f"run{i:05d}.jsonl", "w", encoding="utf-8") as f:
+            f.writelines(by_run[run])
+        h.update(run.encode())
+        for line in by_run[run]:
+            h.update(line.encode())
+    return topics, runs, h.hexdigest()
+
+
+class CitationJudge:
+    """The citejudge citation judge behind autojudge-base's three protocols."""
+
+    nugget_banks_type = None  # creates no nuggets
+
+    def __init__(self) -> None:
+        self._last: Optional[tuple[str, EngineResult]] = None
+
+    # -- protocol ---------------------------------------------------------------------------------
+    def create_nuggets(self, rag_responses, rag_topics, llm_config, nugget_banks=None, corpus=None, **kwargs):
+        return None
+
+    def create_qrels(self, rag_responses, rag_topics, llm_config, nugget_banks=None, corpus=None, **kwargs) -> Qrels:
+        result = self._run(rag_responses, rag_topics, corpus, kwargs)
+        return Qrels(rows=[QrelRow(topic_id=t, doc_id=d, grade=int(g)) for t, d, g in result.qrels])
+
+    def judge(self, rag_responses, rag_topics, llm_config, nugget_banks=None, qrels=None, corpus=None, **kwargs) -> Leaderboard:
+        result = self._run(rag_responses, rag_topics, corpus, kwargs)
+        spec = LeaderboardSpec(measures=tuple(MeasureSpec(m.name, float, m.description) for m in MEASURES))
+        builder = LeaderboardBuilder(spec)
+        values: dict[tuple[str, str], dict[str, float]] = {}
+        for run, topic, measure, value in result.per_topic:
+            values.setdefault((run, topic), {})[measure] = value
+        for (run, topic), v in sorted(values.items()):
+            builder.add(run_id=run, topic_id=topic, values=v)
+        on_missing = "fix_aggregate" if result.on_missing == "fix_aggregate" else "default"
+        return builder.build(expected_topic_ids=[t.request_id for t in rag_topics], on_missing=on_missing)
+
+    # -- engine -----------------------------------------------------------------------------------
+    def _run(self, rag_responses, rag_topics, corpus: Optional[str], kwargs: dict) -> EngineResult:
+        from judges import pipeline
+
+        s = _settings(kwargs)
+        wf_path = Path(s["judge_workflow"]) if s["judge_workflow"] else None
+        wf = load_workflow(wf_path)
+        corpus_path = None
+        if corpus:
+            corpus_path = Path(corpus)
+            if not corpus_path.is_file():
+                raise ValueError(f"corpus {corpus!r}: citejudge reads a JSONL(.gz) corpus file, not an ir_datasets id or a directory")
+        outdir = Path(kwargs.get("outdir") or ".")
+        base = Path(str(kwargs.get("filebase") or "citejudge")).name
+        with tempfile.TemporaryDirectory(prefix="citejudge-autojudge-") as tmp:
+            topics, runs, digest = write_inputs(Path(tmp), rag_responses, rag_topics)
+            key = hashlib.sha256(json.dumps([digest, {k: str(v) for k, v in s.items()}, str(corpus_path)]).encode()).hexdigest()
+            if self._last is not None and self._last[0] == key:
+                return self._last[1]
+            out_dir = outdir if s["keep_outputs"] else Path(tmp) / "out"
+            name = f"{base}.citejudge"
+            options = pipeline.Options(
+                topics=[topics], responses=[runs], out_dir=out_dir, name=name, workflow=wf, workflow_path=wf_path,
+                corpus=corpus_path, dataset=s["dataset"], backend=s["backend"], workers=s["workers"],
+            )
+            pipeline.run(options)
+            qrels = []
+            with open(out_dir / f"{name}.qrels", encoding="utf-8") as f:
+                for line in f:
+                    topic, _, doc, grade = line.split()
+                    qrels.append((topic, doc, int(grade)))
+            lb = read_leaderboard(out_dir, name)
+            lb = lb[lb["topic_id"] != "all"]
+            per_topic = [(r, t, m, float(v)) for r, t, m, v in lb[["run_id", "topic_id", "measure", "value"]].itertuples(index=False)]
+        result = EngineResult(qrels, per_topic, wf.leaderboard.on_missing)
+        self._last = (key, result)
+        return result

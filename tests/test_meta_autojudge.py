@@ -1,0 +1,220 @@
+"""TREC AutoJudge interoperability: judges.autojudge.CitationJudge under autojudge-base, the
+``auto-judge run --workflow workflows/autojudge.yml`` CLI, and citejudge's own leaderboards and
+qrels passing autojudge-base's verification and TIRA's leaderboard layout.
+
+autojudge-base is an optional extra (``pip install -e '.[autojudge]'``): without it these tests
+skip. Importing it loads NLTK's English stopword list and looks for NLTK's ``punkt`` (downloading
+it when absent, which must not happen here: CI has no network but package registries). When that
+NLTK data is not installed, the fixture below points NLTK at a stand-in holding only what is
+missing: an empty stopword list and an empty ``punkt`` directory. autojudge-base uses them only to
+normalise text for near-duplicate detection, which citejudge never calls.
+"""
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_cli, shared
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("autojudge_base") is None,
+    reason="autojudge-base is not installed (optional extra: pip install -e '.[autojudge]')",
+)
+
+KIDDIE_TOPICS = ["bee", "cloud", "earthworms", "hibernation", "leaf"]
+
+
+@pytest.fixture(scope="module")
+def nltk_env(tmp_path_factory):
+    """Environment variables for subprocesses; also makes this process find the NLTK data."""
+    import nltk
+
+    stub = tmp_path_factory.mktemp("nltk_data")
+    for resource, make in (
+        ("corpora/stopwords", lambda: (stub / "corpora" / "stopwords").mkdir(parents=True) or (stub / "corpora" / "stopwords" / "english").write_text("")),
+        ("tokenizers/punkt", lambda: (stub / "tokenizers" / "punkt").mkdir(parents=True)),
+    ):
+        try:
+            nltk.data.find(resource)
+        except LookupError:
+            make()
+    nltk.data.path.append(str(stub))
+    paths = [p for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p] + [str(stub)]
+    return {"NLTK_DATA": os.pathsep.join(paths), "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
+@pytest.fixture(scope="module")
+def ajb(nltk_env):
+    import autojudge_base
+
+    return autojudge_base
+
+
+@pytest.fixture(scope="module")
+def kiddie_cli(tmp_path_factory):
+    """citejudge's CLI outputs for kiddie, every leaderboard format."""
+    kiddie = shared("kiddie")
+    out = tmp_path_factory.mktemp("kiddie")
+    r = run_cli("--judge", "citation", "--rag-topics", kiddie / "topics", "--rag-responses", kiddie / "runs", "--out-dir", out,
+                "--name", "k", "--backend", "python", "--leaderboard-format", "tot", "--leaderboard-format", "jsonl")
+    assert r.returncode == 0, r.stderr
+    return out
+
+
+def load_kiddie(ajb):
+    from autojudge_base.report import load_report
+    from autojudge_base.request import load_requests_from_file
+
+    kiddie = shared("kiddie")
+    reports = [r for f in sorted((kiddie / "runs" / "repgen").iterdir()) for r in load_report(f)]
+    return reports, load_requests_from_file(kiddie / "topics" / "kiddie-topics.jsonl")
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("fmt, name", [("ir_measures", "k.leaderboard.txt"), ("tot", "k.leaderboard.tot.txt"), ("jsonl", "k.leaderboard.jsonl")])
+def test_cli_leaderboards_pass_autojudge_verification_and_tira_layout(ajb, kiddie_cli, fmt, name):
+    from judges.measures import MEASURE_NAMES
+    from judges.meta.leaderboards import missing_all_rows, read_leaderboard
+
+    path = kiddie_cli / name
+    lb = ajb.Leaderboard.load(path, fmt)
+    ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=KIDDIE_TOPICS).all()
+    lb.verify(on_missing="default", expected_topic_ids=KIDDIE_TOPICS)
+    # TIRA: one 4-column file, an `all` row for every run x measure
+    if fmt != "jsonl":
+        assert {len(line.split("\t")) for line in path.read_text().splitlines()} == {4}
+    df = read_leaderboard(path)
+    assert missing_all_rows(df) == [] and df.run_id.nunique() == 4 and set(df.measure) == set(MEASURE_NAMES)
+    # autojudge-base's reader and ours see the same rows
+    theirs = sorted((e.run_id, e.topic_id, m, float(v)) for e in lb.entries for m, v in e.values.items())
+    assert theirs == sorted(df.itertuples(index=False, name=None))
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["k.qrels", "k.doc.qrels"])
+def test_cli_qrels_pass_autojudge_verification(ajb, kiddie_cli, name):
+    from autojudge_base.qrels.qrels import read_qrel_file
+
+    qrels = read_qrel_file(kiddie_cli / name)
+    ajb.QrelsVerification(qrels, expected_topic_ids=KIDDIE_TOPICS).all()
+    assert {r.grade for r in qrels.rows} <= {0, 1, 2}
+
+
+@pytest.mark.shared
+def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monkeypatch):
+    import judges
+    from judges import pipeline
+    from judges.autojudge import CitationJudge
+
+    reports, topics = load_kiddie(ajb)
+    calls = []
+    real_run = pipeline.run
+    monkeypatch.setattr(pipeline, "run", lambda options, **kw: calls.append(options) or real_run(options, **kw))
+    j = CitationJudge()
+    settings = {"outdir": tmp_path, "filebase": "default", "backend": "python"}
+    assert j.create_nuggets(reports, topics, None, **settings) is None
+    qrels = j.create_qrels(reports, topics, None, **settings)
+    qrels.verify(expected_topic_ids=KIDDIE_TOPICS)
+    lb = j.judge(reports, topics, None, **{**settings, "filebase": str(tmp_path / "default")})
+    ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=KIDDIE_TOPICS).all()
+    ajb.QrelsVerification(qrels, expected_topic_ids=KIDDIE_TOPICS).all()
+    assert len(calls) == 1  # the second phase reused the first's engine run
+    assert (tmp_path / "default.citejudge.assessments.parquet").exists()
+
+    # same numbers as the CLI (its Parquet leaderboard keeps full precision)
+    cli = judges.read_leaderboard(kiddie_cli, "k").set_index(["run_id", "topic_id", "measure"]).value
+    got = {(e.run_id, e.topic_id, m): v for e in lb.entries for m, v in e.values.items()}
+    assert set(got) == set(cli.index)
+    assert max(abs(got[k] - cli[k]) for k in got) < 1e-12
+    cli_qrels = sorted(line.split() for line in (kiddie_cli / "k.qrels").read_text().splitlines())
+    assert sorted([r.topic_id, "0", r.doc_id, str(r.grade)] for r in qrels.rows) == cli_qrels
+
+
+# The bundled samples, one run per track shape that autojudge-base's Report model loads (the
+# other sample runs mix int and string citations or lack fields, on purpose, and it rejects them).
+TRACKS = [
+    ("rag25", "teamR-run-a.jsonl"),  # answer + references, int citations, text from --corpus
+    ("ragtime", "teamT-run1.jsonl"),  # responses with {doc_id: confidence}
+    ("dragun", "teamD-base.jsonl"),  # responses with doc-id lists, embedded documents
+]
+
+
+def requests(ajb, path):
+    """autojudge-base Requests for a bundled topics file (any of the shapes citejudge reads)."""
+    from judges.formats.topics import read_topics
+
+    out = []
+    for _, t in read_topics(path):
+        out.append(ajb.Request.model_validate({"request_id": t.topic_id, "title": t.title or t.topic_id}))
+    return out
+
+
+@pytest.mark.parametrize("track, run", TRACKS)
+def test_citation_judge_matches_the_cli_on_every_track_shape(ajb, tmp_path, track, run):
+    import shutil
+
+    import judges
+    from autojudge_base.report import load_report
+    from judges.autojudge import CitationJudge
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(ROOT / "runs" / track / run, runs)
+    corpus = ROOT / "datasets" / "rag25" / "corpus.jsonl"
+    topics_file = ROOT / "datasets" / track / "topics.jsonl"
+    r = run_cli("--judge", "citation", "--rag-topics", topics_file, "--rag-responses", runs, "--corpus", corpus,
+                "--out-dir", tmp_path / "cli", "--name", "c", "--backend", "python")
+    assert r.returncode == 0, r.stderr
+
+    reports = load_report(runs / run)
+    topics = requests(ajb, topics_file)
+    settings = {"outdir": tmp_path / "aj", "filebase": "x", "backend": "python", "corpus": str(corpus)}
+    j = CitationJudge()
+    qrels = j.create_qrels(reports, topics, None, **settings)
+    lb = j.judge(reports, topics, None, **settings)
+    ids = [t.request_id for t in topics]
+    ajb.QrelsVerification(qrels, expected_topic_ids=ids).all()
+    ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=ids).all()
+
+    cli_qrels = sorted(line.split() for line in (tmp_path / "cli" / "c.qrels").read_text().splitlines())
+    assert cli_qrels and sorted([q.topic_id, "0", q.doc_id, str(q.grade)] for q in qrels.rows) == cli_qrels
+    cli = judges.read_leaderboard(tmp_path / "cli", "c").set_index(["run_id", "topic_id", "measure"]).value
+    got = {(e.run_id, e.topic_id, m): v for e in lb.entries for m, v in e.values.items()}
+    assert set(got) == set(cli.index)
+    assert max(abs(got[k] - cli[k]) for k in got) < 1e-12
+
+
+def test_unknown_setting_is_named(ajb):
+    from judges.autojudge import CitationJudge
+
+    with pytest.raises(ValueError, match=r"unknown setting\(s\) \['treshold'\]"):
+        CitationJudge().judge([], [], None, treshold=0.3)
+    with pytest.raises(ValueError, match="setting backend: 'gpu' is not numba or python"):
+        CitationJudge().judge([], [], None, backend="gpu")
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_auto_judge_run_with_the_workflow(ajb, nltk_env, tmp_path):
+    import subprocess
+
+    kiddie = shared("kiddie")
+    cmd = [sys.executable, "-c", "from autojudge_base.cli import main; main()", "run", "--workflow", str(ROOT / "workflows" / "autojudge.yml"),
+           "--rag-responses", str(kiddie / "runs" / "repgen"), "--rag-topics", str(kiddie / "topics" / "kiddie-topics.jsonl"),
+           "--out-dir", str(tmp_path), "--set", "backend=python"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **nltk_env}, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for name in ("default.eval.txt", "default.qrels.txt", "default.eval.measures.yml", "default.citejudge.assessments.parquet"):
+        assert (tmp_path / name).exists(), name
+    lb = ajb.Leaderboard.load(tmp_path / "default.eval.txt", "ir_measures")
+    ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=KIDDIE_TOPICS).all()
+    # and it meta-evaluates against the kiddie truth
+    truth = kiddie / "eval" / "kiddie_fake.eval.ir_measures.txt"
+    out = tmp_path / "meta.jsonl"
+    r = run_cli("meta-evaluate", "--truth", truth, tmp_path / "default.eval.txt", "--eval-measure", "SENTENCE_SUPPORT", "--bootstrap", "0", "--output", out)
+    assert r.returncode == 0, r.stderr
+    assert len(out.read_text().splitlines()) == 5
+    # the agreement command reads the judge's own assessments kept beside the AutoJudge outputs
+    assert Path(tmp_path / "default.citejudge.leaderboard.txt").exists()
