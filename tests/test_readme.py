@@ -28,3 +28,8 @@ def test_cli_reference_lists_every_option():
     options = set(re.findall(r"(--[a-z-]+)", result.stdout))
     reference = README.split("## CLI reference")[1]
     assert options and all(opt in reference for opt in options), options - set(re.findall(r"(--[a-z-]+)", reference))
+
+
+def test_checks_example_runs_as_written():
+    block = README.split("For a RAG system's own tests:\n\n```python\n")[1].split("```")[0]
+    exec(compile(block, "README.md", "exec"), {})
