@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judges.checks import numbers as numbers_module
 from judges.checks.numbers import NumberIndex, extract_numbers
 
 # (claim, source): every number of the claim must be found in the source.
@@ -238,3 +239,41 @@ def test_every_number_is_found_in_its_own_text(text):
     index = NumberIndex.of_text(text)
     for n in extract_numbers(text):
         assert index.contains(n), n
+
+
+# -- The fast scanner (_matches: the pattern tried only where a match may start) is exactly the
+# reference (_PATTERN.finditer, tried everywhere).
+
+PIECES = st.sampled_from([
+    "five", "Twenty-one", "a million", "an eighth", "hundred", "fifteen", "first", "percent", "USD", "Rs.", "US$",
+    "NZ$", "€", "http://x.org/5", "www.a1.com", "e.g@x1.com", "COVID-19", "H1N1", "pre-2020", "2020-01-15", "1990s",
+    "'90s", "[1, 2]", "(3)", "\n2. ", "10:30", "1/2", "3.2.1", "İ", "ı", "K", "ſix", "²", "٣", "_", "-", " ", ". ",
+])
+SCANNED = st.one_of(
+    st.text(max_size=80), NUMBERISH, st.lists(st.one_of(PIECES, NUMBERISH), max_size=12).map("".join),
+)
+
+
+def _spans(matches):
+    return [(m.span(), m.lastgroup) for m in matches]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(SCANNED)
+def test_the_fast_scanner_finds_exactly_the_reference_matches(text):
+    assert _spans(numbers_module._matches(text)) == _spans(numbers_module._PATTERN.finditer(text))
+
+
+def test_the_fast_scanner_on_real_documents():
+    import glob
+    import json
+
+    from conftest import ROOT, SHARED
+
+    files = sorted(glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl")))
+    files += sorted(glob.glob(str(SHARED / "wice" / "**" / "*.jsonl"), recursive=True))[:2]
+    texts = [line for path in files for line in open(path, encoding="utf-8")]
+    texts += [json.loads(t).get("text", "") for t in texts if t.startswith('{"doc_id"')]
+    assert texts
+    for text in texts:
+        assert _spans(numbers_module._matches(text)) == _spans(numbers_module._PATTERN.finditer(text))
