@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judges.checks.placeholders import PATTERNS, Pattern, PatternError, find_placeholders, pattern_table
+from judges.checks.fold import re_lower
+from judges.checks.placeholders import PATTERNS, Pattern, PatternError, _may_match, find_placeholders, pattern_table
 
 
 @pytest.mark.parametrize("text, name, category", [
@@ -116,3 +119,27 @@ def test_bad_extra_patterns_fail_with_their_name(bad, message):
 def test_spans_slice_the_text(text):
     for h in find_placeholders(text):
         assert text[h.start:h.end] == h.surface and h.end > h.start
+
+
+@pytest.mark.parametrize("pattern", [p for p in PATTERNS if p.needles], ids=lambda p: p.name)
+def test_every_match_contains_one_of_its_needles(pattern):
+    """The needles only skip a regex on text it cannot match: whatever text the regex matches,
+    generated from the regex itself, contains a needle."""
+    compiled = re.compile(pattern.regex)
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(compiled))
+    def check(text):
+        for m in compiled.finditer(text):
+            assert _may_match(pattern, re_lower(m.group())), (pattern.name, m.group())
+
+    check()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["John Doe", "ſtudies show", "STUDIES SHOW", "xx", "$X", "Acme", " ", "according to experts",
+                                  "Tech Corp", "[insert name]", "İt is said that", "555-1234", "lorem ipsum", "K", "a"]),
+                max_size=8).map(" ".join))
+def test_needles_never_change_what_is_found(text):
+    without = [p._replace(needles=()) for p in PATTERNS]
+    assert find_placeholders(text) == find_placeholders(text, patterns=without)

@@ -28,6 +28,21 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+# The only non-ASCII characters that Python's re matches to ASCII letters under (?i):
+# İ ı (i), K Kelvin sign (k), ſ long s (s).
+_RE_FOLDS = "\u0130\u0131\u212a\u017f"
+_RE_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
+
+
+def re_lower(text: str) -> str:
+    """``text`` lower-cased so that where a case-insensitive regex matches ASCII letters, this has
+    those letters in lower case: for cheap ``in`` tests that must never miss a regex match.
+    (Lengths may change: not for offsets.)"""
+    if not text.isascii() and any(c in text for c in _RE_FOLDS):
+        text = text.translate(_RE_FOLD)
+    return text.lower()
+
+
 def stem(word: str) -> str:
     """Drop one plural ``s`` from words longer than three letters (not ``ss``): ``Americans`` → ``american``."""
     if len(word) > 3 and word[-1] == "s" and word[-2] != "s":

@@ -68,6 +68,8 @@ from decimal import Decimal
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from judges.checks.fold import re_lower
+
 PERCENT, CURRENCY, YEAR, PLAIN = "percent", "currency", "year", "plain"
 
 # Every currency symbol (Unicode category Sc; all of it lies below U+20000).
@@ -254,9 +256,6 @@ _MULTIPLIER_WORDS = tuple(w for w in MULTIPLIERS if len(w) > 2)
 _ALL_WORDS = set(UNITS + TENS + ORDINALS + TENS_ORDINALS)
 # Number words to look for: those no other one starts with (a hit of "six" also starts "sixteen").
 _NUMBER_WORDS = tuple(sorted(w for w in _ALL_WORDS if not any(w != v and w.startswith(v) for v in _ALL_WORDS)))
-# The only non-ASCII characters that (?i) matches to ASCII letters: İ ı → i, K (Kelvin) → k, ſ → s.
-_FOLDS = "\u0130\u0131\u212a\u017f"
-_ASCII_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u212a": "k", "\u017f": "s"})
 _EMAIL_CHARS = frozenset(".+-_")
 
 
@@ -274,8 +273,7 @@ def _is_letter(c: str) -> bool:
 
 def _starts(text: str) -> list[int] | None:
     """Ascending positions where a match of ``_PATTERN`` may start; ``None``: try everywhere."""
-    folded = not text.isascii() and any(c in text for c in _FOLDS)
-    lowered = (text.translate(_ASCII_FOLD) if folded else text).lower()
+    lowered = re_lower(text)
     if len(lowered) != len(text):
         return None
     starts = [0]

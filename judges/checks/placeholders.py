@@ -27,11 +27,18 @@ from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from judges.checks.fold import re_lower
+
 
 class Pattern(NamedTuple):
+    """A placeholder pattern. ``needles``: lower-case strings one of which every match contains
+    (its text lower-cased as ``(?i)`` reads it, see :func:`judges.checks.fold.re_lower`), so the
+    regex is skipped on text that has none of them; empty: always run the regex."""
+
     name: str
     regex: str
     category: str
+    needles: tuple[str, ...] = ()
 
 
 class Placeholder(NamedTuple):
@@ -46,38 +53,38 @@ class Placeholder(NamedTuple):
 
 PATTERNS: tuple[Pattern, ...] = (
     # generic_name
-    Pattern("john_doe", r"\b(?:John|Jane|Baby|Richard) Doe\b", "generic_name"),
-    Pattern("joe_bloggs", r"\bJo(?:e|sephine) Bloggs\b", "generic_name"),
-    Pattern("mustermann", r"\b(?:Max|Erika) Mustermann\b", "generic_name"),
-    Pattern("john_q_public", r"\bJohn Q\.? Public\b", "generic_name"),
-    Pattern("joe_schmoe", r"\bJoe Sch?mo(?:e|e?s)\b", "generic_name"),
+    Pattern("john_doe", r"\b(?:John|Jane|Baby|Richard) Doe\b", "generic_name", ("doe",)),
+    Pattern("joe_bloggs", r"\bJo(?:e|sephine) Bloggs\b", "generic_name", ("bloggs",)),
+    Pattern("mustermann", r"\b(?:Max|Erika) Mustermann\b", "generic_name", ("mustermann",)),
+    Pattern("john_q_public", r"\bJohn Q\.? Public\b", "generic_name", ("public",)),
+    Pattern("joe_schmoe", r"\bJoe Sch?mo(?:e|e?s)\b", "generic_name", ("schmo", "scmo")),
     # placeholder_company
-    Pattern("acme", r"\bAcme\b(?:\s+(?:Corp(?:oration)?|Inc|Co|Ltd|LLC)\b\.?)?", "placeholder_company"),
-    Pattern("techcorp", r"\bTech ?Corp\b", "placeholder_company"),
-    Pattern("exampleco", r"\bExample ?(?:Co|Corp|Inc|Company|Ltd)\b", "placeholder_company"),
-    Pattern("fictional_company", r"\b(?:Contoso|Fabrikam|Initech|Globex|Widget ?Co|Northwind Traders)\b", "placeholder_company"),
-    Pattern("xyz_company", r"\b(?:XYZ|ABC) (?:Corp(?:oration)?|Company|Inc|Ltd)\b", "placeholder_company"),
-    Pattern("company_x", r"\bCompany [XYZ]\b", "placeholder_company"),
+    Pattern("acme", r"\bAcme\b(?:\s+(?:Corp(?:oration)?|Inc|Co|Ltd|LLC)\b\.?)?", "placeholder_company", ("acme",)),
+    Pattern("techcorp", r"\bTech ?Corp\b", "placeholder_company", ("tech",)),
+    Pattern("exampleco", r"\bExample ?(?:Co|Corp|Inc|Company|Ltd)\b", "placeholder_company", ("example",)),
+    Pattern("fictional_company", r"\b(?:Contoso|Fabrikam|Initech|Globex|Widget ?Co|Northwind Traders)\b", "placeholder_company", ("contoso", "fabrikam", "initech", "globex", "widget", "northwind")),
+    Pattern("xyz_company", r"\b(?:XYZ|ABC) (?:Corp(?:oration)?|Company|Inc|Ltd)\b", "placeholder_company", ("xyz", "abc")),
+    Pattern("company_x", r"\bCompany [XYZ]\b", "placeholder_company", ("company",)),
     # vague_attribution
-    Pattern("according_to_experts", r"(?i)\baccording to (?:some |many |leading )?(?:experts|scientists|researchers|studies|sources)\b", "vague_attribution"),
-    Pattern("experts_say", r"(?i)\b(?:experts|scientists|researchers) (?:say|agree|believe|suggest|claim)\b", "vague_attribution"),
-    Pattern("a_recent_study", r"(?i)\b(?:a|one) (?:recent |new )?(?:study|survey|report)\b(?! (?:by|from|published|in|of) [A-Z])", "vague_attribution"),
-    Pattern("studies_show", r"(?i)\b(?:studies|research|surveys) (?:have )?(?:show|shown|shows|suggest|suggests|found|indicates?)\b", "vague_attribution"),
-    Pattern("some_say", r"(?i)\b(?:some|many) (?:people )?(?:say|believe|argue|claim)\b", "vague_attribution"),
-    Pattern("it_is_said", r"(?i)\bit is (?:widely |often |commonly )?(?:said|believed|claimed|reported) that\b", "vague_attribution"),
+    Pattern("according_to_experts", r"(?i)\baccording to (?:some |many |leading )?(?:experts|scientists|researchers|studies|sources)\b", "vague_attribution", ("according to",)),
+    Pattern("experts_say", r"(?i)\b(?:experts|scientists|researchers) (?:say|agree|believe|suggest|claim)\b", "vague_attribution", ("experts", "scientists", "researchers")),
+    Pattern("a_recent_study", r"(?i)\b(?:a|one) (?:recent |new )?(?:study|survey|report)\b(?! (?:by|from|published|in|of) [A-Z])", "vague_attribution", ("study", "survey", "report")),
+    Pattern("studies_show", r"(?i)\b(?:studies|research|surveys) (?:have )?(?:show|shown|shows|suggest|suggests|found|indicates?)\b", "vague_attribution", ("studies", "research", "surveys")),
+    Pattern("some_say", r"(?i)\b(?:some|many) (?:people )?(?:say|believe|argue|claim)\b", "vague_attribution", ("some", "many")),
+    Pattern("it_is_said", r"(?i)\bit is (?:widely |often |commonly )?(?:said|believed|claimed|reported) that\b", "vague_attribution", ("it is",)),
     # test_data
-    Pattern("lorem_ipsum", r"(?i)\blorem ipsum\b", "test_data"),
-    Pattern("example_domain", r"(?i)\b(?:[\w.+-]+@)?example\.(?:com|org|net)\b", "test_data"),
-    Pattern("test_email", r"(?i)\b[\w.+-]+@test\.com\b", "test_data"),
-    Pattern("foo_bar", r"\bfoo\s*/\s*bar\b|\bfoo(?:bar|baz)?\b", "test_data"),
-    Pattern("phone_555", r"\(?\b555\)?[-. ]\d{4}\b|\b\d{3}[-. ]555[-. ]\d{4}\b", "test_data"),
-    Pattern("xxx", r"\b(?:X{4,}|x{3,})\b|\bX{2,}(?:[-.]X{2,})+\b|\$X+(?:[.,]X+)?\b|\bX{2,}%", "test_data"),
-    Pattern("fake_address", r"\b123 (?:Main|Fake|Elm|Any) (?:St(?:reet)?|Ave(?:nue)?|Road)\b", "test_data"),
+    Pattern("lorem_ipsum", r"(?i)\blorem ipsum\b", "test_data", ("lorem",)),
+    Pattern("example_domain", r"(?i)\b(?:[\w.+-]+@)?example\.(?:com|org|net)\b", "test_data", ("example.",)),
+    Pattern("test_email", r"(?i)\b[\w.+-]+@test\.com\b", "test_data", ("@test.com",)),
+    Pattern("foo_bar", r"\bfoo\s*/\s*bar\b|\bfoo(?:bar|baz)?\b", "test_data", ("foo",)),
+    Pattern("phone_555", r"\(?\b555\)?[-. ]\d{4}\b|\b\d{3}[-. ]555[-. ]\d{4}\b", "test_data", ("555",)),
+    Pattern("xxx", r"\b(?:X{4,}|x{3,})\b|\bX{2,}(?:[-.]X{2,})+\b|\$X+(?:[.,]X+)?\b|\bX{2,}%", "test_data", ("xx", "$x")),
+    Pattern("fake_address", r"\b123 (?:Main|Fake|Elm|Any) (?:St(?:reet)?|Ave(?:nue)?|Road)\b", "test_data", ("123 ",)),
     # template
-    Pattern("insert_slot", r"(?i)\[(?:insert|enter|add|your|placeholder|name of|company|date|todo)[^\]\n]*\]", "template"),
-    Pattern("braces_slot", r"\{\{[^{}\n]*\}\}", "template"),
-    Pattern("angle_slot", r"(?i)<(?:insert|your|name|company|placeholder)[^<>\n]*>", "template"),
-    Pattern("todo", r"\b(?:TODO|FIXME|TKTK|TBD)\b", "template"),
+    Pattern("insert_slot", r"(?i)\[(?:insert|enter|add|your|placeholder|name of|company|date|todo)[^\]\n]*\]", "template", ("[",)),
+    Pattern("braces_slot", r"\{\{[^{}\n]*\}\}", "template", ("{{",)),
+    Pattern("angle_slot", r"(?i)<(?:insert|your|name|company|placeholder)[^<>\n]*>", "template", ("<",)),
+    Pattern("todo", r"\b(?:TODO|FIXME|TKTK|TBD)\b", "template", ("todo", "fixme", "tktk", "tbd")),
 )
 
 
@@ -118,6 +125,10 @@ def pattern_table(extra: Iterable[Pattern | Sequence[str]] = (), *, base: Iterab
     return table
 
 
+def _may_match(pattern: Pattern, lowered: str) -> bool:
+    return not pattern.needles or any(n in lowered for n in pattern.needles)
+
+
 def find_placeholders(
     text: str,
     *,
@@ -133,8 +144,9 @@ def find_placeholders(
     table = pattern_table(extra, base=PATTERNS if patterns is None else patterns)
     wanted = None if categories is None else frozenset(categories)
     found = []
+    lowered = re_lower(text)
     for p in table:
-        if wanted is not None and p.category not in wanted:
+        if (wanted is not None and p.category not in wanted) or not _may_match(p, lowered):
             continue
         for m in _compile(p).finditer(text):
             if m.end() > m.start():
