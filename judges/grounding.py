@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from judges.checks import Claim, Source, find_placeholders
+from judges.checks import Claim, Source, find_placeholders, missing
 from judges.checks.placeholders import pattern_table
 from judges.config import GroundingSettings
 from judges.measures import SentenceGrounding
@@ -61,10 +61,8 @@ class Grounder:
         return claim
 
     def _missing(self, claim: Claim, sources: list[Source]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        tol, fuzzy = self.s.number_tolerance, self.s.entity_fuzzy
-        numbers = tuple(n.surface for n in claim.numbers if not any(s.numbers.contains(n, tol) for s in sources))
-        entities = tuple(e.surface for e in claim.entities if not any(s.entities.contains(e, fuzzy) for s in sources))
-        return numbers, entities
+        found = missing(claim, sources, rel_tol=self.s.number_tolerance, fuzzy=self.s.entity_fuzzy)
+        return tuple(found.numbers), tuple(found.entities)
 
     def check(self, rep: Report, sent: Sentence, doc: Optional[Document], j: Judgment) -> Judgment:
         """``j`` with the missing numbers and entities recorded, and capped when the policy says so."""
