@@ -184,6 +184,8 @@ def _print_summary(summary, seconds: float) -> None:
     for status in ("supported", "partial", "unsupported", "missing"):
         share = f" ({100 * st[status] / n:.1f}%)" if n else ""
         table.add_row(f"  {status}", f"{st[status]}{share}")
+    if c["capped"]:
+        table.add_row("  capped", f"{c['capped']} of the partial: aligned as supported, but the document lacks a number or entity")
     if c["corpus_documents"]:
         table.add_row("corpus documents", str(c["corpus_documents"]))
     if summary.attest:

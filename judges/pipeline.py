@@ -94,6 +94,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         for item in pc.value_counts(table.column("status")).to_pylist():
             summary.statuses[item["values"]] = item["counts"]
         counts["citations"] = table.num_rows
+        counts["capped"] = int(pc.sum(table.column("capped")).as_py() or 0)
         write_outputs(options, summary, per_topic, table, scan, topics)
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
     summary.files["debug_log"] = str(log_path)

@@ -140,6 +140,7 @@ def test_cli_caps_a_changed_number_or_name_and_reports_it(tmp_path):
     outputs = [e for e in events if e["event"] == "CITATION_OUTPUT"]
     assert [e["numbers_missing"] for e in outputs] == [[], ["1,500"], []]
     assert [e["capped"] for e in outputs] == [False, True, True]
+    assert "capped: 2\n" in (out / "g.config.yml").read_text()  # counts, also printed in the summary
 
 
 def test_cli_without_the_cap_keeps_alignment_status(tmp_path):
