@@ -22,8 +22,8 @@ from judges.align.passages import DocIndex
 from judges.attest.cascade import Attester, Case
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
-from judges.grounding import Grounder
 from judges.formats.runs import read_report_at, read_reports
+from judges.grounding import Grounder
 from judges.options import Options
 from judges.outputs import Assessments, qrels_doc_id
 from judges.records import Citation, Document, Judgment, Report, Sentence

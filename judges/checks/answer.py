@@ -35,6 +35,23 @@ def _score(found: int, total: int) -> float:
     return found / total if total else 1.0
 
 
+def _locate(items, sources: list[Source], has, row, what: str, nothing: str) -> tuple[list, list, list]:
+    """Split ``items`` into matched rows (with the index of the first source that ``has`` them)
+    and missing rows, with a reason per missing item (or ``nothing`` when there are no items)."""
+    matched, missing, reasons = [], [], []
+    for item in items:
+        where = _first_source(sources, lambda s, item=item: has(s, item))
+        r = row(item)
+        if where is None:
+            missing.append(r)
+            reasons.append(f"{what(item)} at {item.start}-{item.end} is in no source")
+        else:
+            matched.append({**r, "source": where})
+    if not matched and not missing:
+        reasons.append(nothing)
+    return matched, missing, reasons
+
+
 def numeric_grounded(answer: str, sources: Any, *, rel_tol: float = 0.0, number_words: bool = False) -> CheckResult:
     """Pass when every number in ``answer`` is stated by at least one source.
 
@@ -45,18 +62,12 @@ def numeric_grounded(answer: str, sources: Any, *, rel_tol: float = 0.0, number_
     if rel_tol < 0:
         raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
     prepared = as_sources(sources)
-    matched, missing, reasons = [], [], []
-    for n in extract_numbers(answer, words=number_words):
-        where = _first_source(prepared, lambda s, n=n: s.numbers.contains(n, rel_tol))
-        row = {"surface": n.surface, "value": n.value, "kind": n.kind, "unit": n.unit,
-               "start": n.start, "end": n.end}
-        if where is None:
-            missing.append(row)
-            reasons.append(f"number {n.describe()} at {n.start}-{n.end} is in no source")
-        else:
-            matched.append({**row, "source": where})
-    if not matched and not missing:
-        reasons.append("no numbers to check")
+    matched, missing, reasons = _locate(
+        extract_numbers(answer, words=number_words), prepared,
+        lambda s, n: s.numbers.contains(n, rel_tol),
+        lambda n: {"surface": n.surface, "value": n.value, "kind": n.kind, "unit": n.unit, "start": n.start, "end": n.end},
+        lambda n: f"number {n.describe()}", "no numbers to check",
+    )
     return CheckResult(
         name="numeric_grounded", passed=not missing, score=_score(len(matched), len(matched) + len(missing)),
         reasons=reasons,
@@ -76,17 +87,12 @@ def grounded(
     if fuzzy is not None and not 0.0 < fuzzy <= 1.0:
         raise ValueError(f"fuzzy must be in (0, 1] or None, got {fuzzy}")
     prepared = as_sources(sources)
-    matched, missing, reasons = [], [], []
-    for e in extract_entities(answer, context=answer, single_words=single_words):
-        where = _first_source(prepared, lambda s, e=e: s.entities.contains(e, fuzzy, partial))
-        row = {"surface": e.surface, "kind": e.kind, "start": e.start, "end": e.end}
-        if where is None:
-            missing.append(row)
-            reasons.append(f"entity {e.surface!r} ({e.kind}) at {e.start}-{e.end} is in no source")
-        else:
-            matched.append({**row, "source": where})
-    if not matched and not missing:
-        reasons.append("no entities to check")
+    matched, missing, reasons = _locate(
+        extract_entities(answer, context=answer, single_words=single_words), prepared,
+        lambda s, e: s.entities.contains(e, fuzzy, partial),
+        lambda e: {"surface": e.surface, "kind": e.kind, "start": e.start, "end": e.end},
+        lambda e: f"entity {e.surface!r} ({e.kind})", "no entities to check",
+    )
     return CheckResult(
         name="grounded", passed=not missing, score=_score(len(matched), len(matched) + len(missing)),
         reasons=reasons,

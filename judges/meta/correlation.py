@@ -37,11 +37,13 @@ def parse_method(name: str) -> tuple[str, int | None]:
     raise ValueError(f"unknown correlation {name!r}; known: {', '.join(BASE_METHODS)}, kendall@K (K >= 2)")
 
 
-def _pair(truth, judged) -> tuple[np.ndarray, np.ndarray]:
+def _pair(truth, judged, ndim: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Both as float arrays of ``ndim`` dimensions (1: one ranking each; 2: one per row) and one shape."""
     t = np.asarray(truth, dtype=np.float64)
     j = np.asarray(judged, dtype=np.float64)
-    if t.shape != j.shape or t.ndim != 1:
-        raise ValueError(f"truth and judged must be vectors of one length, got {t.shape} and {j.shape}")
+    if t.shape != j.shape or t.ndim != ndim:
+        what = "vectors of one length" if ndim == 1 else "matrices of one shape"
+        raise ValueError(f"truth and judged must be {what}, got {t.shape} and {j.shape}")
     return t, j
 
 
@@ -137,14 +139,6 @@ def correlate(truth, judged, method: str) -> float:
 # Many rankings at once (the bootstrap): row b of ``truth`` and ``judged`` is one pair of
 # rankings. Equal, row by row, to :func:`correlate` (tested); only faster.
 # ---------------------------------------------------------------------------------------------
-def _rows(truth, judged) -> tuple[np.ndarray, np.ndarray]:
-    t = np.asarray(truth, dtype=np.float64)
-    j = np.asarray(judged, dtype=np.float64)
-    if t.shape != j.shape or t.ndim != 2:
-        raise ValueError(f"truth and judged must be matrices of one shape, got {t.shape} and {j.shape}")
-    return t, j
-
-
 def _pearson_rows(t: np.ndarray, j: np.ndarray) -> np.ndarray:
     out = np.full(t.shape[0], np.nan)
     if t.shape[1] < 2:
@@ -159,7 +153,7 @@ def _pearson_rows(t: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 def tau_ap_rows(truth, judged) -> np.ndarray:
     """:func:`tau_ap` of every row pair."""
-    t, j = _rows(truth, judged)
+    t, j = _pair(truth, judged, 2)
     above = j[:, None, :] > j[:, :, None]  # [b, i, k]: the judge puts run k above run i
     pairs = (above & (t[:, None, :] != t[:, :, None])).sum(axis=2)
     correct = (above & (t[:, None, :] > t[:, :, None])).sum(axis=2)
@@ -172,7 +166,7 @@ def tau_ap_rows(truth, judged) -> np.ndarray:
 
 def correlate_rows(truth, judged, method: str) -> np.ndarray:
     """:func:`correlate` of every row pair of two (rankings x runs) matrices."""
-    t, j = _rows(truth, judged)
+    t, j = _pair(truth, judged, 2)
     base, _ = parse_method(method)
     if base == "pearson":
         return _pearson_rows(t, j)
