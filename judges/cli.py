@@ -60,7 +60,7 @@ class BackendName(str, Enum):
     python = "python"
 
 
-@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py meta-evaluate | agreement | convert-labelled --help (meta-evaluation against a truth leaderboard and human labels).")
+@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
     rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics JSONL file or directory; repeatable."),

@@ -44,15 +44,21 @@ class WindowSettings(_Strict):
 
 
 class SupportSettings(_Strict):
-    """Status thresholds on the normalised alignment score (score / (match * answer tokens))."""
+    """Which judge of support decides the status (judges.support.judges), and its thresholds."""
 
-    supported: float = Field(0.4, gt=0, le=1, description="normalised score for 'supported'")
-    partial: float = Field(0.25, gt=0, le=1, description="normalised score for 'partial'")
+    judge: Literal["model", "alignment"] = Field(
+        "model", description="model: the support model's probabilities; alignment: thresholds on norm_score"
+    )
+    model: str = Field("rag24", description="support model: a built-in name or a model file (run_judge.py calibrate)")
+    p_supported: Optional[float] = Field(None, gt=0, lt=1, description="judge model: P(full) for 'supported' (null: the model file's)")
+    p_partial: Optional[float] = Field(None, gt=0, lt=1, description="judge model: P(any) for 'partial' (null: the model file's)")
+    norm_supported: float = Field(0.4, gt=0, le=1, description="judge alignment: norm_score for 'supported'")
+    norm_partial: float = Field(0.25, gt=0, le=1, description="judge alignment: norm_score for 'partial'")
 
     @model_validator(mode="after")
     def _ordered(self) -> "SupportSettings":
-        if self.partial > self.supported:
-            raise ValueError("partial must not exceed supported")
+        if self.norm_partial > self.norm_supported:
+            raise ValueError("norm_partial must not exceed norm_supported")
         return self
 
 
@@ -77,18 +83,21 @@ class AttestSettings(_Strict):
     """The LLM attestation cascade (Auto-ARGUE): which citations an LLM confirms, and how."""
 
     mode: Literal["none", "uncertain", "all"] = Field(
-        "none", description="none: alignment only; uncertain: citations in `band`; all: every resolvable citation"
+        "none", description="none: no LLM; uncertain: the least certain citations (budget or band); all: every resolvable citation"
     )
-    band: tuple[float, float] = Field(
-        (0.25, 0.6), description="uncertain mode: norm_score in [low, high) goes to the LLM"
+    budget: float = Field(
+        0.25, ge=0, le=1, description="uncertain: share of citations to ask about, least certain P(full) first (on the model's training data)"
+    )
+    band: Optional[tuple[float, float]] = Field(
+        None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget"
     )
     evidence: Literal["window", "document"] = Field(
         "window", description="window: aligned passage plus neighbouring sentences; document: whole text"
     )
     context_sentences: int = Field(1, ge=0, description="window: sentences added on each side of the aligned span")
     max_evidence_tokens: int = Field(300, ge=16, description="cap on the evidence shown, in word tokens")
-    on_unparsed: Literal["alignment", "unsupported"] = Field(
-        "alignment", description="an answer that is not YES/NO, or no answer: keep alignment's status, or unsupported"
+    on_unparsed: Literal["judge", "unsupported"] = Field(
+        "judge", description="an answer that is not YES/NO, or no answer: keep the support judge's status, or unsupported"
     )
     guard_patterns: tuple[str, ...] = Field(
         (), description="extra regexes (case-insensitive) for text addressed to the judge; such citations are not sent and judged unsupported"
@@ -105,8 +114,7 @@ class AttestSettings(_Strict):
 
     @model_validator(mode="after")
     def _check(self) -> "AttestSettings":
-        low, high = self.band
-        if not 0 <= low < high:
+        if self.band is not None and not 0 <= self.band[0] < self.band[1]:
             raise ValueError("band must be [low, high) with 0 <= low < high")
         for pattern in self.guard_patterns:
             try:

@@ -8,7 +8,8 @@ deterministic checks of :mod:`judges.checks` (no model) on every judged citation
   numbers and entities that the cited document does not state (unresolvable citations are not
   checked). With ``grounding.cap`` (default: numbers and entities) a citation whose list for a
   capped kind is non-empty is at most ``partial``, however well it aligns or what an LLM said;
-  the assessment shows it (``capped``, the ``reason``, and ``alignment_status``);
+  the assessment shows it (``capped``, the ``reason``, and ``support_status``). The missing counts
+  are also support features (:mod:`judges.support.features`);
 * per sentence, for the report's measures: how many of its numbers and entities some document
   cited anywhere in the report states, and how many placeholder patterns it matches.
 
@@ -18,7 +19,7 @@ the judge keeps its aligned form (one topic), so a document is indexed once howe
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable
 
 from judges.checks import Claim, Source, find_placeholders, missing
 from judges.checks.placeholders import pattern_table
@@ -64,13 +65,13 @@ class Grounder:
         found = missing(claim, sources, rel_tol=self.s.number_tolerance, fuzzy=self.s.entity_fuzzy)
         return tuple(found.numbers), tuple(found.entities)
 
-    def check(self, rep: Report, sent: Sentence, doc: Optional[Document], j: Judgment) -> Judgment:
-        """``j`` with the missing numbers and entities recorded, and capped when the policy says so."""
-        if doc is None or j.status == "missing":
-            return j
-        numbers, entities = self._missing(self.claim(rep, sent), [self.source(doc)])
-        j = j._replace(numbers_missing=numbers, entities_missing=entities)
-        lacking = [f"{kind} {', '.join(items)}" for kind, items in (("numbers", numbers), ("entities", entities))
+    def missing_in(self, rep: Report, sent: Sentence, doc: Document) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The sentence's numbers and entities that ``doc`` does not state."""
+        return self._missing(self.claim(rep, sent), [self.source(doc)])
+
+    def cap(self, j: Judgment) -> Judgment:
+        """``j`` lowered to ``partial`` when the policy caps a kind its document lacks."""
+        lacking = [f"{kind} {', '.join(items)}" for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing))
                    if items and kind in self.s.cap]
         if lacking and j.status == "supported":
             why = f"capped at partial: the document lacks {'; '.join(lacking)}"

@@ -1,4 +1,5 @@
-"""Judging citations, batch by batch: resolve → tokenize/segment → prefilter → align → judge.
+"""Judging citations, batch by batch: resolve → tokenize/segment → prefilter → align → support
+features → support judge → LLM attestation → grounding cap.
 
 A :class:`Judge` keeps what is worth keeping across reports and runs of one process: the
 vocabulary and the prepared (tokenized, windowed) documents. :func:`judge_part` streams the
@@ -19,14 +20,17 @@ import pyarrow as pa
 from judges.align import support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
-from judges.attest.cascade import Attester, Case
+from judges.attest.cascade import Attester, Case, uncertain_band
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
 from judges.grounding import Grounder
 from judges.options import Options
 from judges.outputs import Assessments, qrels_doc_id
-from judges.records import Citation, Document, Judgment, Report, Sentence
+from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
+from judges.support.features import FEATURES, LEXICAL, clause_ids
+from judges.support.judges import get_judge
+from judges.support.lexicon import Lexicon
 from judges.scan import Scan
 from judges.text.tokenize import Tokens, Vocabulary
 
@@ -47,6 +51,8 @@ class Judge:
         self._doc_cache_tokens = 0
         self.corpus: dict[str, Document] = {}
         self.grounder = Grounder(self.wf.grounding)
+        self.lexicon = Lexicon()
+        self.support_judge = get_judge(self.wf.support, options.workflow_path)
         self.attester: Optional[Attester] = None  # set by judge_part when the workflow attests
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
@@ -121,10 +127,16 @@ class Judge:
 
         answers = self.vocab.encode_many(texts)
         best, cands = self._align(answers, docs, items)
-        judgments = [
-            support.missing(reason, source) if d < 0 else support.judge(best[i], len(answers[a_slot]), docs[d], source, self.wf)
-            for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
-        ]
+        match = self.wf.alignment.match
+        judgments = []
+        for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
+            if d < 0:
+                judgments.append(support.missing(reason, source))
+                continue
+            numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
+            judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match)
+                             ._replace(numbers_missing=numbers, entities_missing=entities))
+        judgments = self._decide(texts, answers, docs, items, judgments)
         if self.attester is not None:
             judgments = self.attester.attest([
                 Case(sent.text, None if d < 0 else docs[d], judgments[i],
@@ -133,7 +145,7 @@ class Judge:
                 for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
             ])
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
-            j = self.grounder.check(rep, sent, resolved[i], judgments[i])
+            j = self.grounder.cap(judgments[i])
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid)
@@ -141,6 +153,49 @@ class Judge:
         for rep in reports:
             out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
         return len(items)
+
+    def _decide(self, texts: list[str], answers: list[Tokens], docs: list[DocIndex], items: list, judgments: list) -> list:
+        """Support features of every resolvable citation, and the support judge's status."""
+        todo = [i for i, it in enumerate(items) if it[4] >= 0]
+        if not todo:
+            return judgments
+        stem, content = self.lexicon.update(self.vocab)
+        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
+        np.cumsum([len(a) for a in answers], out=a_offsets[1:])
+        a_ids = np.concatenate([a.ids for a in answers])
+        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
+        d_stems = stem[np.concatenate([d.tokens.ids for d in docs])] if docs else np.zeros(0, np.int32)
+        cit_a = np.array([items[i][3] for i in todo], dtype=np.int64)
+        cit_d = np.array([items[i][4] for i in todo], dtype=np.int64)
+        lexical = self.backend.lexical_features(
+            stem[a_ids], content[a_ids], clause_ids(texts, [a.starts for a in answers]), a_offsets,
+            d_stems, d_base, cit_a, cit_d, self.lexicon.n_stems,
+        )
+        x = np.zeros((len(todo), len(FEATURES)), dtype=np.float64)
+        for col, values in (
+            ("norm_score", [judgments[i].norm_score for i in todo]),
+            ("answer_coverage", [judgments[i].answer_coverage for i in todo]),
+            ("log_answer_tokens", np.log1p([judgments[i].answer_tokens for i in todo])),
+            ("numbers_missing", [len(judgments[i].numbers_missing) for i in todo]),
+            ("entities_missing", [len(judgments[i].entities_missing) for i in todo]),
+        ):
+            x[:, FEATURES.index(col)] = values
+        for k, name in enumerate(LEXICAL):
+            x[:, FEATURES.index(name)] = lexical[:, k]
+        x = np.round(x, 6)
+        decided = self.support_judge.decide(x)
+        out = list(judgments)
+        for row, i in enumerate(todo):
+            j = judgments[i]
+            status = "unsupported" if j.answer_tokens == 0 else str(decided.status[row])
+            p_any, p_full = float(decided.p_any[row]), float(decided.p_full[row])
+            out[i] = j._replace(
+                status=status, grade=STATUS_GRADE[status], support_status=status,
+                p_any=None if p_any != p_any else p_any, p_full=None if p_full != p_full else p_full,
+                features=tuple(x[row].tolist()),
+            )
+        return out
 
     def _align(self, answers: list[Tokens], docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
         """Best alignment per citation (absolute document tokens) and the candidate windows."""
@@ -229,7 +284,8 @@ def judge_part(
     batch_size = BATCH_CITATIONS
     if options.workflow.attest.mode != "none":
         batch_size = ATTEST_BATCH_CITATIONS
-        judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts)
+        band = uncertain_band(options.workflow.attest, judge.support_judge) if options.workflow.attest.mode == "uncertain" else None
+        judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, band)
     pending: list[Report] = []
     pending_citations = 0
     max_citations = options.workflow.citations.max_per_sentence

@@ -26,6 +26,7 @@ from judges.leaderboard import leaderboard_rows
 from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
 from judges.options import Options, Summary
 from judges.records import Judgment, Report
+from judges.support.features import FEATURES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
 
@@ -67,12 +68,15 @@ class Assessments:
             ("answer_coverage", j.answer_coverage), ("evidence_coverage", j.evidence_coverage),
             ("answer_tokens", j.answer_tokens), ("char_start", j.char_start), ("char_end", j.char_end),
             ("evidence", j.evidence), ("doc_source", j.doc_source), ("reason", j.reason),
-            ("confidence", c.confidence), ("sentence", sent.text), ("alignment_status", j.alignment_status),
+            ("confidence", c.confidence), ("sentence", sent.text), ("support_status", j.support_status),
+            ("p_any", j.p_any), ("p_full", j.p_full),
             ("llm_answer", j.llm_answer), ("llm_p_yes", j.llm_p_yes), ("llm_tokens_in", j.llm_tokens_in),
             ("llm_tokens_out", j.llm_tokens_out), ("numbers_missing", list(j.numbers_missing)),
             ("entities_missing", list(j.entities_missing)), ("capped", j.capped),
         ):
             cols[name].append(value)
+        for k, name in enumerate(FEATURES):
+            cols[f"f_{name}"].append(j.features[k] if j.features else None)
         self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
 
     def finish_report(self, rep: Report, grounding: dict[int, SentenceGrounding]) -> None:

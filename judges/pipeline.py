@@ -46,6 +46,9 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     if attest.mode != "none" and options.llm is None:
         raise InputError(options.workflow_path or "workflow", None, "attest.mode",
                          f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config")
+    if attest.mode == "uncertain" and options.workflow.support.judge != "model":
+        raise InputError(options.workflow_path or "workflow", None, "attest.mode",
+                         "uncertain needs support.judge: model (its probabilities); or use mode all")
     if attest.mode == "none" and options.llm is not None:
         warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
     out_dir.mkdir(parents=True, exist_ok=True)

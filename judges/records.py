@@ -74,8 +74,12 @@ class Judgment(NamedTuple):
     evidence: str
     doc_source: str  # embedded | corpus | none
     reason: str  # for missing: what could not be resolved; for a sentence without tokens: that
+    support_status: str = ""  # the support judge's status, before LLM attestation and the grounding cap
+    # The support model (judges.support), for resolvable citations judged by a probabilistic judge.
+    p_any: Optional[float] = None  # P(at least partially supported)
+    p_full: Optional[float] = None  # P(fully supported)
+    features: tuple[float, ...] = ()  # the support features (judges.support.features.FEATURES)
     # LLM attestation (judges.attest), for citations the cascade sent; otherwise the defaults.
-    alignment_status: str = ""  # the status alignment alone gave (set by judges.align.support)
     llm_answer: Optional[str] = None  # YES | NO | unparsed | failed | guarded
     llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities
     llm_tokens_in: int = 0  # prompt tokens of the question (as the server counted them)
@@ -84,6 +88,5 @@ class Judgment(NamedTuple):
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
-
 
 STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0}

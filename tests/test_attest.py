@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from judges.align.passages import DocIndex
 from judges.attest.answers import p_yes, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
-from judges.attest.cascade import GRADE_TABLE, GUARD_PATTERNS, Attester, Case
+from judges.attest.cascade import GUARD_PATTERNS, Attester, Case, combine
 from judges.attest.endpoint import Endpoint, from_env, from_file
 from judges.config import AttestSettings
 from judges.errors import InputError
@@ -132,10 +132,14 @@ def test_cache_keeps_answers_across_connections(tmp_path):
 LEVEL = {"unsupported": 0, "partial": 1, "supported": 2}
 
 
-def test_grade_table_moves_at_most_one_level_in_the_answers_direction():
-    for (aligned, answer), final in GRADE_TABLE.items():
-        step = LEVEL[final] - LEVEL[aligned]
-        assert step == (min(1, 2 - LEVEL[aligned]) if answer == "YES" else -min(1, LEVEL[aligned]))
+def test_the_llm_decides_the_supported_level_and_the_judge_the_rest():
+    for judged in LEVEL:
+        assert combine(judged, "YES", None) == "supported"
+        assert combine(judged, "NO", None) == ("unsupported" if judged == "unsupported" else "partial")
+        # P(YES) from log-probabilities decides when the server gives it
+        assert combine(judged, "NO", 0.7) == "supported"
+        assert combine(judged, "YES", 0.3) == combine(judged, "NO", None)
+        assert combine(judged, "NO", 0.5) == "supported"  # at the threshold
 
 
 GUARD = re.compile("|".join(f"(?:{p})" for p in GUARD_PATTERNS), re.IGNORECASE)

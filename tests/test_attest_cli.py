@@ -27,14 +27,14 @@ import judges
 
 TOPICS = ROOT / "datasets" / "ragtime" / "topics.jsonl"
 RUNS = ROOT / "runs" / "ragtime"
-BAND = (0.25, 0.6)
 
 
-def judge(out: Path, *extra, server: ScriptedServer | None = None, workflow: dict | None = None, runs=RUNS, api_key=""):
+def judge(out: Path, *extra, server: ScriptedServer | None = None, workflow: dict | None = None, runs=RUNS, api_key="",
+          support: dict | None = None):
     args = ["--rag-topics", TOPICS, "--rag-responses", runs, "--out-dir", out, "--name", "x", *extra]
-    if workflow is not None:
+    if workflow is not None or support is not None:
         path = out.parent / f"{out.name}.workflow.yml"
-        path.write_text(yaml.safe_dump({"attest": workflow}))
+        path.write_text(yaml.safe_dump({"attest": workflow or {}, "support": support or {}}))
         args += ["--workflow", path]
     if server is not None:
         args.append("--use-env-llm")
@@ -73,8 +73,8 @@ def test_all_asks_once_per_resolvable_citation_and_a_rerun_asks_nothing(tmp_path
         a = judges.read_assessments(tmp_path / "a")
         sent = a[a.llm_answer.notna()]
         assert len(sent) == resolvable and set(sent.llm_answer) == {"YES", "NO"}
-        assert (a[a.llm_answer.isna()].alignment_status == "missing").all()  # missing documents are never sent
-        assert (a.alignment_status == alignment_only.status).all()
+        assert (a[a.llm_answer.isna()].support_status == "missing").all()  # missing documents are never sent
+        assert (a.support_status == alignment_only.status).all()
 
         before = {name: (tmp_path / "a" / name).read_bytes() for name in ("x.qrels", "x.leaderboard.txt", "x.assessments.parquet")}
         second = judge(tmp_path / "a", "--attest", "all", server=server)
@@ -95,9 +95,15 @@ def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
     assert (tmp_path / "a" / "x.qrels").read_bytes() == (tmp_path / "b" / "x.qrels").read_bytes()
 
 
-def test_uncertain_sends_only_the_band_and_moves_grades_one_level(tmp_path, alignment_only):
-    band = alignment_only[(alignment_only.status != "missing") & alignment_only.norm_score.between(*BAND, inclusive="left")]
-    assert 0 < len(band) < (alignment_only.status != "missing").sum()
+def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_level(tmp_path, alignment_only):
+    from judges.support.model import load_model
+
+    model = load_model("rag24")
+    low, high = model.band(0.25, model.p_supported)  # the default budget
+    assert low < model.p_supported < high
+    resolvable = alignment_only[alignment_only.status != "missing"]
+    band = resolvable[resolvable.p_full.between(low, high, inclusive="left")]
+    assert 0 < len(band) < len(resolvable)
     with ScriptedServer(lambda n, body: Reply(content="NO")) as server:
         result = judge(tmp_path / "u", "--attest", "uncertain", server=server)
         assert result.returncode == 0, result.stderr
@@ -107,10 +113,16 @@ def test_uncertain_sends_only_the_band_and_moves_grades_one_level(tmp_path, alig
     sent = a[a.llm_answer.notna()]
     assert list(sent.qrels_doc_id) == list(band.qrels_doc_id)
     assert set(sent.llm_answer) == {"NO"}
-    down = {"supported": "partial", "partial": "unsupported"}
-    assert list(sent.status) == [down[s] for s in band.status]
+    after_no = {"supported": "partial", "partial": "partial", "unsupported": "unsupported"}
+    assert list(sent.status) == [after_no[s] for s in band.status]
     untouched = a[a.llm_answer.isna()]
-    assert (untouched.status == untouched.alignment_status).all()
+    assert (untouched.status == untouched.support_status).all()
+
+
+def test_uncertain_needs_the_support_models_probabilities(tmp_path):
+    with ScriptedServer() as server:
+        result = judge(tmp_path / "x", "--attest", "uncertain", server=server, workflow=None, support={"judge": "alignment"})
+    assert result.returncode == 2 and "attest.mode: uncertain needs support.judge: model" in result.stderr
 
 
 def test_faults_are_retried_or_reported_and_never_stop_the_run(tmp_path):
@@ -134,7 +146,7 @@ def test_faults_are_retried_or_reported_and_never_stop_the_run(tmp_path):
     a = judges.read_assessments(tmp_path / "f")
     assert sorted(a.llm_answer.dropna().unique()) == ["YES", "failed", "unparsed"]
     kept = a[a.llm_answer.isin(["failed", "unparsed"])]
-    assert (kept.status == kept.alignment_status).all()  # on_unparsed: alignment
+    assert (kept.status == kept.support_status).all()  # on_unparsed: judge
     events = [json.loads(line) for line in (tmp_path / "f" / "x.jsonl").read_text().splitlines()]
     outputs = [e for e in events if e["event"] == "ATTEST_OUTPUT"]
     assert {e["source"] for e in outputs} == {"llm", "failed"}

@@ -79,7 +79,7 @@ def test_all_calls_the_model_once_per_question_and_a_rerun_not_at_all(all_mode, 
     out, keys = all_mode
     a = judges.read_assessments(out)
     figures = attest_figures(out)
-    resolvable = int((a.alignment_status != "missing").sum())
+    resolvable = int((a.support_status != "missing").sum())
     assert figures["selected"] == resolvable
     assert figures["calls"] == len(keys) == len(set(keys)) > 0
     assert figures["calls"] + figures["cache_hits"] == resolvable and figures["failed"] == 0
@@ -101,7 +101,10 @@ def test_all_calls_the_model_once_per_question_and_a_rerun_not_at_all(all_mode, 
 def test_uncertain_calls_the_model_for_the_band_only(all_mode, llama, tmp_path):
     out_all, _ = all_mode
     a = judges.read_assessments(out_all)
-    band = a[(a.alignment_status != "missing") & a.norm_score.between(0.25, 0.6, inclusive="left")]
+    from judges.support.model import load_model
+
+    model = load_model("rag24")
+    band = a[(a.support_status != "missing") & a.p_full.between(*model.band(0.25, model.p_supported), inclusive="left")]
     with Proxy(llama) as proxy:
         result = judge(tmp_path / "u", "--attest", "uncertain", *SUBSET, server=proxy, workflow=FAST)
         assert result.returncode == 0, result.stderr

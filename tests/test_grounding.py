@@ -21,6 +21,12 @@ def report(*texts: str) -> Report:
     return Report("run", "t1", "", "responses", sentences, {"d1": DOC}, "<test>", 1)
 
 
+def check(g: Grounder, rep: Report, sent: Sentence, doc: Document, j: Judgment) -> Judgment:
+    """What the judge does per citation: record what the document lacks, then apply the cap."""
+    numbers, entities = g.missing_in(rep, sent, doc)
+    return g.cap(j._replace(numbers_missing=numbers, entities_missing=entities))
+
+
 def supported() -> Judgment:
     return Judgment("supported", 2, 20, 1.0, 1.0, 1.0, 10, 0, 10, "", "embedded", "", "supported")
 
@@ -35,12 +41,12 @@ def supported() -> Judgment:
 ])
 def test_check_records_what_the_document_lacks(sentence, numbers, entities):
     rep = report(sentence)
-    j = Grounder(GroundingSettings()).check(rep, rep.sentences[0], DOC, supported())
+    j = check(Grounder(GroundingSettings()), rep, rep.sentences[0], DOC, supported())
     assert (j.numbers_missing, j.entities_missing) == (numbers, entities)
     assert j.capped == bool(numbers or entities)
     assert j.status == ("partial" if j.capped else "supported")
     assert j.grade == (1 if j.capped else 2)
-    assert j.alignment_status == "supported"  # what alignment alone said stays visible
+    assert j.support_status == "supported"  # what the support judge said stays visible
     if j.capped:
         assert j.reason.startswith("capped at partial: the document lacks ")
         assert all(item in j.reason for item in numbers + entities)
@@ -50,21 +56,20 @@ def test_cap_policy_chooses_the_kinds_and_never_raises_a_status():
     rep = report("Globex Corporation grew 15% in 2019.")
     sent = rep.sentences[0]
     only_numbers = Grounder(GroundingSettings(cap=("numbers",)))
-    j = only_numbers.check(rep, sent, DOC, supported())
+    j = check(only_numbers, rep, sent, DOC, supported())
     assert j.capped and j.reason == "capped at partial: the document lacks numbers 15%"
     never = Grounder(GroundingSettings(cap=()))
-    j = never.check(rep, sent, DOC, supported())
+    j = check(never, rep, sent, DOC, supported())
     assert not j.capped and j.status == "supported"
     assert j.numbers_missing == ("15%",) and j.entities_missing == ("Globex Corporation",)  # still recorded
     low = supported()._replace(status="unsupported", grade=0)
-    j = Grounder(GroundingSettings()).check(rep, sent, DOC, low)
+    j = check(Grounder(GroundingSettings()), rep, sent, DOC, low)
     assert j.status == "unsupported" and not j.capped
 
 
-def test_missing_documents_are_not_checked():
-    rep = report("Globex grew 15%.")
+def test_the_cap_leaves_missing_documents_alone():
     missing = Judgment("missing", 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", "none", "not found", "missing")
-    assert Grounder(GroundingSettings()).check(rep, rep.sentences[0], None, missing) == missing
+    assert Grounder(GroundingSettings()).cap(missing) == missing
 
 
 def test_report_grounding_uses_every_cited_document():
@@ -124,9 +129,9 @@ def _judge(tmp_path, workflow: str):
 
 
 def test_cli_caps_a_changed_number_or_name_and_reports_it(tmp_path):
-    df, lb, out = _judge(tmp_path, "judge: citation\n")
+    df, lb, out = _judge(tmp_path, "judge: citation\nsupport:\n  judge: alignment\n")
     df = df.set_index("sentence_index")
-    assert list(df.alignment_status) == ["supported"] * 3  # alignment alone cannot tell them apart
+    assert list(df.support_status) == ["supported"] * 3  # alignment alone cannot tell them apart
     assert list(df.status) == ["supported", "partial", "partial"]
     assert list(df.capped) == [False, True, True]
     assert [list(x) for x in df.numbers_missing] == [[], ["1,500"], []]
@@ -143,7 +148,7 @@ def test_cli_caps_a_changed_number_or_name_and_reports_it(tmp_path):
     assert "capped: 2\n" in (out / "g.config.yml").read_text()  # counts, also printed in the summary
 
 
-def test_cli_without_the_cap_keeps_alignment_status(tmp_path):
-    df, lb, _ = _judge(tmp_path, "grounding:\n  cap: []\n")
+def test_cli_without_the_cap_keeps_the_support_judges_status(tmp_path):
+    df, lb, _ = _judge(tmp_path, "grounding:\n  cap: []\nsupport:\n  judge: alignment\n")
     assert list(df.status) == ["supported"] * 3 and not df.capped.any()
     assert [list(x) for x in df.numbers_missing] == [[], ["1,500"], []]  # still recorded

@@ -1,4 +1,5 @@
-"""Alignment backends: one packed-batch interface (alignment and prefilter), two implementations.
+"""Alignment backends: one packed-batch interface (alignment, prefilter, lexical support
+features), two implementations.
 
 * ``python`` -- loops over :func:`judges.align.reference.smith_waterman`; needs only numpy and
   never imports numba.
@@ -90,6 +91,10 @@ class Backend:
         """``(n, k)`` candidate windows per citation, best first, ``-1`` padded (the prefilter)."""
         raise NotImplementedError
 
+    def lexical_features(self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems) -> np.ndarray:
+        """``(n, 4)`` lexical support features per citation (:mod:`judges.support.features`)."""
+        raise NotImplementedError
+
     def __repr__(self) -> str:
         return f"<Backend {self.name}>"
 
@@ -126,6 +131,11 @@ class PythonBackend(Backend):
             out[c, : len(got)] = got
         return out
 
+    def lexical_features(self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems) -> np.ndarray:
+        from judges.support.features import lexical_features_batch_reference
+
+        return lexical_features_batch_reference(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d)
+
 
 class NumbaBackend(Backend):
     """The Numba kernels (:mod:`judges.align.kernel`), parallel over the current Numba thread
@@ -154,6 +164,12 @@ class NumbaBackend(Backend):
         return kernel.candidates_batch(
             a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
         )
+
+    def lexical_features(self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems) -> np.ndarray:
+        from judges.support import kernel
+
+        order = np.argsort(cit_d, kind="stable")
+        return kernel.lexical_features(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, order, max(int(n_stems), 1))
 
 
 _REGISTRY: dict[str, type[Backend]] = {"python": PythonBackend, "numba": NumbaBackend}

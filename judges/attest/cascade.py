@@ -1,14 +1,19 @@
-"""The attestation cascade: alignment decides the clear cases, an LLM confirms the uncertain ones.
+"""The attestation cascade: the support judge decides the clear cases, an LLM the uncertain ones.
 
 Which citations go to the LLM (workflow ``attest.mode``):
 
-* ``none``: none; the judge is alignment only and fully deterministic;
-* ``uncertain``: resolvable citations whose ``norm_score`` lies in ``attest.band`` = [low, high);
-* ``all``: every resolvable citation (the seed judge's behaviour, for comparison).
+* ``none``: none; the judge makes no network call and is fully deterministic;
+* ``uncertain``: resolvable citations whose ``P(full)`` (from the support model) lies in a band
+  around the ``supported`` threshold: ``attest.band`` = [low, high) when given, else the band
+  that held ``attest.budget`` of the model's training citations
+  (:meth:`judges.support.model.SupportModel.band`), so ``budget: 0.25`` asks about roughly the
+  25% least certain citations;
+* ``all``: every resolvable citation (one question per citation, as the TREC AutoJudge citation
+  judge asks); alignment still chooses the evidence shown.
 
 Missing documents never go to the LLM. A citation whose sentence or evidence contains text
 addressed to the judge (:data:`GUARD_PATTERNS` plus ``attest.guard_patterns``) is not sent
-either: it is marked ``guarded`` and judged ``unsupported``. Keeping alignment's status instead
+either: it is marked ``guarded`` and judged ``unsupported``. Keeping the judge's status instead
 would let such text dodge an LLM that says NO; grading it lower than any answer could makes
 instructing the judge never pay.
 
@@ -17,10 +22,20 @@ sentences plus ``context_sentences`` on each side (a citation without an alignme
 best candidate window), or ``document``, the document from its start; both are capped at
 ``max_evidence_tokens`` word tokens around the aligned span.
 
-The final status (:data:`GRADE_TABLE`) moves alignment's status at most one level: YES raises
-it one step (unsupported → partial → supported), NO lowers it one step (supported → partial →
-unsupported). A reply that is neither YES nor NO (``unparsed``) or no reply (``failed``)
-follows ``attest.on_unparsed``: keep alignment's status, or ``unsupported``.
+The final status (:func:`combine`): the question is whether the document fully supports the
+sentence, so the LLM decides the ``supported`` level and the support judge the rest. The LLM's
+probability of YES is P(YES) from the answer token's log-probabilities when the server gives
+them, else 1 for YES and 0 for NO. At P(YES) >= 0.5 the citation is ``supported``; below, it is
+``partial`` when the support judge said ``supported`` or ``partial``, else ``unsupported``:
+
+| support judge says | LLM YES | LLM NO |
+|---|---|---|
+| supported | supported | partial |
+| partial | supported | partial |
+| unsupported | supported | unsupported |
+
+A reply that is neither YES nor NO (``unparsed``) or no reply (``failed``) follows
+``attest.on_unparsed``: keep the support judge's status (``judge``), or ``unsupported``.
 """
 
 from __future__ import annotations
@@ -42,14 +57,16 @@ from judges.formats.debuglog import DebugLog
 from judges.records import STATUS_GRADE, Judgment
 from judges.text.segment import split_sentences
 
-GRADE_TABLE: dict[tuple[str, str], str] = {
-    ("supported", "YES"): "supported",
-    ("supported", "NO"): "partial",
-    ("partial", "YES"): "supported",
-    ("partial", "NO"): "unsupported",
-    ("unsupported", "YES"): "partial",
-    ("unsupported", "NO"): "unsupported",
-}
+P_YES_SUPPORTED = 0.5  # P(YES) at or above which the LLM's answer makes a citation supported
+
+
+def combine(judge_status: str, answer: str, p_yes) -> str:
+    """The status from the support judge's status and the LLM's answer (see the module doc)."""
+    p = p_yes if p_yes is not None else (1.0 if answer == "YES" else 0.0)
+    if p >= P_YES_SUPPORTED:
+        return "supported"
+    return "partial" if judge_status in ("supported", "partial") else "unsupported"
+
 
 # Text that addresses the judge instead of stating facts (matched case-insensitively).
 GUARD_PATTERNS: tuple[str, ...] = (
@@ -75,8 +92,11 @@ class Case(NamedTuple):
 class Attester:
     """Sends the selected citations to the LLM (through the cache) and applies the grade table."""
 
-    def __init__(self, settings: AttestSettings, endpoint: Endpoint, cache_dir: Path, log: DebugLog, counts: Counter):
+    def __init__(self, settings: AttestSettings, endpoint: Endpoint, cache_dir: Path, log: DebugLog, counts: Counter,
+                 band: Optional[tuple[float, float]] = None):
+        """``band``: the [low, high) of P(full) that ``uncertain`` sends (see :func:`uncertain_band`)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
+        self.band = band
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
 
         self.messages = prompt.messages
@@ -94,8 +114,8 @@ class Attester:
             return False
         if self.s.mode == "all":
             return True
-        low, high = self.s.band
-        return low <= j.norm_score < high
+        low, high = self.band
+        return j.p_full is not None and low <= j.p_full < high
 
     # -- what the model sees ---------------------------------------------------------------
     def evidence(self, case: Case, sentences: dict) -> tuple[str, int]:
@@ -208,7 +228,7 @@ class Attester:
                     counts["attest_unparsed"] += 1
                     answer, status = "unparsed", self._unparsed(aligned)
                 else:
-                    answer, status = parsed, GRADE_TABLE[(aligned, parsed)]
+                    answer, status = parsed, combine(aligned, parsed, result.p_yes)
                 final = case.judgment._replace(
                     status=status, grade=STATUS_GRADE[status], llm_answer=answer, llm_p_yes=result.p_yes,
                     llm_tokens_in=result.tokens_in, llm_tokens_out=result.tokens_out,
@@ -219,7 +239,7 @@ class Attester:
         return out
 
     def _unparsed(self, aligned: str) -> str:
-        return aligned if self.s.on_unparsed == "alignment" else "unsupported"
+        return aligned if self.s.on_unparsed == "judge" else "unsupported"
 
     def _log_output(self, case: Case, key, source: str, final: Judgment, result) -> None:
         if not self.log.enabled:
@@ -232,8 +252,16 @@ class Attester:
         self.log.event(
             "ATTEST_OUTPUT", **case.ids, prompt_key=key, source=source, answer=final.llm_answer,
             p_yes=final.llm_p_yes, tokens_in=final.llm_tokens_in, tokens_out=final.llm_tokens_out,
-            alignment_status=case.judgment.status, status=final.status, **extra,
+            support_status=case.judgment.status, status=final.status, **extra,
         )
+
+
+def uncertain_band(settings: AttestSettings, support_judge) -> tuple[float, float]:
+    """The band of P(full) that ``uncertain`` sends: ``attest.band``, else the support model's
+    band for ``attest.budget`` around its ``supported`` threshold."""
+    if settings.band is not None:
+        return tuple(settings.band)
+    return support_judge.model.band(settings.budget, support_judge.p_supported)
 
 
 def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> dict:

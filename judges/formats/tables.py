@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from judges.formats.atomic import atomic_path
+from judges.support.features import FEATURES
 
 ASSESSMENT_SCHEMA = pa.schema(
     [
@@ -32,7 +33,9 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("reason", pa.string()),
         ("confidence", pa.float64()),
         ("sentence", pa.string()),
-        ("alignment_status", pa.string()),  # the status before LLM attestation
+        ("support_status", pa.string()),  # the support judge's status, before LLM attestation and the cap
+        ("p_any", pa.float64()),  # support model: P(at least partially supported)
+        ("p_full", pa.float64()),  # support model: P(fully supported)
         ("llm_answer", pa.string()),  # YES | NO | unparsed | failed | guarded; null: not sent
         ("llm_p_yes", pa.float64()),
         ("llm_tokens_in", pa.int32()),
@@ -41,6 +44,8 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("entities_missing", pa.list_(pa.string())),  # the sentence's entities the document lacks
         ("capped", pa.bool_()),  # lowered to partial by the grounding cap
     ]
+    # the support features (judges.support.features), null for missing documents
+    + [(f"f_{name}", pa.float64()) for name in FEATURES]
 )
 ASSESSMENT_SORT = [("run_id", "ascending"), ("topic_id", "ascending"), ("sentence_index", "ascending"), ("citation_rank", "ascending")]
 

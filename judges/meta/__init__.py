@@ -8,9 +8,10 @@
 * :mod:`judges.meta.labels` and :mod:`judges.meta.agreement` compare per-citation or per-sentence
   decisions with human labels;
 * :mod:`judges.meta.convert` turns labelled claim/evidence sets into runs, topics and labels;
-* :mod:`judges.meta.cli` is the ``meta-evaluate``, ``agreement`` and ``convert-labelled`` commands.
+* :mod:`judges.meta.cli` is the ``meta-evaluate``, ``agreement``, ``convert-labelled`` and
+  ``calibrate`` (fit the support model to labels, :mod:`judges.support.calibrate`) commands.
 
 Importing this package is cheap: the command names below are what ``judges.cli.run`` dispatches on.
 """
 
-COMMANDS = ("meta-evaluate", "agreement", "convert-labelled")
+COMMANDS = ("meta-evaluate", "agreement", "convert-labelled", "calibrate")

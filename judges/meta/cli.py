@@ -99,6 +99,7 @@ def meta_evaluate(
     ),
     topic: List[str] = typer.Option([], "--topic", help="Rank by the mean over these topics' rows, not the all rows; repeatable."),
     recompute: bool = typer.Option(False, "--recompute", help="Rank by the mean of the per-topic rows (all topics) instead of the all rows."),
+    truth_topics: bool = typer.Option(False, "--truth-topics", help="Rank each run, on both sides, by its mean over the topics the truth has for that run (runs judged on different topics)."),
     on_missing: OnMissing = typer.Option(OnMissing.error, "--on-missing", help="Runs or topics on one side only: error, warn (leave out), skip (silently)."),
     resamples: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap resamples of the topics for confidence intervals (0: none)."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed (same seed, same output)."),
@@ -126,7 +127,7 @@ def meta_evaluate(
         judged = [metaeval.Leaderboard(str(p), p, read_leaderboard(p, eval_format.value, eval_header)) for p in leaderboards]
         opts = metaeval.Options(
             truth_measures=tuple(truth_measure), eval_measures=tuple(eval_measure), methods=methods, topics=tuple(topic),
-            recompute=recompute, on_missing=on_missing.value, resamples=resamples, seed=seed, confidence=confidence,
+            recompute=recompute, truth_topics=truth_topics, on_missing=on_missing.value, resamples=resamples, seed=seed, confidence=confidence,
         )
         result = metaeval.meta_evaluate(t, judged, opts, warn=_warn)
         if output is not None:
@@ -234,6 +235,51 @@ def _print_agreement(df, level: str, positive: str) -> None:
     for h in LABELS:
         cm.add_row(h, *(str(first[f"confusion.{h}.{j}"]) for j in LABELS))
     out.print(cm)
+
+
+@app.command("calibrate", help=(
+    "Fit the support model to human labels (a track's first judged topics): reads a judging run's "
+    "assessments (their support features) and a label file, prints the scores of topic-grouped "
+    "cross-validation, and writes the model file a workflow's support.model points at."
+))
+def calibrate(
+    assessments: Path = typer.Option(..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."),
+    labels: Path = typer.Option(..., "--labels", help="Human labels JSONL with doc_id (run_id, topic_id, sentence_index, doc_id, label)."),
+    output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Output name, when the directory holds several judged sets."),
+    data: Optional[str] = typer.Option(None, "--data", help="How the model file names its training data (default: the label file's name)."),
+) -> None:
+    try:
+        from judges.formats.tables import read_assessments
+        from judges.meta.labels import read_labels
+        from judges.support.calibrate import calibrate as fit_model, labelled_features
+
+        lab = read_labels(labels)
+        if not assessments.exists():
+            raise InputError(assessments, None, "--assessments", "no such file or directory")
+        try:
+            table = read_assessments(assessments, name)
+        except FileNotFoundError as e:
+            raise InputError(assessments, None, "--assessments", str(e).split(": ", 1)[-1]) from None
+        if "f_norm_score" not in table.columns:
+            raise InputError(assessments, None, "--assessments", "no support features (judged by an older citejudge): judge again")
+        rows = labelled_features(table, lab)
+        try:
+            model = fit_model(rows, data or labels.name)
+        except ValueError as e:
+            raise InputError(labels, None, None, str(e)) from None
+        model.write(output)
+    except InputError as e:
+        raise _fail(e)
+    cv = model.cross_validation
+    t = Table(title=f"support model fitted on {len(rows)} labelled citations; cross-validated by topic ({cv['folds']} folds)")
+    for h in ("run tau", "topic tau", "exact", "kappa", "AUC full", "AUC any"):
+        t.add_column(h, justify="right")
+    t.add_row(*(_num(cv[k]) for k in ("run_tau", "topic_tau", "exact", "kappa", "auc_full", "auc_any")))
+    out.print(t)
+    out.print(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
+    out.print(f"default thresholds (the labels' mix on the training data): p_supported {model.p_supported}, p_partial {model.p_partial}")
+    out.print(f"wrote {output} (support.model: {output})")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,11 @@ both sides and the rankings correlated (:mod:`judges.meta.correlation`):
 
 * by default a run's score is its ``all`` row;
 * with ``topics`` (or ``recompute``) it is the mean of its per-topic rows over those topics (all
-  topics on either side when ``recompute`` is given without ``topics``), on both sides alike.
+  topics on either side when ``recompute`` is given without ``topics``), on both sides alike;
+* with ``truth_topics`` it is, on both sides, the mean over the topics the *truth* has a row for
+  that run (runs judged by people on different topics, as in TREC 2024 RAG's support labels);
+  a run's topics then need not be the same as another's. In the bootstrap a run none of whose
+  topics was drawn keeps its mean over all of them.
 
 Runs or topics present on one side only follow ``on_missing``: ``error`` stops with a one-line
 :class:`~judges.errors.InputError`; ``warn`` says what is left out and goes on with what both sides
@@ -53,6 +57,7 @@ class Options:
     methods: tuple[str, ...] = correlation.DEFAULT_METHODS
     topics: tuple[str, ...] = ()  # recompute from these topics' rows
     recompute: bool = False  # recompute from per-topic rows even without ``topics``
+    truth_topics: bool = False  # each run: the mean over the topics the truth has for that run
     on_missing: str = "error"
     resamples: int = bootstrap.DEFAULT_RESAMPLES  # 0: no confidence intervals
     seed: int = bootstrap.DEFAULT_SEED
@@ -67,7 +72,7 @@ class Options:
 
     @property
     def recomputing(self) -> bool:
-        return self.recompute or bool(self.topics)
+        return self.recompute or bool(self.topics) or self.truth_topics
 
 
 class Result(NamedTuple):
@@ -163,6 +168,9 @@ def correlate_pair(
     if len(runs) < opts.min_runs:
         raise InputError(judged.path, None, "run_id", f"{label}: {len(runs)} run(s) shared with the truth; correlations need at least {opts.min_runs}")
 
+    if opts.truth_topics:
+        return _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label)
+
     # topics: for recomputing, and for the bootstrap
     topics: list[str] = []
     if not (mt.empty or me.empty) and (opts.recomputing or opts.resamples > 0):
@@ -194,6 +202,46 @@ def correlate_pair(
     ]
 
 
+def _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label) -> list[dict]:
+    """:func:`correlate_pair` when each run is averaged over the topics the truth has for it."""
+    topics = sorted(mt.columns)
+    a = mt.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
+    b = me.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
+    have = ~np.isnan(a)
+    lacking = have & np.isnan(b)
+    if lacking.any():
+        r, t = np.argwhere(lacking)[0]
+        policy(judged.path, "topic_id", f"{label}: {int(lacking.sum())} (run, topic) pair(s) of the truth without a row here, "
+                                        f"e.g. run {runs[r]!r} topic {topics[t]!r}")
+        have &= ~lacking
+    if not have.any(axis=1).all():
+        keep = have.any(axis=1)
+        runs = [r for r, k in zip(runs, keep) if k]
+        a, b, have = a[keep], b[keep], have[keep]
+    w = have.astype(np.float64)
+    a0, b0 = np.where(have, a, 0.0), np.where(have, b, 0.0)
+    counts = w.sum(axis=1)
+    truth_scores, judged_scores = a0.sum(axis=1) / counts, b0.sum(axis=1) / counts
+    point = [correlation.correlate(truth_scores, judged_scores, m) for m in opts.methods]
+    if opts.resamples > 0 and len(topics) > 1:
+        def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
+            n = w[:, idx].sum(axis=2)  # runs x resamples
+            ta = np.where(n > 0, a0[:, idx].sum(axis=2) / np.maximum(n, 1), truth_scores[:, None]).T
+            tb = np.where(n > 0, b0[:, idx].sum(axis=2) / np.maximum(n, 1), judged_scores[:, None]).T
+            return np.stack([correlation.correlate_rows(ta, tb, m) for m in opts.methods])
+
+        iv = bootstrap.topic_intervals(len(topics), stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence)
+    else:
+        nan = np.full(len(opts.methods), np.nan)
+        iv = bootstrap.Intervals(nan, nan, np.zeros(len(opts.methods), dtype=np.int64))
+    return [
+        dict(eval=judged.label, truth_measure=truth_measure, eval_measure=eval_measure, method=m, value=point[i],
+             ci_low=_ci(iv, i)[0], ci_high=_ci(iv, i)[1], runs=len(runs), topics=len(topics),
+             ranking="mean over the truth's topics of each run")
+        for i, m in enumerate(opts.methods)
+    ]
+
+
 def leaderboard_values(lb: Leaderboard, role: str, measures: list[str], opts: Options, policy: _Policy) -> list[dict]:
     """Rows of the values table: each run's score per measure, with its interval."""
     rows = []
@@ -201,6 +249,12 @@ def leaderboard_values(lb: Leaderboard, role: str, measures: list[str], opts: Op
         m = _matrix(lb, measure)
         runs = sorted(m.index[m.notna().any(axis=1)]) if opts.recomputing else list(all_values(lb.table, measure).index)
         topics: list[str] = []
+        if opts.truth_topics:  # topics differ by run: each run's mean over its own rows, no interval
+            for run in runs:
+                row = m.loc[run].dropna()
+                rows.append(dict(leaderboard=lb.label, role=role, measure=measure, run_id=run, value=float(row.mean()),
+                                 ci_low=float("nan"), ci_high=float("nan"), topics=int(len(row))))
+            continue
         if not m.empty and runs and (opts.recomputing or opts.resamples > 0):
             topics = _shared_topics([(lb, m)], runs, opts, policy, measure)
         scores = _scores(lb, measure, opts, topics).reindex(runs)

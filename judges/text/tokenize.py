@@ -21,6 +21,7 @@ that every path gives exactly the reference's tokens, offsets and ids.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from typing import Iterator, NamedTuple
@@ -92,6 +93,10 @@ class Vocabulary:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def tokens_from(self, start: int) -> list[str]:
+        """The normalised tokens with ids ``start, start + 1, ...`` (ids follow insertion order)."""
+        return list(itertools.islice(self._ids, start, None))
 
     def encode(self, text: str) -> Tokens:
         """Tokens of ``text``; a token seen for the first time gets the next free id.

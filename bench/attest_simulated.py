@@ -1,0 +1,181 @@
+"""What would an LLM add? The attestation cascade against a SIMULATED judge of known accuracy.
+
+No capable LLM runs on these machines, so this bench measures the cascade with a stand-in: a
+loopback OpenAI-compatible server (127.0.0.1, stopped at the end) that answers the attestation
+question from the NIST labels of ``rag24-support``: YES when the assessors said the cited segment
+fully supports the sentence, NO otherwise, and the opposite answer for a share ``error`` of the
+questions (chosen by a hash of the question, so the same question always gets the same answer).
+It is a SIMULATION of an LLM of known accuracy, not a model: its figures say what the cascade
+does with answers of that quality, not what any real LLM would reach.
+
+Usage::
+
+    python bench/attest_simulated.py [--data ../shared/data] [--errors 0 0.1 0.2]
+                                     [--budgets 0.1 0.2 0.3 0.5 1]
+
+For each error rate and budget it runs the real CLI (``--attest uncertain`` with
+``attest.budget``; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the
+labels and prints run tau, exact three-level agreement, kappa and the share of citations sent
+(:func:`judges.support.calibrate.agreement`). The shipped support model is scored on the topics
+it was fitted on here (the cascade's gain is what this bench is for; the model's own
+cross-validated scores are in ``bench/support_agreement.py``). For comparison it also prints the
+grade table before the support model (the LLM moves alignment's status one level; alignment
+thresholds 0.4 / 0.25) with the same simulated answers asked about every citation, computed from
+an alignment-only run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from judges.formats.tables import read_assessments  # noqa: E402
+from judges.meta.labels import read_labels  # noqa: E402
+from judges.support.calibrate import STATUS_LEVEL, agreement, labelled_features  # noqa: E402
+
+SENTENCE = re.compile(r"\[\[ ## sentence ## \]\]\n(.*?)\n\n\[\[ ## document ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
+OLD_TABLE = {("supported", "YES"): 2, ("supported", "NO"): 1, ("partial", "YES"): 2, ("partial", "NO"): 0,
+             ("unsupported", "YES"): 1, ("unsupported", "NO"): 0}
+
+
+class Oracle:
+    """Answers from the labels: per (sentence, document) the assessors' label."""
+
+    def __init__(self, data: Path):
+        d = data / "rag24-support"
+        segments = {json.loads(line)["docid"]: json.loads(line)["segment"] for line in open(d / "segments.jsonl")}
+        answers = {}
+        for f in sorted((d / "runs").glob("*.jsonl")):
+            for line in open(f):
+                r = json.loads(line)
+                answers[(r["run_id"], r["topic_id"])] = r["answer"]
+        self.by_sentence: dict[str, list[tuple[str, str]]] = {}
+        for line in open(d / "labels.jsonl"):
+            lab = json.loads(line)
+            text = answers[(lab["run_id"], lab["topic_id"])][lab["sentence_index"]]["text"]
+            if isinstance(text, str):
+                self.by_sentence.setdefault(text, []).append((segments[lab["doc_id"]], lab["label"]))
+
+    def label(self, sentence: str, evidence: str) -> str:
+        options = self.by_sentence.get(sentence, [])
+        probe = evidence.strip()[:60]
+        for doc, label in options:
+            if probe and probe in doc:
+                return label
+        return options[0][1] if options else "not_supported"
+
+
+def flipped(error: float, key: str) -> bool:
+    u = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
+    return u < error
+
+
+def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            m = SENTENCE.search(body["messages"][-1]["content"])
+            sentence, evidence = (m.group(1), m.group(2)) if m else ("", "")
+            yes = oracle.label(sentence, evidence) == "supported"
+            if flipped(error, sentence + "\x00" + evidence):
+                yes = not yes
+            out = json.dumps({
+                "id": "sim", "object": "chat.completion", "model": body.get("model"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "YES" if yes else "NO"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+            }).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(out)))
+            self.end_headers()
+            self.wfile.write(out)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def judge(data: Path, out: Path, name: str, workflow: dict, extra: list[str]) -> None:
+    d = data / "rag24-support"
+    wf = out / f"{name}.workflow.yml"
+    wf.write_text(json.dumps(workflow))  # JSON is YAML
+    cmd = [sys.executable, "run_judge.py", "--judge", "citation", "--rag-topics", str(d / "topics.jsonl"),
+           "--rag-responses", str(d / "runs"), "--corpus", str(d / "segments.jsonl"), "--out-dir", str(out),
+           "--name", name, "--workflow", str(wf), *extra]
+    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+
+
+def scored(out: Path, name: str, labels) -> tuple:
+    a = read_assessments(out, name)
+    rows = labelled_features(a, labels)
+    keyed = a.set_index(["run_id", "topic_id", "sentence_index", "doc_id"])
+    level = np.array([STATUS_LEVEL[s] for s in keyed.loc[list(zip(rows.run_id, rows.topic_id, rows.sentence_index, rows.doc_id)), "status"]])
+    sent = float(a.llm_answer.notna().sum() / max(1, a.f_norm_score.notna().sum()))
+    return rows, level, sent, a
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--errors", type=float, nargs="+", default=[0.0, 0.1, 0.2])
+    ap.add_argument("--budgets", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.5, 1.0])
+    args = ap.parse_args()
+    labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
+    oracle = Oracle(args.data)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        judge(args.data, out, "none", {}, [])
+        rows, level, _, _ = scored(out, "none", labels)
+        base = agreement(rows, level)
+        judge(args.data, out, "align", {"support": {"judge": "alignment"}}, [])
+        a_rows, a_level, _, _ = scored(out, "align", labels)
+        print("SIMULATED LLM (answers from the NIST labels with a chosen error rate; not a real model)")
+        print(f"no LLM (support model): run tau {base['run_tau']:.3f}  exact {base['exact']:.3f}  kappa {base['kappa']:.3f}")
+        print("| error | budget | sent | run tau | topic tau | exact | kappa |")
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for error in args.errors:
+            server = serve(oracle, error)
+            cfg = out / f"llm-{error}.yml"
+            cfg.write_text(json.dumps({"OPENAI_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1",
+                                       "OPENAI_MODEL": f"simulated-error-{error}", "OPENAI_API_KEY": "sim"}))
+            try:
+                for budget in args.budgets:
+                    name = f"e{error}-b{budget}"
+                    attest = {"mode": "all"} if budget >= 1 else {"mode": "uncertain", "budget": budget}
+                    attest |= {"logprobs": False, "concurrency": 8}
+                    judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
+                    rows, level, sent, _ = scored(out, name, labels)
+                    s = agreement(rows, level)
+                    print(f"| {error} | {'all' if budget >= 1 else budget} | {sent:.1%} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |")
+                # the grade table before the support model, asked about every citation, same answers
+                old = []
+                for (r, t, i, d), status in zip(zip(a_rows.run_id, a_rows.topic_id, a_rows.sentence_index, a_rows.doc_id), a_level):
+                    label = "supported" if a_rows.y.iloc[len(old)] == 2 else "other"
+                    yes = label == "supported"
+                    if flipped(error, f"{r}\x00{t}\x00{i}\x00{d}"):
+                        yes = not yes
+                    old.append(OLD_TABLE[({2: "supported", 1: "partial", 0: "unsupported"}[int(status)], "YES" if yes else "NO")])
+                s = agreement(a_rows, np.array(old))
+                print(f"| {error} | all, grade table before the model (alignment ±1 level) | 100% | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |")
+            finally:
+                server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

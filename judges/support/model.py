@@ -1,0 +1,230 @@
+"""The support model: two logistic regressions over the support features.
+
+* ``P(any)`` = P(the document at least partially supports the sentence);
+* ``P(full)`` = P(it fully supports it), reported as ``min(P(full), P(any))`` so the two are
+  ordered.
+
+The status is ``supported`` at ``P(full) >= p_supported``, else ``partial`` at ``P(any) >=
+p_partial``. A model file carries its own default thresholds: those under which its training
+citations are judged in the mix people labelled them (:func:`mix_thresholds`); the workflow may
+set others.
+
+Each is ``sigmoid(intercept + coef . (x - mean) / scale)`` over :data:`~judges.support.features.FEATURES`
+(``mean``/``scale`` standardise the training features). Fitting (:func:`fit`) is L2-regularised
+maximum likelihood by Newton's method in float64 from zero, with a fixed number of steps
+checked for convergence: no randomness, so the same labels and features give the same file,
+byte for byte (numbers are written rounded to 8 significant digits).
+
+A model file (JSON) names the features it expects, its training data, its cross-validated
+scores and the distribution of ``P(full)`` on its training data (:meth:`SupportModel.band`
+turns an attestation budget into a band of ``P(full)`` with it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from judges.errors import InputError
+from judges.support.features import FEATURES
+
+FORMAT = "citejudge-support-model"
+FORMAT_VERSION = 1
+L2 = 1.0  # penalty on the standardised coefficients (sum of squares / 2), intercept unpenalised
+NEWTON_STEPS = 50
+BUILTIN = "rag24"  # the shipped model (judges/support/models/rag24.json)
+
+
+def _sig(x: float) -> float:
+    return float(f"{x:.8g}")
+
+
+def sigmoid(z: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * z))
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[float, np.ndarray]:
+    """Intercept and coefficients of an L2-penalised logistic regression on standardised ``x``."""
+    n, k = x.shape
+    xa = np.hstack([np.ones((n, 1)), x])
+    w = np.zeros(k + 1)
+    penalty = np.full(k + 1, l2)
+    penalty[0] = 0.0
+    for _ in range(NEWTON_STEPS):
+        p = sigmoid(xa @ w)
+        grad = xa.T @ (p - y) + penalty * w
+        hess = (xa * (p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(k + 1)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return float(w[0]), w[1:]
+
+
+@dataclass
+class SupportModel:
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    any_intercept: float
+    any_coef: np.ndarray
+    full_intercept: float
+    full_coef: np.ndarray
+    p_full_quantiles: np.ndarray  # P(full) on the training data at 0%, 1%, ..., 100%
+    p_supported: float = 0.5  # default thresholds: on the training data they give the labels' mix
+    p_partial: float = 0.5
+    training: dict = field(default_factory=dict)
+    cross_validation: dict = field(default_factory=dict)
+    source: str = ""  # where it was read from
+
+    def probabilities(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(P(any), P(full))`` for the rows of ``x`` (columns in :attr:`features` order)."""
+        z = (np.asarray(x, dtype=np.float64) - self.mean) / self.scale
+        p_any = sigmoid(self.any_intercept + z @ self.any_coef)
+        p_full = np.minimum(sigmoid(self.full_intercept + z @ self.full_coef), p_any)
+        return p_any, p_full
+
+    def band(self, budget: float, threshold: float) -> tuple[float, float]:
+        """The band ``[low, high)`` of ``P(full)`` around ``threshold`` that held ``budget`` of the
+        training citations (symmetric in log-odds; found by bisection on the training quantiles)."""
+        if budget <= 0:
+            return threshold, threshold
+        if budget >= 1:
+            return 0.0, 1.0 + 1e-9
+        qs = self.p_full_quantiles
+        levels = np.linspace(0.0, 1.0, len(qs))
+
+        def cdf(p: float) -> float:
+            return float(np.interp(p, qs, levels)) if qs[-1] > qs[0] else float(p >= qs[0])
+
+        t = math.log(threshold / (1 - threshold))
+        lo_d, hi_d = 0.0, 40.0
+        for _ in range(100):
+            mid = (lo_d + hi_d) / 2
+            a, b = 1 / (1 + math.exp(-(t - mid))), 1 / (1 + math.exp(-(t + mid)))
+            if cdf(b) - cdf(a) < budget:
+                lo_d = mid
+            else:
+                hi_d = mid
+        a, b = 1 / (1 + math.exp(-(t - hi_d))), 1 / (1 + math.exp(-(t + hi_d)))
+        return _sig(a), _sig(b)
+
+    # -- file ------------------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "features": list(self.features),
+            "standardise": {"mean": [_sig(v) for v in self.mean], "scale": [_sig(v) for v in self.scale]},
+            "p_any": {"intercept": _sig(self.any_intercept), "coef": [_sig(v) for v in self.any_coef]},
+            "p_full": {"intercept": _sig(self.full_intercept), "coef": [_sig(v) for v in self.full_coef]},
+            "p_full_quantiles": [_sig(v) for v in self.p_full_quantiles],
+            "thresholds": {"p_supported": _sig(self.p_supported), "p_partial": _sig(self.p_partial)},
+            "training": self.training,
+            "cross_validation": self.cross_validation,
+        }
+
+    def write(self, path: Path) -> None:
+        from judges.formats.atomic import atomic_text
+
+        with atomic_text(Path(path)) as f:
+            f.write(json.dumps(self.to_dict(), indent=1, sort_keys=False) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "") -> "SupportModel":
+        if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"not a {FORMAT} file of version {FORMAT_VERSION}")
+        features = tuple(data["features"])
+        unknown = [f for f in features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
+        arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+        model = cls(
+            features, arr(data["standardise"]["mean"]), arr(data["standardise"]["scale"]),
+            float(data["p_any"]["intercept"]), arr(data["p_any"]["coef"]),
+            float(data["p_full"]["intercept"]), arr(data["p_full"]["coef"]),
+            arr(data["p_full_quantiles"]), float(data["thresholds"]["p_supported"]), float(data["thresholds"]["p_partial"]),
+            data.get("training", {}), data.get("cross_validation", {}), source,
+        )
+        k = len(features)
+        if not (len(model.mean) == len(model.scale) == len(model.any_coef) == len(model.full_coef) == k):
+            raise ValueError("standardise, p_any and p_full must have one value per feature")
+        if np.any(model.scale <= 0):
+            raise ValueError("standardise.scale must be positive")
+        return model
+
+
+def columns(model_features: tuple[str, ...]) -> list[int]:
+    """Indices into :data:`FEATURES` of a model's features."""
+    return [FEATURES.index(f) for f in model_features]
+
+
+_LOADED: dict[str, SupportModel] = {}
+
+
+def load_model(spec: str, workflow_path: Optional[Path] = None) -> SupportModel:
+    """The model named ``spec``: a built-in name (``rag24``) or a path to a model file
+    (relative paths are taken from the workflow file's folder, else the working directory)."""
+    if spec in _LOADED:
+        return _LOADED[spec]
+    if "/" not in spec and not spec.endswith(".json"):
+        try:
+            text = resources.files("judges.support.models").joinpath(f"{spec}.json").read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError(workflow_path or "workflow", None, "support.model",
+                             f"no built-in support model {spec!r} (built in: {BUILTIN}); or give a path to a model file") from None
+        source = f"builtin:{spec}"
+    else:
+        path = Path(spec)
+        if not path.is_absolute() and workflow_path is not None and not path.exists():
+            path = Path(workflow_path).parent / path
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputError(path, None, None, f"cannot read support model: {e.strerror}") from None
+        source = str(path)
+    try:
+        model = SupportModel.from_dict(json.loads(text), source)
+    except (ValueError, KeyError, TypeError) as e:
+        raise InputError(source, None, "support.model", f"invalid support model: {e}") from None
+    _LOADED[spec] = model
+    return model
+
+
+def fit(x: np.ndarray, labels: np.ndarray, training: dict, cross_validation: Optional[dict] = None,
+        features: tuple[str, ...] = FEATURES) -> SupportModel:
+    """Fit both regressions to ``x`` (rows of :data:`FEATURES`, columns ``features``) and labels
+    0 (not supported), 1 (partially), 2 (fully)."""
+    x = np.asarray(x, dtype=np.float64)
+    labels = np.asarray(labels)
+    if len(labels) < 2 or len(set(labels.tolist()) & {0, 1, 2}) < 2:
+        raise ValueError("need labels of at least two kinds to fit a support model")
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale <= 1e-12] = 1.0
+    z = (x - mean) / scale
+    ai, ac = fit_logistic(z, (labels >= 1).astype(np.float64))
+    fi, fc = fit_logistic(z, (labels == 2).astype(np.float64))
+    model = SupportModel(features, mean, scale, ai, ac, fi, fc, np.zeros(101), 0.5, 0.5, training, cross_validation or {})
+    # round-trip through the file's precision, so the written model is the one scored
+    model = SupportModel.from_dict(model.to_dict())
+    p_any, p_full = model.probabilities(x)
+    model.p_full_quantiles = np.quantile(p_full, np.linspace(0, 1, 101))
+    model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
+    return SupportModel.from_dict(model.to_dict())
+
+
+def mix_thresholds(p_any: np.ndarray, p_full: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
+    """Thresholds on ``P(full)`` and ``P(any)`` under which the fitted data is judged in the same
+    mix as it was labelled (share fully supported, share at least partially supported): the
+    quantiles of the probabilities at one minus those shares, kept inside (0, 1)."""
+    def at(p: np.ndarray, share: float) -> float:
+        return float(min(max(np.quantile(p, 1.0 - share), 1e-6), 1 - 1e-6))
+
+    return at(p_full, float(np.mean(labels == 2))), at(p_any, float(np.mean(labels >= 1)))
