@@ -80,8 +80,7 @@ def rag24(data: Path, out: Path) -> None:
     shipped = read_assessments(out, "r24-model")
     t2 = labelled_features(shipped, labels)
     level = np.array([STATUS_LEVEL[s] for s in t2.status])
-    print(row("model as shipped (in-sample, optimistic)", agreement(t2, level, t2.p_full if "p_full" in t2 else None,
-                                                                     t2.p_any if "p_any" in t2 else None)))
+    print(row("model as shipped (in-sample, optimistic)", agreement(t2, level, t2.p_any, t2.p_full)))
 
 
 def labelled(data: Path, out: Path) -> None:

@@ -47,7 +47,8 @@ def labelled_features(assessments: pd.DataFrame, labels: Labels) -> pd.DataFrame
     if labels.level != "citation":
         raise InputError(labels.path, None, "doc_id", "calibration needs one label per citation (a doc_id on every line)")
     keys = ["run_id", "topic_id", "sentence_index", "doc_id"]
-    a = assessments[assessments["f_norm_score"].notna()][keys + ["status"] + FEATURE_COLUMNS].copy()
+    extra = [c for c in ("p_any", "p_full") if c in assessments.columns]
+    a = assessments[assessments["f_norm_score"].notna()][keys + ["status", *extra] + FEATURE_COLUMNS].copy()
     a = a.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "doc_id": str})
     a = a.drop_duplicates(keys)  # a document cited twice by one sentence: its first citation
     t = labels.table[keys + ["label"]].astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "doc_id": str})
