@@ -1,7 +1,9 @@
 """What counts as the same word, and which words carry content, per vocabulary id.
 
 The judge's tokens (:mod:`judges.text.tokenize`) are compared by exact normalised form for
-alignment. The support features compare *stems* (Snowball English, pure Python, no data files)
+alignment. The support features compare *stems* (Snowball English: PyStemmer's C build of the algorithm,
+through ``snowballstemmer``, which falls back to its pure-Python copy of the same algorithm; no
+data files); a token that does not start with a letter (a number) is its own stem
 and count only *content* tokens: tokens that are not in :data:`STOPWORDS` and are not a lone
 symbol (``%``, currency signs). Numbers are content and are their own stem.
 
@@ -47,7 +49,10 @@ class Lexicon:
         known = len(self._stem)
         if len(vocab) > known:
             new = vocab.tokens_from(known)
-            stems = np.fromiter((self._stem_id(t) for t in new), dtype=np.int32, count=len(new))
+            words = self._stemmer.stemWords([t for t in new if t[:1].isalpha()])  # one call: C speed with PyStemmer
+            it = iter(words)
+            stems = np.fromiter((self._stem_ids.setdefault(next(it) if t[:1].isalpha() else t, len(self._stem_ids)) for t in new),
+                                dtype=np.int32, count=len(new))
             content = np.fromiter((is_content(t) for t in new), dtype=np.uint8, count=len(new))
             self._stem = np.concatenate([self._stem, stems])
             self._content = np.concatenate([self._content, content])
@@ -57,16 +62,6 @@ class Lexicon:
     def n_stems(self) -> int:
         return len(self._stem_ids)
 
-    def _stem_id(self, token: str) -> int:
-        stem = stem_of(token, self._stemmer)
-        return self._stem_ids.setdefault(stem, len(self._stem_ids))
-
-
-def stem_of(token: str, stemmer) -> str:
-    """The stem of one normalised token: numbers and symbols are their own stem."""
-    if not token[:1].isalpha():
-        return token
-    return stemmer.stemWord(token)
 
 
 def is_content(token: str) -> int:
