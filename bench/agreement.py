@@ -25,9 +25,10 @@ Printed (Markdown tables):
 * ROC-AUC of ``norm_score`` for the positive class (the Mann-Whitney rank formula with mid-ranks
   for ties; pure numpy);
 * balanced accuracy and macro-F1 (mean of the positive- and negative-class F1) of the judge's
-  status at the workflow's thresholds: positive = ``supported`` (norm_score >= support.supported),
+  status at the workflow's alignment thresholds (run it with a workflow whose ``support.judge`` is
+  ``alignment``): positive = ``supported`` (norm_score >= support.norm_supported),
   except for WiCE "supported+partial vs not_supported", where positive = supported or partial
-  (norm_score >= support.partial);
+  (norm_score >= support.norm_partial);
 * the threshold t that maximises balanced accuracy of ``norm_score >= t`` (t ranges over the
   observed scores; the lowest such t on ties) and that balanced accuracy. It is chosen on the same
   data it is measured on, so it is an optimistic ceiling, not a tuned result;
@@ -319,7 +320,7 @@ def main() -> None:
 
     workflow = args.workflow.resolve()
     wf = load_workflow(workflow)
-    sup, part = wf.support.supported, wf.support.partial
+    sup, part = wf.support.norm_supported, wf.support.norm_partial
     print("# Judge vs human labels\n")
     print(f"Workflow `{workflow}`: supported >= {sup}, partial >= {part}; "
           f"'best t' = threshold on norm_score maximising balanced accuracy on the same data (optimistic).\n")
