@@ -187,7 +187,6 @@ def agreement(
     output: Optional[Path] = typer.Option(None, "--output", help="Write the score table to this .jsonl or .csv file."),
 ) -> None:
     try:
-        from judges.formats.tables import read_assessments
         from judges.meta import agreement as ag
         from judges.meta.labels import read_labels
         from judges.meta.results import table_format, write_table
@@ -199,12 +198,7 @@ def agreement(
         for col in by:
             if col not in columns:
                 raise InputError(labels, None, "--by", f"no column {col!r} in the label file (columns: {', '.join(columns)})")
-        if not assessments.exists():
-            raise InputError(assessments, None, "--assessments", "no such file or directory")
-        try:
-            table = read_assessments(assessments, name)
-        except FileNotFoundError as e:
-            raise InputError(assessments, None, "--assessments", str(e).split(": ", 1)[-1]) from None
+        table = _read_assessments(assessments, name)
         joined = ag.join(lab, table, on_missing.value, warn=_warn)
         groups = [] if no_breakdown else (list(dict.fromkeys(by)) or ag.default_breakdown(lab))
         result = ag.agreement_table(joined, groups, positive.value)
@@ -213,6 +207,18 @@ def agreement(
     except InputError as e:
         raise _fail(e)
     _print_agreement(result, lab.level, positive.value)
+
+
+def _read_assessments(assessments: Path, name: Optional[str]):
+    """The judge's assessments table for ``--assessments`` (a file or an output directory)."""
+    from judges.formats.tables import read_assessments
+
+    if not assessments.exists():
+        raise InputError(assessments, None, "--assessments", "no such file or directory")
+    try:
+        return read_assessments(assessments, name)
+    except FileNotFoundError as e:
+        raise InputError(assessments, None, "--assessments", str(e).split(": ", 1)[-1]) from None
 
 
 def _print_agreement(df, level: str, positive: str) -> None:
@@ -250,17 +256,11 @@ def calibrate(
     data: Optional[str] = typer.Option(None, "--data", help="How the model file names its training data (default: the label file's name)."),
 ) -> None:
     try:
-        from judges.formats.tables import read_assessments
         from judges.meta.labels import read_labels
         from judges.support.calibrate import calibrate as fit_model, labelled_features
 
         lab = read_labels(labels)
-        if not assessments.exists():
-            raise InputError(assessments, None, "--assessments", "no such file or directory")
-        try:
-            table = read_assessments(assessments, name)
-        except FileNotFoundError as e:
-            raise InputError(assessments, None, "--assessments", str(e).split(": ", 1)[-1]) from None
+        table = _read_assessments(assessments, name)
         if "f_norm_score" not in table.columns:
             raise InputError(assessments, None, "--assessments", "no support features (judged by an older citejudge): judge again")
         rows = labelled_features(table, lab)
