@@ -20,7 +20,7 @@ import pyarrow as pa
 from judges.align import support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
-from judges.attest.cascade import Attester, Case, uncertain_band
+from judges.attest.cascade import Attester, Case
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
@@ -126,7 +126,8 @@ class Judge:
                     items.append((rep, sent, c, a_slot, d, source, ""))
 
         answers = self.vocab.encode_many(texts)
-        best, cands = self._align(answers, docs, items)
+        packed = Packed.of(answers, docs)
+        best, cands = self._align(packed, docs, items)
         match = self.wf.alignment.match
         judgments = []
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
@@ -136,7 +137,7 @@ class Judge:
             numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
             judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match)
                              ._replace(numbers_missing=numbers, entities_missing=entities))
-        judgments = self._decide(texts, answers, docs, items, judgments)
+        judgments = self._decide(packed, texts, answers, items, judgments)
         if self.attester is not None:
             judgments = self.attester.attest([
                 Case(sent.text, None if d < 0 else docs[d], judgments[i],
@@ -154,23 +155,17 @@ class Judge:
             out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
         return len(items)
 
-    def _decide(self, texts: list[str], answers: list[Tokens], docs: list[DocIndex], items: list, judgments: list) -> list:
+    def _decide(self, packed: "Packed", texts: list[str], answers: list[Tokens], items: list, judgments: list) -> list:
         """Support features of every resolvable citation, and the support judge's status."""
         todo = [i for i, it in enumerate(items) if it[4] >= 0]
         if not todo:
             return judgments
         stem, content = self.lexicon.update(self.vocab)
-        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
-        np.cumsum([len(a) for a in answers], out=a_offsets[1:])
-        a_ids = np.concatenate([a.ids for a in answers])
-        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
-        d_stems = stem[np.concatenate([d.tokens.ids for d in docs])] if docs else np.zeros(0, np.int32)
         cit_a = np.array([items[i][3] for i in todo], dtype=np.int64)
         cit_d = np.array([items[i][4] for i in todo], dtype=np.int64)
         lexical = self.backend.lexical_features(
-            stem[a_ids], content[a_ids], clause_ids(texts, [a.starts for a in answers]), a_offsets,
-            d_stems, d_base, cit_a, cit_d, self.lexicon.n_stems,
+            stem[packed.a_tokens], content[packed.a_tokens], clause_ids(texts, [a.starts for a in answers]), packed.a_offsets,
+            stem[packed.d_tokens], packed.d_base, cit_a, cit_d, self.lexicon.n_stems,
         )
         x = np.zeros((len(todo), len(FEATURES)), dtype=np.float64)
         for col, values in (
@@ -186,34 +181,29 @@ class Judge:
         x = np.round(x, 6)
         decided = self.support_judge.decide(x)
         out = list(judgments)
-        for row, i in enumerate(todo):
+        rows = zip(todo, decided.status.tolist(), decided.p_any.tolist(), decided.p_full.tolist(), x.tolist())
+        for i, status, p_any, p_full, features in rows:
             j = judgments[i]
-            status = "unsupported" if j.answer_tokens == 0 else str(decided.status[row])
-            p_any, p_full = float(decided.p_any[row]), float(decided.p_full[row])
+            status = "unsupported" if j.answer_tokens == 0 else status
             out[i] = j._replace(
                 status=status, grade=STATUS_GRADE[status], support_status=status,
                 p_any=None if p_any != p_any else p_any, p_full=None if p_full != p_full else p_full,
-                features=tuple(x[row].tolist()),
+                features=tuple(features),
             )
         return out
 
-    def _align(self, answers: list[Tokens], docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
+    def _align(self, packed: "Packed", docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
         """Best alignment per citation (absolute document tokens) and the candidate windows."""
         n, k = len(items), self.wf.windows.candidates
         cit_a = np.array([it[3] for it in items], dtype=np.int64)
         cit_d = np.array([it[4] for it in items], dtype=np.int64)
         cands = np.full((n, k), -1, dtype=np.int64)
         best = np.zeros((n, 6), dtype=np.int64)
-        lengths = np.array([len(a) for a in answers], dtype=np.int64)
+        lengths = np.diff(packed.a_offsets)
         todo = np.nonzero((cit_d >= 0) & (lengths[cit_a] > 0))[0] if n else np.zeros(0, np.int64)
         if len(todo) == 0:
             return best.tolist(), cands
-        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=a_offsets[1:])
-        a_tokens = np.concatenate([a.ids for a in answers])
-        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
-        d_tokens = np.concatenate([d.tokens.ids for d in docs])
+        a_tokens, a_offsets, d_tokens, d_base = packed
         w_base = np.zeros(len(docs) + 1, dtype=np.int64)
         np.cumsum([len(d.windows) for d in docs], out=w_base[1:])
         win = np.concatenate([d.windows for d in docs])  # token ranges relative to each document
@@ -260,6 +250,25 @@ class Judge:
         )
 
 
+class Packed(NamedTuple):
+    """A batch's answers and documents as flat token-id arrays with offsets (the engines' layout)."""
+
+    a_tokens: np.ndarray  # answer q is a_tokens[a_offsets[q]:a_offsets[q + 1]]
+    a_offsets: np.ndarray
+    d_tokens: np.ndarray  # document d is d_tokens[d_base[d]:d_base[d + 1]]
+    d_base: np.ndarray
+
+    @classmethod
+    def of(cls, answers: list[Tokens], docs: list[DocIndex]) -> "Packed":
+        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
+        np.cumsum([len(a) for a in answers], out=a_offsets[1:])
+        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
+        a_tokens = np.concatenate([a.ids for a in answers]) if answers else np.zeros(0, np.int32)
+        d_tokens = np.concatenate([d.tokens.ids for d in docs]) if docs else np.zeros(0, np.int32)
+        return cls(a_tokens, a_offsets, d_tokens, d_base)
+
+
 class Part(NamedTuple):
     """What judging one group of topics produced (in one process)."""
 
@@ -284,7 +293,8 @@ def judge_part(
     batch_size = BATCH_CITATIONS
     if options.workflow.attest.mode != "none":
         batch_size = ATTEST_BATCH_CITATIONS
-        band = uncertain_band(options.workflow.attest, judge.support_judge) if options.workflow.attest.mode == "uncertain" else None
+        attest = options.workflow.attest
+        band = (tuple(attest.band) if attest.band is not None else judge.support_judge.band(attest.budget)) if attest.mode == "uncertain" else None
         judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, band)
     pending: list[Report] = []
     pending_citations = 0

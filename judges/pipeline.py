@@ -27,6 +27,7 @@ from judges.options import Options, Summary
 from judges.outputs import describe_inputs, write_outputs
 from judges.records import Document
 from judges.scan import Problems, check_missing_topics, load_topics, scan_runs
+from judges.support.judges import is_probabilistic
 from judges.workers import Workers
 
 AUTO_PARALLEL_CITATIONS = 20_000  # below this, starting worker processes costs more than it saves
@@ -46,7 +47,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     if attest.mode != "none" and options.llm is None:
         raise InputError(options.workflow_path or "workflow", None, "attest.mode",
                          f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config")
-    if attest.mode == "uncertain" and options.workflow.support.judge != "model":
+    if attest.mode == "uncertain" and not is_probabilistic(options.workflow.support.judge):
         raise InputError(options.workflow_path or "workflow", None, "attest.mode",
                          "uncertain needs support.judge: model (its probabilities); or use mode all")
     if attest.mode == "none" and options.llm is not None:

@@ -94,7 +94,7 @@ class Attester:
 
     def __init__(self, settings: AttestSettings, endpoint: Endpoint, cache_dir: Path, log: DebugLog, counts: Counter,
                  band: Optional[tuple[float, float]] = None):
-        """``band``: the [low, high) of P(full) that ``uncertain`` sends (see :func:`uncertain_band`)."""
+        """``band``: the [low, high) of P(full) that ``uncertain`` sends (from ``attest.band`` or the support judge's band for ``attest.budget``)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
         self.band = band
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
@@ -254,14 +254,6 @@ class Attester:
             p_yes=final.llm_p_yes, tokens_in=final.llm_tokens_in, tokens_out=final.llm_tokens_out,
             support_status=case.judgment.status, status=final.status, **extra,
         )
-
-
-def uncertain_band(settings: AttestSettings, support_judge) -> tuple[float, float]:
-    """The band of P(full) that ``uncertain`` sends: ``attest.band``, else the support model's
-    band for ``attest.budget`` around its ``supported`` threshold."""
-    if settings.band is not None:
-        return tuple(settings.band)
-    return support_judge.model.band(settings.budget, support_judge.p_supported)
 
 
 def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> dict:

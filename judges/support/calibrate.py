@@ -32,7 +32,7 @@ from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
 from judges.meta.labels import Labels
 from judges.support.features import FEATURES
-from judges.support.model import SupportModel, fit
+from judges.support.model import SupportModel, fit, levels
 
 LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
 STATUS_LEVEL = {"unsupported": 0, "missing": 0, "partial": 1, "supported": 2}
@@ -80,13 +80,8 @@ def cross_validate(table: pd.DataFrame, features: tuple[str, ...] = FEATURES) ->
         test = np.isin(topics, group)
         model = fit(x[~test], y[~test], {}, features=features)
         p_any[test], p_full[test] = model.probabilities(x[test])
-        level[test] = statuses(p_any[test], p_full[test], model.p_supported, model.p_partial)
+        level[test] = levels(p_any[test], p_full[test], model.p_supported, model.p_partial)
     return p_any, p_full, level
-
-
-def statuses(p_any: np.ndarray, p_full: np.ndarray, p_supported: float = 0.5, p_partial: float = 0.5) -> np.ndarray:
-    """Levels 0/1/2 from the probabilities, as the ``model`` support judge decides them."""
-    return np.where(p_full >= p_supported, 2, np.where(p_any >= p_partial, 1, 0))
 
 
 def _report_scores(table: pd.DataFrame, level: np.ndarray) -> pd.Series:
@@ -124,10 +119,8 @@ def agreement(table: pd.DataFrame, level: np.ndarray, p_any: Optional[np.ndarray
     if p_any is not None and p_full is not None:
         out["auc_full"] = round(roc_auc(p_full, y == 2), 4)
         out["auc_any"] = round(roc_auc(p_any, y >= 1), 4)
-    n = max(len(y), 1)
     out["judged_mix"] = {k: round(float(np.mean(level == v)), 4) for k, v in (("supported", 2), ("partial", 1), ("unsupported", 0))}
     out["human_mix"] = {k: round(float(np.mean(y == v)), 4) for k, v in (("supported", 2), ("partial", 1), ("unsupported", 0))}
-    out["citations"] = int(n if len(y) else 0)
     return out
 
 

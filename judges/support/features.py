@@ -32,7 +32,6 @@ the Numba kernel (:func:`judges.support.kernel.lexical_features`) must agree wit
 
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
@@ -105,10 +104,6 @@ def lexical_features_reference(answer_stems, answer_content, answer_clauses, doc
         if t:
             recalls.append(f / t)
     return (content_recall, bigram_recall, min(recalls, default=0.0), max(recalls, default=0.0))
-
-
-def log_tokens(n: int) -> float:
-    return math.log1p(n)
 
 
 def lexical_features_batch_reference(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d) -> np.ndarray:

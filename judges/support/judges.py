@@ -24,7 +24,7 @@ import numpy as np
 
 from judges.config import SupportSettings
 from judges.support.features import FEATURES
-from judges.support.model import SupportModel, columns, load_model
+from judges.support.model import SupportModel, columns, levels, load_model
 
 STATUSES = np.array(["unsupported", "partial", "supported"])
 _NORM = FEATURES.index("norm_score")
@@ -44,7 +44,7 @@ class SupportJudge:
 
     name: str = ""
     install_hint: str = ""
-    probabilistic: bool = False  # gives P(any), P(full) (needed by attest.mode uncertain)
+    probabilistic: bool = False  # gives P(any), P(full) and a band (attest.mode uncertain needs them)
 
     def __init__(self, settings: SupportSettings, workflow_path: Optional[Path] = None):
         self.s = settings
@@ -55,9 +55,10 @@ class SupportJudge:
     def decide(self, x: np.ndarray) -> Decisions:
         raise NotImplementedError
 
-    def describe(self) -> dict:
-        """What the judge is, for ``config.yml``."""
-        return {"judge": self.name}
+    def band(self, budget: float) -> tuple[float, float]:
+        """The band of P(full) around the ``supported`` threshold that held ``budget`` of the
+        judge's reference citations (probabilistic judges only)."""
+        raise NotImplementedError
 
 
 class AlignmentJudge(SupportJudge):
@@ -84,16 +85,19 @@ class ModelJudge(SupportJudge):
     def decide(self, x: np.ndarray) -> Decisions:
         p_any, p_full = self.model.probabilities(x[:, self._cols])
         p_any, p_full = np.round(p_any, 6), np.round(p_full, 6)  # as written; the status follows from these
-        level = np.where(p_full >= self.p_supported, 2, np.where(p_any >= self.p_partial, 1, 0))
-        return Decisions(STATUSES[level], p_any, p_full)
+        return Decisions(STATUSES[levels(p_any, p_full, self.p_supported, self.p_partial)], p_any, p_full)
 
-    def describe(self) -> dict:
-        return {"judge": self.name, "model": self.model.source, "trained_on": self.model.training.get("data", ""),
-                "p_supported": self.p_supported, "p_partial": self.p_partial}
+    def band(self, budget: float) -> tuple[float, float]:
+        return self.model.band(budget, self.p_supported)
 
 
 _REGISTRY: dict[str, type[SupportJudge]] = {"model": ModelJudge, "alignment": AlignmentJudge}
 JUDGES = tuple(_REGISTRY)
+
+
+def is_probabilistic(name: str) -> bool:
+    """Whether the judge called ``name`` gives probabilities (and so an uncertainty band)."""
+    return _REGISTRY[name].probabilistic
 
 
 def get_judge(settings: SupportSettings, workflow_path: Optional[Path] = None) -> SupportJudge:

@@ -11,9 +11,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-_EMPTY = np.int64(-1)
-
-
 @njit(cache=True)
 def _pair_table(d, lo, hi, n_stems):
     """Open-addressing hash set of the document's adjacent stem pairs (key s1 * n_stems + s2)."""

@@ -160,19 +160,26 @@ class SupportModel:
         return model
 
 
+def levels(p_any: np.ndarray, p_full: np.ndarray, p_supported: float, p_partial: float) -> np.ndarray:
+    """0 (unsupported), 1 (partial), 2 (supported): supported at ``P(full) >= p_supported``, else
+    partial at ``P(any) >= p_partial``."""
+    return np.where(p_full >= p_supported, 2, np.where(p_any >= p_partial, 1, 0))
+
+
 def columns(model_features: tuple[str, ...]) -> list[int]:
     """Indices into :data:`FEATURES` of a model's features."""
     return [FEATURES.index(f) for f in model_features]
 
 
-_LOADED: dict[str, SupportModel] = {}
+_LOADED: dict[tuple[str, str], SupportModel] = {}
 
 
 def load_model(spec: str, workflow_path: Optional[Path] = None) -> SupportModel:
     """The model named ``spec``: a built-in name (``rag24``) or a path to a model file
     (relative paths are taken from the workflow file's folder, else the working directory)."""
-    if spec in _LOADED:
-        return _LOADED[spec]
+    key = (spec, str(workflow_path))
+    if key in _LOADED:
+        return _LOADED[key]
     if "/" not in spec and not spec.endswith(".json"):
         try:
             text = resources.files("judges.support.models").joinpath(f"{spec}.json").read_text(encoding="utf-8")
@@ -193,7 +200,7 @@ def load_model(spec: str, workflow_path: Optional[Path] = None) -> SupportModel:
         model = SupportModel.from_dict(json.loads(text), source)
     except (ValueError, KeyError, TypeError) as e:
         raise InputError(source, None, "support.model", f"invalid support model: {e}") from None
-    _LOADED[spec] = model
+    _LOADED[key] = model
     return model
 
 
