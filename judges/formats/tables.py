@@ -77,5 +77,15 @@ def read_assessments(path: str | Path, name: str | None = None):
 
 
 def read_leaderboard(path: str | Path, name: str | None = None):
-    """The leaderboard (run_id, topic_id, measure, value) as a pandas DataFrame."""
-    return pq.read_table(_resolve(path, name, "leaderboard.parquet")).to_pandas()
+    """The leaderboard (run_id, topic_id, measure, value) as a pandas DataFrame.
+
+    ``path``: an output directory (with ``name``, or holding one leaderboard), the Parquet table,
+    or a leaderboard file in any TREC text format (ir_measures, trec_eval, tot, jsonl; read by
+    :func:`judges.meta.leaderboards.read_leaderboard`).
+    """
+    resolved = _resolve(path, name, "leaderboard.parquet")
+    if resolved.is_file() and not resolved.name.endswith(".parquet"):
+        from judges.meta.leaderboards import read_leaderboard as read_text_leaderboard
+
+        return read_text_leaderboard(resolved)
+    return pq.read_table(resolved).to_pandas()
