@@ -85,7 +85,7 @@ def main(
     ),
     backend: Optional[BackendName] = typer.Option(None, "--backend", help="Alignment engine (default: the workflow's)."),
     workers: Optional[int] = typer.Option(
-        None, "--workers", min=1, max=MAX_WORKERS, help="Worker processes, topics split between them (default: all cores for jobs over 20k citations)."
+        None, "--workers", min=1, help="Worker processes, topics split between them (default: all cores for jobs over 20k citations)."
     ),
     attest: Optional[AttestMode] = typer.Option(
         None, "--attest", help="LLM attestation: none, uncertain (only citations alignment cannot decide) or all (default: the workflow's)."
@@ -103,6 +103,8 @@ def main(
     started = time.perf_counter()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
+        if workers is not None and workers > MAX_WORKERS:
+            raise InputError("--workers", None, None, f"{workers} is more than {MAX_WORKERS} (and never more than the topics are used)")
         if no_debug_log and debug_log is not None:
             raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
         if "/" in name or "\\" in name or name in ("", ".", ".."):

@@ -66,10 +66,14 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         problem = "is a directory: give the corpus JSONL(.gz) file" if Path(options.corpus).is_dir() else "no such file"
         raise InputError(options.corpus, None, "--corpus", problem)
     inputs = describe_inputs(options)
-    check_targets(output_targets(options, log_path), _input_files(options, inputs))
+    input_files = _input_files(options, inputs)
+    check_targets(output_targets(options, log_path), input_files)
+    stale_log = out_dir / f"{name}.jsonl" if log_path is None else None  # --no-debug-log: the previous set's log
+    if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
+        stale_log = None
     outset = OutputSet(out_dir, name)
     try:
-        _run(options, summary, outset, log_path, backend, inputs, warn, progress)
+        _run(options, summary, outset, log_path, stale_log, backend, inputs, warn, progress)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
     if log_path is not None:
@@ -86,7 +90,7 @@ def _input_files(options: Options, inputs: dict) -> list[Path]:
     return files
 
 
-def _run(options: Options, summary: Summary, outset: OutputSet, log_path, backend, inputs, warn, progress) -> None:
+def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_log, backend, inputs, warn, progress) -> None:
     counts = summary.counts
     attest = options.workflow.attest
     with contextlib.ExitStack() as stack:
@@ -112,14 +116,16 @@ def _run(options: Options, summary: Summary, outset: OutputSet, log_path, backen
             raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses",
                              f"no report to judge in {len(scan.files)} run file(s)")
         check_missing_topics(options, topics, scan)
-        stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
-        if log_path is not None:
-            log.start(outset.stage(log_path))
         corpus: dict[str, Document] = {}
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts["corpus_documents"] = len(corpus)
+        stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
+        if log_path is not None:
+            log.start(outset.stage(log_path))
+        elif stale_log is not None:  # --no-debug-log: the previous set's log goes with it
+            outset.remove(stale_log)
         progress(0, total=scan.citations)
 
         # 2. judge

@@ -72,8 +72,11 @@ def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        if e.reason == "unexpected end of data" and e.end >= len(raw.rstrip(b"\r\n")):
-            return InputError(path, line_no, None, f"truncated record (ends inside a UTF-8 character at byte {e.start + 1})")
+        try:  # a sequence cut by the end of the record, not by a bad byte: the record was cut short
+            raw.rstrip(b"\r\n").decode("utf-8")
+        except UnicodeDecodeError as cut:
+            if cut.reason == "unexpected end of data":
+                return InputError(path, line_no, None, f"truncated record (ends inside a UTF-8 character at byte {cut.start + 1})")
         return InputError(path, line_no, None, f"not UTF-8 ({e.reason} at byte {e.start + 1})")
     nul = text.find("\0")
     if nul >= 0:

@@ -94,7 +94,7 @@ def check_targets(targets: dict[str, tuple[Path, str]], inputs: Iterable[Path]) 
         path = Path(path)
         try:
             st = os.stat(path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             st = None
         except OSError as e:
             raise InputError(path, None, option, e.strerror or str(e)) from None
@@ -153,8 +153,8 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
         except (OSError, ValueError, KeyError, TypeError):
             entries = []  # a journal not completely written: its session had renamed nothing yet
         for staged, target in entries:
-            if os.path.lexists(staged):
-                os.replace(staged, target)
+            if staged is None or os.path.lexists(staged):
+                _apply(staged, target)
                 done.append(target)
         for d in {Path(t).parent for _, t in entries}:
             _fsync_dir(d)
@@ -183,7 +183,7 @@ class OutputSet:
     def __init__(self, out_dir: Path, name: str):
         self.out_dir, self.name = Path(out_dir), name
         self.stage_dir = self.out_dir / f".{name}.stage-{os.getpid()}"
-        self.renames: list[tuple[Path, Path]] = []  # staged -> target
+        self.renames: list[tuple[Optional[Path], Path]] = []  # staged -> target (None: remove the target)
         self.committed = False
         self.recovered: list[str] = []
         self._lock_fd: Optional[int] = None
@@ -225,6 +225,11 @@ class OutputSet:
         self.renames.append((staged, target))
         return staged
 
+    def remove(self, target: Path) -> None:
+        """Remove ``target`` in the commit: a file of the previous set this session does not write
+        (the default debug log, with ``--no-debug-log``), so it is not left beside the new set."""
+        self.renames.append((None, Path(target)))
+
     def commit(self) -> None:
         """Rename every staged file into place, journalled, with SIGINT/SIGTERM held until done."""
         held: list[int] = []
@@ -237,17 +242,18 @@ class OutputSet:
             tmp = self.stage_dir / "journal.tmp"
             with open(tmp, "w", encoding="utf-8") as f:
                 json.dump({"version": JOURNAL_VERSION, "pid": os.getpid(),
-                           "renames": [[str(s), str(t)] for s, t in self.renames]}, f)
+                           "renames": [[s and str(s), str(t)] for s, t in self.renames]}, f)
                 f.flush()
                 os.fsync(f.fileno())
             for staged, _ in self.renames:
-                with open(staged, "rb") as f:
-                    os.fsync(f.fileno())
+                if staged is not None:
+                    with open(staged, "rb") as f:
+                        os.fsync(f.fileno())
             os.replace(tmp, journal)
             _fsync_dir(self.out_dir)
             _hook("commit")
             for staged, target in self.renames:
-                os.replace(staged, target)
+                _apply(staged, target)
                 _hook("rename")
             for d in {t.parent for _, t in self.renames}:
                 _fsync_dir(d)
@@ -268,11 +274,19 @@ class OutputSet:
         try:
             if not self.committed:
                 for staged, _ in self.renames:
-                    with contextlib.suppress(OSError):
+                    with contextlib.suppress(OSError, TypeError):
                         os.unlink(staged)
             shutil.rmtree(self.stage_dir, ignore_errors=True)
         finally:
             self._unlock()
+
+
+def _apply(staged: Optional[str | Path], target: str | Path) -> None:
+    if staged is not None:
+        os.replace(staged, target)
+    elif os.path.isfile(target):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(target)
 
 
 def _hook(point: str) -> None:
