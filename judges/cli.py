@@ -155,9 +155,9 @@ def main(
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", signal.SIGINT)
         if getattr(e, "replaced", False):
-            err.print("interrupted: the outputs had just been replaced, all of them, by this run's", markup=False)
+            err.print("interrupted: the outputs had just been replaced, all of them, by this run's", markup=False, highlight=False, soft_wrap=True)
         else:
-            err.print("interrupted: no output was replaced (outputs are replaced only when all are complete)", markup=False)
+            err.print("interrupted: no output was replaced (outputs are replaced only when all are complete)", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(128 + int(signum))
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)

@@ -209,8 +209,9 @@ class OutputSet:
         try:
             self.recovered = recover(self.out_dir, self.name)
             self.stage_dir.mkdir()
+            _hook("staging")
         except BaseException:
-            self._unlock()
+            self.__exit__(None, None, None)
             raise
         return self
 
@@ -290,7 +291,7 @@ def _apply(staged: Optional[str | Path], target: str | Path) -> None:
 
 
 def _hook(point: str) -> None:
-    """Test hook: ``CITEJUDGE_TEST_PAUSE=commit`` or ``rename`` sleeps there (a window for signals)."""
+    """Test hook: ``CITEJUDGE_TEST_PAUSE=staging|commit|rename`` sleeps there (a window for signals)."""
     if os.environ.get("CITEJUDGE_TEST_PAUSE") == point:
         import time
 
