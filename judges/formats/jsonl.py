@@ -92,7 +92,7 @@ def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
         return InputError(path, line_no, None, "JSON nested too deeply")
     except ValueError as e:  # an integer beyond sys.get_int_max_str_digits()
         return InputError(path, line_no, None, f"invalid JSON number ({str(e).split(':')[0]})")
-    if "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None:  # rare: only then walk the value
+    if _SURROGATE_ESCAPE.search(text) is not None:  # rare (escaped emoji, lone surrogates): only then walk the value
         if isinstance(value, str) and _SURROGATE.search(value):
             return InputError(path, line_no, None, "lone surrogate: not valid Unicode")
         problem = _check_value(value, MAX_DEPTH, True) if isinstance(value, (dict, list)) else None

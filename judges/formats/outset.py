@@ -32,8 +32,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import glob
 import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -167,7 +169,9 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
             if not n.startswith("."):
                 continue
             pid = _pid_of(n, ".stage-") if ".stage-" in n else None
-            legacy = n.startswith(f".{name}.") and n.endswith(".tmp") and ".stage-" not in n
+            # the former layout: temp files beside their target, workers' TemporaryDirectory(prefix=".NAME.")
+            legacy = n.startswith(f".{name}.") and ".stage-" not in n and (
+                n.endswith(".tmp") or (re.fullmatch(r"[a-z0-9_]{8}", n[len(name) + 2:]) is not None and entry.is_dir()))
             if (pid is not None and not _alive(pid) and (n.startswith(f".{name}.") or d != out_dir)) or legacy:
                 with contextlib.suppress(OSError):
                     if entry.is_dir(follow_symlinks=False):
@@ -175,6 +179,25 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
                     else:
                         os.unlink(entry.path)
     return done
+
+
+def settle(out_dir: Path, name: str) -> None:
+    """For readers (judges.read_*): complete a commit a killed session left half done, unless a
+    session is running (it will do so itself)."""
+    out_dir = Path(out_dir)
+    if not journal_path(out_dir, name).exists():
+        return
+    try:
+        fd = os.open(_lock_path(out_dir, name), os.O_RDWR)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        recover(out_dir, name)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 class OutputSet:
@@ -198,13 +221,13 @@ class OutputSet:
             os.close(fd)
             if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
                 raise
-            holder = ""
-            with contextlib.suppress(OSError, ValueError):
-                holder = f" (pid {int(lock.read_text().split()[0])})"
+            holder = ""  # the lock file stays empty (outputs are byte-identical run to run); its stage dir names the pid
+            with contextlib.suppress(OSError):
+                pids = [_pid_of(p.name, ".stage-") for p in self.out_dir.glob(f".{glob.escape(self.name)}.stage-*")]
+                pids = [p for p in pids if p is not None and _alive(p)]
+                holder = f" (pid {pids[0]})" if len(pids) == 1 else ""
             raise InputError(self.out_dir, None, "--out-dir",
                              f"another citejudge session{holder} is writing the outputs named {self.name!r} here") from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
         self._lock_fd = fd
         try:
             self.recovered = recover(self.out_dir, self.name)
