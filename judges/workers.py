@@ -34,8 +34,10 @@ def _init_worker(queue, options: Options, parent: int) -> None:
     """Runs once in each worker as it starts: dies with its parent, one Numba thread, kernels
     loaded before work arrives."""
     global _progress_queue
+    import signal
     import threading
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
     _progress_queue = queue
     import numba

@@ -148,15 +148,18 @@ def test_sigint_during_the_commit_finishes_it_and_says_so(out_a, refs):
     assert which_set(out_a, refs) == "B" and leftovers(out_a) == []
 
 
-@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
-def test_signal_before_the_commit_replaces_nothing(out_a, refs, sig, code):
-    proc = start(out_a, RUN_B, pause="staging")
+@pytest.mark.parametrize("sig, code, workers", [(signal.SIGTERM, 143, 1), (signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 2)])
+def test_signal_before_the_commit_replaces_nothing(out_a, refs, sig, code, workers):
+    proc = start(out_a, RUN_B, "--workers", workers, pause="staging")
     wait_for(lambda: any(".stage-" in p.name for p in out_a.iterdir()), proc)
+    kids = _children(proc.pid) if Path("/proc").is_dir() else []
+    assert len(kids) >= (3 if workers > 1 else 0)
     proc.send_signal(sig)
     got, err = finish(proc)
     assert got == code
     assert err == "interrupted: no output was replaced (outputs are replaced only when all are complete)\n"
     assert which_set(out_a, refs) == "A" and leftovers(out_a) == []
+    assert not _survivors(kids)
 
 
 def test_a_second_session_on_the_same_name_stops_with_one_line(out_a, refs):
@@ -204,6 +207,15 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _survivors(pids: list[int], timeout: float = 10) -> list[int]:
+    """The processes of ``pids`` still alive after ``timeout`` seconds (the resource tracker
+    exits once the last process holding its pipe is gone)."""
+    deadline = time.monotonic() + timeout
+    while any(_alive(k) for k in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [k for k in pids if _alive(k)]
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs /proc to find the worker processes")
 def test_workers_die_with_their_parent(out_a, refs):
     proc = start(out_a, RUN_B, "--workers", "2", pause="staging")
@@ -211,9 +223,6 @@ def test_workers_die_with_their_parent(out_a, refs):
     kids = _children(proc.pid)  # two workers and multiprocessing's resource tracker
     proc.kill()
     proc.wait()
-    deadline = time.monotonic() + 10
-    while any(_alive(k) for k in kids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not [k for k in kids if _alive(k)]
+    assert not _survivors(kids)
     recover(out_a)
     assert which_set(out_a, refs) == "A" and leftovers(out_a) == []
