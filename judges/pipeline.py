@@ -27,7 +27,6 @@ from judges.attest.cascade import summarize as summarize_attestation
 from judges.errors import InputError
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
-from judges.formats.jsonl import discover
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import judge_part
 from judges.options import Options, Summary
@@ -71,7 +70,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     stale_log = out_dir / f"{name}.jsonl" if log_path is None else None  # --no-debug-log: the previous set's log
     if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
         stale_log = None
-    outset = OutputSet(out_dir, name)
+    outset = OutputSet(out_dir, name, [log_path.parent] if log_path is not None else [])
     try:
         _run(options, summary, outset, log_path, stale_log, backend, inputs, warn, progress)
     except KeyboardInterrupt as e:

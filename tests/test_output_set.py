@@ -186,6 +186,18 @@ def test_a_restart_removes_what_killed_sessions_left(out_a, refs):
     assert leftovers(out_a) == [".other.stage-1.tmp"]
 
 
+def test_a_debug_log_elsewhere_is_staged_beside_it_and_cleaned_after_a_kill(out_a, refs, tmp_path):
+    logs = tmp_path / "logs"
+    proc = start(out_a, RUN_B, "--debug-log", logs / "x.jsonl", pause="staging")
+    wait_for(lambda: any(".stage-" in p.name for p in out_a.iterdir()) and any(logs.glob(".x.jsonl.stage-*.tmp")), proc)
+    proc.kill()
+    proc.wait()
+    code, err = finish(start(out_a, RUN_B, "--debug-log", logs / "x.jsonl"))
+    assert code == 0, err
+    assert sorted(p.name for p in logs.iterdir()) == ["x.jsonl"] and leftovers(out_a) == []
+    assert json.loads((logs / "x.jsonl").read_bytes().splitlines()[-1])["event"] == "summary"
+
+
 def _children(pid: int) -> list[int]:
     kids = []
     for d in Path("/proc").iterdir():

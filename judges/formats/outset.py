@@ -162,9 +162,10 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
             _fsync_dir(d)
         journal.unlink()
     for d in {out_dir, *map(Path, extra_dirs)}:
+        entries = []
         with contextlib.suppress(OSError):
             entries = list(os.scandir(d))
-        for entry in entries if d.is_dir() else ():
+        for entry in entries:
             n = entry.name
             if not n.startswith("."):
                 continue
@@ -203,8 +204,9 @@ def settle(out_dir: Path, name: str) -> None:
 class OutputSet:
     """The staged output set of one session (see the module docstring)."""
 
-    def __init__(self, out_dir: Path, name: str):
-        self.out_dir, self.name = Path(out_dir), name
+    def __init__(self, out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()):
+        """``extra_dirs``: where outputs outside the out-dir are staged (a debug log elsewhere)."""
+        self.out_dir, self.name, self.extra_dirs = Path(out_dir), name, list(extra_dirs)
         self.stage_dir = self.out_dir / f".{name}.stage-{os.getpid()}"
         self.renames: list[tuple[Optional[Path], Path]] = []  # staged -> target (None: remove the target)
         self.committed = False
@@ -230,7 +232,7 @@ class OutputSet:
                              f"another citejudge session{holder} is writing the outputs named {self.name!r} here") from None
         self._lock_fd = fd
         try:
-            self.recovered = recover(self.out_dir, self.name)
+            self.recovered = recover(self.out_dir, self.name, self.extra_dirs)
             self.stage_dir.mkdir()
             _hook("staging")
         except BaseException:
