@@ -7,6 +7,7 @@ code 2, never a traceback.
 
 from __future__ import annotations
 
+import signal
 import time
 from enum import Enum
 from pathlib import Path
@@ -23,6 +24,8 @@ from judges.errors import InputError
 
 out = Console()
 err = Console(stderr=True)
+
+MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
@@ -75,6 +78,7 @@ def main(
     max_topics: Optional[int] = typer.Option(None, "--max-topics", min=1, help="Judge only the first N topics."),
     max_runs: Optional[int] = typer.Option(None, "--max-runs", min=1, help="Judge only the first N runs (file order)."),
     debug_log: Optional[Path] = typer.Option(None, "--debug-log", help="Debug log path (default OUT_DIR/NAME.jsonl)."),
+    no_debug_log: bool = typer.Option(False, "--no-debug-log", help="Write no debug log (about 1.2 KB per citation)."),
     on_error: OnError = typer.Option(OnError.fail, "--on-error", help="fail on the first bad record, or skip and count it."),
     leaderboard_format: List[LeaderboardFormat] = typer.Option(
         [], "--leaderboard-format", help="Extra leaderboard formats besides ir_measures (tot, jsonl); repeatable."
@@ -97,7 +101,12 @@ def main(
     ),
 ) -> None:
     started = time.perf_counter()
+    previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
+        if workers is not None and workers > MAX_WORKERS:
+            raise InputError("--workers", None, None, f"{workers} is more than {MAX_WORKERS} (and never more than the topics are used)")
+        if no_debug_log and debug_log is not None:
+            raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             raise InputError("--name", None, None, f"{name!r} must be a plain file name")
         wf = load_workflow(workflow)
@@ -118,12 +127,12 @@ def main(
             topics=list(rag_topics), responses=list(rag_responses), out_dir=out_dir, name=name, workflow=wf,
             workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
-            backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir,
+            backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir, no_debug_log=no_debug_log,
         )
         compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
         with Progress(
             TextColumn("judging citations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TimeRemainingColumn(), console=err, transient=True,
+            TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
         ) as bar:
             task = bar.add_task("judge", total=None)
 
@@ -142,13 +151,26 @@ def main(
     except OSError as e:  # e.g. an output directory that cannot be written
         err.print(f"error: {e.filename or ''}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
-    except KeyboardInterrupt:
-        err.print("interrupted: no output was replaced (outputs are written only when complete)", markup=False)
-        raise typer.Exit(130)
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        if getattr(e, "replaced", False):
+            err.print("interrupted: the outputs had just been replaced, all of them, by this run's", markup=False, highlight=False, soft_wrap=True)
+        else:
+            err.print("interrupted: no output was replaced (outputs are replaced only when all are complete)", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(128 + int(signum))
+    finally:
+        signal.signal(signal.SIGTERM, previous_sigterm)
     _print_summary(summary, time.perf_counter() - started, compiling)
 
 
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM ends the run as Ctrl-C does: staged files removed, an honest message, exit 143."""
+    from judges.formats.outset import Interrupted
+
+    raise Interrupted(False, signum)
 
 
 def _prepare_numba(options) -> float:

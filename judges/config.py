@@ -1,7 +1,8 @@
 """The workflow: every threshold and policy of a judging run, read strictly from YAML.
 
-Unknown keys are errors (a misspelt threshold must not be silently ignored). The defaults here
-are the ones ``workflows/citation.yml`` spells out.
+Unknown keys are errors (a misspelt threshold must not be silently ignored), and every number
+has bounds (a window of 10**12 sentences must fail here, not as a 7 TiB allocation while
+judging). The defaults here are the ones ``workflows/citation.yml`` spells out.
 """
 
 from __future__ import annotations
@@ -23,18 +24,18 @@ class _Strict(BaseModel):
 class AlignmentSettings(_Strict):
     """Smith-Waterman scoring (linear gaps) and the engine that computes it."""
 
-    match: int = Field(2, gt=0, description="score of two equal tokens")
-    mismatch: int = Field(-1, lt=0, description="score of two different tokens")
-    gap: int = Field(-1, lt=0, description="score of a token aligned to nothing")
+    match: int = Field(2, gt=0, le=1000, description="score of two equal tokens")
+    mismatch: int = Field(-1, lt=0, ge=-1000, description="score of two different tokens")
+    gap: int = Field(-1, lt=0, ge=-1000, description="score of a token aligned to nothing")
     backend: Literal["numba", "python"] = Field("numba", description="alignment engine; --backend overrides")
 
 
 class WindowSettings(_Strict):
     """Passage windows over long documents and the lexical prefilter that picks candidates."""
 
-    sentences: int = Field(6, ge=1, description="sentences per passage window")
-    stride: int = Field(3, ge=1, description="sentences between window starts")
-    candidates: int = Field(3, ge=1, description="windows aligned per citation (best by IDF-weighted overlap)")
+    sentences: int = Field(6, ge=1, le=1000, description="sentences per passage window")
+    stride: int = Field(3, ge=1, le=1000, description="sentences between window starts")
+    candidates: int = Field(3, ge=1, le=1000, description="windows aligned per citation (best by IDF-weighted overlap)")
 
     @model_validator(mode="after")
     def _stride_within_size(self) -> "WindowSettings":
@@ -66,7 +67,7 @@ class CitationSettings(_Strict):
     """Which citations of a sentence are judged."""
 
     max_per_sentence: Optional[int] = Field(
-        None, ge=1, description="judge only the first N citations of a sentence (RAG 2026: 3); null = all"
+        None, ge=1, le=100_000, description="judge only the first N citations of a sentence (RAG 2026: 3); null = all"
     )
 
 
@@ -94,23 +95,23 @@ class AttestSettings(_Strict):
     evidence: Literal["window", "document"] = Field(
         "window", description="window: aligned passage plus neighbouring sentences; document: whole text"
     )
-    context_sentences: int = Field(1, ge=0, description="window: sentences added on each side of the aligned span")
-    max_evidence_tokens: int = Field(300, ge=16, description="cap on the evidence shown, in word tokens")
+    context_sentences: int = Field(1, ge=0, le=1000, description="window: sentences added on each side of the aligned span")
+    max_evidence_tokens: int = Field(300, ge=16, le=1_000_000, description="cap on the evidence shown, in word tokens")
     on_unparsed: Literal["judge", "unsupported"] = Field(
         "judge", description="an answer that is not YES/NO, or no answer: keep the support judge's status, or unsupported"
     )
     guard_patterns: tuple[str, ...] = Field(
         (), description="extra regexes (case-insensitive) for text addressed to the judge; such citations are not sent and judged unsupported"
     )
-    max_tokens: int = Field(16, ge=1, description="completion tokens per answer")
-    seed: int = Field(0, description="sent to servers that accept a seed")
+    max_tokens: int = Field(16, ge=1, le=100_000, description="completion tokens per answer")
+    seed: int = Field(0, ge=-(2**63), lt=2**63, description="sent to servers that accept a seed")
     logprobs: bool = Field(True, description="ask for token log-probabilities (gives P(YES))")
-    concurrency: int = Field(4, ge=1, description="requests in flight per process")
-    max_retries: int = Field(4, ge=0, description="retries of a request on 429/5xx/timeouts/connection errors")
-    timeout_s: float = Field(60.0, gt=0, description="seconds per request")
-    backoff_s: float = Field(0.5, ge=0, description="first retry delay; doubles each retry, with jitter")
-    price_per_1k_input: float = Field(0.0, ge=0, description="cost estimate: price per 1000 prompt tokens")
-    price_per_1k_output: float = Field(0.0, ge=0, description="cost estimate: price per 1000 completion tokens")
+    concurrency: int = Field(4, ge=1, le=1024, description="requests in flight per process")
+    max_retries: int = Field(4, ge=0, le=100, description="retries of a request on 429/5xx/timeouts/connection errors")
+    timeout_s: float = Field(60.0, gt=0, le=86_400, description="seconds per request")
+    backoff_s: float = Field(0.5, ge=0, le=3600, description="first retry delay; doubles each retry, with jitter")
+    price_per_1k_input: float = Field(0.0, ge=0, le=1e6, description="cost estimate: price per 1000 prompt tokens")
+    price_per_1k_output: float = Field(0.0, ge=0, le=1e6, description="cost estimate: price per 1000 completion tokens")
 
     @model_validator(mode="after")
     def _check(self) -> "AttestSettings":
@@ -176,6 +177,10 @@ def load_workflow(path: Path | None) -> Workflow:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except OSError as e:
         raise InputError(path, None, None, f"cannot read workflow: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        raise InputError(path, None, None, f"not UTF-8 ({e.reason} at byte {e.start + 1})") from None
+    except RecursionError:
+        raise InputError(path, None, None, "invalid YAML: nested too deeply") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None

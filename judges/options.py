@@ -30,6 +30,7 @@ class Options:
     workers: int = 1  # processes; topics are split between them (0: all cores for big jobs)
     llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
     cache_dir: Optional[Path] = None  # the attestation answer cache (default: out_dir)
+    no_debug_log: bool = False  # write no debug log at all (--no-debug-log)
 
 
 @dataclass

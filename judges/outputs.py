@@ -3,7 +3,7 @@
 Qrels are derived from the assessments table (one row per judged citation), so there is one
 source of truth: ``NAME.qrels`` keeps, per (topic, md5 of sentence + citation id), the best
 grade; ``NAME.doc.qrels`` per (topic, cited document). Every file is sorted and written
-atomically.
+into the session's staging directory; :mod:`judges.formats.outset` replaces the whole set at once.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import platform
 from pathlib import Path
+from typing import Callable, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -21,6 +22,7 @@ import yaml
 from judges import __version__
 from judges.formats import tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
+from judges.errors import InputError
 from judges.formats.jsonl import discover
 from judges.leaderboard import leaderboard_rows
 from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
@@ -118,25 +120,43 @@ def write_assessments(path: Path, table: pa.Table) -> None:
                 writer.write_table(table.take(order[start : start + SORTED_ROW_GROUP]))
 
 
-def write_outputs(options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics) -> None:
+def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tuple[Path, str]]:
+    """Every file a session replaces: kind -> (path, the option that chose it)."""
+    out_dir, name = Path(options.out_dir), options.name
+    targets = {"qrels": (out_dir / f"{name}.qrels", "--out-dir"), "doc_qrels": (out_dir / f"{name}.doc.qrels", "--out-dir")}
+    for fmt in options.leaderboard_formats:
+        targets[f"leaderboard_{fmt}"] = (out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}", "--out-dir")
+    targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
+    targets["assessments_parquet"] = (out_dir / f"{name}.assessments.parquet", "--out-dir")
+    targets["config"] = (out_dir / f"{name}.config.yml", "--out-dir")
+    if log_path is not None:
+        targets["debug_log"] = (Path(log_path), "--out-dir" if options.debug_log is None else "--debug-log")
+    return targets
+
+
+def write_outputs(
+    options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics,
+    place: Callable[[Path], Path] = lambda path: path,
+) -> None:
+    """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
     out_dir, name = Path(options.out_dir), options.name
     files, counts = summary.files, summary.counts
     for kind, key, suffix in (("qrels", "qrels_doc_id", "qrels"), ("doc_qrels", "doc_id", "doc.qrels")):
         path = out_dir / f"{name}.{suffix}"
-        counts[f"{kind}_rows"] = trec.write_qrels(path, qrels_rows(table, key))
+        counts[f"{kind}_rows"] = trec.write_qrels(place(path), qrels_rows(table, key))
         files[kind] = str(path)
 
     rows = leaderboard_rows(per_topic, scan.runs, list(topics), options.workflow.leaderboard.on_missing)
     for fmt in options.leaderboard_formats:
         path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
-        trec.write_leaderboard(path, rows, fmt)
+        trec.write_leaderboard(place(path), rows, fmt)
         files[f"leaderboard_{fmt}"] = str(path)
     lb_table = pa.Table.from_pylist(
         [dict(run_id=r, topic_id=t, measure=m, value=float(v)) for r, t, m, v in rows], schema=tables.LEADERBOARD_SCHEMA
     )
-    tables.write_table(out_dir / f"{name}.leaderboard.parquet", lb_table)
+    tables.write_table(place(out_dir / f"{name}.leaderboard.parquet"), lb_table)
     files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
-    write_assessments(out_dir / f"{name}.assessments.parquet", table)
+    write_assessments(place(out_dir / f"{name}.assessments.parquet"), table)
     files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
 
     config = {
@@ -156,7 +176,7 @@ def write_outputs(options: Options, summary: Summary, per_topic: dict, table: pa
     if summary.attest:
         config["attest"] = summary.attest
     config_path = out_dir / f"{name}.config.yml"
-    with atomic_text(config_path) as f:
+    with atomic_text(place(config_path)) as f:
         yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
     files["config"] = str(config_path)
 
@@ -177,8 +197,10 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
         return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]
 
     inputs = {"topics": describe(options.topics, "--rag-topics"), "responses": describe(options.responses, "--rag-responses")}
-    if options.corpus is not None:
-        inputs["corpus"] = describe([options.corpus], "--corpus")[0]
-    if options.workflow_path is not None:
-        inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
+    for key, path, option in (("corpus", options.corpus, "--corpus"), ("workflow", options.workflow_path, "--workflow")):
+        if path is not None:
+            found = describe([path], option)
+            if not found:
+                raise InputError(path, None, option, "a directory without JSONL files: give a file")
+            inputs[key] = found[0]
     return inputs

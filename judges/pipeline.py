@@ -3,7 +3,12 @@
 1. :mod:`judges.scan` reads topics and makes a first, validating pass over the run files;
 2. :mod:`judges.judge` judges the reports in batches, in this process or in worker processes
    (:mod:`judges.workers`), each worker owning whole topics;
-3. :mod:`judges.outputs` merges the results and writes every output, sorted and atomically.
+3. :mod:`judges.outputs` merges the results and writes every output, sorted, into a staging
+   directory that :mod:`judges.formats.outset` renames into place as one set.
+
+Nothing is created before the inputs are validated: the output targets are checked first, the
+first pass keeps its debug-log events in memory, and only then is the out-dir created, locked
+(one session per out-dir and name) and recovered from a session killed while committing.
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from judges.attest.cascade import summarize as summarize_attestation
 from judges.errors import InputError
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
+from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import judge_part
 from judges.options import Options, Summary
-from judges.outputs import describe_inputs, write_outputs
+from judges.outputs import describe_inputs, output_targets, write_outputs
 from judges.records import Document
 from judges.scan import Problems, check_missing_topics, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
@@ -41,7 +47,10 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     summary = Summary()
     counts = summary.counts
     out_dir, name = Path(options.out_dir), options.name
-    log_path = options.debug_log if options.debug_log is not None else out_dir / f"{name}.jsonl"
+    if options.no_debug_log:
+        log_path = None
+    else:
+        log_path = Path(options.debug_log) if options.debug_log is not None else out_dir / f"{name}.jsonl"
     backend = get_backend(options.backend or options.workflow.alignment.backend)
     attest = options.workflow.attest
     if attest.mode != "none" and options.llm is None:
@@ -58,27 +67,70 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
                          "uncertain needs support.judge: model (its probabilities); or use mode all")
     if attest.mode == "none" and options.llm is not None:
         warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
-    out_dir.mkdir(parents=True, exist_ok=True)
-    with contextlib.ExitStack() as stack:
-        workers = None
-        if options.workers > 1:  # started now, so their start-up overlaps the first pass
-            workers = stack.enter_context(Workers(options, options.workers))
-        log = stack.enter_context(DebugLog(log_path))
-        problems = Problems(options.on_error, log, counts, warn)
-        log.event("session_start", version=__version__, backend=backend.name, name=name, workers=options.workers,
-                  workflow=options.workflow.model_dump(), inputs=describe_inputs(options))
+    if options.corpus is not None and not Path(options.corpus).is_file():
+        problem = "is a directory: give the corpus JSONL(.gz) file" if Path(options.corpus).is_dir() else "no such file"
+        raise InputError(options.corpus, None, "--corpus", problem)
+    inputs = describe_inputs(options)
+    input_files = _input_files(options, inputs)
+    check_targets(output_targets(options, log_path), input_files)
+    stale_log = out_dir / f"{name}.jsonl" if log_path is None else None  # --no-debug-log: the previous set's log
+    if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
+        stale_log = None
+    outset = OutputSet(out_dir, name, [log_path.parent] if log_path is not None else [])
+    try:
+        _run(options, summary, outset, log_path, stale_log, backend, inputs, warn, progress)
+    except KeyboardInterrupt as e:
+        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    if log_path is not None:
+        summary.files["debug_log"] = str(log_path)
+    return summary
 
-        # 1. load and validate
+
+def _input_files(options: Options, inputs: dict) -> list[Path]:
+    files = [Path(p) for key in ("topics", "responses") for p in inputs[key]]
+    files += [Path(inputs[key]) for key in ("corpus", "workflow") if key in inputs]
+    model = Path(options.workflow.support.model)
+    if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
+        files.append(model)
+    return files
+
+
+def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_log, backend, inputs, warn, progress) -> None:
+    counts = summary.counts
+    attest = options.workflow.attest
+    with contextlib.ExitStack() as stack:
+        log = DebugLog.deferred() if log_path is not None else DebugLog(None)
+        stack.callback(log.close)
+        problems = Problems(options.on_error, log, counts, warn)
+        log.event("session_start", version=__version__, backend=backend.name, name=options.name, workers=options.workers,
+                  workflow=options.workflow.model_dump(), inputs=inputs)
+
+        # 1. load and validate (nothing is created before this passes)
         topics = load_topics(options.topics, problems, options.max_topics)
         summary.topics = len(topics)
+        workers = None
+        if options.workers > 1:  # started now, so their start-up overlaps the first pass over the runs
+            n = min(options.workers, len(topics))
+            if n < options.workers:
+                warn(f"--workers {options.workers}: {len(topics)} topic(s) to share, so {n} worker process(es)")
+            if n > 1:
+                workers = stack.enter_context(Workers(options, n))
         scan = scan_runs(options, topics, problems, counts, warn)
         summary.runs = list(scan.runs)
+        if not scan.runs:
+            raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses",
+                             f"no report to judge in {len(scan.files)} run file(s)")
         check_missing_topics(options, topics, scan)
         corpus: dict[str, Document] = {}
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts["corpus_documents"] = len(corpus)
+        stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
+        if log_path is not None:
+            log.start(outset.stage(log_path))
+        elif stale_log is not None:  # --no-debug-log: the previous set's log goes with it
+            outset.remove(stale_log)
         progress(0, total=scan.citations)
 
         # 2. judge
@@ -87,7 +139,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
             if n > 1:
                 workers = stack.enter_context(Workers(options, n))
         if workers is not None:
-            parts = workers.judge(scan, corpus, topics, log, progress)  # consumes corpus
+            parts = workers.judge(scan, corpus, topics, log, progress, outset.stage_dir)  # consumes corpus
         else:
             parts = [judge_part(options, scan, corpus, None, log, progress)]
         del corpus
@@ -105,7 +157,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
             summary.statuses[item["values"]] = item["counts"]
         counts["citations"] = table.num_rows
         counts["capped"] = int(pc.sum(table.column("capped")).as_py() or 0)
-        write_outputs(options, summary, per_topic, table, scan, topics)
+        write_outputs(options, summary, per_topic, table, scan, topics, place=outset.stage)
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
-    summary.files["debug_log"] = str(log_path)
-    return summary
+        log.close()
+        outset.commit()

@@ -10,6 +10,7 @@ class Topic(NamedTuple):
     topic_id: str
     title: str
     text: str  # everything the topic says (title, problem statement, background), for logs
+    id_key: str = "request_id"  # the field its id was read from (named in errors)
 
 
 class Document(NamedTuple):

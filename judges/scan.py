@@ -44,7 +44,7 @@ def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]
             if isinstance(value, InputError):
                 problems(value, "topic")
             elif value.topic_id in topics:
-                problems(InputError(path, line, "request_id", f"duplicate topic id {value.topic_id!r}"), "topic")
+                problems(InputError(path, line, value.id_key, f"duplicate topic id {value.topic_id!r}"), "topic")
             else:
                 topics[value.topic_id] = value
     if not topics:

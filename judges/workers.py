@@ -20,9 +20,25 @@ from judges.scan import Scan
 _progress_queue = None
 
 
-def _init_worker(queue, options: Options) -> None:
-    """Runs once in each worker as it starts: one Numba thread, kernels loaded before work arrives."""
+def _watch_parent(parent: int) -> None:
+    """Exit at once when the main process is gone (kill -9 leaves no one to stop the workers)."""
+    import os
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.2)
+    os._exit(1)
+
+
+def _init_worker(queue, options: Options, parent: int) -> None:
+    """Runs once in each worker as it starts: dies with its parent, one Numba thread, kernels
+    loaded before work arrives."""
     global _progress_queue
+    import signal
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
     _progress_queue = queue
     import numba
 
@@ -46,11 +62,12 @@ class Workers:
     def __init__(self, options: Options, n: int):
         import concurrent.futures
         import multiprocessing
+        import os
 
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
         self.n, self.options, self.queue = n, replace(options, workers=n), ctx.Queue()
         self.pool = concurrent.futures.ProcessPoolExecutor(
-            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, self.options)
+            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, self.options, os.getpid())
         )
         for _ in range(n):
             self.pool.submit(_started)
@@ -58,10 +75,13 @@ class Workers:
     def __enter__(self) -> "Workers":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is not None:  # an error or an interrupt: no waiting for the workers' topics
+            for process in list((getattr(self.pool, "_processes", None) or {}).values()):
+                process.terminate()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog, progress) -> list[Part]:
+    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog, progress, tmp_dir: Path) -> list[Part]:
         """Deal the topics round-robin to the workers; each tokenizes only its own documents.
 
         ``corpus`` is emptied once every worker has its share (the main process keeps no copy).
@@ -71,7 +91,7 @@ class Workers:
 
         n, options = self.n, self.options
         groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
-        with tempfile.TemporaryDirectory(dir=options.out_dir, prefix=f".{options.name}.") as tmp:
+        with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
             futures = [
                 self.pool.submit(

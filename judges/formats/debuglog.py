@@ -20,11 +20,34 @@ from judges.formats.atomic import atomic_path
 
 
 class DebugLog:
+    """``DebugLog(path)``: written to a temporary file that replaces ``path`` on success.
+
+    ``DebugLog.deferred()``: events are kept in memory until :meth:`start` names the file (the
+    pipeline's first pass runs before the out-dir may be created); :meth:`close` ends it.
+    """
+
     def __init__(self, path: Optional[Path]):
         self.path = path
         self._stack = contextlib.ExitStack()
         self._f = None
+        self._buffer: Optional[list[bytes]] = None
         self._ms, self._ts = -1, ""
+
+    @classmethod
+    def deferred(cls) -> "DebugLog":
+        log = cls(None)
+        log._buffer = []
+        return log
+
+    def start(self, path: Path) -> None:
+        """Open ``path`` (written directly, as the caller stages it) and write the kept events."""
+        self._f = self._stack.enter_context(open(path, "wb"))
+        self._f.write(b"".join(self._buffer or ()))
+        self._buffer = None
+
+    def close(self) -> None:
+        self._stack.close()
+        self._f = None
 
     def __enter__(self) -> "DebugLog":
         if self.path is not None:
@@ -37,7 +60,7 @@ class DebugLog:
 
     @property
     def enabled(self) -> bool:
-        return self._f is not None
+        return self._f is not None or self._buffer is not None
 
     def append_file(self, path: Path) -> None:
         """Append the events another process logged to ``path``."""
@@ -48,13 +71,17 @@ class DebugLog:
                     self._f.write(block)
 
     def event(self, kind: str, /, **data: object) -> None:
-        if self._f is None:
+        if not self.enabled:
             return
         now = int(time.time() * 1000)
         if now != self._ms:  # formatting the time costs as much as the event: once per millisecond
             self._ms = now
             self._ts = datetime.fromtimestamp(now / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
-        self._f.write(orjson.dumps({"ts": self._ts, "event": kind, **data}, default=_default, option=_OPTIONS))
+        line = orjson.dumps({"ts": self._ts, "event": kind, **data}, default=_default, option=_OPTIONS)
+        if self._f is not None:
+            self._f.write(line)
+        else:
+            self._buffer.append(line)
 
 
 def _default(value: object) -> object:

@@ -1,10 +1,21 @@
-"""Reading JSON Lines files (plain or gzip), one record per line, with line numbers."""
+"""Reading JSON Lines files (plain or gzip), one record per line, with line numbers.
+
+This is the one reader of bytes for every input kind (runs, topics, corpus, labels): every way
+a file can be broken becomes an :class:`InputError` naming the file and line, never a traceback.
+A record-level problem (invalid JSON, not UTF-8, a NUL byte, nesting or integers beyond the
+limits, a lone surrogate, a record cut short) is *returned* by :func:`parse_line`, so
+``--on-error skip`` can skip it; a stream-level one (a corrupt or cut gzip stream, a read error)
+is *raised* by :func:`iter_lines` with the line where reading stopped, since nothing after it
+can be read.
+"""
 
 from __future__ import annotations
 
 import gzip
 import io
 import json
+import re
+import zlib
 from pathlib import Path
 from typing import IO, Container, Iterator, Optional
 
@@ -27,27 +38,95 @@ def seekable(path: Path | str) -> bool:
 
 def iter_lines(path: Path, lines: Optional[Container[int]] = None) -> Iterator[tuple[int, int, bytes]]:
     """Yield ``(line number, byte offset, raw line)`` for non-blank lines (``lines``: only those)."""
-    f = gzip.open(path, "rb") if not seekable(path) else open(path, "rb")
+    try:
+        f = gzip.open(path, "rb") if not seekable(path) else open(path, "rb")
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot read: {e.strerror or e}") from None
     offset = 0
+    line_no = 0
     try:
         for line_no, raw in enumerate(f, start=1):
             if (lines is None or line_no in lines) and raw.strip():
                 yield line_no, offset, raw
             offset += len(raw)
-    except (OSError, EOFError) as e:
-        raise InputError(path, None, None, f"cannot read: {e}") from None
+    except EOFError:
+        raise InputError(path, line_no + 1, None, "truncated gzip stream (the file was cut short)") from None
+    except (OSError, zlib.error) as e:
+        what = "corrupt gzip data" if isinstance(e, (zlib.error, gzip.BadGzipFile)) else "cannot read"
+        raise InputError(path, line_no + 1, None, f"{what}: {getattr(e, 'strerror', None) or e}") from None
     finally:
         f.close()
 
 
+MAX_DEPTH = 200  # JSON nesting walked when looking for lone surrogates (records nest 4 or 5 deep)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
-    """The JSON value of one line, or an :class:`InputError` saying what is wrong with it."""
+    """The JSON value of one line, or an :class:`InputError` saying what is wrong with it.
+
+    Every string of the value is valid Unicode (no lone surrogate): checked here, once, so that
+    no later stage (qrels keys, the debug log, Parquet) can fail on one.
+    """
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as e:
-        return InputError(path, line_no, None, f"invalid JSON ({e.msg} at column {e.colno})")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        return InputError(path, line_no, None, f"not UTF-8 ({e.reason} at byte {e.start})")
+        try:  # a sequence cut by the end of the record, not by a bad byte: the record was cut short
+            raw.rstrip(b"\r\n").decode("utf-8")
+        except UnicodeDecodeError as cut:
+            if cut.reason == "unexpected end of data":
+                return InputError(path, line_no, None, f"truncated record (ends inside a UTF-8 character at byte {cut.start + 1})")
+        return InputError(path, line_no, None, f"not UTF-8 ({e.reason} at byte {e.start + 1})")
+    nul = text.find("\0")
+    if nul >= 0:
+        return InputError(path, line_no, None, f"NUL byte at column {nul + 1}")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        end = len(text.rstrip())
+        if e.pos >= end or e.msg.startswith("Unterminated string"):
+            return InputError(path, line_no, None, f"truncated record (JSON ends at column {end} before the value is complete)")
+        return InputError(path, line_no, None, f"invalid JSON ({e.msg} at column {e.colno})")
+    except RecursionError:
+        return InputError(path, line_no, None, "JSON nested too deeply")
+    except ValueError as e:  # an integer beyond sys.get_int_max_str_digits()
+        return InputError(path, line_no, None, f"invalid JSON number ({str(e).split(':')[0]})")
+    if _SURROGATE_ESCAPE.search(text) is not None:  # rare (escaped emoji, lone surrogates): only then walk the value
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return InputError(path, line_no, None, "lone surrogate: not valid Unicode")
+        problem = _check_value(value, MAX_DEPTH, True) if isinstance(value, (dict, list)) else None
+        if problem is not None:
+            field, message = problem
+            return InputError(path, line_no, field or None, message)
+    return value
+
+
+def _check_value(value: object, depth: int, surrogates: bool, field: str = "") -> tuple[str, str] | None:
+    """``(field, problem)`` for a value nested deeper than ``depth`` or holding a lone surrogate."""
+    if depth <= 0:
+        return field, f"JSON nested deeper than {MAX_DEPTH} levels"
+    if isinstance(value, dict):
+        for k, v in value.items():
+            sub = f"{field}.{k}" if field else str(k)
+            if surrogates and _SURROGATE.search(k):
+                return field or "(key)", f"lone surrogate (\\u{ord(_SURROGATE.search(k).group()):04x}) in a key: not valid Unicode"
+            if isinstance(v, (dict, list)):
+                problem = _check_value(v, depth - 1, surrogates, sub)
+                if problem is not None:
+                    return problem
+            elif surrogates and isinstance(v, str) and _SURROGATE.search(v):
+                return sub, f"lone surrogate (\\u{ord(_SURROGATE.search(v).group()):04x}): not valid Unicode"
+    else:
+        for i, v in enumerate(value):
+            sub = f"{field}[{i}]"
+            if isinstance(v, (dict, list)):
+                problem = _check_value(v, depth - 1, surrogates, sub)
+                if problem is not None:
+                    return problem
+            elif surrogates and isinstance(v, str) and _SURROGATE.search(v):
+                return sub, f"lone surrogate (\\u{ord(_SURROGATE.search(v).group()):04x}): not valid Unicode"
+    return None
 
 
 def iter_jsonl(path: Path, lines: Optional[Container[int]] = None) -> Iterator[tuple[int, object]]:

@@ -16,6 +16,8 @@ document texts come from ``documents`` (``{doc_id: {text, title}}``, ``{doc_id: 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from pathlib import Path
 from typing import BinaryIO, Container, Iterator, Optional
 
@@ -57,12 +59,33 @@ def read_report_at(
     return parse_report(value, path, line, dataset, max_citations, offset)
 
 
+# Whitespace or a control character inside an id would split or break a line of a TREC file
+# (qrels are space-separated, leaderboards tab-separated): such ids are refused when read.
+_UNSAFE_ID = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
+AGGREGATE_TOPIC = "all"  # the leaderboard's mean row; no topic may be called so
+
+
 def _id(value: object, path: str, line: int, field: str) -> str:
+    """An id as written (surrounding whitespace removed): a non-empty string or integer that
+    fits in a field of a TREC file."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(path, line, field, f"must be a string or an integer, got {json_type(value)}")
     text = str(value).strip()
     if not text:
         raise InputError(path, line, field, "is empty")
+    bad = _UNSAFE_ID.search(text)
+    if bad is not None:
+        char = bad.group()
+        what = "whitespace" if char.isspace() else "a control character"
+        raise InputError(path, line, field, f"{text!r} contains {what} ({unicodedata.name(char, f'U+{ord(char):04X}')}) "
+                         "at position " + str(bad.start() + 1) + ": ids must fit in one field of a TREC file")
+    return text
+
+
+def _topic_id(value: object, path: str, line: int, field: str) -> str:
+    text = _id(value, path, line, field)
+    if text == AGGREGATE_TOPIC:
+        raise InputError(path, line, field, f"{text!r} is reserved for the leaderboard's mean over topics")
     return text
 
 
@@ -85,7 +108,7 @@ def parse_report(
     key = next((k for k in TOPIC_ID_KEYS if meta.get(k) is not None), None)
     if key is None:
         raise InputError(path, line, f"{prefix}topic_id", "missing (also looked for narrative_id, request_id)")
-    topic_id = _id(meta[key], path, line, prefix + key)
+    topic_id = _topic_id(meta[key], path, line, prefix + key)
     team = meta.get("team_id")
     team_id = "" if team is None else str(team)
 
@@ -169,8 +192,9 @@ def _documents(raw: object, path: str, line: int) -> dict[str, Optional[Document
         return {}
     docs: dict[str, Optional[Document]] = {}
     if isinstance(raw, dict):
-        for doc_id, value in raw.items():
-            docs[str(doc_id)] = _document(str(doc_id), value, path, line, f"documents.{doc_id}")
+        for key, value in raw.items():
+            doc_id = _id(key, path, line, "documents")  # stripped, as citations are
+            docs[doc_id] = _document(doc_id, value, path, line, f"documents.{doc_id}")
         return docs
     if isinstance(raw, list):
         for i, value in enumerate(raw):

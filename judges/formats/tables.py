@@ -66,8 +66,14 @@ def _resolve(path: str | Path, name: str | None, suffix: str) -> Path:
             found = sorted(path.glob(f"*.{suffix}"))
             if len(found) != 1:
                 raise FileNotFoundError(f"{path}: expected one *.{suffix}, found {len(found)}; pass name=")
-            return found[0]
-        return path / f"{name}.{suffix}"
+            found = found[0]
+            name = found.name[: -len(suffix) - 1]
+        else:
+            found = path / f"{name}.{suffix}"
+        from judges.formats.outset import settle
+
+        settle(path, name)  # a session killed while replacing its outputs: complete its set first
+        return found
     return path
 
 

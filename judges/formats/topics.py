@@ -12,7 +12,7 @@ from typing import Iterator
 
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
-from judges.formats.runs import _id, json_type
+from judges.formats.runs import _topic_id, json_type
 from judges.records import Topic
 
 ID_KEYS = ("request_id", "topic_id", "id", "qid", "query_id", "narrative_id")
@@ -29,14 +29,14 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
     key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
     if key is None:
         raise InputError(path, line, "request_id", f"missing (also looked for {', '.join(ID_KEYS[1:])})")
-    topic_id = _id(obj[key], path, line, key)
+    topic_id = _topic_id(obj[key], path, line, key)
     title = next((obj[k] for k in TITLE_KEYS if isinstance(obj.get(k), str)), "")
     parts = []
     for k in TEXT_KEYS:
         v = obj.get(k)
         if isinstance(v, str) and v.strip() and v not in parts:
             parts.append(v.strip())
-    return Topic(topic_id, title.strip(), "\n".join(parts))
+    return Topic(topic_id, title.strip(), "\n".join(parts), key)
 
 
 def read_topics(path: Path) -> Iterator[tuple[int, Topic | InputError]]:

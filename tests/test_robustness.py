@@ -1,0 +1,200 @@
+"""Issue 14, "never crash, never lose, never mix": every reproduction of the issue as a real CLI
+run. Bad input ends with exactly one line ``error: path:line: field: problem`` and exit code 2,
+and leaves nothing behind (no out-dir, no output replaced).
+
+Each case is one line of ``CASES``: which input file gets which bytes, extra arguments, and the
+expected line (``{run}``, ``{topics}``, ``{corpus}``, ``{wf}``, ``{out}``, ``{tmp}`` are filled in).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_cli
+
+TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
+
+
+def rec(run_id="x", topic_id="dg-1", text="A b c.", cites=("q",), docs=None, **extra) -> dict:
+    docs = {"q": {"text": "A b c."}} if docs is None else docs
+    return {"metadata": {"run_id": run_id, "topic_id": topic_id}, "responses": [{"text": text, "citations": list(cites)}],
+            "documents": docs, **extra}
+
+
+def line(obj) -> bytes:
+    return json.dumps(obj).encode()
+
+
+GOOD = line(rec())
+DEEP = b'{"metadata": {"run_id": "x", "topic_id": "dg-1"}, "responses": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"
+BIG_INT = b'{"metadata": {"run_id": "x", "topic_id": "dg-1"}, "responses": [], "n": ' + b"7" * 5000 + b"}"
+TOPIC = b'{"request_id": "dg-1", "title": "t"}'
+GZ = gzip.compress(GOOD + b"\n" + GOOD.replace(b"dg-1", b"dg-2") + b"\n")
+
+
+def corrupt_gzip() -> bytes:
+    data = bytearray(gzip.compress((GOOD + b"\n") * 50, mtime=0))
+    data[30:40] = b"\xff" * 10  # inside the deflate stream
+    return bytes(data)
+
+
+# (case id, input files {kind: bytes}, extra args, expected error line)
+# kinds: run (run.jsonl), rungz (run.jsonl.gz), topics, corpus (passed as --corpus), wf (--workflow)
+CASES = [
+    # tracebacks that became one line
+    ("run nested 10,000 deep", {"run": DEEP}, [], "{run}:1: JSON nested too deeply"),
+    ("topic nested 10,000 deep", {"topics": b'{"request_id": "dg-1", "x": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"}, [], "{topics}:1: JSON nested too deeply"),
+    ("corpus nested 10,000 deep", {"run": line(rec(docs={})), "corpus": b'{"id": "q", "text": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"}, [], "{corpus}:1: JSON nested too deeply"),
+    ("integer of 5,000 digits", {"run": BIG_INT}, [], "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion)"),
+    ("corrupt deflate stream", {"rungz": corrupt_gzip()}, [], "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat"),
+    ("gzip cut short", {"rungz": GZ[: len(GZ) - 12]}, [], "{run}:2: truncated gzip stream (the file was cut short)"),
+    ("lone surrogate in a sentence", {"run": line(rec(text="A \ud800 c."))}, [], "{run}:1: responses[0].text: lone surrogate (\\ud800): not valid Unicode"),
+    ("lone surrogate in a doc id", {"run": line(rec(cites=["q\udc00"]))}, [], "{run}:1: responses[0].citations[0]: lone surrogate (\\udc00): not valid Unicode"),
+    ("lone surrogate in a run id", {"run": line(rec(run_id="r\ud800"))}, [], "{run}:1: metadata.run_id: lone surrogate (\\ud800): not valid Unicode"),
+    ("lone surrogate in a topic id", {"topics": b'{"request_id": "dg-\\ud800", "title": "t"}'}, [], "{topics}:1: request_id: lone surrogate (\\ud800): not valid Unicode"),
+    ("surrogate as raw bytes ED A0 80", {"run": GOOD.replace(b"A b c.", b"A \xed\xa0\x80 c.", 1)}, [], "{run}:1: not UTF-8 (invalid continuation byte at byte 77)"),
+    ("--corpus an empty directory", {"corpusdir": b""}, [], "{corpus}: --corpus: is a directory: give the corpus JSONL(.gz) file"),
+    ("workflow not UTF-8", {"wf": b"windows:\n  sentences: \xff\n"}, [], "{wf}: not UTF-8 (invalid start byte at byte 23)"),
+    ("workflow nested 10,000 deep", {"wf": b"[" * 10_000 + b"]" * 10_000}, [], "{wf}: invalid YAML: nested too deeply"),
+    ("windows.candidates 10**12", {"wf": b"windows:\n  candidates: 1000000000000\n"}, [], "{wf}: windows.candidates: Input should be less than or equal to 1000"),
+    ("windows.sentences 10**12", {"wf": b"windows:\n  sentences: 1000000000000\n"}, [], "{wf}: windows.sentences: Input should be less than or equal to 1000"),
+    ("alignment.match 10**30", {"wf": b"alignment:\n  match: 1000000000000000000000000000000\n"}, [], "{wf}: alignment.match: Input should be less than or equal to 1000"),
+    ("attest.concurrency 10**9", {"wf": b"attest:\n  concurrency: 1000000000\n"}, [], "{wf}: attest.concurrency: Input should be less than or equal to 1024"),
+    ("--workers 1000", {}, ["--workers", "1000"], "--workers: 1000 is more than 256 (and never more than the topics are used)"),
+    # misleading or silent
+    ("duplicate id in a RAG25 topic file", {"topics": b'{"id": "dg-1", "narrative": "n"}\n{"id": "dg-1", "narrative": "m"}'}, [], "{topics}:2: id: duplicate topic id 'dg-1'"),
+    ("NUL byte at the start of a line", {"run": GOOD + b"\n\x00" + GOOD}, [], "{run}:2: NUL byte at column 1"),
+    ("record cut short", {"run": GOOD + b"\n" + GOOD[:60]}, [], "{run}:2: truncated record (JSON ends at column 60 before the value is complete)"),
+    ("record cut inside a UTF-8 character", {"run": GOOD + b"\n" + GOOD[:70] + "\u00e9".encode()[:1]}, [], "{run}:2: truncated record (ends inside a UTF-8 character at byte 71)"),
+    ("run id with a TAB", {"run": line(rec(run_id="a\tb"))}, [], "{run}:1: metadata.run_id: 'a\\tb' contains whitespace (U+0009) at position 2: ids must fit in one field of a TREC file"),
+    ("run id with a newline", {"run": line(rec(run_id="a\nb"))}, [], "{run}:1: metadata.run_id: 'a\\nb' contains whitespace (U+000A) at position 2: ids must fit in one field of a TREC file"),
+    ("topic id with a space", {"topics": b'{"request_id": "dg 1", "title": "t"}'}, [], "{topics}:1: request_id: 'dg 1' contains whitespace (SPACE) at position 3: ids must fit in one field of a TREC file"),
+    ("topic id with a control character", {"topics": b'{"request_id": "dg\\u00071", "title": "t"}'}, [], "{topics}:1: request_id: 'dg\\x071' contains a control character (U+0007) at position 3: ids must fit in one field of a TREC file"),
+    ("topic named all", {"topics": TOPIC + b'\n{"request_id": "all", "title": "t"}'}, [], "{topics}:2: request_id: 'all' is reserved for the leaderboard's mean over topics"),
+    ("report for topic all", {"run": line(rec(topic_id="all"))}, [], "{run}:1: metadata.topic_id: 'all' is reserved for the leaderboard's mean over topics"),
+    ("doc id with a space inside", {"run": line(rec(cites=["q 1"]))}, [], "{run}:1: responses[0].citations[0]: 'q 1' contains whitespace (SPACE) at position 2: ids must fit in one field of a TREC file"),
+    ("--debug-log naming an input run", {"run": GOOD}, ["--debug-log", "{run}"], "{run}: --debug-log: is an input file ({run}): it would be overwritten by the debug_log output"),
+    ("--out-dir the runs dir, --name a run's stem", {"run": GOOD}, ["--out-dir", "{tmp}", "--name", "run"], "{run}: --out-dir: is an input file ({run}): it would be overwritten by the debug_log output"),
+    ("--debug-log naming the topics", {"run": GOOD}, ["--debug-log", "{topics}"], "{topics}: --debug-log: is an input file ({topics}): it would be overwritten by the debug_log output"),
+    ("corpus id a list", {"run": line(rec(docs={})), "corpus": b'{"id": ["q"], "text": "A b c."}'}, [], "{corpus}:1: id: must be a string or an integer, got a list"),
+    ("corpus id empty", {"run": line(rec(docs={})), "corpus": b'{"id": " ", "text": "A b c."}'}, [], "{corpus}:1: id: is empty"),
+    ("duplicate corpus id", {"run": line(rec(docs={})), "corpus": b'{"id": "q", "text": "A b c."}\n{"id": "q", "text": "Other."}'}, [], "{corpus}:2: doc_id: duplicate document id 'q' (first at line 1)"),
+    ("empty run set", {"run": b"\n\n"}, [], "{run}: --rag-responses: no report to judge in 1 run file(s)"),
+    ("--debug-log an existing directory", {"run": GOOD, "logdir": b""}, ["--debug-log", "{tmp}/logdir"], "{tmp}/logdir: --debug-log: is a directory"),
+    ("NAME.config.yml a directory", {"run": GOOD, "configdir": b""}, [], "{out}/t.config.yml: --out-dir: is a directory"),
+    ("--debug-log /dev/null", {"run": GOOD}, ["--debug-log", "/dev/null"], "/dev/null: --debug-log: is a character device, not a regular file (outputs replace their target by a rename)"),
+    ("--debug-log and --no-debug-log", {"run": GOOD}, ["--debug-log", "{tmp}/l.jsonl", "--no-debug-log"], "--debug-log: give either --debug-log or --no-debug-log, not both"),
+    ("--out-dir a file", {"run": GOOD, "outfile": b""}, [], "{out}/t.qrels: --out-dir: cannot be written: {out} is not a directory"),
+]
+
+
+def setup_case(tmp_path: Path, files: dict, args: list) -> tuple[list, dict]:
+    names = {"run": tmp_path / "run.jsonl", "topics": TOPICS, "corpus": None, "wf": None, "out": tmp_path / "out", "tmp": tmp_path}
+    run = names["run"]
+    if "rungz" in files:
+        run = names["run"] = tmp_path / "run.jsonl.gz"
+        run.write_bytes(files["rungz"])
+    else:
+        run.write_bytes(files.get("run", GOOD) + b"\n")
+    if "topics" in files:
+        names["topics"] = tmp_path / "topics.jsonl"
+        names["topics"].write_bytes(files["topics"] + b"\n")
+    if "corpus" in files:
+        names["corpus"] = tmp_path / "corpus.jsonl"
+        names["corpus"].write_bytes(files["corpus"] + b"\n")
+    if "corpusdir" in files:
+        names["corpus"] = tmp_path / "corpus"
+        names["corpus"].mkdir()
+    if "wf" in files:
+        names["wf"] = tmp_path / "wf.yml"
+        names["wf"].write_bytes(files["wf"])
+    if "logdir" in files:
+        (tmp_path / "logdir").mkdir()
+    if "configdir" in files:
+        (tmp_path / "out" / "t.config.yml").mkdir(parents=True)
+    if "outfile" in files:
+        names["out"].write_bytes(b"")
+    fill = {k: str(v) for k, v in names.items()}
+    cli = ["--judge", "citation", "--rag-topics", names["topics"], "--rag-responses", run, "--backend", "python"]
+    cli += [] if "--out-dir" in args else ["--out-dir", names["out"], "--name", "t"]
+    cli += ["--corpus", names["corpus"]] if names["corpus"] else []
+    cli += ["--workflow", names["wf"]] if names["wf"] else []
+    cli += [a.format(**fill) if isinstance(a, str) else a for a in args]
+    return cli, fill
+
+
+@pytest.mark.parametrize("files, args, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_bad_input_ends_in_one_line(tmp_path, files, args, expected):
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    cli, fill = setup_case(tmp_path, files, args)
+    result = run_cli(*cli)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"error: {expected.format(**fill)}\n"
+    assert result.stdout == ""
+    out = tmp_path / "out"
+    if "configdir" not in files and "outfile" not in files:
+        assert not out.exists()  # nothing created before validation passed
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*") if p in before} == before  # nothing replaced
+
+
+# Records --on-error skip can skip: (case id, bad line, expected warning)
+SKIPPABLE = [
+    ("nested", DEEP, "{run}:2: JSON nested too deeply"),
+    ("big integer", BIG_INT, "{run}:2: invalid JSON number"),
+    ("lone surrogate", line(rec(topic_id="dg-2", text="\udfff")), "{run}:2: responses[0].text: lone surrogate"),
+    ("raw surrogate bytes", b'{"x": "\xed\xa0\x80"}', "{run}:2: not UTF-8"),
+    ("NUL", b"\x00{}", "{run}:2: NUL byte at column 1"),
+    ("TAB in run id", line(rec(run_id="a\tb")), "{run}:2: metadata.run_id: 'a\\tb' contains whitespace"),
+]
+
+
+@pytest.mark.parametrize("bad, warning", [c[1:] for c in SKIPPABLE], ids=[c[0] for c in SKIPPABLE])
+def test_skip_mode_skips_each_bad_record(tmp_path, bad, warning):
+    cli, fill = setup_case(tmp_path, {"run": GOOD + b"\n" + bad}, ["--on-error", "skip"])
+    result = run_cli(*cli)
+    assert result.returncode == 0, result.stderr
+    assert f"skipped report: {warning.format(**fill)}" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert "skipped_reports: 1" in (tmp_path / "out" / "t.config.yml").read_text()
+
+
+def test_doc_ids_with_surrounding_spaces_resolve_as_citations_do(tmp_path):
+    cli, _ = setup_case(tmp_path, {"run": line(rec(cites=[" q "], docs={" q ": {"text": "A b c."}}))}, [])
+    result = run_cli(*cli)
+    assert result.returncode == 0, result.stderr
+    import judges
+
+    df = judges.read_assessments(tmp_path / "out", "t")
+    assert df.doc_source.tolist() == ["embedded"] and "missing" not in df.status.tolist()
+
+
+def test_no_debug_log_writes_none_and_removes_the_previous_sets(tmp_path):
+    cli, _ = setup_case(tmp_path, {}, [])
+    assert run_cli(*cli).returncode == 0
+    assert (tmp_path / "out" / "t.jsonl").exists()
+    result = run_cli(*cli, "--no-debug-log")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / "out" / "t.jsonl").exists()
+    assert "\ndebug_log " not in result.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        ".t.lock", "t.assessments.parquet", "t.config.yml", "t.doc.qrels", "t.leaderboard.parquet", "t.leaderboard.txt", "t.qrels"]
+
+
+def test_workers_are_capped_at_the_topics(tmp_path):
+    cli, _ = setup_case(tmp_path, {"run": GOOD + b"\n" + GOOD.replace(b"dg-1", b"dg-2")}, ["--workers", "200"])
+    result = run_cli(*cli)
+    assert result.returncode == 0, result.stderr
+    assert "warning: --workers 200: 2 topic(s) to share, so 2 worker process(es)" in result.stderr
+
+
+def test_no_leading_empty_line_on_stderr_or_stdout(tmp_path):
+    cli, _ = setup_case(tmp_path, {}, [])
+    ok = run_cli(*cli)
+    assert ok.returncode == 0 and not ok.stdout.startswith("\n") and ok.stderr == ""
+    bad = run_cli(*setup_case(tmp_path, {"run": b"{"}, [])[0])
+    assert bad.stderr.startswith("error: ")
