@@ -1,0 +1,131 @@
+"""Input files exactly as the tracks distribute them (issue 13): TREC TSV topics, NeuCLIR and
+RAGTIME request files, NeuCLIR report runs (JSONL and JSON array), JSON-array runs of every shape,
+run files without or with an upper-case extension."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judges.errors import InputError
+from judges.formats.jsondoc import iter_array, iter_values
+from judges.formats.topics import read_topics
+
+FIXTURES = Path(__file__).parent / "fixtures" / "shapes"
+
+
+def topics_of(path):
+    got = list(read_topics(path))
+    errors = [e for _, e in got if isinstance(e, InputError)]
+    assert not errors, [e.render() for e in errors]
+    return [(t.topic_id, t.title) for _, t in got]
+
+
+# -- topics ------------------------------------------------------------------------------------
+
+def test_trec_tsv_topics(tmp_path):
+    path = tmp_path / "topics.rag24.test.txt"
+    path.write_text("2024-153051\twhat target stors's policies for shoplifting\n\n2024-19025\tdid people trust\tthe phone\r\n")
+    assert topics_of(path) == [("2024-153051", "what target stors's policies for shoplifting"),
+                               ("2024-19025", "did people trust\tthe phone")]
+
+
+def test_tsv_line_without_tab_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text("1\tfirst\nsecond without tab\n\t empty id\n")
+    got = list(read_topics(path))
+    assert got[0][1].topic_id == "1"
+    assert got[1][1].render() == f"{path}:2: expected topic_id<TAB>query (no tab in this line)"
+    assert got[2][1].render() == f"{path}:3: topic_id: is empty"
+
+
+@pytest.mark.parametrize("content", ["just some words\nand more\n", "<top>\n<num> Number: 301\n</top>\n"])
+def test_unreadable_topics_file_lists_the_accepted_shapes(tmp_path, content):
+    path = tmp_path / "topics.txt"
+    path.write_text(content)
+    with pytest.raises(InputError) as e:
+        list(read_topics(path))
+    message = e.value.render()
+    assert message.startswith(f"{path}:1: not a topics file")
+    assert "JSON Lines" in message and "JSON array" in message and "topic_id<TAB>query" in message
+
+
+def test_binary_topics_file_lists_the_accepted_shapes(tmp_path):
+    path = tmp_path / "topics.jsonl"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(InputError, match="not UTF-8 .*not a topics file; accepted topic files"):
+        list(read_topics(path))
+
+
+def test_neuclir_and_ragtime_requests(tmp_path):
+    path = FIXTURES / "neuclir-requests.jsonl"
+    got = [t for _, t in read_topics(path)]
+    assert [t.topic_id for t in got] == ["300", "301", "2000"]
+    assert got[0].title.startswith("Report on") and "background" in got[0].text.lower() or got[0].text
+    assert got[2].title == "Anti-vaping Legislation"  # RAGTIME 2026: topic_id and title
+
+
+def test_json_array_and_glued_and_pretty_printed_topics(tmp_path):
+    records = [{"request_id": "a", "title": "A"}, {"topic_id": 7, "title": "B"}]
+    array = tmp_path / "topics.json"
+    array.write_text(json.dumps(records, indent=2))
+    assert topics_of(array) == [("a", "A"), ("7", "B")]
+    glued = tmp_path / "glued.jsonl"
+    glued.write_text("".join(json.dumps(r) for r in records))  # RAGTIME's topics_small.jsonl: '}{' on one line
+    assert topics_of(glued) == [("a", "A"), ("7", "B")]
+    pretty = tmp_path / "pretty.jsonl"
+    pretty.write_text("\n".join(json.dumps(r, indent=1) for r in records))
+    got = list(read_topics(pretty))
+    assert [line for line, _ in got] == [1, 5]
+
+
+def test_bad_element_of_a_topic_array_names_its_index(tmp_path):
+    path = tmp_path / "topics.json"
+    path.write_text('[\n{"title": "no id"},\n{"id": "ok", "title": "x"}\n]')
+    got = list(read_topics(path))
+    assert got[0][1].render() == f"{path}:2: [0].request_id: missing (also looked for topic_id, id, qid, query_id, narrative_id)"
+    assert got[1][1].topic_id == "ok"
+
+
+def test_a_bad_jsonl_line_is_still_its_own_error(tmp_path):
+    path = tmp_path / "topics.jsonl"
+    path.write_text('{"id": "1", "title": "x"}\n{not json\n{"id": "2", "title": "y"}\n')
+    got = list(read_topics(path))
+    assert got[0][1].topic_id == "1" and got[2][1].topic_id == "2"
+    assert got[1][1].render().startswith(f"{path}:2: invalid JSON")
+
+
+# -- the JSON readers, property-tested ------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+records = st.lists(st.dictionaries(st.text(max_size=4), json_values, max_size=3), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(records, st.sampled_from(["", "\n", "\n\n", " ", "\r\n"]), st.integers(0, 2))
+def test_iter_values_reads_any_layout(values, sep, indent):
+    text = sep.join(json.dumps(v, indent=indent or None, ensure_ascii=False) for v in values)
+    got = list(iter_values(text, "x"))
+    assert [v for _, v in got] == values
+    for line, v in got:  # each value starts on the line it is reported at
+        assert "{" in text.split("\n")[line - 1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(records, st.integers(0, 2))
+def test_iter_array_reads_any_array(values, indent):
+    text = json.dumps(values, indent=indent or None, ensure_ascii=False)
+    got = list(iter_array(text, "x"))
+    assert [v for _, _, v in got] == values and [i for _, i, _ in got] == list(range(len(values)))
+
+
+@pytest.mark.parametrize("text", ["[{}, {}", "[{} {}]", "[{}] x", "[{\"a\": }]"])
+def test_iter_array_errors_are_input_errors(text):
+    with pytest.raises(InputError, match="invalid JSON"):
+        list(iter_array(text, "x"))
