@@ -36,6 +36,7 @@ class Dataset(str, Enum):
     rag = "rag"
     ragtime = "ragtime"
     dragun = "dragun"
+    neuclir = "neuclir"
 
 
 class OnError(str, Enum):

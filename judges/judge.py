@@ -320,10 +320,14 @@ def judge_part(
 
     mine = sorted(t for t in scan.reports if topics is None or t in topics)
     streamed: dict[str, set[int]] = {}
+    arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
     with contextlib.ExitStack() as stack:
         files: dict[str, BinaryIO] = {}
         for topic in mine:
             for path, line, offset in scan.reports[topic]:
+                if offset < 0:
+                    arrays.setdefault(path, set()).add(-offset - 1)
+                    continue
                 if not seekable(path):
                     streamed.setdefault(path, set()).add(line)
                     continue
@@ -334,6 +338,9 @@ def judge_part(
             judge.forget_documents()  # the next topic cites other documents
     for path in sorted(streamed):
         for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
+            add(rep)
+    for path in sorted(arrays):
+        for _, rep in read_reports(Path(path), options.dataset, max_citations, items=arrays[path]):
             add(rep)
     flush()
     if judge.attester is not None:

@@ -21,7 +21,8 @@ import yaml
 from judges import __version__
 from judges.formats import tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
-from judges.formats.jsonl import discover
+from judges.formats.jsonl import JSONL_SUFFIXES, discover
+from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows
 from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
 from judges.options import Options, Summary
@@ -171,7 +172,7 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
     """The input files (as found), with their sha256 for the config record."""
 
     def describe(paths: list[Path], option: str) -> list:
-        found = discover(paths, option)
+        found = discover(paths, option, suffixes=TOPIC_SUFFIXES if option == "--rag-topics" else JSONL_SUFFIXES)
         if not with_hashes:
             return [p.as_posix() for p in found]
         return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]

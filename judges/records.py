@@ -51,12 +51,12 @@ class Report:
     run_id: str
     topic_id: str
     team_id: str
-    shape: str  # "rag" (answer + references), "responses" (RAGTIME/DRAGUN/kiddie)
+    shape: str  # "rag" (answer + references), "responses" (RAGTIME/DRAGUN/kiddie), "sentences" (NeuCLIR)
     sentences: tuple[Sentence, ...]
     documents: dict[str, Optional[Document]]  # embedded documents; None = present without text
     path: str
     line: int
-    offset: int = 0  # byte offset of the record's line in its (uncompressed) file
+    offset: int = 0  # byte offset of the record's line in its (uncompressed) file; -(index + 1) in a JSON array
 
 
 class Judgment(NamedTuple):

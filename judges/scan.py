@@ -17,7 +17,7 @@ from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover
 from judges.formats.runs import read_reports
-from judges.formats.topics import read_topics
+from judges.formats.topics import TOPIC_SUFFIXES, read_topics
 from judges.options import Options
 from judges.records import Topic
 
@@ -39,7 +39,7 @@ class Problems:
 
 def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]) -> dict[str, Topic]:
     topics: dict[str, Topic] = {}
-    for path in discover(paths, "--rag-topics"):
+    for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
         for line, value in read_topics(path):
             if isinstance(value, InputError):
                 problems(value, "topic")
@@ -85,7 +85,12 @@ def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> 
 
 def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, counts: Counter, warn) -> Scan:
     """The first pass: validate every report and learn what the second pass needs."""
-    files = discover(options.responses, "--rag-responses")
+    not_read: list[Path] = []
+    files = discover(options.responses, "--rag-responses", not_read)
+    if not_read:
+        counts["files_not_read"] = len(not_read)
+        shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (f" and {len(not_read) - 10} more" if len(not_read) > 10 else "")
+        warn(f"{len(not_read)} file(s) in the run directories not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}")
     if not files:
         raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)

@@ -129,3 +129,75 @@ def test_iter_array_reads_any_array(values, indent):
 def test_iter_array_errors_are_input_errors(text):
     with pytest.raises(InputError, match="invalid JSON"):
         list(iter_array(text, "x"))
+
+
+# -- runs ----------------------------------------------------------------------------------------
+
+from conftest import run_cli  # noqa: E402
+
+import judges  # noqa: E402
+from judges.formats.jsonl import discover  # noqa: E402
+from judges.formats.runs import parse_report, read_reports  # noqa: E402
+
+
+def test_neuclir_report_as_filed():
+    obj = {"request_id": 300, "run_id": "r", "collection_ids": ["neuclir/1/zho"],
+           "sentences": [{"text": "A.", "citations": ["u1", "u2"]}, {"text": "B.", "citations": []}]}
+    rep = parse_report(obj, "run.json", 1)
+    assert (rep.run_id, rep.topic_id, rep.shape) == ("r", "300", "sentences")
+    assert [[c.doc_id for c in s.citations] for s in rep.sentences] == [["u1", "u2"], []]
+    assert parse_report({**obj, "request_id": "300"}, "run.json", 1).topic_id == "300"
+    with pytest.raises(InputError, match="--dataset rag expects 'answer'"):
+        parse_report(obj, "run.json", 1, dataset="rag")
+    assert parse_report(obj, "run.json", 1, dataset="neuclir").shape == "sentences"
+    with pytest.raises(InputError, match="a report has both 'responses' and 'sentences'"):
+        parse_report({**obj, "responses": []}, "run.json", 1)
+
+
+def test_json_array_run_files_name_records_by_line_and_index(tmp_path):
+    good = {"request_id": "1", "run_id": "r", "sentences": [{"text": "A.", "citations": ["d"]}]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([good, {"run_id": "r", "sentences": []}, {**good, "request_id": "2"}]))
+    got = list(read_reports(path))
+    assert [line for line, _ in got] == [1, 1, 1]
+    assert got[0][1].offset == -1 and got[2][1].offset == -3  # re-read by index, not by byte offset
+    assert got[1][1].render() == f"{path}:1: [1].topic_id: missing (also looked for narrative_id, request_id)"
+    assert [rep.topic_id for _, rep in read_reports(path, items={2})] == ["2"]
+    broken = tmp_path / "broken.json"
+    broken.write_text("[\n" + json.dumps(good) + ",\n{oops\n]")
+    got = list(read_reports(broken))
+    assert got[0][1].topic_id == "1" and got[1][1].render().startswith(f"{broken}:3: invalid JSON")
+
+
+def test_run_directories_read_extension_less_and_upper_case_files_and_list_the_rest(tmp_path):
+    skipped = []
+    files = discover([FIXTURES / "mixed-runs"], "--rag-responses", skipped)
+    assert sorted(p.name for p in files) == ["RUN4.JSONL", "rag-array.json", "ragtime-array.JSON", "run2"]
+    assert sorted(p.name for p in skipped) == ["README.md", "notes.txt"]
+
+
+def test_mixed_run_directory_through_the_cli(tmp_path):
+    result = run_cli("--rag-topics", FIXTURES / "mixed-topics.tsv", "--rag-responses", FIXTURES / "mixed-runs",
+                     "--out-dir", tmp_path, "--name", "m", "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    assert "warning: 2 file(s) in the run directories not read" in result.stderr
+    assert "mixed-runs/README.md" in result.stderr and "mixed-runs/notes.txt" in result.stderr
+    df = judges.read_assessments(tmp_path, "m")
+    assert sorted(df.run_id.unique()) == ["noext", "rag-array", "ragtime-array", "upper"]
+    assert len(df) == 7
+    out_of_range = df[df.status == "missing"]
+    assert out_of_range.reason.tolist() == ["index 3 out of range (1 references)"]
+
+
+def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(tmp_path):
+    result = run_cli("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs",
+                     "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl", "--out-dir", tmp_path, "--name", "n",
+                     "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    df = judges.read_assessments(tmp_path, "n")
+    assert len(df) == 14  # every citation of both runs is counted
+    by_run = {run: g.drop(columns=["run_id"]).reset_index(drop=True) for run, g in df.groupby("run_id")}
+    assert sorted(by_run) == ["hltcoe-array", "hltcoe-plaid"]
+    cols = ["topic_id", "sentence_index", "citation_rank", "doc_id", "status", "reason"]
+    assert by_run["hltcoe-array"][cols].equals(by_run["hltcoe-plaid"][cols])  # the array and the JSONL run agree
+    assert (df[df.doc_id == "zz-not-in-corpus"].status == "missing").all()

@@ -19,10 +19,11 @@ from typing import Iterator
 
 from judges.errors import InputError
 from judges.formats.jsondoc import iter_array, iter_values, read_text
-from judges.formats.jsonl import iter_jsonl
+from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
 from judges.formats.runs import _id, json_type
 from judges.records import Topic
 
+TOPIC_SUFFIXES = JSONL_SUFFIXES + (".txt", ".tsv")  # read from a topics directory (TREC TSV besides JSON)
 ID_KEYS = ("request_id", "topic_id", "id", "qid", "query_id", "narrative_id")
 TITLE_KEYS = ("title", "query", "narrative", "text", "topic", "problem_statement", "background")
 TEXT_KEYS = ("title", "query", "narrative", "problem_statement", "background", "description", "body")
