@@ -96,6 +96,9 @@ def main(
     cache_dir: Optional[Path] = typer.Option(
         None, "--cache-dir", help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice."
     ),
+    allow_missing_text: bool = typer.Option(
+        False, "--allow-missing-text", help="Judge even when no cited document has text (no --corpus, nothing embedded): every citation 'missing'."
+    ),
 ) -> None:
     started = time.perf_counter()
     try:
@@ -120,6 +123,7 @@ def main(
             workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
             backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir,
+            allow_missing_text=allow_missing_text,
         )
         if chosen_backend == "numba":
             _prepare_numba(options)
@@ -185,6 +189,9 @@ def _print_summary(summary, seconds: float) -> None:
     for status in ("supported", "partial", "unsupported", "missing"):
         share = f" ({100 * st[status] / n:.1f}%)" if n else ""
         table.add_row(f"  {status}", f"{st[status]}{share}")
+    if st["cross_language"]:
+        table.add_row("  cross_language", f"{st['cross_language']} ({100 * st['cross_language'] / n:.1f}%): sentence and cited "
+                      "text in different scripts, not aligned (give a translated --corpus, or --attest)")
     if c["capped"]:
         table.add_row("  capped", f"{c['capped']} of the partial: aligned as supported, but the document lacks a number or entity")
     if c["corpus_documents"]:
@@ -197,9 +204,30 @@ def _print_summary(summary, seconds: float) -> None:
         table.add_row("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})")
         if a["failed_requests"]:
             table.add_row("LLM failures", ", ".join(f"{n} x {reason}" for reason, n in a["failed_requests"].items()))
+    if summary.filled:
+        shown = ", ".join(f"{r}/{t}" for r, t in summary.filled[:10]) + (f" and {len(summary.filled) - 10} more" if len(summary.filled) > 10 else "")
+        table.add_row("filled (on_missing)", f"{len(summary.filled)} (run, topic) pair(s) without a report, scored 0: {shown}")
+    for line in summary.warnings:
+        table.add_row("warning", line)
     table.add_row("time", f"{seconds:.1f} s" + (f" ({n / seconds:,.0f} citations/s)" if seconds > 0 and n else ""))
     for kind, path in summary.files.items():
         table.add_row(kind, path)
+    out.print(table)
+    if summary.coverage:
+        _print_coverage(summary.coverage)
+
+
+def _print_coverage(rows: list[dict]) -> None:
+    """The per-run coverage table (NAME.coverage.tsv has the missing citations by reason)."""
+    table = Table(title="coverage per run", box=None, pad_edge=False)
+    for i, head in enumerate(("run", "topics", "sentences", "cited", "citations", "missing", "cross-lang")):
+        table.add_column(head, justify="left" if i == 0 else "right", overflow="fold")
+    for r in rows:
+        missing = sum(v for k, v in r.items() if k.startswith("missing_"))
+        table.add_row(
+            r["run_id"], f"{r['topics_answered']}/{r['topics']}", str(r["sentences"]), str(r["cited_sentences"]),
+            str(r["citations"]), str(missing), str(r["cross_language"]),
+        )
     out.print(table)
 
 

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges import __version__
+from judges.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
@@ -127,7 +128,15 @@ def write_outputs(options: Options, summary: Summary, per_topic: dict, table: pa
         counts[f"{kind}_rows"] = trec.write_qrels(path, qrels_rows(table, key))
         files[kind] = str(path)
 
-    rows = leaderboard_rows(per_topic, scan.runs, list(topics), options.workflow.leaderboard.on_missing)
+    on_missing = options.workflow.leaderboard.on_missing
+    rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing)
+    summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
+    summary.coverage = coverage_rows(scan, len(topics), table, summary.filled)
+    write_coverage(out_dir / f"{name}.coverage.tsv", summary.coverage)
+    files["coverage"] = str(out_dir / f"{name}.coverage.tsv")
+    warning = missing_warning(summary.coverage)
+    if warning:
+        summary.warnings.append(warning)
     for fmt in options.leaderboard_formats:
         path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
         trec.write_leaderboard(path, rows, fmt)
@@ -152,7 +161,10 @@ def write_outputs(options: Options, summary: Summary, per_topic: dict, table: pa
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
-        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing")},
+        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing", "cross_language")},
+        "filled_by_on_missing": {"policy": on_missing, "pairs": {
+            run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
+        }},
     }
     if summary.attest:
         config["attest"] = summary.attest

@@ -26,7 +26,7 @@ from judges.judge import judge_part
 from judges.options import Options, Summary
 from judges.outputs import describe_inputs, write_outputs
 from judges.records import Document
-from judges.scan import Problems, check_missing_topics, load_topics, scan_runs
+from judges.scan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
 from judges.workers import Workers
 
@@ -73,6 +73,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts["corpus_documents"] = len(corpus)
+        check_resolvable(options, scan, corpus)
         progress(0, total=scan.citations)
 
         # 2. judge

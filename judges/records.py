@@ -62,7 +62,7 @@ class Report:
 class Judgment(NamedTuple):
     """The verdict on one (sentence, citation) pair."""
 
-    status: str  # supported | partial | unsupported | missing
+    status: str  # supported | partial | unsupported | missing | cross_language
     grade: int  # 2 supported, 1 partial, 0 otherwise
     score: int  # raw Smith-Waterman score
     norm_score: float  # score / (match * answer tokens)
@@ -89,4 +89,5 @@ class Judgment(NamedTuple):
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
 
-STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0}
+# cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).
+STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0, "cross_language": 0}
