@@ -201,3 +201,145 @@ def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(tmp_path):
     cols = ["topic_id", "sentence_index", "citation_rank", "doc_id", "status", "reason"]
     assert by_run["hltcoe-array"][cols].equals(by_run["hltcoe-plaid"][cols])  # the array and the JSONL run agree
     assert (df[df.doc_id == "zz-not-in-corpus"].status == "missing").all()
+
+
+# -- missing text is loud; coverage; cross-language ------------------------------------------------
+
+from types import SimpleNamespace  # noqa: E402
+
+import yaml  # noqa: E402
+
+from judges.attest.cascade import Attester  # noqa: E402
+from judges.judge import cross_language  # noqa: E402
+from judges.text.script import NAMES, NONE, scripts_of  # noqa: E402
+
+NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs")
+
+
+def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
+    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error: --corpus: none of the 14 citations can be resolved to a document text")
+    assert "pass --corpus" in result.stderr and "--allow-missing-text" in result.stderr
+    assert not (tmp_path / "n.leaderboard.txt").exists()
+
+
+def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
+    wrong = tmp_path / "other.jsonl"
+    wrong.write_text('{"id": "x", "text": "Unrelated."}\n')
+    result = run_cli(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    assert result.returncode == 2 and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
+    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python", "--allow-missing-text")
+    assert result.returncode == 0, result.stderr
+    assert "warning" in result.stdout and "14 of 14 citations (100.0%) have no document text" in result.stdout
+    assert "hltcoe-plaid: 7 not in the run (no --corpus)" in " ".join(result.stdout.split())
+    cov = (tmp_path / "n.coverage.tsv").read_text().splitlines()
+    assert cov[1].split("\t")[:8] == ["hltcoe-array", "2", "3", "1", "5", "4", "7", "7"]
+
+
+def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path):
+    result = run_cli(*NEUCLIR, "--corpus", FIXTURES / "neuclir-corpus.jsonl", "--out-dir", tmp_path, "--name", "n",
+                     "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    df = judges.read_assessments(tmp_path, "n")
+    assert len(df) == 14
+    zh = df[df.doc_id == "zh-0001"]
+    assert set(zh.status) == {"cross_language"} and (zh.score == 0).all()
+    assert zh.reason.str.contains("sentence in Latin script, document 'zh-0001' in CJK: not aligned").all()
+    assert df.groupby("status").size().to_dict() == {"cross_language": 10, "missing": 2, "supported": 2}
+    summary = " ".join(result.stdout.split())
+    assert "cross_language 10 (71.4%)" in summary
+    assert "filled (on_missing) 2 (run, topic) pair(s) without a report, scored 0: hltcoe-array/2000, hltcoe-plaid/2000" in summary
+    config = yaml.safe_load((tmp_path / "n.config.yml").read_text())
+    assert config["filled_by_on_missing"] == {"policy": "default", "pairs": {"hltcoe-array": ["2000"], "hltcoe-plaid": ["2000"]}}
+    assert config["statuses"]["cross_language"] == 10
+    rows = [line.split("\t") for line in (tmp_path / "n.coverage.tsv").read_text().splitlines()]
+    assert rows[0][-1] == "cross_language" and [r[-1] for r in rows[1:]] == ["5", "5"]
+    lb = judges.read_leaderboard(tmp_path, "n")
+    acc = lb[(lb.run_id == "hltcoe-plaid") & (lb.topic_id == "300") & (lb.measure == "CITATION_ACCURACY")]
+    assert acc.value.tolist() == [1.0]  # the cited documents exist: only their language differs
+
+
+def test_a_translated_corpus_is_aligned(tmp_path):
+    result = run_cli(*NEUCLIR, "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl", "--out-dir", tmp_path,
+                     "--name", "n", "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    df = judges.read_assessments(tmp_path, "n")
+    assert "cross_language" not in set(df.status) and (df[df.doc_id == "zh-0001"].score > 0).all()
+
+
+def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
+    j = cross_language("Latin", "CJK", "d", "corpus", 5)
+    assert (j.status, j.grade, j.support_status) == ("cross_language", 0, "cross_language")
+    for mode in ("uncertain", "all"):
+        assert Attester.selects(SimpleNamespace(s=SimpleNamespace(mode=mode), band=(0.2, 0.8)), j)
+    assert not Attester.selects(SimpleNamespace(s=SimpleNamespace(mode="none"), band=None), j)
+
+
+@pytest.mark.parametrize("text, script", [
+    ("The Three Gorges Dam is large.", "Latin"), ("三峡大坝是世界上最大的水电站。", "CJK"),
+    ("تهران طرح جدیدی برای کاهش آلودگی", "Arabic"), ("Тегеран ввёл ограничения", "Cyrillic"),
+    ("ソニーは東京の会社です", "CJK"), ("한국어 문장입니다 그렇죠", "Hangul"), ("Ελληνικά κείμενα εδώ", "Greek"),
+    ("2020: 35% (n=4)", "none"), ("", "none"), ("Café crème brûlée, naïve façade", "Latin"),
+])
+def test_script_of_a_text(text, script):
+    assert NAMES[scripts_of([text])[0]] == script
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=6), st.sampled_from(["Latin", "CJK", "Cyrillic", "Arabic"]))
+def test_scripts_of_is_per_text_and_a_dominant_script_wins(texts, name):
+    sample = {"Latin": "abcdefgh", "CJK": "水电站是世界上最大", "Cyrillic": "абвгдежз", "Arabic": "تهرانطرحجدیدی"}[name]
+    got = scripts_of(texts + [sample * 3 + "1234 ,."])
+    assert len(got) == len(texts) + 1 and NAMES[got[-1]] == name
+    assert (got[:-1] == scripts_of(texts)).all() if texts else True  # a text's script does not depend on its batch
+    assert all(0 <= s < len(NAMES) for s in got) and NONE == 0
+
+
+# -- real data (../shared/data), skipped when absent ------------------------------------------------
+
+from conftest import shared  # noqa: E402
+
+
+@pytest.mark.shared
+def test_nist_tsv_topics_give_the_same_leaderboard_as_the_jsonl_topics(tmp_path):
+    rag24 = shared("rag24-support")
+    outs = {}
+    for topics in ("topics.rag24.test.txt", "topics.jsonl"):
+        out = tmp_path / topics
+        result = run_cli("--rag-topics", rag24 / topics, "--rag-responses", rag24 / "runs", "--corpus", rag24 / "segments.jsonl",
+                         "--out-dir", out, "--name", "r")
+        assert result.returncode == 0, result.stderr
+        outs[topics] = out
+    for name in ("r.leaderboard.txt", "r.qrels", "r.coverage.tsv", "r.assessments.parquet"):
+        assert (outs["topics.rag24.test.txt"] / name).read_bytes() == (outs["topics.jsonl"] / name).read_bytes(), name
+
+
+def _topics_of_runs(paths, out: Path) -> Path:
+    ids = sorted({json.loads(line)["metadata"]["topic_id"] for p in paths for line in open(p) if line.strip()})
+    out.write_text("".join(f"{t}\ttopic {t}\n" for t in ids))
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("track, topics, counts", [
+    ("dragun25", 30, dict(reports=90, sentences=668, cited=641, citations=1067)),
+    ("ragtime26", 103, dict(reports=309, sentences=8082, cited=8078, citations=8136)),
+])
+def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp_path, track, topics, counts):
+    runs = sorted(p for p in shared("real-runs", track).glob("*.jsonl") if "topics" not in p.name)
+    topic_file = _topics_of_runs(runs, tmp_path / "topics.tsv")
+    args = ["--rag-topics", topic_file, *[a for p in runs for a in ("--rag-responses", p)], "--out-dir", tmp_path, "--name", "x"]
+    result = run_cli(*args)
+    assert result.returncode == 2 and "error: --corpus: none of the" in result.stderr and "pass --corpus" in result.stderr
+    result = run_cli(*args, "--allow-missing-text")
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("\t") for line in (tmp_path / "x.coverage.tsv").read_text().splitlines()]
+    head, rows = rows[0], [dict(zip(rows[0], r)) for r in rows[1:]]
+    assert len(rows) == 3 and all(r["topics_answered"] == str(topics) for r in rows)
+    assert sum(int(r["sentences"]) for r in rows) == counts["sentences"]
+    assert sum(int(r["cited_sentences"]) for r in rows) == counts["cited"]
+    assert sum(int(r["citations"]) for r in rows) == counts["citations"]
+    assert sum(int(r["missing_not_in_run"]) for r in rows) == counts["citations"]  # every one counted, each said why
+    assert f"reports judged           {counts['reports']}" in result.stdout
+    assert "have no document text" in result.stdout
