@@ -64,9 +64,9 @@ class BackendName(str, Enum):
 @app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
-    rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics JSONL file or directory; repeatable."),
+    rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable."),
     rag_responses: List[Path] = typer.Option(
-        ..., "--rag-responses", help="Run JSONL(.gz) files or directories (recursive); repeatable."
+        ..., "--rag-responses", help="Run files (JSONL or JSON array, .gz) or directories (recursive); repeatable."
     ),
     workflow: Optional[Path] = typer.Option(None, "--workflow", help="Workflow YAML (thresholds, policies)."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus JSONL(.gz) for documents not embedded in runs."),
