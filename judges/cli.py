@@ -39,6 +39,7 @@ class Dataset(str, Enum):
     rag = "rag"
     ragtime = "ragtime"
     dragun = "dragun"
+    neuclir = "neuclir"
 
 
 class OnError(str, Enum):
@@ -66,9 +67,9 @@ class BackendName(str, Enum):
 @app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
-    rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics JSONL file or directory; repeatable."),
+    rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable."),
     rag_responses: List[Path] = typer.Option(
-        ..., "--rag-responses", help="Run JSONL(.gz) files or directories (recursive); repeatable."
+        ..., "--rag-responses", help="Run files (JSONL or JSON array, .gz) or directories (recursive); repeatable."
     ),
     workflow: Optional[Path] = typer.Option(None, "--workflow", help="Workflow YAML (thresholds, policies)."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus JSONL(.gz) for documents not embedded in runs."),
@@ -99,6 +100,9 @@ def main(
     cache_dir: Optional[Path] = typer.Option(
         None, "--cache-dir", help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice."
     ),
+    allow_missing_text: bool = typer.Option(
+        False, "--allow-missing-text", help="Judge even when no cited document has text (no --corpus, nothing embedded): every citation 'missing'."
+    ),
 ) -> None:
     started = time.perf_counter()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
@@ -128,6 +132,7 @@ def main(
             workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
             debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
             backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir, no_debug_log=no_debug_log,
+            allow_missing_text=allow_missing_text,
         )
         compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
         with Progress(
@@ -213,6 +218,9 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     for status in ("supported", "partial", "unsupported", "missing"):
         share = f" ({100 * st[status] / n:.1f}%)" if n else ""
         table.add_row(f"  {status}", f"{st[status]}{share}")
+    if st["cross_language"]:
+        table.add_row("  cross_language", f"{st['cross_language']} ({100 * st['cross_language'] / n:.1f}%): sentence and cited "
+                      "text in different scripts, not aligned (give a translated --corpus, or --attest)")
     if c["capped"]:
         table.add_row("  capped", f"{c['capped']} of the partial: aligned as supported, but the document lacks a number or entity")
     if c["corpus_documents"]:
@@ -225,6 +233,11 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
         table.add_row("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})")
         if a["failed_requests"]:
             table.add_row("LLM failures", ", ".join(f"{n} x {reason}" for reason, n in a["failed_requests"].items()))
+    if summary.filled:
+        shown = ", ".join(f"{r}/{t}" for r, t in summary.filled[:10]) + (f" and {len(summary.filled) - 10} more" if len(summary.filled) > 10 else "")
+        table.add_row("filled (on_missing)", f"{len(summary.filled)} (run, topic) pair(s) without a report, scored 0: {shown}")
+    for line in summary.warnings:
+        table.add_row("warning", line)
     judging = seconds - compiling
     rate = f"{n / judging:,.0f} citations/s" if judging > 0 and n else ""
     if compiling:
@@ -232,6 +245,22 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     table.add_row("time", f"{seconds:.1f} s" + (f" ({rate})" if rate else ""))
     for kind, path in summary.files.items():
         table.add_row(kind, path)
+    out.print(table)
+    if summary.coverage:
+        _print_coverage(summary.coverage)
+
+
+def _print_coverage(rows: list[dict]) -> None:
+    """The per-run coverage table (NAME.coverage.tsv has the missing citations by reason)."""
+    table = Table(title="coverage per run", box=None, pad_edge=False)
+    for i, head in enumerate(("run", "topics", "sentences", "cited", "citations", "missing", "cross-lang")):
+        table.add_column(head, justify="left" if i == 0 else "right", overflow="fold")
+    for r in rows:
+        missing = sum(v for k, v in r.items() if k.startswith("missing_"))
+        table.add_row(
+            r["run_id"], f"{r['topics_answered']}/{r['topics']}", str(r["sentences"]), str(r["cited_sentences"]),
+            str(r["citations"]), str(missing), str(r["cross_language"]),
+        )
     out.print(table)
 
 

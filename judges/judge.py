@@ -32,6 +32,7 @@ from judges.support.features import FEATURES, LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
 from judges.scan import Scan
+from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
 
 BATCH_CITATIONS = 4096  # citations aligned per engine call
@@ -127,17 +128,26 @@ class Judge:
 
         answers = self.vocab.encode_many(texts)
         packed = Packed.of(answers, docs)
-        best, cands = self._align(packed, docs, items)
+        # Sentence and cited text in different scripts: not aligned, recorded as cross_language.
+        a_script, d_script = scripts_of(texts), scripts_of([di.text for di in docs])
+        cross = [d >= 0 and a_script[a] != NONE and d_script[d] != NONE and a_script[a] != d_script[d]
+                 for _, _, _, a, d, _, _ in items]
+        aligned = [it[:4] + (-1,) + it[5:] if x else it for it, x in zip(items, cross)] if any(cross) else items
+        best, cands = self._align(packed, docs, aligned)
         match = self.wf.alignment.match
         judgments = []
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
             if d < 0:
                 judgments.append(support.missing(reason, source))
                 continue
+            if cross[i]:
+                judgments.append(cross_language(script_name(a_script[a_slot]), script_name(d_script[d]), c.doc_id,
+                                                source, len(answers[a_slot])))
+                continue
             numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
             judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match)
                              ._replace(numbers_missing=numbers, entities_missing=entities))
-        judgments = self._decide(packed, texts, answers, items, judgments)
+        judgments = self._decide(packed, texts, answers, aligned, judgments)
         if self.attester is not None:
             judgments = self.attester.attest([
                 Case(sent.text, None if d < 0 else docs[d], judgments[i],
@@ -250,6 +260,13 @@ class Judge:
         )
 
 
+def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: str, answer_tokens: int) -> Judgment:
+    """A citation whose sentence and document are in different scripts: no alignment is tried."""
+    reason = (f"cross-language: sentence in {sentence_script} script, document {doc_id!r} in {doc_script}: not aligned "
+              "(give a translated --corpus, or attest with an LLM)")
+    return Judgment("cross_language", 0, 0, 0.0, 0.0, 0.0, answer_tokens, 0, 0, "", source, reason, "cross_language")
+
+
 class Packed(NamedTuple):
     """A batch's answers and documents as flat token-id arrays with offsets (the engines' layout)."""
 
@@ -320,10 +337,14 @@ def judge_part(
 
     mine = sorted(t for t in scan.reports if topics is None or t in topics)
     streamed: dict[str, set[int]] = {}
+    arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
     with contextlib.ExitStack() as stack:
         files: dict[str, BinaryIO] = {}
         for topic in mine:
             for path, line, offset in scan.reports[topic]:
+                if offset < 0:
+                    arrays.setdefault(path, set()).add(-offset - 1)
+                    continue
                 if not seekable(path):
                     streamed.setdefault(path, set()).add(line)
                     continue
@@ -334,6 +355,9 @@ def judge_part(
             judge.forget_documents()  # the next topic cites other documents
     for path in sorted(streamed):
         for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
+            add(rep)
+    for path in sorted(arrays):
+        for _, rep in read_reports(Path(path), options.dataset, max_citations, items=arrays[path]):
             add(rep)
     flush()
     if judge.attester is not None:

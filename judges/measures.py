@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
-WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0}
+WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0, "cross_language": 0.0}
 
 
 class SentenceGrounding(NamedTuple):

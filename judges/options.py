@@ -31,6 +31,7 @@ class Options:
     llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
     cache_dir: Optional[Path] = None  # the attestation answer cache (default: out_dir)
     no_debug_log: bool = False  # write no debug log at all (--no-debug-log)
+    allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')
 
 
 @dataclass
@@ -41,3 +42,6 @@ class Summary:
     topics: int = 0
     files: dict[str, str] = field(default_factory=dict)  # output kind -> path
     attest: dict = field(default_factory=dict)  # LLM attestation figures (judges.attest.cascade.summarize)
+    coverage: list = field(default_factory=list)  # per-run coverage rows (judges.coverage)
+    filled: list = field(default_factory=list)  # (run, topic) pairs without a report, filled by leaderboard.on_missing
+    warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)

@@ -20,10 +20,12 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges import __version__
+from judges.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.errors import InputError
-from judges.formats.jsonl import discover
+from judges.formats.jsonl import JSONL_SUFFIXES, discover
+from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows
 from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
 from judges.options import Options, Summary
@@ -128,6 +130,7 @@ def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tupl
         targets[f"leaderboard_{fmt}"] = (out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}", "--out-dir")
     targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
     targets["assessments_parquet"] = (out_dir / f"{name}.assessments.parquet", "--out-dir")
+    targets["coverage"] = (out_dir / f"{name}.coverage.tsv", "--out-dir")
     targets["config"] = (out_dir / f"{name}.config.yml", "--out-dir")
     if log_path is not None:
         targets["debug_log"] = (Path(log_path), "--out-dir" if options.debug_log is None else "--debug-log")
@@ -146,7 +149,15 @@ def write_outputs(
         counts[f"{kind}_rows"] = trec.write_qrels(place(path), qrels_rows(table, key))
         files[kind] = str(path)
 
-    rows = leaderboard_rows(per_topic, scan.runs, list(topics), options.workflow.leaderboard.on_missing)
+    on_missing = options.workflow.leaderboard.on_missing
+    rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing)
+    summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
+    summary.coverage = coverage_rows(scan, len(topics), table, summary.filled)
+    write_coverage(place(out_dir / f"{name}.coverage.tsv"), summary.coverage)
+    files["coverage"] = str(out_dir / f"{name}.coverage.tsv")
+    warning = missing_warning(summary.coverage)
+    if warning:
+        summary.warnings.append(warning)
     for fmt in options.leaderboard_formats:
         path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
         trec.write_leaderboard(place(path), rows, fmt)
@@ -171,7 +182,10 @@ def write_outputs(
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
-        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing")},
+        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing", "cross_language")},
+        "filled_by_on_missing": {"policy": on_missing, "pairs": {
+            run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
+        }},
     }
     if summary.attest:
         config["attest"] = summary.attest
@@ -191,7 +205,7 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
     """The input files (as found), with their sha256 for the config record."""
 
     def describe(paths: list[Path], option: str) -> list:
-        found = discover(paths, option)
+        found = discover(paths, option, suffixes=TOPIC_SUFFIXES if option == "--rag-topics" else JSONL_SUFFIXES)
         if not with_hashes:
             return [p.as_posix() for p in found]
         return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]

@@ -32,7 +32,7 @@ from judges.judge import judge_part
 from judges.options import Options, Summary
 from judges.outputs import describe_inputs, output_targets, write_outputs
 from judges.records import Document
-from judges.scan import Problems, check_missing_topics, load_topics, scan_runs
+from judges.scan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
 from judges.workers import Workers
 
@@ -126,6 +126,7 @@ def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts["corpus_documents"] = len(corpus)
+        check_resolvable(options, scan, corpus)
         stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
         if log_path is not None:
             log.start(outset.stage(log_path))

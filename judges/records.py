@@ -52,18 +52,18 @@ class Report:
     run_id: str
     topic_id: str
     team_id: str
-    shape: str  # "rag" (answer + references), "responses" (RAGTIME/DRAGUN/kiddie)
+    shape: str  # "rag" (answer + references), "responses" (RAGTIME/DRAGUN/kiddie), "sentences" (NeuCLIR)
     sentences: tuple[Sentence, ...]
     documents: dict[str, Optional[Document]]  # embedded documents; None = present without text
     path: str
     line: int
-    offset: int = 0  # byte offset of the record's line in its (uncompressed) file
+    offset: int = 0  # byte offset of the record's line in its (uncompressed) file; -(index + 1) in a JSON array
 
 
 class Judgment(NamedTuple):
     """The verdict on one (sentence, citation) pair."""
 
-    status: str  # supported | partial | unsupported | missing
+    status: str  # supported | partial | unsupported | missing | cross_language
     grade: int  # 2 supported, 1 partial, 0 otherwise
     score: int  # raw Smith-Waterman score
     norm_score: float  # score / (match * answer tokens)
@@ -90,4 +90,5 @@ class Judgment(NamedTuple):
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
 
-STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0}
+# cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).
+STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0, "cross_language": 0}

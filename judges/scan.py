@@ -9,7 +9,7 @@ corpus, and how many citations there are (for the progress bar).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -17,7 +17,7 @@ from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover
 from judges.formats.runs import read_reports
-from judges.formats.topics import read_topics
+from judges.formats.topics import TOPIC_SUFFIXES, read_topics
 from judges.options import Options
 from judges.records import Topic
 
@@ -39,7 +39,7 @@ class Problems:
 
 def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]) -> dict[str, Topic]:
     topics: dict[str, Topic] = {}
-    for path in discover(paths, "--rag-topics"):
+    for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
         for line, value in read_topics(path):
             if isinstance(value, InputError):
                 problems(value, "topic")
@@ -64,6 +64,8 @@ class Scan:
     answered: dict[str, set[str]]  # run -> topics it answered
     wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
     citations: int  # judged citations, for the progress bar
+    coverage: dict[str, Counter] = field(default_factory=dict)  # run -> sentences, cited_sentences, citations, embedded
+    without_text: Counter = field(default_factory=Counter)  # cited id without embedded text -> its citations (selected runs)
 
 
 def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) -> dict[str, set[str]]:
@@ -85,7 +87,12 @@ def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> 
 
 def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, counts: Counter, warn) -> Scan:
     """The first pass: validate every report and learn what the second pass needs."""
-    files = discover(options.responses, "--rag-responses")
+    not_read: list[Path] = []
+    files = discover(options.responses, "--rag-responses", not_read)
+    if not_read:
+        counts["files_not_read"] = len(not_read)
+        shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (f" and {len(not_read) - 10} more" if len(not_read) > 10 else "")
+        warn(f"{len(not_read)} file(s) in the run directories not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}")
     if not files:
         raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
@@ -94,6 +101,8 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     answered: dict[str, set[str]] = {}
     wanted: dict[tuple[str, str], set[str]] = {}
     citations: Counter = Counter()
+    coverage: dict[str, Counter] = {}
+    without_text: dict[str, Counter] = {}
     for path in files:
         for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
             if isinstance(rep, InputError):
@@ -116,11 +125,19 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
             answered[rep.run_id].add(rep.topic_id)
             docs = wanted.setdefault(key, set())
+            cov = coverage.setdefault(rep.run_id, Counter())
+            unresolved = without_text.setdefault(rep.run_id, Counter())
+            cov["sentences"] += len(rep.sentences)
             for sent in rep.sentences:
                 citations[rep.run_id] += len(sent.citations)
+                cov["cited_sentences"] += bool(sent.citations)
+                cov["citations"] += len(sent.citations)
                 for c in sent.citations:
                     if c.doc_id is not None and rep.documents.get(c.doc_id) is None:
                         docs.add(c.doc_id)
+                        unresolved[c.doc_id] += 1
+                    elif c.doc_id is not None:
+                        cov["embedded"] += 1
     runs = run_order if options.max_runs is None else run_order[: options.max_runs]
     counts["runs_not_selected"] = len(run_order) - len(runs)
     if counts["reports_unknown_topic"]:
@@ -133,7 +150,31 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
         answered={r: answered[r] for r in runs},
         wanted_docs=_wanted_by_topic(wanted, set(runs)),
         citations=sum(citations[r] for r in runs),
+        coverage={r: coverage.get(r, Counter()) for r in runs},
+        without_text=sum((without_text.get(r, Counter()) for r in runs), Counter()),
     )
+
+
+def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
+    """Stop when not one citation can be resolved to a document text (runs without embedded
+    documents and no, or the wrong, ``--corpus``), unless ``--allow-missing-text``."""
+    if not scan.citations or options.allow_missing_text:
+        return
+    embedded = sum(c["embedded"] for c in scan.coverage.values())
+    if embedded or any(d in corpus for d in scan.without_text):
+        return
+    hint = "or --allow-missing-text to judge anyway (every citation 'missing')"
+    if options.corpus is None:
+        raise InputError("--corpus", None, None, (
+            f"none of the {scan.citations} citations can be resolved to a document text: the runs embed no cited "
+            f"document and no --corpus was given; pass --corpus with the collection the runs cite (JSONL with "
+            f"doc_id|docid|id and text), {hint}"
+        ))
+    example = ", ".join(repr(d) for d in sorted(scan.without_text)[:3])
+    raise InputError(options.corpus, None, "--corpus", (
+        f"none of the {len(scan.without_text)} cited document ids ({example}, ...) is in this corpus "
+        f"({scan.citations} citations, none resolvable): is it the collection the runs cite? {hint[0].upper()}{hint[1:]}"
+    ))
 
 def check_missing_topics(options: Options, topics: dict[str, Topic], scan: Scan) -> None:
     """``leaderboard.on_missing: error``: refuse before judging when a run skipped a topic."""

@@ -93,7 +93,7 @@ def test_embedded_documents_in_every_form():
         ([], "run.jsonl:7: a report must be a JSON object, got a list"),
         ({"metadata": {"topic_id": "t"}, "answer": []}, "run.jsonl:7: metadata.run_id: missing"),
         ({"metadata": {"run_id": "r"}, "answer": []}, "run.jsonl:7: metadata.topic_id: missing (also looked for narrative_id, request_id)"),
-        ({"metadata": {"run_id": "r", "topic_id": "t"}}, "run.jsonl:7: responses: missing (a report needs 'answer' or 'responses')"),
+        ({"metadata": {"run_id": "r", "topic_id": "t"}}, "run.jsonl:7: responses: missing (a report needs 'answer', 'responses' or 'sentences')"),
         ({"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [{"citations": []}]}, "run.jsonl:7: answer[0].text: missing"),
         ({"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [{"text": "s", "citations": [1.5]}]}, "run.jsonl:7: answer[0].citations[0]: must be an index or a doc id, got a number"),
         ({"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": "d1"}]}, "run.jsonl:7: responses[0].citations: must be a list or an object, got a string"),

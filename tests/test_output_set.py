@@ -25,7 +25,9 @@ from judges.formats.outset import OutputSet, journal_path
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 RUN_A = ROOT / "runs" / "dragun" / "teamD-base.jsonl"
 RUN_B = ROOT / "runs" / "dragun" / "teamD-strong.jsonl"
-FILES = ("t.qrels", "t.doc.qrels", "t.leaderboard.txt", "t.leaderboard.parquet", "t.assessments.parquet", "t.config.yml")
+FILES = (
+    "t.qrels", "t.doc.qrels", "t.leaderboard.txt", "t.leaderboard.parquet", "t.assessments.parquet", "t.coverage.tsv", "t.config.yml",
+)
 
 
 def args(out: Path, run: Path, *extra) -> list[str]:

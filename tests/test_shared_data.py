@@ -60,6 +60,9 @@ def test_spot_check_fully_local_references_that_never_match(tmp_path):
     corpus = shared("spot-check", "example-irds-corpus", "corpus.jsonl.gz")
     result = run_cli("--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus,
                      "--out-dir", tmp_path, "--name", "local")
+    assert result.returncode == 2 and "none of the 3 cited document ids" in result.stderr  # said, not silently zero
+    result = run_cli("--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus,
+                     "--out-dir", tmp_path, "--name", "local", "--allow-missing-text")
     assert result.returncode == 0, result.stderr
     df = judges.read_assessments(tmp_path, "local")
     assert len(df) == 8 and set(df.status) == {"missing"}  # no cited id has text anywhere

@@ -112,7 +112,7 @@ class Attester:
     def selects(self, j: Judgment) -> bool:
         if self.s.mode == "none" or j.status == "missing":
             return False
-        if self.s.mode == "all":
+        if self.s.mode == "all" or j.status == "cross_language":  # alignment could not judge it: the LLM can
             return True
         low, high = self.band
         return j.p_full is not None and low <= j.p_full < high

@@ -135,13 +135,26 @@ def iter_jsonl(path: Path, lines: Optional[Container[int]] = None) -> Iterator[t
         yield line_no, parse_line(path, line_no, raw)
 
 
-def discover(paths: list[Path], what: str) -> list[Path]:
-    """Expand files and directories (recursively) into a sorted list of JSONL files."""
+def readable_name(path: Path, suffixes: tuple[str, ...] = JSONL_SUFFIXES) -> bool:
+    """Whether a file found in a directory is read: a JSON suffix in any case (``RUN4.JSONL``),
+    or no suffix at all (``run2``, as TREC runs are often named); hidden files are not."""
+    name = path.name.lower()
+    return not name.startswith(".") and (name.endswith(suffixes) or "." not in name)
+
+
+def discover(paths: list[Path], what: str, skipped: Optional[list[Path]] = None, suffixes: tuple[str, ...] = JSONL_SUFFIXES) -> list[Path]:
+    """Expand files and directories (recursively) into a sorted list of JSONL files; files of a
+    directory that are not read go to ``skipped`` (to be named in a warning)."""
     found: set[Path] = set()
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found.update(q for q in p.rglob("*") if q.is_file() and q.name.endswith(JSONL_SUFFIXES))
+            for q in p.rglob("*"):
+                if q.is_file():
+                    if readable_name(q, suffixes):
+                        found.add(q)
+                    elif skipped is not None:
+                        skipped.append(q)
         elif p.is_file():
             found.add(p)
         else:

@@ -6,11 +6,19 @@ Shapes read (one JSON object per line, one report per topic):
   citation is an index into ``references`` when the report has a ``references`` list, otherwise
   the doc id written as a number; a string citation is always a doc id ("format 2").
 * RAGTIME: ``responses: [{text, citations: {doc_id: confidence}}]``.
-* DRAGUN, NeuCLIR, AutoJudge kiddie: ``responses: [{text, citations: [doc id]}]``.
+* DRAGUN, AutoJudge kiddie: ``responses: [{text, citations: [doc id]}]``.
+* NeuCLIR 2024 reports as filed: ``{request_id, run_id, collection_ids, sentences: [{text,
+  citations: [doc id]}]}``, without ``metadata`` (``request_id`` a string or an int).
 
 Run and topic ids come from ``metadata`` (``run_id``; ``topic_id``, ``narrative_id`` or
-``request_id``) or, for raw RAG24 files without ``metadata``, from the top level. Embedded
-document texts come from ``documents`` (``{doc_id: {text, title}}``, ``{doc_id: text}`` or a list).
+``request_id``) or, for raw RAG24 and NeuCLIR files without ``metadata``, from the top level.
+Embedded document texts come from ``documents`` (``{doc_id: {text, title}}``, ``{doc_id: text}``
+or a list).
+
+A run file is JSON Lines, or one JSON array of such records (``.json`` files as teams file them;
+a file whose first character is ``[``). An array's records are named by the line they start on
+and, in messages, by their index (``run.json:1: [3].responses: missing``); their ``offset`` is
+``-(index + 1)``: they are re-read by index (:func:`read_reports` ``items``), not by byte offset.
 """
 
 from __future__ import annotations
@@ -22,21 +30,28 @@ from pathlib import Path
 from typing import BinaryIO, Container, Iterator, Optional
 
 from judges.errors import InputError
+from judges.formats.jsondoc import first_char, iter_array, read_text
 from judges.formats.jsonl import iter_lines, parse_line
 from judges.records import Citation, Document, Report, Sentence
 
 TOPIC_ID_KEYS = ("topic_id", "narrative_id", "request_id")
 DOC_ID_KEYS = ("doc_id", "docid", "docno", "id", "_id")
-DATASET_SHAPES = {"auto": None, "rag": "rag", "ragtime": "responses", "dragun": "responses"}
+DATASET_SHAPES = {"auto": None, "rag": "rag", "ragtime": "responses", "dragun": "responses", "neuclir": "sentences"}
+SHAPE_FIELDS = {"rag": "answer", "responses": "responses", "sentences": "sentences"}  # shape -> its list of sentences
 
 
 def read_reports(
-    path: Path, dataset: str = "auto", max_citations: Optional[int] = None, lines: Optional[Container[int]] = None
+    path: Path, dataset: str = "auto", max_citations: Optional[int] = None, lines: Optional[Container[int]] = None,
+    items: Optional[Container[int]] = None,
 ) -> Iterator[tuple[int, Report | InputError]]:
     """Yield ``(line, Report)`` for each record of a run file, or ``(line, InputError)``.
 
-    ``lines``: parse only these line numbers (a second pass that already knows what to judge).
+    ``lines``: parse only these line numbers of a JSON Lines file, ``items`` only these indices of
+    a JSON array file (a second pass that already knows what to judge).
     """
+    if is_array_file(path):
+        yield from _read_array(path, dataset, max_citations, items)
+        return
     for line, offset, raw in iter_lines(path, lines):
         value = parse_line(path, line, raw)
         if isinstance(value, InputError):
@@ -46,6 +61,26 @@ def read_reports(
             yield line, parse_report(value, str(path), line, dataset, max_citations, offset)
         except InputError as e:
             yield line, e
+
+
+def is_array_file(path: Path | str) -> bool:
+    """Whether a run file is one JSON array of records (rather than JSON Lines)."""
+    return first_char(Path(path)) == "["
+
+
+def _read_array(
+    path: Path, dataset: str, max_citations: Optional[int], items: Optional[Container[int]]
+) -> Iterator[tuple[int, Report | InputError]]:
+    try:
+        for line, index, value in iter_array(read_text(path), path):
+            if items is not None and index not in items:
+                continue
+            try:
+                yield line, parse_report(value, str(path), line, dataset, max_citations, -(index + 1))
+            except InputError as e:
+                yield line, InputError(e.path, e.line, f"[{index}]" + ("" if e.field is None else f".{e.field}"), e.problem)
+    except InputError as e:  # the array is broken from here on
+        yield e.line or 1, e
 
 
 def read_report_at(
@@ -112,15 +147,17 @@ def parse_report(
     team = meta.get("team_id")
     team_id = "" if team is None else str(team)
 
-    has_answer, has_responses = "answer" in obj, "responses" in obj
-    if has_answer and has_responses:
-        raise InputError(path, line, "answer", "a report has both 'answer' and 'responses'")
-    if not (has_answer or has_responses):
-        raise InputError(path, line, "responses", "missing (a report needs 'answer' or 'responses')")
-    shape, field = ("rag", "answer") if has_answer else ("responses", "responses")
+    present = [shape for shape, f in SHAPE_FIELDS.items() if f in obj]
+    if len(present) > 1:
+        both = " and ".join(f"'{SHAPE_FIELDS[s]}'" for s in present)
+        raise InputError(path, line, SHAPE_FIELDS[present[0]], f"a report has both {both}")
+    if not present:
+        raise InputError(path, line, "responses", "missing (a report needs 'answer', 'responses' or 'sentences')")
+    shape = present[0]
+    field = SHAPE_FIELDS[shape]
     wanted = DATASET_SHAPES[dataset]
     if wanted is not None and wanted != shape:
-        raise InputError(path, line, field, f"--dataset {dataset} expects '{'answer' if wanted == 'rag' else 'responses'}'")
+        raise InputError(path, line, field, f"--dataset {dataset} expects '{SHAPE_FIELDS[wanted]}'")
 
     references = obj.get("references")
     if references is not None:

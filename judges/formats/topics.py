@@ -1,8 +1,15 @@
 """Reading topics: AutoJudge Request files and the raw forms of each track.
 
+Records:
+
 * Request: ``{request_id, title, problem_statement?, background?, limit?}``;
+* NeuCLIR / RAGTIME requests: ``{request_id | topic_id, collection_ids, title?, problem_statement,
+  background, limit}`` (no title: the problem statement stands in for it);
 * RAG 2025: ``{id, narrative}``; ir_datasets: ``{qid, query}``;
 * RAGTIME exports: the same fields nested under ``original_topic`` (top-level keys win).
+
+Files: JSON Lines, a JSON array, JSON objects one after another (pretty-printed, or glued on one
+line), or the TREC/NIST tab-separated form ``topic_id<TAB>query`` (one topic a line).
 """
 
 from __future__ import annotations
@@ -11,12 +18,14 @@ from pathlib import Path
 from typing import Iterator
 
 from judges.errors import InputError
-from judges.formats.jsonl import iter_jsonl
+from judges.formats.jsondoc import iter_array, iter_values, read_text
+from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
 from judges.formats.runs import _topic_id, json_type
 from judges.records import Topic
 
+TOPIC_SUFFIXES = JSONL_SUFFIXES + (".txt", ".tsv")  # read from a topics directory (TREC TSV besides JSON)
 ID_KEYS = ("request_id", "topic_id", "id", "qid", "query_id", "narrative_id")
-TITLE_KEYS = ("title", "query", "narrative", "text", "topic")
+TITLE_KEYS = ("title", "query", "narrative", "text", "topic", "problem_statement", "background")
 TEXT_KEYS = ("title", "query", "narrative", "problem_statement", "background", "description", "body")
 
 
@@ -39,12 +48,71 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
     return Topic(topic_id, title.strip(), "\n".join(parts), key)
 
 
+SHAPES = (
+    "accepted topic files: JSON Lines (one {request_id|topic_id|id|qid: ..., title|query|narrative|problem_statement: ...} "
+    "per line), a JSON array of such objects, or TREC TSV (topic_id<TAB>query per line)"
+)
+
+
 def read_topics(path: Path) -> Iterator[tuple[int, Topic | InputError]]:
-    for line, value in iter_jsonl(path):
-        if isinstance(value, InputError):
-            yield line, value
-            continue
+    """Yield ``(line, Topic)`` for each topic of a file in any accepted shape, or ``(line, InputError)``
+    for a bad record; a file of no accepted shape raises :class:`InputError` naming the shapes."""
+    try:
+        text = read_text(path)
+    except InputError as e:
+        raise InputError(e.path, e.line, None, f"{e.problem}: not a topics file; {SHAPES}") from None
+    start = text.lstrip()[:1]
+    if not start:
+        return
+    if start == "[":
         try:
-            yield line, parse_topic(value, str(path), line)
+            for line, index, value in iter_array(text, path):
+                yield line, _topic(value, path, line, index)
         except InputError as e:
-            yield line, e
+            yield e.line or 1, e
+        return
+    if start == "{":
+        try:
+            values = list(iter_values(text, path))
+        except InputError:  # not one JSON stream: line by line, each bad line its own error
+            values = None
+        if values is not None:
+            for line, value in values:
+                yield line, _topic(value, path, line)
+            return
+        for line, value in iter_jsonl(path):
+            yield line, value if isinstance(value, InputError) else _topic(value, path, line)
+        return
+    yield from _read_tsv(text, path)
+
+
+def _topic(value: object, path: Path, line: int, index: int | None = None) -> Topic | InputError:
+    try:
+        return parse_topic(value, str(path), line)
+    except InputError as e:
+        if index is None:
+            return e
+        field = f"[{index}]" + ("" if e.field is None else f".{e.field}")
+        return InputError(e.path, e.line, field, e.problem)
+
+
+def _read_tsv(text: str, path: Path) -> Iterator[tuple[int, Topic | InputError]]:
+    """TREC topics as NIST distributes them: ``topic_id<TAB>query``, one per line."""
+    lines = text.splitlines()
+    first = next(i for i, raw in enumerate(lines) if raw.strip())
+    if "\t" not in lines[first]:
+        raise InputError(path, first + 1, None, f"not a topics file (neither JSON nor tab-separated); {SHAPES}")
+    for i, raw in enumerate(lines[first:], start=first + 1):
+        if not raw.strip():
+            continue
+        topic_id, tab, query = raw.partition("\t")
+        if not tab:
+            yield i, InputError(path, i, None, "expected topic_id<TAB>query (no tab in this line)")
+        else:
+            try:
+                topic_id = _topic_id(topic_id, path, i, "topic_id")
+            except InputError as e:
+                yield i, e
+                continue
+            query = query.strip()
+            yield i, Topic(topic_id, query, query)

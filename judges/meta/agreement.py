@@ -40,7 +40,7 @@ from scipy import stats
 from judges.errors import InputError
 from judges.meta.labels import KEY, LABELS, LINE, Labels
 
-JUDGE_LABEL = {"supported": "supported", "partial": "partially", "unsupported": "not_supported", "missing": "not_supported"}
+JUDGE_LABEL = {"supported": "supported", "partial": "partially", "unsupported": "not_supported", "missing": "not_supported", "cross_language": "not_supported"}
 _RANK = {"supported": 2, "partially": 1, "not_supported": 0}
 _BY_RANK = {v: k for k, v in _RANK.items()}
 POSITIVE = {"supported": ("supported",), "supported+partially": ("supported", "partially")}

@@ -35,7 +35,7 @@ from judges.support.features import FEATURES
 from judges.support.model import SupportModel, fit, levels
 
 LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
-STATUS_LEVEL = {"unsupported": 0, "missing": 0, "partial": 1, "supported": 2}
+STATUS_LEVEL = {"unsupported": 0, "missing": 0, "cross_language": 0, "partial": 1, "supported": 2}
 FEATURE_COLUMNS = [f"f_{name}" for name in FEATURES]
 MAX_SINGLE_TOPIC_FOLDS = 20
 FOLDS = 10

@@ -1,0 +1,100 @@
+"""Reading whole-file JSON shapes: a JSON array of records, or JSON values one after another
+(JSON Lines, objects pretty-printed over several lines, or objects glued on one line ``}{``).
+
+JSON Lines files are read line by line (:mod:`judges.formats.jsonl`); these readers are for the
+files teams file as one ``.json`` array, and for small files (topics) of any JSON layout. Each
+value comes with the line where it starts, for ``path:line`` messages.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Iterator
+
+from judges.errors import InputError
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def read_text(path: Path) -> str:
+    """The whole file as text (gunzipping ``.gz``; a UTF-8 byte-order mark is dropped)."""
+    try:
+        data = gzip.open(path, "rb").read() if str(path).endswith(".gz") else Path(path).read_bytes()
+    except (OSError, EOFError) as e:
+        raise InputError(path, None, None, f"cannot read: {e}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(path, line, None, f"not UTF-8 ({e.reason} at byte {e.start})") from None
+
+
+def first_char(path: Path, size: int = 4096) -> str:
+    """The first non-blank character of a file ('' for an empty or unreadable one)."""
+    try:
+        with (gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")) as f:
+            while True:
+                block = f.read(size)
+                if not block:
+                    return ""
+                text = block.lstrip(b"\xef\xbb\xbf \t\r\n")
+                if text:
+                    return chr(text[0]) if text[0] < 128 else ""
+    except (OSError, EOFError):
+        return ""
+
+
+def _invalid(path: object, e: json.JSONDecodeError) -> InputError:
+    return InputError(path, e.lineno, None, f"invalid JSON ({e.msg} at column {e.colno})")
+
+
+def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
+    """``(line, index, value)`` of each element of a JSON array; a syntax error ends it with
+    :class:`InputError` (raised where it is met, after the elements before it)."""
+    pos = _SPACE.match(text, 0).end()
+    if text[pos : pos + 1] != "[":
+        raise InputError(path, 1, None, "expected a JSON array")
+    pos = _SPACE.match(text, pos + 1).end()
+    line, counted, index = 1, 0, 0
+    if text[pos : pos + 1] == "]":
+        return
+    while True:
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise _invalid(path, e) from None
+        line += text.count("\n", counted, pos)
+        counted = pos
+        yield line, index, value
+        index += 1
+        pos = _SPACE.match(text, end).end()
+        sep = text[pos : pos + 1]
+        if sep == ",":
+            pos = _SPACE.match(text, pos + 1).end()
+        elif sep == "]":
+            rest = _SPACE.match(text, pos + 1).end()
+            if rest != len(text):
+                raise _invalid(path, json.JSONDecodeError("Extra data", text, rest))
+            return
+        else:
+            raise _invalid(path, json.JSONDecodeError("Expecting ',' delimiter", text, pos))
+
+
+def iter_values(text: str, path: object) -> Iterator[tuple[int, object]]:
+    """``(line, value)`` of JSON values written one after another, whatever the white space
+    between them (none, a newline, several lines); a syntax error raises :class:`InputError`."""
+    pos = _SPACE.match(text, 0).end()
+    line, counted = 1, 0
+    while pos < len(text):
+        try:
+            value, end = _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise _invalid(path, e) from None
+        line += text.count("\n", counted, pos)
+        counted = pos
+        yield line, value
+        pos = _SPACE.match(text, end).end()

@@ -1,0 +1,345 @@
+"""Input files exactly as the tracks distribute them (issue 13): TREC TSV topics, NeuCLIR and
+RAGTIME request files, NeuCLIR report runs (JSONL and JSON array), JSON-array runs of every shape,
+run files without or with an upper-case extension."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judges.errors import InputError
+from judges.formats.jsondoc import iter_array, iter_values
+from judges.formats.topics import read_topics
+
+FIXTURES = Path(__file__).parent / "fixtures" / "shapes"
+
+
+def topics_of(path):
+    got = list(read_topics(path))
+    errors = [e for _, e in got if isinstance(e, InputError)]
+    assert not errors, [e.render() for e in errors]
+    return [(t.topic_id, t.title) for _, t in got]
+
+
+# -- topics ------------------------------------------------------------------------------------
+
+def test_trec_tsv_topics(tmp_path):
+    path = tmp_path / "topics.rag24.test.txt"
+    path.write_text("2024-153051\twhat target stors's policies for shoplifting\n\n2024-19025\tdid people trust\tthe phone\r\n")
+    assert topics_of(path) == [("2024-153051", "what target stors's policies for shoplifting"),
+                               ("2024-19025", "did people trust\tthe phone")]
+
+
+def test_tsv_line_without_tab_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text("1\tfirst\nsecond without tab\n\t empty id\n")
+    got = list(read_topics(path))
+    assert got[0][1].topic_id == "1"
+    assert got[1][1].render() == f"{path}:2: expected topic_id<TAB>query (no tab in this line)"
+    assert got[2][1].render() == f"{path}:3: topic_id: is empty"
+
+
+@pytest.mark.parametrize("content", ["just some words\nand more\n", "<top>\n<num> Number: 301\n</top>\n"])
+def test_unreadable_topics_file_lists_the_accepted_shapes(tmp_path, content):
+    path = tmp_path / "topics.txt"
+    path.write_text(content)
+    with pytest.raises(InputError) as e:
+        list(read_topics(path))
+    message = e.value.render()
+    assert message.startswith(f"{path}:1: not a topics file")
+    assert "JSON Lines" in message and "JSON array" in message and "topic_id<TAB>query" in message
+
+
+def test_binary_topics_file_lists_the_accepted_shapes(tmp_path):
+    path = tmp_path / "topics.jsonl"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    with pytest.raises(InputError, match="not UTF-8 .*not a topics file; accepted topic files"):
+        list(read_topics(path))
+
+
+def test_neuclir_and_ragtime_requests(tmp_path):
+    path = FIXTURES / "neuclir-requests.jsonl"
+    got = [t for _, t in read_topics(path)]
+    assert [t.topic_id for t in got] == ["300", "301", "2000"]
+    assert got[0].title.startswith("Report on") and "background" in got[0].text.lower() or got[0].text
+    assert got[2].title == "Anti-vaping Legislation"  # RAGTIME 2026: topic_id and title
+
+
+def test_json_array_and_glued_and_pretty_printed_topics(tmp_path):
+    records = [{"request_id": "a", "title": "A"}, {"topic_id": 7, "title": "B"}]
+    array = tmp_path / "topics.json"
+    array.write_text(json.dumps(records, indent=2))
+    assert topics_of(array) == [("a", "A"), ("7", "B")]
+    glued = tmp_path / "glued.jsonl"
+    glued.write_text("".join(json.dumps(r) for r in records))  # RAGTIME's topics_small.jsonl: '}{' on one line
+    assert topics_of(glued) == [("a", "A"), ("7", "B")]
+    pretty = tmp_path / "pretty.jsonl"
+    pretty.write_text("\n".join(json.dumps(r, indent=1) for r in records))
+    got = list(read_topics(pretty))
+    assert [line for line, _ in got] == [1, 5]
+
+
+def test_bad_element_of_a_topic_array_names_its_index(tmp_path):
+    path = tmp_path / "topics.json"
+    path.write_text('[\n{"title": "no id"},\n{"id": "ok", "title": "x"}\n]')
+    got = list(read_topics(path))
+    assert got[0][1].render() == f"{path}:2: [0].request_id: missing (also looked for topic_id, id, qid, query_id, narrative_id)"
+    assert got[1][1].topic_id == "ok"
+
+
+def test_a_bad_jsonl_line_is_still_its_own_error(tmp_path):
+    path = tmp_path / "topics.jsonl"
+    path.write_text('{"id": "1", "title": "x"}\n{not json\n{"id": "2", "title": "y"}\n')
+    got = list(read_topics(path))
+    assert got[0][1].topic_id == "1" and got[2][1].topic_id == "2"
+    assert got[1][1].render().startswith(f"{path}:2: invalid JSON")
+
+
+# -- the JSON readers, property-tested ------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+records = st.lists(st.dictionaries(st.text(max_size=4), json_values, max_size=3), max_size=6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(records, st.sampled_from(["", "\n", "\n\n", " ", "\r\n"]), st.integers(0, 2))
+def test_iter_values_reads_any_layout(values, sep, indent):
+    text = sep.join(json.dumps(v, indent=indent or None, ensure_ascii=False) for v in values)
+    got = list(iter_values(text, "x"))
+    assert [v for _, v in got] == values
+    for line, v in got:  # each value starts on the line it is reported at
+        assert "{" in text.split("\n")[line - 1]
+
+
+@settings(max_examples=150, deadline=None)
+@given(records, st.integers(0, 2))
+def test_iter_array_reads_any_array(values, indent):
+    text = json.dumps(values, indent=indent or None, ensure_ascii=False)
+    got = list(iter_array(text, "x"))
+    assert [v for _, _, v in got] == values and [i for _, i, _ in got] == list(range(len(values)))
+
+
+@pytest.mark.parametrize("text", ["[{}, {}", "[{} {}]", "[{}] x", "[{\"a\": }]"])
+def test_iter_array_errors_are_input_errors(text):
+    with pytest.raises(InputError, match="invalid JSON"):
+        list(iter_array(text, "x"))
+
+
+# -- runs ----------------------------------------------------------------------------------------
+
+from conftest import run_cli  # noqa: E402
+
+import judges  # noqa: E402
+from judges.formats.jsonl import discover  # noqa: E402
+from judges.formats.runs import parse_report, read_reports  # noqa: E402
+
+
+def test_neuclir_report_as_filed():
+    obj = {"request_id": 300, "run_id": "r", "collection_ids": ["neuclir/1/zho"],
+           "sentences": [{"text": "A.", "citations": ["u1", "u2"]}, {"text": "B.", "citations": []}]}
+    rep = parse_report(obj, "run.json", 1)
+    assert (rep.run_id, rep.topic_id, rep.shape) == ("r", "300", "sentences")
+    assert [[c.doc_id for c in s.citations] for s in rep.sentences] == [["u1", "u2"], []]
+    assert parse_report({**obj, "request_id": "300"}, "run.json", 1).topic_id == "300"
+    with pytest.raises(InputError, match="--dataset rag expects 'answer'"):
+        parse_report(obj, "run.json", 1, dataset="rag")
+    assert parse_report(obj, "run.json", 1, dataset="neuclir").shape == "sentences"
+    with pytest.raises(InputError, match="a report has both 'responses' and 'sentences'"):
+        parse_report({**obj, "responses": []}, "run.json", 1)
+
+
+def test_json_array_run_files_name_records_by_line_and_index(tmp_path):
+    good = {"request_id": "1", "run_id": "r", "sentences": [{"text": "A.", "citations": ["d"]}]}
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps([good, {"run_id": "r", "sentences": []}, {**good, "request_id": "2"}]))
+    got = list(read_reports(path))
+    assert [line for line, _ in got] == [1, 1, 1]
+    assert got[0][1].offset == -1 and got[2][1].offset == -3  # re-read by index, not by byte offset
+    assert got[1][1].render() == f"{path}:1: [1].topic_id: missing (also looked for narrative_id, request_id)"
+    assert [rep.topic_id for _, rep in read_reports(path, items={2})] == ["2"]
+    broken = tmp_path / "broken.json"
+    broken.write_text("[\n" + json.dumps(good) + ",\n{oops\n]")
+    got = list(read_reports(broken))
+    assert got[0][1].topic_id == "1" and got[1][1].render().startswith(f"{broken}:3: invalid JSON")
+
+
+def test_run_directories_read_extension_less_and_upper_case_files_and_list_the_rest(tmp_path):
+    skipped = []
+    files = discover([FIXTURES / "mixed-runs"], "--rag-responses", skipped)
+    assert sorted(p.name for p in files) == ["RUN4.JSONL", "rag-array.json", "ragtime-array.JSON", "run2"]
+    assert sorted(p.name for p in skipped) == ["README.md", "notes.txt"]
+
+
+def test_mixed_run_directory_through_the_cli(tmp_path):
+    result = run_cli("--rag-topics", FIXTURES / "mixed-topics.tsv", "--rag-responses", FIXTURES / "mixed-runs",
+                     "--out-dir", tmp_path, "--name", "m", "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    assert "warning: 2 file(s) in the run directories not read" in result.stderr
+    assert "mixed-runs/README.md" in result.stderr and "mixed-runs/notes.txt" in result.stderr
+    df = judges.read_assessments(tmp_path, "m")
+    assert sorted(df.run_id.unique()) == ["noext", "rag-array", "ragtime-array", "upper"]
+    assert len(df) == 7
+    out_of_range = df[df.status == "missing"]
+    assert out_of_range.reason.tolist() == ["index 3 out of range (1 references)"]
+
+
+def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(tmp_path):
+    result = run_cli("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs",
+                     "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl", "--out-dir", tmp_path, "--name", "n",
+                     "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    df = judges.read_assessments(tmp_path, "n")
+    assert len(df) == 14  # every citation of both runs is counted
+    by_run = {run: g.drop(columns=["run_id"]).reset_index(drop=True) for run, g in df.groupby("run_id")}
+    assert sorted(by_run) == ["hltcoe-array", "hltcoe-plaid"]
+    cols = ["topic_id", "sentence_index", "citation_rank", "doc_id", "status", "reason"]
+    assert by_run["hltcoe-array"][cols].equals(by_run["hltcoe-plaid"][cols])  # the array and the JSONL run agree
+    assert (df[df.doc_id == "zz-not-in-corpus"].status == "missing").all()
+
+
+# -- missing text is loud; coverage; cross-language ------------------------------------------------
+
+from types import SimpleNamespace  # noqa: E402
+
+import yaml  # noqa: E402
+
+from judges.attest.cascade import Attester  # noqa: E402
+from judges.judge import cross_language  # noqa: E402
+from judges.text.script import NAMES, NONE, scripts_of  # noqa: E402
+
+NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs")
+
+
+def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
+    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("error: --corpus: none of the 14 citations can be resolved to a document text")
+    assert "pass --corpus" in result.stderr and "--allow-missing-text" in result.stderr
+    assert not (tmp_path / "n.leaderboard.txt").exists()
+
+
+def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
+    wrong = tmp_path / "other.jsonl"
+    wrong.write_text('{"id": "x", "text": "Unrelated."}\n')
+    result = run_cli(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    assert result.returncode == 2 and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
+    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python", "--allow-missing-text")
+    assert result.returncode == 0, result.stderr
+    assert "warning" in result.stdout and "14 of 14 citations (100.0%) have no document text" in result.stdout
+    assert "hltcoe-plaid: 7 not in the run (no --corpus)" in " ".join(result.stdout.split())
+    cov = (tmp_path / "n.coverage.tsv").read_text().splitlines()
+    assert cov[1].split("\t")[:8] == ["hltcoe-array", "2", "3", "1", "5", "4", "7", "7"]
+
+
+def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path):
+    result = run_cli(*NEUCLIR, "--corpus", FIXTURES / "neuclir-corpus.jsonl", "--out-dir", tmp_path, "--name", "n",
+                     "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    df = judges.read_assessments(tmp_path, "n")
+    assert len(df) == 14
+    zh = df[df.doc_id == "zh-0001"]
+    assert set(zh.status) == {"cross_language"} and (zh.score == 0).all()
+    assert zh.reason.str.contains("sentence in Latin script, document 'zh-0001' in CJK: not aligned").all()
+    assert df.groupby("status").size().to_dict() == {"cross_language": 10, "missing": 2, "supported": 2}
+    summary = " ".join(result.stdout.split())
+    assert "cross_language 10 (71.4%)" in summary
+    assert "filled (on_missing) 2 (run, topic) pair(s) without a report, scored 0: hltcoe-array/2000, hltcoe-plaid/2000" in summary
+    config = yaml.safe_load((tmp_path / "n.config.yml").read_text())
+    assert config["filled_by_on_missing"] == {"policy": "default", "pairs": {"hltcoe-array": ["2000"], "hltcoe-plaid": ["2000"]}}
+    assert config["statuses"]["cross_language"] == 10
+    rows = [line.split("\t") for line in (tmp_path / "n.coverage.tsv").read_text().splitlines()]
+    assert rows[0][-1] == "cross_language" and [r[-1] for r in rows[1:]] == ["5", "5"]
+    lb = judges.read_leaderboard(tmp_path, "n")
+    acc = lb[(lb.run_id == "hltcoe-plaid") & (lb.topic_id == "300") & (lb.measure == "CITATION_ACCURACY")]
+    assert acc.value.tolist() == [1.0]  # the cited documents exist: only their language differs
+
+
+def test_a_translated_corpus_is_aligned(tmp_path):
+    result = run_cli(*NEUCLIR, "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl", "--out-dir", tmp_path,
+                     "--name", "n", "--backend", "python")
+    assert result.returncode == 0, result.stderr
+    df = judges.read_assessments(tmp_path, "n")
+    assert "cross_language" not in set(df.status) and (df[df.doc_id == "zh-0001"].score > 0).all()
+
+
+def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
+    j = cross_language("Latin", "CJK", "d", "corpus", 5)
+    assert (j.status, j.grade, j.support_status) == ("cross_language", 0, "cross_language")
+    for mode in ("uncertain", "all"):
+        assert Attester.selects(SimpleNamespace(s=SimpleNamespace(mode=mode), band=(0.2, 0.8)), j)
+    assert not Attester.selects(SimpleNamespace(s=SimpleNamespace(mode="none"), band=None), j)
+
+
+@pytest.mark.parametrize("text, script", [
+    ("The Three Gorges Dam is large.", "Latin"), ("三峡大坝是世界上最大的水电站。", "CJK"),
+    ("تهران طرح جدیدی برای کاهش آلودگی", "Arabic"), ("Тегеран ввёл ограничения", "Cyrillic"),
+    ("ソニーは東京の会社です", "CJK"), ("한국어 문장입니다 그렇죠", "Hangul"), ("Ελληνικά κείμενα εδώ", "Greek"),
+    ("2020: 35% (n=4)", "none"), ("", "none"), ("Café crème brûlée, naïve façade", "Latin"),
+])
+def test_script_of_a_text(text, script):
+    assert NAMES[scripts_of([text])[0]] == script
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=40), max_size=6), st.sampled_from(["Latin", "CJK", "Cyrillic", "Arabic"]))
+def test_scripts_of_is_per_text_and_a_dominant_script_wins(texts, name):
+    sample = {"Latin": "abcdefgh", "CJK": "水电站是世界上最大", "Cyrillic": "абвгдежз", "Arabic": "تهرانطرحجدیدی"}[name]
+    got = scripts_of(texts + [sample * 3 + "1234 ,."])
+    assert len(got) == len(texts) + 1 and NAMES[got[-1]] == name
+    assert (got[:-1] == scripts_of(texts)).all() if texts else True  # a text's script does not depend on its batch
+    assert all(0 <= s < len(NAMES) for s in got) and NONE == 0
+
+
+# -- real data (../shared/data), skipped when absent ------------------------------------------------
+
+from conftest import shared  # noqa: E402
+
+
+@pytest.mark.shared
+def test_nist_tsv_topics_give_the_same_leaderboard_as_the_jsonl_topics(tmp_path):
+    rag24 = shared("rag24-support")
+    outs = {}
+    for topics in ("topics.rag24.test.txt", "topics.jsonl"):
+        out = tmp_path / topics
+        result = run_cli("--rag-topics", rag24 / topics, "--rag-responses", rag24 / "runs", "--corpus", rag24 / "segments.jsonl",
+                         "--out-dir", out, "--name", "r")
+        assert result.returncode == 0, result.stderr
+        outs[topics] = out
+    for name in ("r.leaderboard.txt", "r.qrels", "r.coverage.tsv", "r.assessments.parquet"):
+        assert (outs["topics.rag24.test.txt"] / name).read_bytes() == (outs["topics.jsonl"] / name).read_bytes(), name
+
+
+def _topics_of_runs(paths, out: Path) -> Path:
+    ids = sorted({json.loads(line)["metadata"]["topic_id"] for p in paths for line in open(p) if line.strip()})
+    out.write_text("".join(f"{t}\ttopic {t}\n" for t in ids))
+    return out
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("track, topics, counts", [
+    ("dragun25", 30, dict(reports=90, sentences=668, cited=641, citations=1067)),
+    ("ragtime26", 103, dict(reports=309, sentences=8082, cited=8078, citations=8136)),
+])
+def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp_path, track, topics, counts):
+    runs = sorted(p for p in shared("real-runs", track).glob("*.jsonl") if "topics" not in p.name)
+    topic_file = _topics_of_runs(runs, tmp_path / "topics.tsv")
+    args = ["--rag-topics", topic_file, *[a for p in runs for a in ("--rag-responses", p)], "--out-dir", tmp_path, "--name", "x"]
+    result = run_cli(*args)
+    assert result.returncode == 2 and "error: --corpus: none of the" in result.stderr and "pass --corpus" in result.stderr
+    result = run_cli(*args, "--allow-missing-text")
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("\t") for line in (tmp_path / "x.coverage.tsv").read_text().splitlines()]
+    head, rows = rows[0], [dict(zip(rows[0], r)) for r in rows[1:]]
+    assert len(rows) == 3 and all(r["topics_answered"] == str(topics) for r in rows)
+    assert sum(int(r["sentences"]) for r in rows) == counts["sentences"]
+    assert sum(int(r["cited_sentences"]) for r in rows) == counts["cited"]
+    assert sum(int(r["citations"]) for r in rows) == counts["citations"]
+    assert sum(int(r["missing_not_in_run"]) for r in rows) == counts["citations"]  # every one counted, each said why
+    assert f"reports judged           {counts['reports']}" in result.stdout
+    assert "have no document text" in result.stdout
