@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges import __version__
-from judges.formats import tables, trec
+from judges.formats import docstore, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import discover
 from judges.leaderboard import leaderboard_rows
@@ -178,7 +178,10 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
 
     inputs = {"topics": describe(options.topics, "--rag-topics"), "responses": describe(options.responses, "--rag-responses")}
     if options.corpus is not None:
-        inputs["corpus"] = describe([options.corpus], "--corpus")[0]
+        if Path(options.corpus).is_dir() or docstore.is_store(options.corpus):  # never hash gigabytes
+            inputs["corpus"] = docstore.describe(options.corpus, with_hashes)
+        else:
+            inputs["corpus"] = describe([options.corpus], "--corpus")[0]
     if options.workflow_path is not None:
         inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
     return inputs

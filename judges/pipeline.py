@@ -72,7 +72,7 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
-            counts["corpus_documents"] = len(corpus)
+            counts["corpus_documents"] = sum(isinstance(d, Document) for d in corpus.values())
         progress(0, total=scan.citations)
 
         # 2. judge
