@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import zlib
 from pathlib import Path
 from typing import IO, Container, Iterator, Optional
 
@@ -34,7 +35,7 @@ def iter_lines(path: Path, lines: Optional[Container[int]] = None) -> Iterator[t
             if (lines is None or line_no in lines) and raw.strip():
                 yield line_no, offset, raw
             offset += len(raw)
-    except (OSError, EOFError) as e:
+    except (OSError, EOFError, zlib.error) as e:  # zlib.error: a corrupt gzip stream
         raise InputError(path, None, None, f"cannot read: {e}") from None
     finally:
         f.close()
