@@ -216,6 +216,8 @@ def corpus_index(
     output: Optional[Path] = typer.Option(None, "--output", help="Store path (default: SOURCE/citejudge-docstore.sqlite, or FILE.citejudge-docstore.sqlite)."),
     on_error: OnError = typer.Option(OnError.fail, "--on-error", help="A line without a document id: fail, or skip and count it."),
 ) -> None:
+    import sqlite3
+
     from judges.formats import docstore
 
     started = time.perf_counter()
@@ -239,6 +241,9 @@ def corpus_index(
         raise typer.Exit(2)
     except OSError as e:
         err.print(f"error: {e.filename or source}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    except sqlite3.Error as e:  # e.g. the store's directory cannot be written
+        err.print(f"error: {output or docstore.store_path_for(source)}: {e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     seconds = time.perf_counter() - started
     table = Table(title="citejudge corpus index", show_header=False, box=None, pad_edge=False)
