@@ -32,8 +32,8 @@ the shards are not needed after indexing. Nothing beyond the standard library, o
 at lookup time, safe to share between processes, and deterministic (same corpus, same bytes).
 
 Building streams: one pass per file, a block at a time; ids go into SQLite, never into a Python
-dict, and are sorted into their B-tree by SQLite at the end (external sort), so peak memory does
-not grow with the corpus.
+dict (a temporary table on disk), and are sorted into their B-tree by SQLite at the end (external
+sort), so peak memory does not grow with the corpus.
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def build(
             CREATE TABLE files (file INTEGER PRIMARY KEY, name TEXT NOT NULL, shard INTEGER,
                                 length INTEGER NOT NULL, lines INTEGER NOT NULL, fingerprint TEXT NOT NULL);
             CREATE TABLE blocks (file INTEGER NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
-            CREATE TABLE ids_unsorted (doc_id TEXT NOT NULL, file INTEGER NOT NULL, offset INTEGER NOT NULL);
+            CREATE TEMP TABLE ids_unsorted (doc_id TEXT NOT NULL, file INTEGER NOT NULL, offset INTEGER NOT NULL);
             BEGIN;
         """)
         for file_no, path in enumerate(files):
@@ -222,12 +222,11 @@ def build(
         if layout == LAYOUT_GENERIC:  # sorted by SQLite (external sort), first occurrence kept
             db.execute("CREATE TABLE ids (doc_id TEXT PRIMARY KEY, file INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID")
             db.execute("INSERT OR IGNORE INTO ids SELECT doc_id, file, offset FROM ids_unsorted ORDER BY doc_id, rowid")
-        db.execute("DROP TABLE ids_unsorted")
+        db.execute("DROP TABLE temp.ids_unsorted")
         db.executemany("INSERT INTO meta VALUES (?, ?)", [
             ("format", str(FORMAT_VERSION)), ("layout", layout), ("block_bytes", str(block_bytes)), ("zlib_level", str(level)),
         ])
         db.execute("COMMIT")
-        db.execute("VACUUM")
     except BaseException:
         db.close()
         tmp.unlink(missing_ok=True)
