@@ -64,7 +64,7 @@ class BackendName(str, Enum):
     python = "python"
 
 
-@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
+@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
     rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable."),
@@ -72,7 +72,9 @@ def main(
         ..., "--rag-responses", help="Run files (JSONL or JSON array, .gz) or directories (recursive); repeatable."
     ),
     workflow: Optional[Path] = typer.Option(None, "--workflow", help="Workflow YAML (thresholds, policies)."),
-    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus JSONL(.gz) for documents not embedded in runs."),
+    corpus: Optional[Path] = typer.Option(
+        None, "--corpus", help="Corpus for documents not embedded in runs: a JSONL(.gz) file (streamed), or a shard directory or docstore built by `run_judge.py corpus index` (only cited ids read)."
+    ),
     out_dir: Path = typer.Option(Path("output"), "--out-dir", help="Directory for all outputs."),
     name: str = typer.Option("citejudge", "--name", help="Base name of every output file."),
     dataset: Dataset = typer.Option(Dataset.auto, "--dataset", help="Track shape to expect (auto detects per report)."),
@@ -264,9 +266,112 @@ def _print_coverage(rows: list[dict]) -> None:
     out.print(table)
 
 
+corpus_app = typer.Typer(
+    add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, no_args_is_help=True,
+    help="A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): build once, then --corpus reads only cited ids.",
+)
+
+
+@corpus_app.command("index", help="Build the docstore of a corpus (a shard directory or one JSONL(.gz) file), beside it.")
+def corpus_index(
+    source: Path = typer.Argument(..., help="Shard directory (e.g. msmarco_v2.1_doc_segmented_NN.json.gz) or one JSONL(.gz) file."),
+    output: Optional[Path] = typer.Option(None, "--output", help="Store path (default: SOURCE/citejudge-docstore.sqlite, or FILE.citejudge-docstore.sqlite)."),
+    on_error: OnError = typer.Option(OnError.fail, "--on-error", help="A line without a document id: fail, or skip and count it."),
+) -> None:
+    import sqlite3
+
+    from judges.formats import docstore
+
+    started = time.perf_counter()
+    skipped = []
+
+    def problem(e: InputError) -> None:
+        if on_error is OnError.fail:
+            raise e
+        skipped.append(e)
+        err.print(f"warning: skipped corpus line: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+
+    try:
+        with Progress(
+            TextColumn("indexing corpus"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
+            TimeRemainingColumn(), console=err, transient=True,
+        ) as bar:
+            task = bar.add_task("index", total=None)
+            figures = docstore.build(source, output, problem, lambda done, total: bar.update(task, completed=done, total=total))
+    except InputError as e:
+        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    except OSError as e:
+        err.print(f"error: {e.filename or source}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    except sqlite3.Error as e:  # e.g. the store's directory cannot be written
+        err.print(f"error: {output or docstore.store_path_for(source)}: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    seconds = time.perf_counter() - started
+    table = Table(title="citejudge corpus index", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for key in ("store", "layout", "files", "lines", "ids"):
+        if key != "ids" or figures["layout"] != docstore.LAYOUT_MSMARCO:
+            table.add_row(key, str(figures[key]))
+    table.add_row("size", f"{figures['store_bytes'] / 1e6:,.1f} MB ({figures['bytes_in'] / 1e6:,.1f} MB uncompressed)")
+    if skipped:
+        table.add_row("skipped lines", str(len(skipped)))
+    table.add_row("time", f"{seconds:.1f} s")
+    out.print(table)
+
+
+@corpus_app.command("lookup", help="Print the documents of ids (JSON Lines); ids not found go to stderr with the reason.")
+def corpus_lookup(
+    corpus: Path = typer.Argument(..., help="Shard directory with a docstore, or the docstore file."),
+    ids: List[str] = typer.Argument(..., help="Document ids."),
+) -> None:
+    import orjson
+
+    from judges.formats import docstore
+
+    try:
+        store = docstore.open_store(corpus)
+        if store is None:
+            raise InputError(corpus, None, None, "no docstore here: run `run_judge.py corpus index` first")
+        with store:
+            found, missing = store.get(ids)
+    except InputError as e:
+        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    for doc_id in ids:
+        if doc_id in found:
+            print(orjson.dumps(found[doc_id]._asdict()).decode())
+        elif doc_id in missing:
+            err.print(f"missing: {doc_id}: {missing.pop(doc_id)}", markup=False, highlight=False, soft_wrap=True)
+    if missing or len(found) < len(set(ids)):
+        raise typer.Exit(1)
+
+
+@corpus_app.command("info", help="What a docstore holds: layout, files, lines, sizes.")
+def corpus_info(corpus: Path = typer.Argument(..., help="Shard directory with a docstore, or the docstore file.")) -> None:
+    from judges.formats import docstore
+
+    try:
+        store = docstore.open_store(corpus)
+        if store is None:
+            raise InputError(corpus, None, None, "no docstore here: run `run_judge.py corpus index` first")
+        with store:
+            stats = store.stats()
+    except InputError as e:
+        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    for key, value in stats.items():
+        out.print(f"{key}: {value}", markup=False, highlight=False)
+
+
+# Commands beside the judge, by their first word (the meta commands are judges.meta.COMMANDS).
+APPS = {"corpus": corpus_app}
+
+
 def run() -> None:
-    """``run_judge.py`` / ``citejudge`` / ``python -m judges``: the judge, or one of the commands
-    of :data:`judges.meta.COMMANDS`; ``--version``; a first word that is neither is named."""
+    """``run_judge.py`` / ``citejudge`` / ``python -m judges``: the judge, one of :data:`APPS` or of
+    :data:`judges.meta.COMMANDS`; ``--version``; a first word that is none of them is named."""
     import sys
 
     from judges import __version__
@@ -276,6 +381,10 @@ def run() -> None:
     if first in ("--version", "-V"):
         print(f"citejudge {__version__}")
         return
+    if first in APPS:
+        del sys.argv[1]
+        APPS[first](prog_name=f"run_judge.py {first}")
+        return
     if first in COMMANDS:
         from judges.meta.cli import app as meta_app
 
@@ -284,9 +393,10 @@ def run() -> None:
     if first and not first.startswith("-"):
         import difflib
 
-        close = difflib.get_close_matches(first, COMMANDS, n=1)
+        commands = (*APPS, *COMMANDS)
+        close = difflib.get_close_matches(first, commands, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        err.print(f"error: unknown command {first!r}: {hint}commands: {', '.join(COMMANDS)}; "
+        err.print(f"error: unknown command {first!r}: {hint}commands: {', '.join(commands)}; "
                   "without a command, run_judge.py judges (see --help)", markup=False, highlight=False, soft_wrap=True)
         raise SystemExit(2)
     app()

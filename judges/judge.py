@@ -83,8 +83,10 @@ class Judge:
         if embedded is not None:
             return embedded, "embedded", ""
         found = self.corpus.get(doc_id)
-        if found is not None:
+        if isinstance(found, Document):
             return found, "corpus", ""
+        if found is not None:  # a docstore's Unresolved: e.g. an MS MARCO offset out of range
+            return None, "none", f"document {doc_id!r} not where the corpus index points: {found.reason}"
         if doc_id in report.documents:
             return None, "none", f"document {doc_id!r} has no text"
         if self.o.corpus is None:

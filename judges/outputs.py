@@ -21,7 +21,7 @@ import yaml
 
 from judges import __version__
 from judges.coverage import coverage_rows, missing_warning, write_coverage
-from judges.formats import tables, trec
+from judges.formats import docstore, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.errors import InputError
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
@@ -211,10 +211,11 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
         return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]
 
     inputs = {"topics": describe(options.topics, "--rag-topics"), "responses": describe(options.responses, "--rag-responses")}
-    for key, path, option in (("corpus", options.corpus, "--corpus"), ("workflow", options.workflow_path, "--workflow")):
-        if path is not None:
-            found = describe([path], option)
-            if not found:
-                raise InputError(path, None, option, "a directory without JSONL files: give a file")
-            inputs[key] = found[0]
+    if options.corpus is not None:
+        if Path(options.corpus).is_dir() or docstore.is_store(options.corpus):  # never hash gigabytes
+            inputs["corpus"] = docstore.describe(options.corpus, with_hashes)
+        else:
+            inputs["corpus"] = describe([options.corpus], "--corpus")[0]
+    if options.workflow_path is not None:
+        inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
     return inputs

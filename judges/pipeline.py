@@ -25,6 +25,7 @@ from judges import __version__
 from judges.align.backends import get_backend
 from judges.attest.cascade import summarize as summarize_attestation
 from judges.errors import InputError
+from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
@@ -67,9 +68,8 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
                          "uncertain needs support.judge: model (its probabilities); or use mode all")
     if attest.mode == "none" and options.llm is not None:
         warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
-    if options.corpus is not None and not Path(options.corpus).is_file():
-        problem = "is a directory: give the corpus JSONL(.gz) file" if Path(options.corpus).is_dir() else "no such file"
-        raise InputError(options.corpus, None, "--corpus", problem)
+    if options.corpus is not None and not docstore.is_store(options.corpus):
+        docstore.corpus_files(options.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
     inputs = describe_inputs(options)
     input_files = _input_files(options, inputs)
     check_targets(output_targets(options, log_path), input_files)
@@ -88,7 +88,11 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
 
 def _input_files(options: Options, inputs: dict) -> list[Path]:
     files = [Path(p) for key in ("topics", "responses") for p in inputs[key]]
-    files += [Path(inputs[key]) for key in ("corpus", "workflow") if key in inputs]
+    if options.corpus is not None:  # a file, a docstore, or a directory of corpus files
+        corpus = Path(options.corpus)
+        files += [corpus] if corpus.is_file() else docstore.corpus_files(corpus)
+    if options.workflow_path is not None:
+        files.append(Path(options.workflow_path))
     model = Path(options.workflow.support.model)
     if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
         files.append(model)
@@ -125,7 +129,7 @@ def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
-            counts["corpus_documents"] = len(corpus)
+            counts["corpus_documents"] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(options, scan, corpus)
         stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
         if log_path is not None:

@@ -19,7 +19,7 @@ from judges.formats.jsonl import discover
 from judges.formats.runs import read_reports
 from judges.formats.topics import TOPIC_SUFFIXES, read_topics
 from judges.options import Options
-from judges.records import Topic
+from judges.records import Document, Topic
 
 
 class Problems:
@@ -161,7 +161,7 @@ def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
     if not scan.citations or options.allow_missing_text:
         return
     embedded = sum(c["embedded"] for c in scan.coverage.values())
-    if embedded or any(d in corpus for d in scan.without_text):
+    if embedded or any(isinstance(corpus.get(d), Document) for d in scan.without_text):
         return
     hint = "or --allow-missing-text to judge anyway (every citation 'missing')"
     if options.corpus is None:

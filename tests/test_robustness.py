@@ -58,7 +58,7 @@ CASES = [
     ("lone surrogate in a run id", {"run": line(rec(run_id="r\ud800"))}, [], "{run}:1: metadata.run_id: lone surrogate (\\ud800): not valid Unicode"),
     ("lone surrogate in a topic id", {"topics": b'{"request_id": "dg-\\ud800", "title": "t"}'}, [], "{topics}:1: request_id: lone surrogate (\\ud800): not valid Unicode"),
     ("surrogate as raw bytes ED A0 80", {"run": GOOD.replace(b"A b c.", b"A \xed\xa0\x80 c.", 1)}, [], "{run}:1: not UTF-8 (invalid continuation byte at byte 77)"),
-    ("--corpus an empty directory", {"corpusdir": b""}, [], "{corpus}: --corpus: is a directory: give the corpus JSONL(.gz) file"),
+    ("--corpus an empty directory", {"corpusdir": b""}, [], "{corpus}: --corpus: no JSONL(.gz) corpus files in this directory"),
     ("workflow not UTF-8", {"wf": b"windows:\n  sentences: \xff\n"}, [], "{wf}: not UTF-8 (invalid start byte at byte 23)"),
     ("workflow nested 10,000 deep", {"wf": b"[" * 10_000 + b"]" * 10_000}, [], "{wf}: invalid YAML: nested too deeply"),
     ("windows.candidates 10**12", {"wf": b"windows:\n  candidates: 1000000000000\n"}, [], "{wf}: windows.candidates: Input should be less than or equal to 1000"),

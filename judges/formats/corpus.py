@@ -4,6 +4,9 @@ Lines are JSON objects with an id (``doc_id``, ``docid``, ``docno``, ``id`` or `
 ``text`` (or ``contents``/``segment``) and an optional ``title``. Ids are read as run files read
 them (a non-empty string or integer, stripped); a cited id found twice is an error, not the
 first copy silently.
+
+A directory (e.g. the MS MARCO v2.1 segmented shards) or a docstore built by ``run_judge.py corpus
+index`` is read by :mod:`judges.formats.docstore`, which reads only the cited ids.
 """
 
 from __future__ import annotations
@@ -20,7 +23,15 @@ from judges.records import Document
 def read_corpus(
     path: Path, wanted: set[str], on_error: Callable[[InputError], None]
 ) -> dict[str, Document]:
-    """Return the documents of ``path`` whose id is in ``wanted``; bad lines go to ``on_error``."""
+    """Return the documents of ``path`` whose id is in ``wanted``; bad lines go to ``on_error``.
+
+    For a directory or a docstore, ids whose offset is bad map to a
+    :class:`judges.formats.docstore.Unresolved` (the reason) instead of a document."""
+    from judges.formats.docstore import read_store_or_dir
+
+    from_store = read_store_or_dir(path, wanted, on_error)
+    if from_store is not None:
+        return from_store
     found: dict[str, Document] = {}
     first: dict[str, int] = {}
     for line, value in iter_jsonl(path):
