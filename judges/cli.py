@@ -294,7 +294,7 @@ def corpus_index(
     try:
         with Progress(
             TextColumn("indexing corpus"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-            TimeRemainingColumn(), console=err, transient=True,
+            TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
         ) as bar:
             task = bar.add_task("index", total=None)
             figures = docstore.build(source, output, problem, lambda done, total: bar.update(task, completed=done, total=total))

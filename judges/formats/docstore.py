@@ -50,7 +50,7 @@ from typing import Callable, Iterable, NamedTuple, Optional
 import orjson
 
 from judges.errors import InputError
-from judges.formats.jsonl import JSONL_SUFFIXES
+from judges.formats.jsonl import JSONL_SUFFIXES, read_error
 from judges.formats.runs import DOC_ID_KEYS
 from judges.records import Document
 
@@ -209,7 +209,7 @@ def build(
                     lines += n
                     progress(done_before + raw.tell(), total)
             except (OSError, EOFError, zlib.error) as e:
-                raise InputError(path, None, None, f"cannot read: {e}") from None
+                raise read_error(path, lines + 1, e) from None
             finally:
                 f.close()
                 raw.close()

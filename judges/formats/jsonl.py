@@ -49,13 +49,19 @@ def iter_lines(path: Path, lines: Optional[Container[int]] = None) -> Iterator[t
             if (lines is None or line_no in lines) and raw.strip():
                 yield line_no, offset, raw
             offset += len(raw)
-    except EOFError:
-        raise InputError(path, line_no + 1, None, "truncated gzip stream (the file was cut short)") from None
-    except (OSError, zlib.error) as e:
-        what = "corrupt gzip data" if isinstance(e, (zlib.error, gzip.BadGzipFile)) else "cannot read"
-        raise InputError(path, line_no + 1, None, f"{what}: {getattr(e, 'strerror', None) or e}") from None
+    except (OSError, EOFError, zlib.error) as e:
+        raise read_error(path, line_no + 1, e) from None
     finally:
         f.close()
+
+
+def read_error(path: Path, line: Optional[int], e: BaseException) -> InputError:
+    """The one line for a file that fails while being read: a gzip stream cut short (EOFError) or
+    corrupt (zlib.error, BadGzipFile), or an OS error."""
+    if isinstance(e, EOFError):
+        return InputError(path, line, None, "truncated gzip stream (the file was cut short)")
+    what = "corrupt gzip data" if isinstance(e, (zlib.error, gzip.BadGzipFile)) else "cannot read"
+    return InputError(path, line, None, f"{what}: {getattr(e, 'strerror', None) or e}")
 
 
 MAX_DEPTH = 200  # JSON nesting walked when looking for lone surrogates (records nest 4 or 5 deep)
