@@ -182,7 +182,8 @@ def test_no_debug_log_writes_none_and_removes_the_previous_sets(tmp_path):
     assert not (tmp_path / "out" / "t.jsonl").exists()
     assert "\ndebug_log " not in result.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        ".t.lock", "t.assessments.parquet", "t.config.yml", "t.doc.qrels", "t.leaderboard.parquet", "t.leaderboard.txt", "t.qrels"]
+        ".t.lock", "t.assessments.parquet", "t.config.yml", "t.coverage.tsv", "t.doc.qrels", "t.leaderboard.parquet",
+        "t.leaderboard.txt", "t.qrels"]
 
 
 def test_workers_are_capped_at_the_topics(tmp_path):

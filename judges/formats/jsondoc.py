@@ -11,10 +11,12 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from pathlib import Path
 from typing import Iterator
 
 from judges.errors import InputError
+from judges.formats.jsonl import read_error, value_problem
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -24,8 +26,8 @@ def read_text(path: Path) -> str:
     """The whole file as text (gunzipping ``.gz``; a UTF-8 byte-order mark is dropped)."""
     try:
         data = gzip.open(path, "rb").read() if str(path).endswith(".gz") else Path(path).read_bytes()
-    except (OSError, EOFError) as e:
-        raise InputError(path, None, None, f"cannot read: {e}") from None
+    except (OSError, EOFError, zlib.error) as e:
+        raise read_error(path, None, e) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -44,12 +46,29 @@ def first_char(path: Path, size: int = 4096) -> str:
                 text = block.lstrip(b"\xef\xbb\xbf \t\r\n")
                 if text:
                     return chr(text[0]) if text[0] < 128 else ""
-    except (OSError, EOFError):
-        return ""
+    except (OSError, EOFError, zlib.error):
+        return ""  # the reader that follows says what is wrong
 
 
 def _invalid(path: object, e: json.JSONDecodeError) -> InputError:
     return InputError(path, e.lineno, None, f"invalid JSON ({e.msg} at column {e.colno})")
+
+
+def _decode(text: str, pos: int, path: object) -> tuple[object, int]:
+    """The JSON value starting at ``pos`` and where it ends; anything a judge cannot take (bad
+    syntax, nesting too deep, an integer too long, a lone surrogate) raises :class:`InputError`."""
+    try:
+        value, end = _DECODER.raw_decode(text, pos)
+    except json.JSONDecodeError as e:
+        raise _invalid(path, e) from None
+    except RecursionError:
+        raise InputError(path, text.count("\n", 0, pos) + 1, None, "JSON nested too deeply") from None
+    except ValueError as e:  # an integer beyond sys.get_int_max_str_digits()
+        raise InputError(path, text.count("\n", 0, pos) + 1, None, f"invalid JSON number ({str(e).split(':')[0]})") from None
+    problem = value_problem(value)
+    if problem is not None:
+        raise InputError(path, text.count("\n", 0, pos) + 1, problem[0] or None, problem[1])
+    return value, end
 
 
 def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
@@ -63,10 +82,7 @@ def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
     if text[pos : pos + 1] == "]":
         return
     while True:
-        try:
-            value, end = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as e:
-            raise _invalid(path, e) from None
+        value, end = _decode(text, pos, path)
         line += text.count("\n", counted, pos)
         counted = pos
         yield line, index, value
@@ -90,10 +106,7 @@ def iter_values(text: str, path: object) -> Iterator[tuple[int, object]]:
     pos = _SPACE.match(text, 0).end()
     line, counted = 1, 0
     while pos < len(text):
-        try:
-            value, end = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as e:
-            raise _invalid(path, e) from None
+        value, end = _decode(text, pos, path)
         line += text.count("\n", counted, pos)
         counted = pos
         yield line, value

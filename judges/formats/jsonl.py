@@ -99,13 +99,19 @@ def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
     except ValueError as e:  # an integer beyond sys.get_int_max_str_digits()
         return InputError(path, line_no, None, f"invalid JSON number ({str(e).split(':')[0]})")
     if _SURROGATE_ESCAPE.search(text) is not None:  # rare (escaped emoji, lone surrogates): only then walk the value
-        if isinstance(value, str) and _SURROGATE.search(value):
-            return InputError(path, line_no, None, "lone surrogate: not valid Unicode")
-        problem = _check_value(value, MAX_DEPTH, True) if isinstance(value, (dict, list)) else None
+        problem = value_problem(value)
         if problem is not None:
             field, message = problem
             return InputError(path, line_no, field or None, message)
     return value
+
+
+def value_problem(value: object) -> tuple[str, str] | None:
+    """``(field, problem)`` when a parsed JSON value holds a lone surrogate or nests deeper than
+    :data:`MAX_DEPTH`; ``None`` when it is fit to judge."""
+    if isinstance(value, str):
+        return ("", "lone surrogate: not valid Unicode") if _SURROGATE.search(value) else None
+    return _check_value(value, MAX_DEPTH, True) if isinstance(value, (dict, list)) else None
 
 
 def _check_value(value: object, depth: int, surrogates: bool, field: str = "") -> tuple[str, str] | None:
