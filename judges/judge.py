@@ -35,6 +35,7 @@ from judges.scan import Scan
 from judges.text.tokenize import Tokens, Vocabulary
 
 BATCH_CITATIONS = 4096  # citations aligned per engine call
+SPAN_CITATIONS = 512  # a topic with fewer leaves its reports pending for the next topic's batch
 ATTEST_BATCH_CITATIONS = 256  # with LLM attestation: the progress bar moves as answers arrive
 DOC_CACHE_TOKENS = 60_000_000  # cap on prepared documents held within one topic (~14 bytes/token)
 
@@ -330,8 +331,10 @@ def judge_part(
                 if path not in files:
                     files[path] = stack.enter_context(open(path, "rb"))
                 add(read_report_at(files[path], path, line, offset, options.dataset, max_citations))
-            flush()
-            judge.forget_documents()  # the next topic cites other documents
+            if pending_citations >= SPAN_CITATIONS:
+                flush()  # small topics share a batch: one engine call (and thread pool) for many
+            if not pending:
+                judge.forget_documents()  # the next topic cites other documents
     for path in sorted(streamed):
         for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
             add(rep)
