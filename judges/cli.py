@@ -17,8 +17,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from judges.align.backends import BackendUnavailable
-from judges.config import load_workflow
 from judges.errors import InputError
 
 out = Console()
@@ -97,6 +95,9 @@ def main(
     ),
 ) -> None:
     started = time.perf_counter()
+    from judges.align.backends import BackendUnavailable  # here, not at import: --help stays fast
+    from judges.config import load_workflow
+
     try:
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             raise InputError("--name", None, None, f"{name!r} must be a plain file name")

@@ -18,7 +18,6 @@ import pyarrow.compute as pc
 
 from judges import __version__
 from judges.align.backends import get_backend
-from judges.attest.cascade import summarize as summarize_attestation
 from judges.errors import InputError
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
@@ -91,6 +90,8 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         for part in parts:
             counts.update(part.counts)
         if attest.mode != "none":
+            from judges.attest.cascade import summarize as summarize_attestation
+
             summary.attest = summarize_attestation(counts, attest, options.llm)
             log.event("ATTEST_SUMMARY", **summary.attest)
         table = pa.concat_tables([p.assessments for p in parts])
