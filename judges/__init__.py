@@ -8,7 +8,15 @@ Notebook entry points::
     df = judges.read_assessments("output/", "sample")     # one row per judged citation
 """
 
-from judges.formats.tables import read_assessments, read_leaderboard
-
 __version__ = "0.1.0"
 __all__ = ["read_assessments", "read_leaderboard", "__version__"]
+
+
+def __getattr__(name: str):
+    """The table readers, imported on first use: pyarrow is slow to import and most commands
+    (``--help``, every ``judges.*`` import) do not need it."""
+    if name in ("read_assessments", "read_leaderboard"):
+        from judges.formats import tables
+
+        return getattr(tables, name)
+    raise AttributeError(f"module 'judges' has no attribute {name!r}")

@@ -18,8 +18,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from judges.align.backends import BackendUnavailable
-from judges.config import load_workflow
 from judges.errors import InputError
 
 out = Console()
@@ -107,6 +105,9 @@ def main(
     ),
 ) -> None:
     started = time.perf_counter()
+    from judges.align.backends import BackendUnavailable  # here, not at import: --help stays fast
+    from judges.config import load_workflow
+
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
         if workers is not None and workers > MAX_WORKERS:

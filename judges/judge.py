@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections import Counter, OrderedDict
 from pathlib import Path
-from typing import BinaryIO, NamedTuple, Optional
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -20,7 +20,6 @@ import pyarrow as pa
 from judges.align import support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
-from judges.attest.cascade import Attester, Case
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
@@ -35,7 +34,11 @@ from judges.scan import Scan
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
 
+if TYPE_CHECKING:
+    from judges.attest.cascade import Attester
+
 BATCH_CITATIONS = 4096  # citations aligned per engine call
+SPAN_CITATIONS = 512  # a topic with fewer leaves its reports pending for the next topic's batch
 ATTEST_BATCH_CITATIONS = 256  # with LLM attestation: the progress bar moves as answers arrive
 DOC_CACHE_TOKENS = 60_000_000  # cap on prepared documents held within one topic (~14 bytes/token)
 
@@ -54,7 +57,7 @@ class Judge:
         self.grounder = Grounder(self.wf.grounding)
         self.lexicon = Lexicon()
         self.support_judge = get_judge(self.wf.support, options.workflow_path)
-        self.attester: Optional[Attester] = None  # set by judge_part when the workflow attests
+        self.attester: Optional["Attester"] = None  # set by judge_part when the workflow attests
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
     def doc_index(self, text: str) -> DocIndex:
@@ -151,6 +154,8 @@ class Judge:
                              ._replace(numbers_missing=numbers, entities_missing=entities))
         judgments = self._decide(packed, texts, answers, aligned, judgments)
         if self.attester is not None:
+            from judges.attest.cascade import Case
+
             judgments = self.attester.attest([
                 Case(sent.text, None if d < 0 else docs[d], judgments[i],
                      None if d < 0 or cands[i, 0] < 0 else tuple(docs[d].windows[cands[i, 0]].tolist()),
@@ -314,6 +319,8 @@ def judge_part(
         batch_size = ATTEST_BATCH_CITATIONS
         attest = options.workflow.attest
         band = (tuple(attest.band) if attest.band is not None else judge.support_judge.band(attest.budget)) if attest.mode == "uncertain" else None
+        from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
+
         judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, band)
     pending: list[Report] = []
     pending_citations = 0
@@ -353,8 +360,10 @@ def judge_part(
                 if path not in files:
                     files[path] = stack.enter_context(open(path, "rb"))
                 add(read_report_at(files[path], path, line, offset, options.dataset, max_citations))
-            flush()
-            judge.forget_documents()  # the next topic cites other documents
+            if pending_citations >= SPAN_CITATIONS:
+                flush()  # small topics share a batch: one engine call (and thread pool) for many
+            if not pending:
+                judge.forget_documents()  # the next topic cites other documents
     for path in sorted(streamed):
         for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
             add(rep)

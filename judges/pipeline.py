@@ -23,7 +23,6 @@ import pyarrow.compute as pc
 
 from judges import __version__
 from judges.align.backends import get_backend
-from judges.attest.cascade import summarize as summarize_attestation
 from judges.errors import InputError
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
@@ -154,6 +153,8 @@ def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_
         for part in parts:
             counts.update(part.counts)
         if attest.mode != "none":
+            from judges.attest.cascade import summarize as summarize_attestation
+
             summary.attest = summarize_attestation(counts, attest, options.llm)
             log.event("ATTEST_SUMMARY", **summary.attest)
         table = pa.concat_tables([p.assessments for p in parts])

@@ -163,3 +163,24 @@ def test_every_entity_is_found_in_its_own_text(text):
     index = EntityIndex(text)
     for e in extract_entities(text, single_words=True):
         assert index.contains(e, partial=False), e
+
+
+# -- The fast word scan (_words, _capitalised_in) is exactly its reference.
+
+WORDISH = st.one_of(
+    st.text(max_size=80),
+    st.lists(st.sampled_from([
+        "Dr.", "U.S.", "J.", "Inc.", "Apple", "apple", "Bieber's", "O'Brien", "rock’n’roll", "AT&T", "Hewlett-Packard",
+        "iPhone", "İstanbul", "Zürich", " ", "  ", ". ", "! ", "?", ":", "\n", ",", "'", "’", "-", "&", "_", "3", "x1",
+        "\u00a0", "“", "”", "é",
+    ]), max_size=25).map("".join),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(WORDISH)
+def test_fast_words_are_the_reference(text):
+    from judges.checks import entities as E
+
+    assert E._words(text) == E._words_reference(text)
+    assert E._capitalised_in.__wrapped__(text) == E._capitalised_in_reference(text)

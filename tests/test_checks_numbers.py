@@ -277,3 +277,26 @@ def test_the_fast_scanner_on_real_documents():
     assert texts
     for text in texts:
         assert _spans(numbers_module._matches(text)) == _spans(numbers_module._PATTERN.finditer(text))
+
+
+# -- The Numba candidate scanner (judges.checks.scan) is exactly the Python reference.
+
+@settings(max_examples=1500, deadline=None)
+@given(st.one_of(SCANNED, st.lists(st.one_of(PIECES, NUMBERISH, st.text(max_size=6)), max_size=30).map(" ".join)))
+def test_the_start_kernel_is_exactly_the_reference(text):
+    assert numbers_module._starts(text) == numbers_module._starts_reference(text)
+
+
+def test_the_start_kernel_on_real_documents():
+    import glob
+    import json
+
+    from conftest import ROOT, SHARED
+
+    files = sorted(glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl")))
+    files += sorted(glob.glob(str(SHARED / "wice" / "**" / "*.jsonl"), recursive=True))[:2]
+    texts = [line for path in files for line in open(path, encoding="utf-8")]
+    texts += [json.loads(t).get("text", "") for t in texts if t.startswith('{"doc_id"')]
+    assert texts
+    for text in texts:
+        assert numbers_module._starts(text) == numbers_module._starts_reference(text)

@@ -51,6 +51,7 @@ never beat or tie the real maximum.
 from __future__ import annotations
 
 import numpy as np
+import numba
 from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
@@ -597,6 +598,9 @@ def sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch,
 # --------------------------------------------------------------------------------------------
 
 
+SMALL_BATCH_PAIRS = 64  # fewer pairs than this are aligned on the calling thread alone
+
+
 def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mismatch=-1, gap=-1):
     """Align many (answer, document window) pairs; returns an ``(n, 6)`` int64 array of
     ``(score, a_start, a_end, b_start, b_end, matches)`` rows, spans relative to the window.
@@ -605,14 +609,22 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
     ``pair_a[k]`` with ``b_tokens[b_lo[k]:b_hi[k]]``. Token arrays are made int32, the rest int64
     and the scores int64 scalars, so every caller hits one compiled specialisation. Raises
     ``ValueError`` on inconsistent input (see :func:`judges.align.backends.normalize_packed`).
-    Runs on the current Numba thread count; never changes it.
+    Runs on the current Numba thread count (one thread for fewer than ``SMALL_BATCH_PAIRS``
+    pairs); leaves it as it was.
     """
     a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap = normalize_packed(
         a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
     out = np.empty((pair_a.shape[0], 6), dtype=np.int64)
     if out.shape[0]:
-        sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
-                 np.int64(match), np.int64(mismatch), np.int64(gap), out)
+        threads = numba.get_num_threads()
+        if threads > 1 and out.shape[0] < SMALL_BATCH_PAIRS:
+            numba.set_num_threads(1)  # small work stays on this thread: waking the pool costs more
+        try:
+            sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
+                     np.int64(match), np.int64(mismatch), np.int64(gap), out)
+        finally:
+            if numba.get_num_threads() != threads:
+                numba.set_num_threads(threads)
     return out
 
 

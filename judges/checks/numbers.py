@@ -271,8 +271,9 @@ def _is_letter(c: str) -> bool:
     return c.isalnum() and not c.isdecimal()
 
 
-def _starts(text: str) -> list[int] | None:
-    """Ascending positions where a match of ``_PATTERN`` may start; ``None``: try everywhere."""
+def _starts_reference(text: str) -> list[int] | None:
+    """Ascending positions where a match of ``_PATTERN`` may start; ``None``: try everywhere.
+    (The readable reference of :func:`_starts`, which gives exactly this with a Numba kernel.)"""
     lowered = re_lower(text)
     if len(lowered) != len(text):
         return None
@@ -308,6 +309,56 @@ def _starts(text: str) -> list[int] | None:
                 i -= 1
             starts += [i - 1, i - 2]
     return sorted({p for p in starts if 0 <= p < len(text)})
+
+
+_KERNEL = None  # (number_starts, its needle tables), loaded on first use: importing Numba is slow
+
+
+def _kernel():
+    global _KERNEL
+    if _KERNEL is None:
+        import numpy as np
+
+        from judges.checks.scan import char_class, number_starts
+
+        def table(needles: list[tuple[str, int]]):
+            order = sorted(range(len(needles)), key=lambda k: needles[k][0][0])
+            flat = np.array([ord(c) for w, _ in needles for c in w], dtype=np.uint32)
+            offsets = np.zeros(len(needles) + 1, dtype=np.int64)
+            np.cumsum([len(w) for w, _ in needles], out=offsets[1:])
+            head = np.zeros(129, dtype=np.int64)
+            for w, _ in needles:
+                head[ord(w[0]) + 1] += 1
+            np.cumsum(head, out=head)
+            mode = np.array([m for _, m in needles], dtype=np.uint8)
+            return flat, offsets, np.array(order, dtype=np.int64), head, mode
+
+        case = table([(code, 0) for code in _CURRENCY_CODES])
+        low = table([(w, 0) for w in ("http", "www.", *_NUMBER_WORDS)] + [(w, 1) for w in _MULTIPLIER_WORDS])
+        ascii_classes = np.array([char_class(chr(c), _SYMBOLS) for c in range(128)], dtype=np.uint8)
+        _KERNEL = (number_starts, case, low, ascii_classes, char_class)
+    return _KERNEL
+
+
+def _starts(text: str) -> list[int] | None:
+    """Exactly :func:`_starts_reference`, in one pass of a Numba kernel."""
+    lowered = re_lower(text)
+    if len(lowered) != len(text):
+        return None
+    import numpy as np
+
+    kernel, case, low, ascii_classes, char_class = _kernel()
+    cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    if text.isascii():
+        cls = ascii_classes[cp]
+        lcp = np.frombuffer(lowered.encode("ascii"), dtype=np.uint8).astype(np.uint32)
+    else:
+        cls = ascii_classes[np.minimum(cp, 127)]
+        wide = cp >= 128
+        distinct, inverse = np.unique(cp[wide], return_inverse=True)
+        cls[wide] = np.array([char_class(chr(c), _SYMBOLS) for c in distinct.tolist()], dtype=np.uint8)[inverse]
+        lcp = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return kernel(cp, lcp, cls, *case, *low).tolist()
 
 
 def _matches(text: str):
