@@ -261,3 +261,10 @@ def test_rag24_support_every_citation_explained_and_report_built(tmp_path):
     assert result.returncode == 0, result.stderr
     sizes = [p.stat().st_size for p in (out / "r24.report").rglob("*") if p.is_file()]
     assert max(sizes) < 5_000_000 and len(list((out / "r24.report" / "runs").glob("r*.html"))) == 45
+
+
+def test_report_never_replaces_a_directory_that_is_not_a_report(judged, tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    result = run_cli("report", judged["out"], "--report-dir", tmp_path, "--resamples", "0")
+    assert result.returncode == 2 and "is not a citejudge report" in result.stderr
+    assert (tmp_path / "notes.txt").read_text() == "mine"

@@ -107,7 +107,11 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
     store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)
     name = store.name
     out = Path(report_dir) if report_dir is not None else Path(out_dir) / f"{name}.report"
-    if out.exists():
+    if out.exists() and any(out.iterdir()):
+        if not (out / "assets" / "report.js").is_file():  # never delete what is not a report
+            from judges.errors import InputError
+
+            raise InputError(out, None, "--report-dir", "exists and is not a citejudge report; give an empty or new directory")
         shutil.rmtree(out)
     sizes: list[int] = []
     df = read_assessments(out_dir, name)
