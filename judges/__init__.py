@@ -6,10 +6,12 @@ Notebook entry points::
     lb = judges.read_leaderboard("output/", "sample")     # run_id, topic_id, measure, value
     lb.pivot_table(index="run_id", columns="measure", values="value").loc[:, :]
     df = judges.read_assessments("output/", "sample")     # one row per judged citation
+    docs = judges.open_documents("output/", "sample")     # the cited documents, read from the inputs
+    docs.evidence(df.iloc[0])                             # the document and the evidence in context
 """
 
 __version__ = "0.1.0"
-__all__ = ["read_assessments", "read_leaderboard", "__version__"]
+__all__ = ["open_documents", "read_assessments", "read_leaderboard", "__version__"]
 
 
 def __getattr__(name: str):
@@ -19,4 +21,8 @@ def __getattr__(name: str):
         from judges.formats import tables
 
         return getattr(tables, name)
+    if name == "open_documents":
+        from judges.report.documents import open_documents
+
+        return open_documents
     raise AttributeError(f"module 'judges' has no attribute {name!r}")

@@ -62,7 +62,7 @@ class BackendName(str, Enum):
     python = "python"
 
 
-@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
+@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py report OUT_DIR --help (a static HTML report of the outputs); run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
     rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable."),
@@ -251,6 +251,7 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     out.print(table)
     if summary.coverage:
         _print_coverage(summary.coverage)
+    _print_top(summary.files.get("leaderboard_parquet"))
 
 
 def _print_coverage(rows: list[dict]) -> None:
@@ -366,8 +367,58 @@ def corpus_info(corpus: Path = typer.Argument(..., help="Shard directory with a 
         out.print(f"{key}: {value}", markup=False, highlight=False)
 
 
+def _print_top(path: Optional[str], n: int = 5) -> None:
+    """The top of the leaderboard by the headline measure (``all`` rows)."""
+    if not path:
+        return
+    import pyarrow.parquet as pq
+
+    from judges.report.leaderboard import headline_of, top_runs
+
+    lb = pq.read_table(path).to_pandas()
+    if lb.empty:
+        return
+    rows = top_runs(lb, n)
+    width = max(len(run) for run, _ in rows)
+    lines = [f"top runs by {headline_of(sorted(set(lb['measure'])))} (mean over topics):"]
+    lines += [f"{k:>3}  {run:<{width}}  {value:.4f}" for k, (run, value) in enumerate(rows, 1)]
+    out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+
+
+report_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+
+
+@report_app.command(help="Turn a judge's output directory into a static HTML report that opens from the file system: leaderboard with 95% intervals (and the truth), plots, and per run and topic the answer with every citation's document, evidence, scores and explanation.")
+def report(
+    out_dir: Path = typer.Argument(..., help="The judge's output directory (--out-dir of the judge run)."),
+    name: Optional[str] = typer.Option(None, "--name", help="Output name, when the directory holds several judged sets."),
+    report_dir: Optional[Path] = typer.Option(None, "--report-dir", help="Where to write the report (default OUT_DIR/NAME.report)."),
+    truth: Optional[Path] = typer.Option(None, "--truth", help="Truth leaderboard (any format meta-evaluate reads), shown beside the judge's."),
+    truth_measure: Optional[str] = typer.Option(None, "--truth-measure", help="The truth's measure to show (default: its first)."),
+    labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels JSONL: disagreements become a filter."),
+    responses: List[Path] = typer.Option([], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."),
+    resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples for the intervals."),
+) -> None:
+    from judges.report import build_report
+
+    try:
+        if not out_dir.is_dir():
+            raise InputError(out_dir, None, "OUT_DIR", "no such directory")
+        done = build_report(out_dir, name, report_dir, truth, truth_measure, labels, list(responses) or None, corpus, resamples,
+                            warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True))
+    except InputError as e:
+        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    except FileNotFoundError as e:
+        err.print(f"error: {out_dir}: {e}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    out.print(f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, largest {done['largest'] / 1e3:.0f} kB) "
+              f"in {done['seconds']:.1f} s", markup=False, highlight=False, soft_wrap=True)
+
+
 # Commands beside the judge, by their first word (the meta commands are judges.meta.COMMANDS).
-APPS = {"corpus": corpus_app}
+APPS = {"report": report_app, "corpus": corpus_app}
 
 
 def run() -> None:

@@ -20,6 +20,7 @@ import pyarrow as pa
 from judges.align import support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
+from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
@@ -162,11 +163,16 @@ class Judge:
                      dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank, doc_id=c.doc_id))
                 for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
             ])
+        thresholds = self.support_judge.thresholds()
+        on_unparsed = self.wf.attest.on_unparsed
+        band = self.attester.band if self.attester is not None else None
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
             j = self.grounder.cap(judgments[i])
+            j = j._replace(explanation=explain(j, thresholds, on_unparsed, band))
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
-                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid)
+                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid,
+                                   decision(thresholds, band, j.llm_answer is not None))
             out.add(rep, sent, c, j, qid)
         for rep in reports:
             out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
@@ -254,16 +260,22 @@ class Judge:
         best[chosen, 4] += rel[first][keep]
         return best.tolist(), cands
 
-    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment, qid: str) -> None:
+    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment, qid: str, rule: dict) -> None:
+        """Two events with named fields: the candidate windows and best alignment as token ranges,
+        the features by name, and the rule (support judge, thresholds) behind the explanation."""
         common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
         log.event(
             "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
             doc_chars=None if di is None else len(di.text),
-            candidate_windows=None if di is None else [di.windows[w].tolist() for w in cands if w >= 0],
+            candidate_windows=None if di is None else [
+                dict(zip(("doc_token_start", "doc_token_end"), di.windows[w].tolist())) for w in cands if w >= 0
+            ],
         )
+        fields = j._asdict()
+        fields["features"] = dict(zip(FEATURES, j.features)) if j.features else None
         log.event(
             "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=qid,
-            alignment=None if di is None else alignment, **j._asdict(),
+            alignment=None if di is None else dict(zip(ALIGNMENT_FIELDS, alignment)), **fields, decision=rule,
         )
 
 

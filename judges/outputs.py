@@ -77,6 +77,7 @@ class Assessments:
             ("llm_answer", j.llm_answer), ("llm_p_yes", j.llm_p_yes), ("llm_tokens_in", j.llm_tokens_in),
             ("llm_tokens_out", j.llm_tokens_out), ("numbers_missing", list(j.numbers_missing)),
             ("entities_missing", list(j.entities_missing)), ("capped", j.capped),
+            ("explanation", j.explanation),
         ):
             cols[name].append(value)
         for k, name in enumerate(FEATURES):

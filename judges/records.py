@@ -89,6 +89,7 @@ class Judgment(NamedTuple):
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
+    explanation: str = ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
 
 # cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).
 STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0, "cross_language": 0}

@@ -55,6 +55,10 @@ class SupportJudge:
     def decide(self, x: np.ndarray) -> Decisions:
         raise NotImplementedError
 
+    def thresholds(self) -> dict:
+        """The judge's name and the thresholds its statuses follow (for explanations and the report)."""
+        return {"judge": self.name}
+
     def band(self, budget: float) -> tuple[float, float]:
         """The band of P(full) around the ``supported`` threshold that held ``budget`` of the
         judge's reference citations (probabilistic judges only)."""
@@ -69,6 +73,9 @@ class AlignmentJudge(SupportJudge):
         level = (norm >= self.s.norm_partial).astype(np.int64) + (norm >= self.s.norm_supported)
         nan = np.full(len(x), np.nan)
         return Decisions(STATUSES[level], nan, nan)
+
+    def thresholds(self) -> dict:
+        return {"judge": self.name, "norm_supported": self.s.norm_supported, "norm_partial": self.s.norm_partial}
 
 
 class ModelJudge(SupportJudge):
@@ -89,6 +96,9 @@ class ModelJudge(SupportJudge):
 
     def band(self, budget: float) -> tuple[float, float]:
         return self.model.band(budget, self.p_supported)
+
+    def thresholds(self) -> dict:
+        return {"judge": self.name, "p_supported": self.p_supported, "p_partial": self.p_partial}
 
 
 _REGISTRY: dict[str, type[SupportJudge]] = {"model": ModelJudge, "alignment": AlignmentJudge}

@@ -1,0 +1,79 @@
+"""The report's leaderboard: per run and measure the mean over its topics, a 95% interval from a
+bootstrap over those topics (:mod:`judges.meta.bootstrap`), and the human truth beside it."""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pandas as pd
+
+from judges.measures import MEASURE_NAMES
+from judges.meta.bootstrap import topic_intervals
+
+HEADLINE = "WEIGHTED_PRECISION"  # the measure runs are ranked by (TREC 2024 RAG support precision)
+ALL = "all"
+
+
+class Board(NamedTuple):
+    measures: list[str]
+    runs: list[str]  # ranked by the headline, best first
+    value: pd.DataFrame  # run x measure: the `all` row
+    low: pd.DataFrame
+    high: pd.DataFrame
+    per_topic: pd.DataFrame  # run x topic: the headline
+    truth: Optional[pd.Series]  # run -> the truth's `all` value of truth_measure
+    truth_measure: Optional[str]
+    headline: str
+
+
+def headline_of(measures: list[str]) -> str:
+    return HEADLINE if HEADLINE in measures else measures[0]
+
+
+def top_runs(lb: pd.DataFrame, n: int = 5) -> list[tuple[str, float]]:
+    """The best ``n`` runs by the headline measure's ``all`` row (for the judge's summary)."""
+    rows = lb[(lb["topic_id"] == ALL) & (lb["measure"] == headline_of(sorted(set(lb["measure"]))))]
+    rows = rows.sort_values(["value", "run_id"], ascending=[False, True], kind="stable").head(n)
+    return list(zip(rows["run_id"], rows["value"]))
+
+
+def board(lb: pd.DataFrame, truth: Optional[pd.DataFrame] = None, truth_measure: Optional[str] = None,
+          resamples: int = 1000, seed: int = 0) -> Board:
+    """The leaderboard table from the judge's long leaderboard (and a truth leaderboard)."""
+    present = set(lb["measure"])
+    measures = [m for m in MEASURE_NAMES if m in present] + sorted(present - set(MEASURE_NAMES))
+    headline = headline_of(measures)
+    measures = [headline] + [m for m in measures if m != headline]  # the ranking measure first
+    value = lb[lb["topic_id"] == ALL].pivot(index="run_id", columns="measure", values="value").reindex(columns=measures)
+    topics = lb[lb["topic_id"] != ALL]
+    low = pd.DataFrame(np.nan, index=value.index, columns=measures)
+    high = low.copy()
+    for run, g in topics.groupby("run_id", sort=True):
+        m = g.pivot(index="topic_id", columns="measure", values="value").reindex(columns=measures)
+        x = m.to_numpy(dtype=np.float64)
+        iv = topic_intervals(len(x), lambda idx: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed)
+        low.loc[run], high.loc[run] = iv.low, iv.high
+    per_topic = topics[topics["measure"] == headline].pivot(index="run_id", columns="topic_id", values="value")
+    t = None
+    if truth is not None and len(truth):
+        truth_measure = truth_measure or sorted(set(truth["measure"]))[0]
+        tr = truth[(truth["measure"] == truth_measure)]
+        t = tr[tr["topic_id"] == ALL].set_index("run_id")["value"]
+        if t.empty:  # no `all` rows: the mean over the run's topics
+            t = tr.groupby("run_id")["value"].mean()
+    order = value.assign(_v=value[headline].fillna(-np.inf)).sort_values(["_v"], ascending=False, kind="stable")
+    runs = list(order.index)
+    return Board(measures, runs, value, low, high, per_topic, t, truth_measure if t is not None else None, headline)
+
+
+def kendall(board: Board) -> Optional[float]:
+    """Kendall's tau-b between the headline and the truth over the runs both rank."""
+    if board.truth is None:
+        return None
+    from judges.meta.correlation import kendall as tau
+
+    both = [r for r in board.runs if r in board.truth.index and not np.isnan(board.value.loc[r, board.headline])]
+    if len(both) < 2:
+        return None
+    return float(tau(board.truth.loc[both].to_numpy(), board.value.loc[both, board.headline].to_numpy()))
