@@ -179,10 +179,11 @@ def test_cli_shard_dir_gives_the_same_outputs_as_one_plain_jsonl(corpus, tmp_pat
     assert (plain_df.doc_source == "corpus").sum() > 20 and set(plain_df.status) >= {"supported", "missing"}
     for name in ("dir", "store", "bare"):
         df = frames[name]
-        same = df.drop(columns=["reason"]).equals(plain_df.drop(columns=["reason"]))
+        same = df.drop(columns=["reason", "explanation"]).equals(plain_df.drop(columns=["reason", "explanation"]))
         assert same, name
         ok = ~df.doc_id.isin(bad[:2])
         assert df[ok].reason.equals(plain_df[ok].reason)  # the same documents and the same plain misses
+        assert df[ok].explanation.equals(plain_df[ok].explanation)
         for doc_id in bad[:2]:  # bad offsets: reported as such (the plain file can only say "not in the corpus")
             reasons = set(df[df.doc_id == doc_id].reason)
             assert len(reasons) == 1 and "index out of range" in reasons.pop()

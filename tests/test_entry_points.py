@@ -41,7 +41,7 @@ def test_python_m_judges_judges_like_run_judge(tmp_path):
 
 
 @pytest.mark.parametrize("word, hint", [("meta-evalute", "did you mean 'meta-evaluate'?"), ("calibrat", "did you mean 'calibrate'?"),
-                                        ("frobnicate", "commands: corpus, meta-evaluate")])
+                                        ("frobnicate", "commands: report, corpus, meta-evaluate")])
 def test_a_misspelled_command_is_named_with_the_commands(word, hint):
     result = run_cli(word, "--truth", "x.txt")
     assert result.returncode == 2
