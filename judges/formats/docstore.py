@@ -57,7 +57,7 @@ from judges.records import Document
 STORE_NAME = "citejudge-docstore.sqlite"
 STORE_SUFFIX = "." + STORE_NAME
 FORMAT_VERSION = 1
-BLOCK_BYTES = 1 << 16  # uncompressed bytes per block (rounded up to the next line end)
+BLOCK_BYTES = 1 << 14  # uncompressed bytes per block (rounded up to the next line end): 16 KiB halves lookups vs 64 KiB for 11% more store
 ZLIB_LEVEL = 6
 
 # MS MARCO v2.1 segmented: shard files and segment ids (doc shard, doc offset, segment, line offset).
@@ -317,23 +317,23 @@ class DocStore:
             else:
                 located.append((file, offset, doc_id))
         located.sort()
-        block = None  # (file, start, bytes)
+        block: Optional[_Block] = None
         for file, offset, doc_id in located:
             name, _, length, _ = self.files[file]
             if offset >= length:
                 missing[doc_id] = f"index out of range: offset {offset} is beyond the end of {name} ({length} bytes)"
                 continue
-            if block is None or block[0] != file or not block[1] <= offset < block[1] + len(block[2]):
-                start, data = self.db.execute(
-                    "SELECT start, data FROM blocks WHERE file = ? AND start <= ? ORDER BY start DESC LIMIT 1", (file, offset)
-                ).fetchone()
-                block = (file, start, zlib.decompress(data))
-            text, at = block[2], offset - block[1]
-            if at > 0 and text[at - 1] != 0x0A:
+            start = self.db.execute(
+                "SELECT start FROM blocks WHERE file = ? AND start <= ? ORDER BY start DESC LIMIT 1", (file, offset)
+            ).fetchone()[0]
+            if block is None or (block.file, block.start) != (file, start):
+                data = self.db.execute("SELECT data FROM blocks WHERE file = ? AND start = ?", (file, start)).fetchone()[0]
+                block = _Block(file, start, data)
+            at = offset - start
+            line = block.line_at(at)
+            if line is None:
                 missing[doc_id] = f"not in corpus: offset {offset} of {name} is not the start of a line (index out of range)"
                 continue
-            end = text.find(b"\n", at)
-            line = text[at:] if end < 0 else text[at:end]
             doc = self._document(line, doc_id, name, offset, on_error)
             if doc is None:
                 missing[doc_id] = f"not in corpus: offset {offset} of {name} holds no valid document"
@@ -366,6 +366,45 @@ class DocStore:
 
 
 # -- the --corpus hook ---------------------------------------------------------------------------
+
+class _Block:
+    """One stored block, decompressed only as far as the lines asked of it (ids are asked in
+    offset order, so a block is decompressed at most once, and rarely to its end)."""
+
+    CHUNK = 4096
+
+    def __init__(self, file: int, start: int, data: bytes) -> None:
+        self.file, self.start = file, start
+        self._inflate = zlib.decompressobj()
+        self._pending = data
+        self._done = False
+        self.text = bytearray()
+
+    def _grow(self) -> bool:
+        """Decompress a little more; False once the block is whole."""
+        if self._done:
+            return False
+        tail = self._inflate.unconsumed_tail or self._pending
+        self._pending = b""
+        if tail:
+            self.text += self._inflate.decompress(tail, self.CHUNK)
+        else:
+            self.text += self._inflate.flush()
+            self._done = True
+        return True
+
+    def line_at(self, at: int) -> Optional[bytes]:
+        """The line starting at byte ``at`` of the block (without its newline), or ``None`` when
+        ``at`` is not the start of a line."""
+        while len(self.text) <= at and self._grow():
+            pass
+        if at > 0 and (at > len(self.text) or self.text[at - 1] != 0x0A):
+            return None
+        end = self.text.find(b"\n", at)
+        while end < 0 and self._grow():
+            end = self.text.find(b"\n", at)
+        return bytes(self.text[at:] if end < 0 else self.text[at:end])
+
 
 def open_store(path: Path) -> Optional[DocStore]:
     """The store ``--corpus PATH`` names: the store file itself or a directory holding one."""
