@@ -24,14 +24,14 @@ from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
-from judges.grounding import Grounder
+from judges.grounder import Grounder
 from judges.options import Options
 from judges.outputs import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
 from judges.support.features import FEATURES, LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
-from judges.scan import Scan
+from judges.runscan import Scan
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
 

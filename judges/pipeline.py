@@ -1,6 +1,6 @@
 """The judging pipeline: load → resolve → tokenize/segment → align → measure → write.
 
-1. :mod:`judges.scan` reads topics and makes a first, validating pass over the run files;
+1. :mod:`judges.runscan` reads topics and makes a first, validating pass over the run files;
 2. :mod:`judges.judge` judges the reports in batches, in this process or in worker processes
    (:mod:`judges.workers`), each worker owning whole topics;
 3. :mod:`judges.outputs` merges the results and writes every output, sorted, into a staging
@@ -32,7 +32,7 @@ from judges.judge import judge_part
 from judges.options import Options, Summary
 from judges.outputs import describe_inputs, output_targets, write_outputs
 from judges.records import Document
-from judges.scan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
+from judges.runscan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
 from judges.workers import Workers
 

@@ -85,7 +85,7 @@ class Judgment(NamedTuple):
     llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities
     llm_tokens_in: int = 0  # prompt tokens of the question (as the server counted them)
     llm_tokens_out: int = 0
-    # Grounding checks (judges.grounding), for resolvable citations.
+    # Grounding checks (judges.grounder), for resolvable citations.
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
