@@ -1,5 +1,7 @@
-"""Judging citations, batch by batch: resolve → tokenize/segment → prefilter → align → support
-features → support judge → LLM attestation → grounding cap.
+"""Judging citations, batch by batch: resolve → tokenize/segment → script check (cross-language
+citations are not aligned) → prefilter → align → grounding checks (missing numbers and entities)
+→ support features → support judge → LLM attestation → grounding cap → explanation →
+assessment rows, debug-log events and each report's measures.
 
 A :class:`Judge` keeps what is worth keeping across reports and runs of one process: the
 vocabulary and the prepared (tokenized, windowed) documents. :func:`judge_part` streams the

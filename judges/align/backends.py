@@ -1,13 +1,17 @@
-"""Alignment backends: one packed-batch interface (alignment, prefilter, lexical support
-features), two implementations.
+"""Alignment backends: one packed-batch interface with four operations (Smith-Waterman alignment,
+the prefilter's window counts and candidate windows, the lexical support features), two
+implementations that give identical results.
 
-* ``python`` -- loops over :func:`judges.align.reference.smith_waterman`; needs only numpy and
-  never imports numba.
-* ``numba`` -- :func:`judges.align.kernel.align_batch` (imported lazily, on first use).
+* ``python`` -- the readable references: :func:`judges.align.reference.smith_waterman`,
+  :mod:`judges.align.prefilter` and :mod:`judges.support.features`, one item at a time; needs
+  only numpy and never imports numba.
+* ``numba`` -- the kernels of :mod:`judges.align.kernel` and :mod:`judges.support.kernel`
+  (imported lazily, on first use).
 
-Both take the same packed arrays and return the same ``(n, 6)`` int64 array of
+``align_batch`` returns, in both, the same ``(n, 6)`` int64 array of
 ``(score, a_start, a_end, b_start, b_end, matches)`` rows (document spans relative to each
-pair's window). :func:`get_backend` never substitutes one backend for another.
+pair's window); its arguments are checked by :func:`judges.align.packed.normalize_packed`.
+:func:`get_backend` never substitutes one backend for another.
 
 Packed layout: ``a_tokens[a_offsets[q]:a_offsets[q + 1]]`` is answer ``q``; pair ``k`` aligns
 answer ``pair_a[k]`` with the document window ``b_tokens[b_lo[k]:b_hi[k]]``.
