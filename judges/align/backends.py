@@ -23,10 +23,8 @@ import importlib.util
 
 import numpy as np
 
-from judges.align import prefilter, reference
+from judges.align import BACKENDS, prefilter, reference
 from judges.align.packed import normalize_packed
-
-BACKENDS = ("python", "numba")
 
 
 class BackendUnavailable(RuntimeError):

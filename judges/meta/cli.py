@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judges.errors import InputError
+from judges.meta.leaderboards import FORMATS
 
 # No console markup: run ids, measure names and paths are shown as written ("[x]" is not a style),
 # and tables are wider than 80 columns when not on a terminal.
@@ -31,12 +32,7 @@ app = typer.Typer(
 )
 
 
-class Format(str, Enum):
-    auto = "auto"
-    ir_measures = "ir_measures"
-    tot = "tot"
-    trec_eval = "trec_eval"
-    jsonl = "jsonl"
+Format = Enum("Format", {n: n for n in ("auto", *FORMATS)}, type=str)  # the formats read_any_leaderboard reads
 
 
 class OnMissing(str, Enum):
