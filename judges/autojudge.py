@@ -57,13 +57,15 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"judges.autojudge needs autojudge-base: pip install 'citejudge[autojudge]' ({e})") from e
 
+from judges.align import BACKENDS
 from judges.config import load_workflow
+from judges.formats.runs import DATASETS as RUN_DATASETS
 from judges.formats.tables import read_leaderboard
 from judges.measures import MEASURES
 
 SETTINGS = ("judge_workflow", "backend", "workers", "dataset", "keep_outputs")
 FRAMEWORK_SETTINGS = ("filebase", "outdir", "description")
-DATASETS = ("auto", "rag", "ragtime", "dragun")
+DATASETS = tuple(d for d in RUN_DATASETS if d != "neuclir")  # the --dataset names the setting accepts
 
 
 class EngineResult(NamedTuple):
@@ -77,8 +79,8 @@ def _settings(kwargs: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"judges.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     s = {k: kwargs.get(k) for k in SETTINGS}
-    if s["backend"] not in (None, "numba", "python"):
-        raise ValueError(f"setting backend: {s['backend']!r} is not numba or python")
+    if s["backend"] is not None and s["backend"] not in BACKENDS:
+        raise ValueError(f"setting backend: {s['backend']!r} is not {' or '.join(sorted(BACKENDS))}")
     if s["workers"] is None:
         s["workers"] = 1
     if isinstance(s["workers"], bool) or not isinstance(s["workers"], int) or s["workers"] < 1:

@@ -18,7 +18,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from judges.align import BACKENDS
 from judges.errors import InputError
+from judges.formats.runs import DATASETS
+from judges.formats.trec import LEADERBOARD_FORMATS
+from judges.records import MAIN_STATUSES
 
 out = Console()
 err = Console(stderr=True)
@@ -32,12 +36,7 @@ class JudgeName(str, Enum):
     citation = "citation"
 
 
-class Dataset(str, Enum):
-    auto = "auto"
-    rag = "rag"
-    ragtime = "ragtime"
-    dragun = "dragun"
-    neuclir = "neuclir"
+Dataset = Enum("Dataset", {n: n for n in DATASETS}, type=str)
 
 
 class OnError(str, Enum):
@@ -45,10 +44,7 @@ class OnError(str, Enum):
     skip = "skip"
 
 
-class LeaderboardFormat(str, Enum):
-    ir_measures = "ir_measures"
-    tot = "tot"
-    jsonl = "jsonl"
+LeaderboardFormat = Enum("LeaderboardFormat", {n: n for n in LEADERBOARD_FORMATS}, type=str)
 
 
 class AttestMode(str, Enum):
@@ -57,9 +53,7 @@ class AttestMode(str, Enum):
     all = "all"
 
 
-class BackendName(str, Enum):
-    numba = "numba"
-    python = "python"
+BackendName = Enum("BackendName", {n: n for n in sorted(BACKENDS)}, type=str)
 
 
 @app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py report OUT_DIR --help (a static HTML report of the outputs); run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
@@ -218,7 +212,7 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
         table.add_row("skipped", ", ".join(f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items())))
     table.add_row("sentences", str(c["sentences"]))
     table.add_row("citations judged", str(n) + (f" ({c['citations_beyond_limit']} beyond max_per_sentence, not judged)" if c["citations_beyond_limit"] else ""))
-    for status in ("supported", "partial", "unsupported", "missing"):
+    for status in MAIN_STATUSES:
         share = f" ({100 * st[status] / n:.1f}%)" if n else ""
         table.add_row(f"  {status}", f"{st[status]}{share}")
     if st["cross_language"]:

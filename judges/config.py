@@ -14,7 +14,10 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from judges.align import BACKENDS
 from judges.errors import InputError
+
+_BACKEND_NAMES = tuple(sorted(BACKENDS))
 
 
 class _Strict(BaseModel):
@@ -27,7 +30,7 @@ class AlignmentSettings(_Strict):
     match: int = Field(2, gt=0, le=1000, description="score of two equal tokens")
     mismatch: int = Field(-1, lt=0, ge=-1000, description="score of two different tokens")
     gap: int = Field(-1, lt=0, ge=-1000, description="score of a token aligned to nothing")
-    backend: Literal["numba", "python"] = Field("numba", description="alignment engine; --backend overrides")
+    backend: Literal[_BACKEND_NAMES] = Field("numba", description="alignment engine; --backend overrides")
 
 
 class WindowSettings(_Strict):

@@ -1,5 +1,7 @@
-"""Judging citations, batch by batch: resolve → tokenize/segment → prefilter → align → support
-features → support judge → LLM attestation → grounding cap.
+"""Judging citations, batch by batch: resolve → tokenize/segment → script check (cross-language
+citations are not aligned) → prefilter → align → grounding checks (missing numbers and entities)
+→ support features → support judge → LLM attestation → grounding cap → explanation →
+assessment rows, debug-log events and each report's measures.
 
 A :class:`Judge` keeps what is worth keeping across reports and runs of one process: the
 vocabulary and the prepared (tokenized, windowed) documents. :func:`judge_part` streams the
@@ -17,21 +19,21 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple, Optional
 import numpy as np
 import pyarrow as pa
 
-from judges.align import support
+from judges.align import reference, support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
-from judges.grounding import Grounder
+from judges.grounder import Grounder
 from judges.options import Options
 from judges.outputs import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
+from judges.runscan import Scan
 from judges.support.features import FEATURES, LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
-from judges.scan import Scan
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
 
@@ -247,10 +249,9 @@ class Judge:
         res = self.backend.align_batch(
             a_tokens, a_offsets, cit_a[owner], d_tokens, win_lo[w_row], win_hi[w_row], al.match, al.mismatch, al.gap
         )
-        # Best per citation: highest score, then smallest document end, then smallest answer end.
+        # Best per citation: the reference's rule 1 across its windows (np.lexsort: last key first).
         rel = win[w_row, 0]
-        b_end = res[:, 4] + rel
-        order = np.lexsort((res[:, 2], b_end, -res[:, 0], owner))
+        order = np.lexsort((*reversed(reference.end_cell_order(res[:, 0], res[:, 2], res[:, 4] + rel)), owner))
         first = order[np.unique(owner[order], return_index=True)[1]]
         win_res = res[first]
         keep = win_res[:, 0] > 0

@@ -17,7 +17,7 @@ WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0, 
 
 class SentenceGrounding(NamedTuple):
     """A sentence's numbers and entities against every document its report cites, and its
-    placeholder matches (:mod:`judges.grounding`)."""
+    placeholder matches (:mod:`judges.grounder`)."""
 
     numbers: int = 0
     numbers_found: int = 0

@@ -29,7 +29,7 @@ from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows
 from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
 from judges.options import Options, Summary
-from judges.records import Judgment, Report
+from judges.records import STATUSES, Judgment, Report
 from judges.support.features import FEATURES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
@@ -183,7 +183,7 @@ def write_outputs(
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
-        "statuses": {k: int(summary.statuses[k]) for k in ("supported", "partial", "unsupported", "missing", "cross_language")},
+        "statuses": {k: int(summary.statuses[k]) for k in STATUSES},
         "filled_by_on_missing": {"policy": on_missing, "pairs": {
             run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
         }},

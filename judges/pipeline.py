@@ -1,10 +1,13 @@
-"""The judging pipeline: load → resolve → tokenize/segment → align → measure → write.
+"""One judging session, start to end: check the inputs → first pass over the runs → read the cited
+corpus documents → judge (here or in worker processes) → merge → write the outputs as one set.
 
-1. :mod:`judges.scan` reads topics and makes a first, validating pass over the run files;
+1. :mod:`judges.runscan` reads topics and makes a first, validating pass over the run files;
+   :mod:`judges.formats.corpus` then reads only the corpus documents the runs cite;
 2. :mod:`judges.judge` judges the reports in batches, in this process or in worker processes
    (:mod:`judges.workers`), each worker owning whole topics;
-3. :mod:`judges.outputs` merges the results and writes every output, sorted, into a staging
-   directory that :mod:`judges.formats.outset` renames into place as one set.
+3. the parts are merged (with the LLM attestation summary when the workflow attests) and
+   :mod:`judges.outputs` writes every output, sorted, into a staging directory that
+   :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
 Nothing is created before the inputs are validated: the output targets are checked first, the
 first pass keeps its debug-log events in memory, and only then is the out-dir created, locked
@@ -32,7 +35,7 @@ from judges.judge import judge_part
 from judges.options import Options, Summary
 from judges.outputs import describe_inputs, output_targets, write_outputs
 from judges.records import Document
-from judges.scan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
+from judges.runscan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
 from judges.workers import Workers
 

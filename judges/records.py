@@ -85,11 +85,16 @@ class Judgment(NamedTuple):
     llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities
     llm_tokens_in: int = 0  # prompt tokens of the question (as the server counted them)
     llm_tokens_out: int = 0
-    # Grounding checks (judges.grounding), for resolvable citations.
+    # Grounding checks (judges.grounder), for resolvable citations.
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
     explanation: str = ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
 
-# cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).
-STATUS_GRADE = {"supported": 2, "partial": 1, "unsupported": 0, "missing": 0, "cross_language": 0}
+#: Every status a citation can get, best first: the one list of them (summary, config.yml, report).
+#: cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).
+STATUSES = ("supported", "partial", "unsupported", "missing", "cross_language")
+#: Every status but cross_language, which the CLI summary shows on a line of its own (only when it
+#: occurs) and the HTML report's tables and plots leave out.
+MAIN_STATUSES = tuple(s for s in STATUSES if s != "cross_language")
+STATUS_GRADE = dict(zip(STATUSES, (2, 1, 0, 0, 0)))

@@ -15,7 +15,7 @@ from typing import Optional
 from judges.formats.debuglog import DebugLog
 from judges.judge import Part, judge_part, warmup
 from judges.options import Options
-from judges.scan import Scan
+from judges.runscan import Scan
 
 _progress_queue = None
 

@@ -185,16 +185,16 @@ DOC = " ".join(f"Sentence {i} tells fact number {i} about the river." for i in r
 def test_window_evidence_is_the_aligned_sentence_plus_neighbours(tmp_path):
     a = DOC.index("Sentence 10 ")
     b = a + len("Sentence 10 tells fact number 10")
-    evidence, n = _attester(tmp_path, context_sentences=1).evidence(_case(DOC, a, b), {})
+    evidence, n = _attester(tmp_path, context_sentences=1).evidence(_case(DOC, a, b))
     assert evidence == "Sentence 9 tells fact number 9 about the river. Sentence 10 tells fact number 10 about the river. " \
                        "Sentence 11 tells fact number 11 about the river."
     assert n == 27
-    evidence, _ = _attester(tmp_path, context_sentences=0).evidence(_case(DOC, a, b), {})
+    evidence, _ = _attester(tmp_path, context_sentences=0).evidence(_case(DOC, a, b))
     assert evidence == "Sentence 10 tells fact number 10 about the river."
 
 
 def test_document_evidence_starts_at_the_document_start_and_is_capped(tmp_path):
-    evidence, n = _attester(tmp_path, evidence="document", max_evidence_tokens=16).evidence(_case(DOC, 0, 5), {})
+    evidence, n = _attester(tmp_path, evidence="document", max_evidence_tokens=16).evidence(_case(DOC, 0, 5))
     assert evidence == "Sentence 0 tells fact number 0 about the river. Sentence 1 tells fact number 1 about"
     assert n == 16
 
@@ -206,7 +206,7 @@ def test_evidence_is_a_slice_within_the_cap_that_keeps_the_span(start, length, c
     end = min(len(DOC), start + length)
     tmp = __import__("pathlib").Path(__import__("tempfile").mkdtemp())
     case = _case(DOC, start, end)
-    evidence, n = _attester(tmp, evidence=mode, max_evidence_tokens=cap, context_sentences=context).evidence(case, {})
+    evidence, n = _attester(tmp, evidence=mode, max_evidence_tokens=cap, context_sentences=context).evidence(case)
     assert evidence and evidence in DOC and n <= cap
     assert len(evidence.split()) == n  # the sample's tokens are its words
     span_words = len(DOC[start:end].split())

@@ -76,7 +76,7 @@ def load_kiddie(ajb):
 @pytest.mark.parametrize("fmt, name", [("ir_measures", "k.leaderboard.txt"), ("tot", "k.leaderboard.tot.txt"), ("jsonl", "k.leaderboard.jsonl")])
 def test_cli_leaderboards_pass_autojudge_verification_and_tira_layout(ajb, kiddie_cli, fmt, name):
     from judges.measures import MEASURE_NAMES
-    from judges.meta.leaderboards import missing_all_rows, read_leaderboard
+    from judges.meta.leaderboards import missing_all_rows, read_any_leaderboard
 
     path = kiddie_cli / name
     lb = ajb.Leaderboard.load(path, fmt)
@@ -85,7 +85,7 @@ def test_cli_leaderboards_pass_autojudge_verification_and_tira_layout(ajb, kiddi
     # TIRA: one 4-column file, an `all` row for every run x measure
     if fmt != "jsonl":
         assert {len(line.split("\t")) for line in path.read_text().splitlines()} == {4}
-    df = read_leaderboard(path)
+    df = read_any_leaderboard(path)
     assert missing_all_rows(df) == [] and df.run_id.nunique() == 4 and set(df.measure) == set(MEASURE_NAMES)
     # autojudge-base's reader and ours see the same rows
     theirs = sorted((e.run_id, e.topic_id, m, float(v)) for e in lb.entries for m, v in e.values.items())

@@ -11,7 +11,7 @@ from conftest import ROOT, run_cli, shared
 from scipy import stats
 
 from judges.measures import MEASURE_NAMES
-from judges.meta.leaderboards import read_leaderboard
+from judges.meta.leaderboards import read_any_leaderboard
 
 TRUTH_TOT = "run_id measure topic_id value\n" + "".join(
     f"{r}\tREL\t{t}\t{v}\n" for r, v in (("a", 4), ("b", 3), ("c", 2), ("d", 1)) for t in ("1", "2", "all")
@@ -96,7 +96,7 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
     again in every format, with and without a header line, they read back the same; meta-evaluated
     against themselves in any format, the rankings agree exactly."""
     import judges
-    from judges.meta.leaderboards import FORMATS, write_leaderboard
+    from judges.meta.leaderboards import FORMATS, write_any_leaderboard
 
     out = tmp_path / "out"
     r = run_cli("--judge", "citation", "--rag-topics", ROOT / "datasets" / "rag25" / "topics.jsonl", "--rag-responses",
@@ -110,23 +110,23 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
     def same(df, atol):
         pd.testing.assert_frame_equal(df.reset_index(drop=True), exact, check_exact=False, atol=atol, rtol=0, check_dtype=False)
 
-    same(read_leaderboard(out / "r.leaderboard.jsonl"), 0)  # full precision
+    same(read_any_leaderboard(out / "r.leaderboard.jsonl"), 0)  # full precision
     for name in ("r.leaderboard.txt", "r.leaderboard.tot.txt"):
-        same(read_leaderboard(out / name), 5e-5)  # 4 decimals
+        same(read_any_leaderboard(out / name), 5e-5)  # 4 decimals
 
     evals = []
     for fmt in FORMATS:
         for header in (False, True):
             path = tmp_path / f"{fmt}{'-h' if header else ''}" / ("lb" if fmt == "trec_eval" else "lb.txt")
-            write_leaderboard(path, exact, fmt)
+            write_any_leaderboard(path, exact, fmt)
             files = sorted(path.iterdir()) if path.is_dir() else [path]
             assert len(files) == (exact.run_id.nunique() if fmt == "trec_eval" else 1)
             if header:
                 for f in files:
                     f.write_text(("measure\ttopic\tvalue" if fmt == "trec_eval" else "run_id\tmeasure\ttopic_id\tvalue" if fmt == "tot"
                                   else "run_id\tquery_id\tmeasure\tvalue") + "\n" + f.read_text())
-            same(read_leaderboard(path), 0 if fmt == "jsonl" else 5e-5)
-            same(read_leaderboard(path, fmt, header), 0 if fmt == "jsonl" else 5e-5)
+            same(read_any_leaderboard(path), 0 if fmt == "jsonl" else 5e-5)
+            same(read_any_leaderboard(path, fmt, header), 0 if fmt == "jsonl" else 5e-5)
             evals.append(path)
 
     res = tmp_path / "self.jsonl"
@@ -197,8 +197,8 @@ def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
         rows = pd.read_json(out, lines=True)
         assert len(rows) == len(MEASURE_NAMES) * 5 and set(rows.runs) == {4} and set(rows.topics) == {5}
         # the kendall values are SciPy's tau-b of the two files' all rows
-        t = read_leaderboard(truth)
-        j = read_leaderboard(tmp_path / "kiddie.leaderboard.txt")
+        t = read_any_leaderboard(truth)
+        j = read_any_leaderboard(tmp_path / "kiddie.leaderboard.txt")
         tv = t[t.topic_id == "all"].set_index("run_id").value.sort_index()
         for measure in ("SENTENCE_SUPPORT", "WEIGHTED_RECALL"):
             jv = j[(j.topic_id == "all") & (j.measure == measure)].set_index("run_id").value.sort_index()

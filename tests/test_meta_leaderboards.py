@@ -11,9 +11,9 @@ from judges.errors import InputError
 from judges.meta.leaderboards import (
     FORMATS,
     missing_all_rows,
-    read_leaderboard,
+    read_any_leaderboard,
     sniff_format,
-    write_leaderboard,
+    write_any_leaderboard,
 )
 
 HEADERS = {
@@ -47,17 +47,17 @@ def add_header(path, fmt):
 def test_round_trip(tmp_path, fmt, header, given):
     df = sample()
     path = tmp_path / ("lb" if fmt == "trec_eval" else f"lb.{fmt}")
-    write_leaderboard(path, df, fmt)
+    write_any_leaderboard(path, df, fmt)
     if header:
         add_header(path, fmt)
-    read = read_leaderboard(path, fmt if given == "explicit" else "auto", header if given == "explicit" else None)
+    read = read_any_leaderboard(path, fmt if given == "explicit" else "auto", header if given == "explicit" else None)
     pd.testing.assert_frame_equal(read, df, check_exact=False, atol=5e-5)  # text formats keep 4 decimals
 
 
 def test_jsonl_keeps_full_precision_and_numeric_topic_ids(tmp_path):
     path = tmp_path / "lb.jsonl"
     path.write_text(json.dumps({"run_id": "r", "topic_id": 7, "measure": "M", "value": 1 / 3}) + "\n")
-    df = read_leaderboard(path)
+    df = read_any_leaderboard(path)
     assert df.topic_id.tolist() == ["7"] and df.value.tolist() == [1 / 3]
 
 
@@ -65,11 +65,11 @@ def test_trec_eval_run_names(tmp_path):
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "bm25.v2.txt").write_text("P_10\t1\t0.5\nP_10\tall\t0.5\n")
     (tmp_path / "d" / "other.txt").write_text("runid\tall\tnamed-in-file\nP_10\t1\t0.25\nP_10\tall\t0.25\n")
-    df = read_leaderboard(tmp_path / "d")
+    df = read_any_leaderboard(tmp_path / "d")
     assert sorted(df.run_id.unique()) == ["bm25.v2", "named-in-file"]
     (tmp_path / "two.txt").write_text("runid\tall\ta\nrunid\tall\tb\nP_10\t1\t0.5\n")
     with pytest.raises(InputError) as e:
-        read_leaderboard(tmp_path / "two.txt", "trec_eval")
+        read_any_leaderboard(tmp_path / "two.txt", "trec_eval")
     assert e.value.render() == f"{tmp_path / 'two.txt'}:2: runid: second run name 'b' (first 'a'); trec_eval files hold one run"
 
 
@@ -101,13 +101,13 @@ def test_errors_are_one_line(tmp_path, text, fmt, expected):
     p = tmp_path / "lb.txt"
     p.write_text(text)
     with pytest.raises(InputError) as e:
-        read_leaderboard(p, fmt)
+        read_any_leaderboard(p, fmt)
     assert e.value.render() == expected.format(p=p)
 
 
 def test_missing_path(tmp_path):
     with pytest.raises(InputError, match="no such file or directory"):
-        read_leaderboard(tmp_path / "nope")
+        read_any_leaderboard(tmp_path / "nope")
 
 
 def test_missing_all_rows():
@@ -119,7 +119,7 @@ def test_missing_all_rows():
 
 def test_spot_check_truth_is_space_aligned_tot():
     path = shared("spot-check", "spot-check-dataset", "trec-leaderboard.txt")
-    df = read_leaderboard(path)
+    df = read_any_leaderboard(path)
     assert len(df) == 12
     assert sorted(df.run_id.unique()) == ["my_best_run_01", "my_best_run_02", "my_best_run_02_citations"]
     assert set(df.topic_id) == {"28", "all"} and set(df.measure) == {"Measure-01", "Measure-02"}
@@ -128,6 +128,6 @@ def test_spot_check_truth_is_space_aligned_tot():
 
 
 def test_kiddie_truth_has_a_header_line():
-    df = read_leaderboard(shared("kiddie", "eval", "kiddie_fake.eval.ir_measures.txt"))
+    df = read_any_leaderboard(shared("kiddie", "eval", "kiddie_fake.eval.ir_measures.txt"))
     assert len(df) == 24 and set(df.measure) == {"RELEVANCE"}
     assert df[df.topic_id == "all"].set_index("run_id").value.to_dict() == {"run1": 0.864, "run2": 0.692, "run3": 0.316, "run4": 0.088}

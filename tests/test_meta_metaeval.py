@@ -29,7 +29,7 @@ JUDGE = board({"a": [3, 3, 3], "b": [4, 4, 4], "c": [2, 2, 2], "d": [1, 1, 1]}, 
 def run(judge=JUDGE, truth=TRUTH, warn=None, **kw):
     kw.setdefault("resamples", 0)
     messages = []
-    res = metaeval.meta_evaluate(truth, [judge], metaeval.Options(**kw), warn=messages.append if warn is None else warn)
+    res = metaeval.meta_evaluate(truth, [judge], metaeval.MetaOptions(**kw), warn=messages.append if warn is None else warn)
     return res, messages
 
 

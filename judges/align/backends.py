@@ -1,13 +1,17 @@
-"""Alignment backends: one packed-batch interface (alignment, prefilter, lexical support
-features), two implementations.
+"""Alignment backends: one packed-batch interface with four operations (Smith-Waterman alignment,
+the prefilter's window counts and candidate windows, the lexical support features), two
+implementations that give identical results.
 
-* ``python`` -- loops over :func:`judges.align.reference.smith_waterman`; needs only numpy and
-  never imports numba.
-* ``numba`` -- :func:`judges.align.kernel.align_batch` (imported lazily, on first use).
+* ``python`` -- the readable references: :func:`judges.align.reference.smith_waterman`,
+  :mod:`judges.align.prefilter` and :mod:`judges.support.features`, one item at a time; needs
+  only numpy and never imports numba.
+* ``numba`` -- the kernels of :mod:`judges.align.kernel` and :mod:`judges.support.kernel`
+  (imported lazily, on first use).
 
-Both take the same packed arrays and return the same ``(n, 6)`` int64 array of
+``align_batch`` returns, in both, the same ``(n, 6)`` int64 array of
 ``(score, a_start, a_end, b_start, b_end, matches)`` rows (document spans relative to each
-pair's window). :func:`get_backend` never substitutes one backend for another.
+pair's window); its arguments are checked by :func:`judges.align.packed.normalize_packed`.
+:func:`get_backend` never substitutes one backend for another.
 
 Packed layout: ``a_tokens[a_offsets[q]:a_offsets[q + 1]]`` is answer ``q``; pair ``k`` aligns
 answer ``pair_a[k]`` with the document window ``b_tokens[b_lo[k]:b_hi[k]]``.
@@ -19,54 +23,12 @@ import importlib.util
 
 import numpy as np
 
-from judges.align import prefilter, reference
-
-BACKENDS = ("python", "numba")
+from judges.align import BACKENDS, prefilter, reference
+from judges.align.packed import normalize_packed
 
 
 class BackendUnavailable(RuntimeError):
     """The requested backend cannot run here (its dependency is missing)."""
-
-
-def normalize_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap):
-    """Validate and convert packed batch arguments (shared by every backend).
-
-    Token arrays become contiguous int32, offsets/indices/bounds contiguous int64, scoring
-    parameters Python ints. Raises ``ValueError`` on inconsistent shapes, out-of-range indices,
-    ``gap > 0`` (the reference's traceback is undefined there) or ``|parameter| >= 2**30``.
-    """
-    a_tokens = np.ascontiguousarray(a_tokens, dtype=np.int32)
-    b_tokens = np.ascontiguousarray(b_tokens, dtype=np.int32)
-    a_offsets = np.ascontiguousarray(a_offsets, dtype=np.int64)
-    pair_a = np.ascontiguousarray(pair_a, dtype=np.int64)
-    b_lo = np.ascontiguousarray(b_lo, dtype=np.int64)
-    b_hi = np.ascontiguousarray(b_hi, dtype=np.int64)
-    for name, arr in (("a_tokens", a_tokens), ("a_offsets", a_offsets), ("pair_a", pair_a),
-                      ("b_tokens", b_tokens), ("b_lo", b_lo), ("b_hi", b_hi)):
-        if arr.ndim != 1:
-            raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
-    n = pair_a.shape[0]
-    if b_lo.shape[0] != n or b_hi.shape[0] != n:
-        raise ValueError(
-            f"pair_a, b_lo and b_hi must have the same length, got {n}, {b_lo.shape[0]}, {b_hi.shape[0]}"
-        )
-    if a_offsets.shape[0] == 0:
-        raise ValueError("a_offsets must have len(answers) + 1 >= 1 entries")
-    n_answers = a_offsets.shape[0] - 1
-    if a_offsets[0] < 0 or a_offsets[-1] > a_tokens.shape[0] or np.any(np.diff(a_offsets) < 0):
-        raise ValueError("a_offsets must be non-decreasing within [0, len(a_tokens)]")
-    if n:
-        if pair_a.min() < 0 or pair_a.max() >= n_answers:
-            raise ValueError(f"pair_a must index answers 0..{n_answers - 1}")
-        if b_lo.min() < 0 or b_hi.max() > b_tokens.shape[0] or np.any(b_hi < b_lo):
-            raise ValueError("need 0 <= b_lo[k] <= b_hi[k] <= len(b_tokens) for every pair")
-    match, mismatch, gap = int(match), int(mismatch), int(gap)
-    if gap > 0:
-        raise ValueError(f"gap must be <= 0, got {gap}")
-    for name, v in (("match", match), ("mismatch", mismatch), ("gap", gap)):
-        if abs(v) >= 1 << 30:
-            raise ValueError(f"|{name}| must be < 2**30, got {v}")
-    return a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap
 
 
 class Backend:

@@ -56,7 +56,7 @@ from numba import njit, prange
 from numba.core import types
 from numba.extending import intrinsic
 
-from judges.align.backends import normalize_packed
+from judges.align.packed import normalize_packed
 
 #: Pairs scored together in one SIMD group (int16 lanes: 32 fill one 512-bit register).
 LANES = 32
@@ -608,7 +608,7 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
     ``a_tokens[a_offsets[q]:a_offsets[q + 1]]`` is answer ``q``; pair ``k`` aligns answer
     ``pair_a[k]`` with ``b_tokens[b_lo[k]:b_hi[k]]``. Token arrays are made int32, the rest int64
     and the scores int64 scalars, so every caller hits one compiled specialisation. Raises
-    ``ValueError`` on inconsistent input (see :func:`judges.align.backends.normalize_packed`).
+    ``ValueError`` on inconsistent input (see :func:`judges.align.packed.normalize_packed`).
     Runs on the current Numba thread count (one thread for fewer than ``SMALL_BATCH_PAIRS``
     pairs); leaves it as it was.
     """

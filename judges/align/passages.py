@@ -18,18 +18,21 @@ from judges.text.tokenize import Tokens, Vocabulary
 
 
 class DocIndex:
-    """Tokens of one document text, its windows, and (for long documents) token weights."""
+    """Tokens of one document text, its sentences, its windows, and (for long documents) token weights.
 
-    __slots__ = ("text", "tokens", "windows", "_weights")
+    ``sentences``: ``(n, 2)`` int64 character spans of :func:`judges.text.segment.split_sentences`,
+    the one split of the document (windows here, the LLM's evidence in :mod:`judges.attest.cascade`).
+    """
+
+    __slots__ = ("text", "tokens", "sentences", "windows", "_weights")
 
     def __init__(self, text: str, vocab: Vocabulary, window_sentences: int, window_stride: int):
         self.text = text
         self.tokens: Tokens = vocab.encode(text)
-        sentences = split_sentences(text)
-        sentence_starts = np.array([s for s, _ in sentences], dtype=np.int64)
-        bounds = np.append(np.searchsorted(self.tokens.starts, sentence_starts), len(self.tokens))
+        self.sentences = np.array(split_sentences(text), dtype=np.int64).reshape(-1, 2)
+        bounds = np.append(np.searchsorted(self.tokens.starts, self.sentences[:, 0]), len(self.tokens))
         bounds[0] = 0
-        ranges = passage_windows(len(sentences), window_sentences, window_stride)
+        ranges = passage_windows(len(self.sentences), window_sentences, window_stride)
         self.windows = np.array([(bounds[a], bounds[b]) for a, b in ranges], dtype=np.int64).reshape(-1, 2)
         self._weights: Optional[np.ndarray] = None
 

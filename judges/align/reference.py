@@ -51,6 +51,16 @@ class Alignment(NamedTuple):
 EMPTY = Alignment(0, 0, 0, 0, 0, 0)
 
 
+def end_cell_order(score, a_end, b_end) -> tuple:
+    """Rule 1 as sort keys, most significant first, smallest best: ``(-score, b_end, a_end)``.
+
+    :func:`smith_waterman` meets the end cells in this order (document outer, answer inner, the
+    first maximum kept); the judge picks the best of a citation's candidate windows by the same
+    keys, with document ends counted from the document's start. Ints and numpy arrays alike.
+    """
+    return (-score, b_end, a_end)
+
+
 def smith_waterman(
     a: Sequence[int],
     b: Sequence[int],

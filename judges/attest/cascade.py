@@ -55,7 +55,6 @@ from judges.attest.endpoint import Endpoint
 from judges.config import AttestSettings
 from judges.formats.debuglog import DebugLog
 from judges.records import STATUS_GRADE, Judgment
-from judges.text.segment import split_sentences
 
 P_YES_SUPPORTED = 0.5  # P(YES) at or above which the LLM's answer makes a citation supported
 
@@ -118,7 +117,7 @@ class Attester:
         return j.p_full is not None and low <= j.p_full < high
 
     # -- what the model sees ---------------------------------------------------------------
-    def evidence(self, case: Case, sentences: dict) -> tuple[str, int]:
+    def evidence(self, case: Case) -> tuple[str, int]:
         """The evidence text shown for ``case`` and its length in word tokens."""
         doc, j, cap = case.doc, case.judgment, self.s.max_evidence_tokens
         starts, ends = doc.tokens.starts, doc.tokens.ends
@@ -136,10 +135,8 @@ class Attester:
         if self.s.evidence == "document":
             lo, hi = 0, n
         else:
-            spans = sentences.get(id(doc))
-            if spans is None:
-                spans = sentences[id(doc)] = split_sentences(doc.text)
-            s_starts = np.array([s for s, _ in spans], dtype=np.int64)
+            spans = doc.sentences
+            s_starts = spans[:, 0]
             first = max(int(np.searchsorted(s_starts, a, "right")) - 1, 0)
             last = max(int(np.searchsorted(s_starts, b, "left")) - 1, first)
             first = max(first - self.s.context_sentences, 0)
@@ -165,13 +162,12 @@ class Attester:
         """The final judgment of every case (unchanged for citations not selected)."""
         out = [c.judgment for c in cases]
         chosen: list[tuple[int, str, list, int]] = []  # (case index, key, messages, evidence tokens)
-        sentences: dict = {}
         counts = self.counts
         for i, case in enumerate(cases):
             if not self.selects(case.judgment):
                 continue
             counts["attest_selected"] += 1
-            evidence, n_tokens = self.evidence(case, sentences)
+            evidence, n_tokens = self.evidence(case)
             if self.guard.search(case.sentence) or self.guard.search(evidence):
                 counts["attest_guarded"] += 1
                 counts["attest_changed"] += case.judgment.status != "unsupported"

@@ -62,8 +62,3 @@ def key_words(text: str) -> list[str]:
         folded = _POSSESSIVE.sub("", folded)
     # stem() inlined: this runs over every word of every cited document
     return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in _WORD.findall(folded)]
-
-
-def key_phrase(text: str) -> str:
-    """``key_words`` joined and padded with spaces, so ``" a b " in phrase`` is a whole-word search."""
-    return " " + " ".join(key_words(text)) + " "

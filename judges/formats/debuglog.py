@@ -1,8 +1,20 @@
 """The JSONL debug log: one timestamped event per line, enough to reconstruct every decision.
 
-Events: ``session_start``, ``INPUT_ERROR``, ``CITATION_INPUT``, ``CITATION_OUTPUT``,
-``summary``. The file appears at its path only when the run completes. Encoded with orjson:
-two events per citation made the standard library's encoder a quarter of the judge's time.
+Events, each an object with ``ts`` and ``event``:
+
+* ``session_start`` -- version, backend, name, workers, the workflow and the inputs;
+* ``INPUT_ERROR`` -- a bad input record (path, line, field, problem), failed on or skipped;
+* ``CITATION_INPUT`` and ``CITATION_OUTPUT`` -- per judged citation: the sentence, the cited
+  document and the candidate windows; then the alignment, features, judgment and the rule behind it;
+* ``ATTEST_INPUT`` and ``ATTEST_OUTPUT`` -- per citation asked of the LLM: the prompt; then the
+  answer (or failure), where it came from (``cache``, ``llm`` or ``failed``) and the status it gave;
+* ``ATTEST_SUMMARY`` -- the session's attestation figures (only when the workflow attests);
+* ``summary`` -- counts, statuses and the files written.
+
+Events logged before the out-dir exists are kept in memory (:meth:`DebugLog.deferred`); worker
+processes' logs are appended (:meth:`DebugLog.append_file`). The file appears at its path only
+when the session's outputs are committed. Encoded with orjson: two events per citation made
+the standard library's encoder a quarter of the judge's time.
 """
 
 from __future__ import annotations

@@ -12,23 +12,15 @@ can be read.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import re
 import zlib
 from pathlib import Path
-from typing import IO, Container, Iterator, Optional
+from typing import Container, Iterator, Optional
 
 from judges.errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")
-
-
-def open_text(path: Path) -> IO[str]:
-    """Open a text file for reading, gunzipping ``.gz`` files."""
-    if str(path).endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, "rb"), encoding="utf-8")
-    return open(path, encoding="utf-8")
 
 
 def seekable(path: Path | str) -> bool:

@@ -37,6 +37,7 @@ from judges.records import Citation, Document, Report, Sentence
 TOPIC_ID_KEYS = ("topic_id", "narrative_id", "request_id")
 DOC_ID_KEYS = ("doc_id", "docid", "docno", "id", "_id")
 DATASET_SHAPES = {"auto": None, "rag": "rag", "ragtime": "responses", "dragun": "responses", "neuclir": "sentences"}
+DATASETS = tuple(DATASET_SHAPES)  # the --dataset names
 SHAPE_FIELDS = {"rag": "answer", "responses": "responses", "sentences": "sentences"}  # shape -> its list of sentences
 
 

@@ -88,11 +88,11 @@ def read_leaderboard(path: str | Path, name: str | None = None):
 
     ``path``: an output directory (with ``name``, or holding one leaderboard), the Parquet table,
     or a leaderboard file in any TREC text format (ir_measures, trec_eval, tot, jsonl; read by
-    :func:`judges.meta.leaderboards.read_leaderboard`).
+    :func:`judges.meta.leaderboards.read_any_leaderboard`).
     """
     resolved = _resolve(path, name, "leaderboard.parquet")
     if resolved.is_file() and not resolved.name.endswith(".parquet"):
-        from judges.meta.leaderboards import read_leaderboard as read_text_leaderboard
+        from judges.meta.leaderboards import read_any_leaderboard
 
-        return read_text_leaderboard(resolved)
+        return read_any_leaderboard(resolved)
     return pq.read_table(resolved).to_pandas()

@@ -8,8 +8,8 @@ from typing import Iterable
 
 from judges.formats.atomic import atomic_text
 
-LEADERBOARD_FORMATS = ("ir_measures", "tot", "jsonl")
 LEADERBOARD_SUFFIX = {"ir_measures": "leaderboard.txt", "tot": "leaderboard.tot.txt", "jsonl": "leaderboard.jsonl"}
+LEADERBOARD_FORMATS = tuple(LEADERBOARD_SUFFIX)  # the --leaderboard-format names
 
 
 def format_value(value: float) -> str:

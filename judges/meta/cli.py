@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judges.errors import InputError
+from judges.meta.leaderboards import FORMATS
 
 # No console markup: run ids, measure names and paths are shown as written ("[x]" is not a style),
 # and tables are wider than 80 columns when not on a terminal.
@@ -31,12 +32,7 @@ app = typer.Typer(
 )
 
 
-class Format(str, Enum):
-    auto = "auto"
-    ir_measures = "ir_measures"
-    tot = "tot"
-    trec_eval = "trec_eval"
-    jsonl = "jsonl"
+Format = Enum("Format", {n: n for n in ("auto", *FORMATS)}, type=str)  # the formats read_any_leaderboard reads
 
 
 class OnMissing(str, Enum):
@@ -111,7 +107,7 @@ def meta_evaluate(
     try:
         from judges.meta import correlation as corr
         from judges.meta import metaeval
-        from judges.meta.leaderboards import read_leaderboard
+        from judges.meta.leaderboards import read_any_leaderboard
         from judges.meta.results import table_format, write_table
 
         methods = tuple(dict.fromkeys(correlation)) or corr.DEFAULT_METHODS
@@ -123,9 +119,11 @@ def meta_evaluate(
         for path, option in ((output, "--output"), (output_values, "--output-values")):
             if path is not None:
                 table_format(path, option)
-        t = metaeval.Leaderboard(str(truth), truth, read_leaderboard(truth, truth_format.value, truth_header))
-        judged = [metaeval.Leaderboard(str(p), p, read_leaderboard(p, eval_format.value, eval_header)) for p in leaderboards]
-        opts = metaeval.Options(
+        t = metaeval.Leaderboard(str(truth), truth, read_any_leaderboard(truth, truth_format.value, truth_header))
+        judged = [
+            metaeval.Leaderboard(str(p), p, read_any_leaderboard(p, eval_format.value, eval_header)) for p in leaderboards
+        ]
+        opts = metaeval.MetaOptions(
             truth_measures=tuple(truth_measure), eval_measures=tuple(eval_measure), methods=methods, topics=tuple(topic),
             recompute=recompute, truth_topics=truth_topics, on_missing=on_missing.value, resamples=resamples, seed=seed, confidence=confidence,
         )

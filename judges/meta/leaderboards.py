@@ -42,7 +42,7 @@ _LAYOUT = {"ir_measures": "run topic measure value", "tot": "run measure topic v
 _MEASURE_WORDS = {"measure", "metric", "measure_name"}
 
 
-def read_leaderboard(path: str | Path, fmt: str = "auto", header: Optional[bool] = None) -> pd.DataFrame:
+def read_any_leaderboard(path: str | Path, fmt: str = "auto", header: Optional[bool] = None) -> pd.DataFrame:
     """One leaderboard file or directory as a DataFrame with :data:`COLUMNS`, sorted by run,
     measure and topic (``value`` is float64; ids are strings)."""
     path = Path(path)
@@ -262,7 +262,7 @@ def write_trec_eval(directory: Path, df: pd.DataFrame) -> list[Path]:
     return paths
 
 
-def write_leaderboard(path: Path, df: pd.DataFrame, fmt: str) -> None:
+def write_any_leaderboard(path: Path, df: pd.DataFrame, fmt: str) -> None:
     """Write ``df`` in ``fmt``; for ``trec_eval`` ``path`` is a directory (one file per run)."""
     if fmt == "trec_eval":
         write_trec_eval(path, df)

@@ -51,7 +51,9 @@ class Leaderboard:
 
 
 @dataclass(frozen=True)
-class Options:
+class MetaOptions:
+    """What ``run_judge.py meta-evaluate`` is asked to compute (not :class:`judges.options.Options`)."""
+
     truth_measures: tuple[str, ...] = ()  # empty: every measure of the truth
     eval_measures: tuple[str, ...] = ()  # empty: every measure of each judge leaderboard
     methods: tuple[str, ...] = correlation.DEFAULT_METHODS
@@ -114,7 +116,7 @@ def _matrix(lb: Leaderboard, measure: str) -> pd.DataFrame:
     return per_topic(lb.table, measure)
 
 
-def _scores(lb: Leaderboard, measure: str, opts: Options, topics: list[str]) -> pd.Series:
+def _scores(lb: Leaderboard, measure: str, opts: MetaOptions, topics: list[str]) -> pd.Series:
     """Each run's score: its ``all`` row, or its mean over ``topics`` when recomputing."""
     if not opts.recomputing:
         return all_values(lb.table, measure)
@@ -123,7 +125,11 @@ def _scores(lb: Leaderboard, measure: str, opts: Options, topics: list[str]) -> 
 
 
 def _shared_topics(
-    sides: list[tuple[Leaderboard, pd.DataFrame]], runs: list[str], opts: Options, policy: _Policy, measure_label: str
+    sides: list[tuple[Leaderboard, pd.DataFrame]],
+    runs: list[str],
+    opts: MetaOptions,
+    policy: _Policy,
+    measure_label: str,
 ) -> list[str]:
     """Topics every shared run has a row for on every side; the rest go through the policy."""
     if opts.topics:
@@ -145,7 +151,7 @@ def _ci(intervals: bootstrap.Intervals, i: int) -> tuple[float, float]:
 
 
 def correlate_pair(
-    truth: Leaderboard, judged: Leaderboard, truth_measure: str, eval_measure: str, opts: Options, policy: _Policy
+    truth: Leaderboard, judged: Leaderboard, truth_measure: str, eval_measure: str, opts: MetaOptions, policy: _Policy
 ) -> list[dict]:
     """Rows of the correlations table for one measure pair."""
     label = f"{truth_measure} vs {eval_measure}"
@@ -242,7 +248,9 @@ def _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, ev
     ]
 
 
-def leaderboard_values(lb: Leaderboard, role: str, measures: list[str], opts: Options, policy: _Policy) -> list[dict]:
+def leaderboard_values(
+    lb: Leaderboard, role: str, measures: list[str], opts: MetaOptions, policy: _Policy
+) -> list[dict]:
     """Rows of the values table: each run's score per measure, with its interval."""
     rows = []
     for measure in measures:
@@ -270,7 +278,9 @@ def leaderboard_values(lb: Leaderboard, role: str, measures: list[str], opts: Op
     return rows
 
 
-def meta_evaluate(truth: Leaderboard, judged: Sequence[Leaderboard], opts: Options, warn: Callable[[str], None] = lambda m: None) -> Result:
+def meta_evaluate(
+    truth: Leaderboard, judged: Sequence[Leaderboard], opts: MetaOptions, warn: Callable[[str], None] = lambda m: None
+) -> Result:
     """Correlate every judge leaderboard with the truth; see the module docstring."""
     policy = _Policy(opts.on_missing, warn)
     truth_measures = select_measures(truth, opts.truth_measures, "--truth-measure")

@@ -118,9 +118,9 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
     lb = read_leaderboard(out_dir, name)
     truth_df = None
     if truth is not None:
-        from judges.meta.leaderboards import read_leaderboard as read_any
+        from judges.meta.leaderboards import read_any_leaderboard
 
-        truth_df = read_any(truth)
+        truth_df = read_any_leaderboard(truth)
     b = board(lb, truth_df, truth_measure, resamples=resamples)
     thresholds = _thresholds(store.config)
 

@@ -9,7 +9,8 @@ import math
 from html import escape
 from typing import Optional, Sequence
 
-STATUSES = ("supported", "partial", "unsupported", "missing")
+from judges.records import MAIN_STATUSES as STATUSES  # plotted and tabled (not cross_language)
+
 COLORS = {"supported": "#2e7d32", "partial": "#f0a500", "unsupported": "#c62828", "missing": "#8a8a8a"}
 FONT = 'font-family="system-ui,sans-serif" font-size="11"'
 

@@ -26,7 +26,7 @@ from judges.config import SupportSettings
 from judges.support.features import FEATURES
 from judges.support.model import SupportModel, columns, levels, load_model
 
-STATUSES = np.array(["unsupported", "partial", "supported"])
+LEVEL_STATUS = np.array(["unsupported", "partial", "supported"])  # support level 0, 1, 2 -> status
 _NORM = FEATURES.index("norm_score")
 
 
@@ -72,7 +72,7 @@ class AlignmentJudge(SupportJudge):
         norm = x[:, _NORM]
         level = (norm >= self.s.norm_partial).astype(np.int64) + (norm >= self.s.norm_supported)
         nan = np.full(len(x), np.nan)
-        return Decisions(STATUSES[level], nan, nan)
+        return Decisions(LEVEL_STATUS[level], nan, nan)
 
     def thresholds(self) -> dict:
         return {"judge": self.name, "norm_supported": self.s.norm_supported, "norm_partial": self.s.norm_partial}
@@ -92,7 +92,7 @@ class ModelJudge(SupportJudge):
     def decide(self, x: np.ndarray) -> Decisions:
         p_any, p_full = self.model.probabilities(x[:, self._cols])
         p_any, p_full = np.round(p_any, 6), np.round(p_full, 6)  # as written; the status follows from these
-        return Decisions(STATUSES[levels(p_any, p_full, self.p_supported, self.p_partial)], p_any, p_full)
+        return Decisions(LEVEL_STATUS[levels(p_any, p_full, self.p_supported, self.p_partial)], p_any, p_full)
 
     def band(self, budget: float) -> tuple[float, float]:
         return self.model.band(budget, self.p_supported)
