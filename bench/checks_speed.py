@@ -59,7 +59,7 @@ def number(rng: random.Random) -> str:
 
 def sentence(rng: random.Random, n_words: int) -> str:
     out = []
-    for i in range(n_words):
+    for _ in range(n_words):
         r = rng.random()
         if r < 0.06:
             out.append(name(rng))

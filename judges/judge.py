@@ -168,7 +168,7 @@ class Judge:
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         band = self.attester.band if self.attester is not None else None
-        for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
+        for i, (rep, sent, c, _, d, source, _) in enumerate(items):
             j = self.grounder.cap(judgments[i])
             j = j._replace(explanation=explain(j, thresholds, on_unparsed, band))
             qid = qrels_doc_id(sent.text, c.citation_id)

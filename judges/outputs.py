@@ -23,7 +23,6 @@ from judges import __version__
 from judges.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
-from judges.errors import InputError
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows

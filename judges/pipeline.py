@@ -48,7 +48,6 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     """Judge every report and write all outputs; returns the summary. ``progress(n)`` advances a bar."""
     progress = progress or (lambda n, total=None: None)
     summary = Summary()
-    counts = summary.counts
     out_dir, name = Path(options.out_dir), options.name
     if options.no_debug_log:
         log_path = None

@@ -156,7 +156,7 @@ def test_adversarial_text_does_not_raise_scores_with_a_real_model(llama, tmp_pat
 
 def test_p_yes_from_a_real_model(llama):
     """Log-probabilities as llama.cpp returns them give P(YES), on the side of the parsed answer."""
-    from judges.attest.answers import p_yes, parse_answer
+    from judges.attest.answers import parse_answer
     from judges.attest.cache import Answer
     from judges.attest.client import Request, ask_all
     from judges.attest.endpoint import Endpoint

@@ -8,7 +8,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import ROOT, run_cli
+from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -113,7 +113,7 @@ def test_iter_values_reads_any_layout(values, sep, indent):
     text = sep.join(json.dumps(v, indent=indent or None, ensure_ascii=False) for v in values)
     got = list(iter_values(text, "x"))
     assert [v for _, v in got] == values
-    for line, v in got:  # each value starts on the line it is reported at
+    for line, _ in got:  # each value starts on the line it is reported at
         assert "{" in text.split("\n")[line - 1]
 
 
@@ -335,7 +335,7 @@ def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp
     result = run_cli(*args, "--allow-missing-text")
     assert result.returncode == 0, result.stderr
     rows = [line.split("\t") for line in (tmp_path / "x.coverage.tsv").read_text().splitlines()]
-    head, rows = rows[0], [dict(zip(rows[0], r)) for r in rows[1:]]
+    rows = [dict(zip(rows[0], r)) for r in rows[1:]]
     assert len(rows) == 3 and all(r["topics_answered"] == str(topics) for r in rows)
     assert sum(int(r["sentences"]) for r in rows) == counts["sentences"]
     assert sum(int(r["cited_sentences"]) for r in rows) == counts["cited"]

@@ -126,7 +126,7 @@ def test_kill9_at_random_moments_leaves_one_set(out_a, refs):
         proc = start(out_a, RUN_B, pause=pause, pause_s=0.05 if pause == "rename" else 30)
         if pause:
             marker = journal_path(out_a, "t") if pause in ("commit", "rename") else None
-            wait_for(lambda: (marker.exists() if marker else any(".stage-" in p.name for p in out_a.iterdir())), proc)
+            wait_for(lambda marker=marker: (marker.exists() if marker else any(".stage-" in p.name for p in out_a.iterdir())), proc)
             time.sleep(rng.uniform(0, 0.2))
         else:
             time.sleep(delay)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import zlib
 from pathlib import Path
 
 import pytest

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from conftest import ROOT, run_cli
 from judges.align.backends import get_backend
 from judges.support.features import (
-    CLAUSE_BREAK, LEXICAL, clause_ids, lexical_features_batch_reference, lexical_features_reference,
+    CLAUSE_BREAK, LEXICAL, clause_ids, lexical_features_batch_reference,
 )
 from judges.support.lexicon import Lexicon, STOPWORDS
 from judges.support.model import fit, load_model, SupportModel

@@ -209,7 +209,7 @@ class Attester:
             timeout_s=self.s.timeout_s, backoff_s=self.s.backoff_s, on_result=on_result,
         )
 
-        for i, key, _, n_tokens in chosen:
+        for i, key, _, _ in chosen:
             case, result = cases[i], answers[key]
             aligned = case.judgment.status
             if isinstance(result, Failure):

@@ -164,7 +164,7 @@ def build(
     on_error = on_error or fail
     db = sqlite3.connect(tmp, isolation_level=None)
     try:
-        db.executescript(f"""
+        db.executescript("""
             PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
             PRAGMA temp_store = FILE; PRAGMA cache_size = -65536;
             CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
-import pandas as pd
 
 from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import svg
@@ -384,11 +383,11 @@ def _index(name, b, runs, run_ix, topics, topic_ix, titles, df, status_by_run, f
         sc, fc = status_by_run.get(run, Counter()), flag_counts.get(run, Counter())
         for f, v in (("unsupported", sc["unsupported"]), ("missing", sc["missing"]), ("capped", fc["capped"]), ("xlang", fc["xlang"])) + (
                 (("disagree", fc["disagree"]),) if label_level else ()):
-            cells.append(f'<td data-v="{v}"><a href="runs/r{i}.html#f={f}">{v}</a></td>' if v else f'<td data-v="0">0</td>')
+            cells.append(f'<td data-v="{v}"><a href="runs/r{i}.html#f={f}">{v}</a></td>' if v else '<td data-v="0">0</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f'<table class="sortable" id="leaderboard"><tr>{"".join(head)}</tr>{"".join(rows)}</table>'
 
-    plots = [f"<h3>Status of the citations, per run</h3>" + svg.status_bars([(r, status_by_run.get(r, {}), f"runs/r{run_ix[r]}.html") for r in runs])]
+    plots = ["<h3>Status of the citations, per run</h3>" + svg.status_bars([(r, status_by_run.get(r, {}), f"runs/r{run_ix[r]}.html") for r in runs])]
     by_status = {s: df.loc[df["status"] == s] for s in svg.STATUSES}
     if thresholds.get("judge") == "model":
         plots.append("<h3>Distribution of P(full), by final status, with the supported threshold</h3>" + svg.histogram(

@@ -52,7 +52,7 @@ def board(lb: pd.DataFrame, truth: Optional[pd.DataFrame] = None, truth_measure:
     for run, g in topics.groupby("run_id", sort=True):
         m = g.pivot(index="topic_id", columns="measure", values="value").reindex(columns=measures)
         x = m.to_numpy(dtype=np.float64)
-        iv = topic_intervals(len(x), lambda idx: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed)
+        iv = topic_intervals(len(x), lambda idx, x=x: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed)
         low.loc[run], high.loc[run] = iv.low, iv.high
     per_topic = topics[topics["measure"] == headline].pivot(index="run_id", columns="topic_id", values="value")
     t = None
