@@ -163,9 +163,22 @@ def judge(work: Path, items: list[dict], workflow: Path, workers: int):
     topics, runs = write_inputs(work, items)
     out = work / "out"
     cmd = [
-        sys.executable, "run_judge.py", "--judge", "citation", "--rag-topics", str(topics),
-        "--rag-responses", str(runs), "--workflow", str(workflow), "--out-dir", str(out),
-        "--name", "agree", "--workers", str(workers),
+        sys.executable,
+        "run_judge.py",
+        "--judge",
+        "citation",
+        "--rag-topics",
+        str(topics),
+        "--rag-responses",
+        str(runs),
+        "--workflow",
+        str(workflow),
+        "--out-dir",
+        str(out),
+        "--name",
+        "agree",
+        "--workers",
+        str(workers),
     ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
@@ -185,11 +198,16 @@ def judge(work: Path, items: list[dict], workflow: Path, workers: int):
 def load_attributionbench(path: Path) -> list[dict]:
     items = []
     for r in read_jsonl(path):
-        items.append({
-            "id": str(r["id"]), "title": r["question"], "claim": r["claim"],
-            "evidence": "\n\n".join(r["references"]),
-            "positive": r["attribution_label"] == "attributable", "src": r["src_dataset"],
-        })
+        items.append(
+            {
+                "id": str(r["id"]),
+                "title": r["question"],
+                "claim": r["claim"],
+                "evidence": "\n\n".join(r["references"]),
+                "positive": r["attribution_label"] == "attributable",
+                "src": r["src_dataset"],
+            }
+        )
     return items
 
 
@@ -201,11 +219,16 @@ def load_wice(path: Path) -> list[dict]:
             spans.append((pos, pos + len(sent)))
             pos += len(sent) + 1  # the "\n" joiner
         gold = sorted({i for group in r["supporting_sentences"] for i in group})
-        items.append({
-            "id": str(r["meta"]["id"]), "title": r["claim"], "claim": r["claim"],
-            "evidence": "\n".join(r["evidence"]), "label": r["label"],
-            "gold_spans": [spans[i] for i in gold],
-        })
+        items.append(
+            {
+                "id": str(r["meta"]["id"]),
+                "title": r["claim"],
+                "claim": r["claim"],
+                "evidence": "\n".join(r["evidence"]),
+                "label": r["label"],
+                "gold_spans": [spans[i] for i in gold],
+            }
+        )
     return items
 
 
@@ -226,7 +249,16 @@ def table(header: list[str], rows: list[list[str]], right_from: int = 1) -> str:
 def binary_row(name: str, scores: np.ndarray, positive: np.ndarray, predicted: np.ndarray) -> list[str]:
     ba, f1 = binary_scores(predicted, positive)
     t, best = best_threshold(scores, positive)
-    return [name, str(len(scores)), str(int(positive.sum())), fmt(roc_auc(scores, positive)), fmt(ba), fmt(f1), fmt(t), fmt(best)]
+    return [
+        name,
+        str(len(scores)),
+        str(int(positive.sum())),
+        fmt(roc_auc(scores, positive)),
+        fmt(ba),
+        fmt(f1),
+        fmt(t),
+        fmt(best),
+    ]
 
 
 BINARY_HEADER = ["n", "positives", "ROC-AUC", "bal. acc", "macro-F1", "best t", "bal. acc @ best t"]
@@ -262,10 +294,14 @@ def report_wice(items: list[dict], df, seconds: float, sup: float, part: float) 
     print("## WiCE dev (claim level)\n")
     print(f"{len(items)} claims judged in {seconds:.1f} s (CLI wall time).\n")
     rows = [
-        binary_row(f"supported vs rest (judge: supported, >= {sup})", scores, label == "supported", status == "supported"),
+        binary_row(
+            f"supported vs rest (judge: supported, >= {sup})", scores, label == "supported", status == "supported"
+        ),
         binary_row(
             f"supported+partial vs not_supported (judge: supported or partial, >= {part})",
-            scores, label != "not_supported", np.isin(status, ("supported", "partial")),
+            scores,
+            label != "not_supported",
+            np.isin(status, ("supported", "partial")),
         ),
     ]
     print(table(["task"] + BINARY_HEADER, rows) + "\n")
@@ -289,8 +325,11 @@ def report_wice(items: list[dict], df, seconds: float, sup: float, part: float) 
     print(f"3-way: accuracy {fmt(float(agree))}, macro-F1 {fmt(float(np.mean(f1s)))}.\n")
 
     rows = []
-    groups = (("supported", ("supported",)), ("partially_supported", ("partially_supported",)),
-              ("supported + partially_supported", ("supported", "partially_supported")))
+    groups = (
+        ("supported", ("supported",)),
+        ("partially_supported", ("partially_supported",)),
+        ("supported + partially_supported", ("supported", "partially_supported")),
+    )
     for name, labels in groups:
         n = found = hit = 0
         chance = []
@@ -302,7 +341,16 @@ def report_wice(items: list[dict], df, seconds: float, sup: float, part: float) 
             found += ce > cs
             hit += ce > cs and any(cs < b and a < ce for a, b in it["gold_spans"])
             chance.append(chance_overlap(len(it["evidence"]), ce - cs, it["gold_spans"]))
-        rows.append([name, str(n), str(found), str(hit), fmt(hit / n if n else float("nan")), fmt(float(np.mean(chance)) if chance else float("nan"))])
+        rows.append(
+            [
+                name,
+                str(n),
+                str(found),
+                str(hit),
+                fmt(hit / n if n else float("nan")),
+                fmt(float(np.mean(chance)) if chance else float("nan")),
+            ]
+        )
     print("Evidence localisation: judged span overlaps a gold supporting sentence.\n")
     print(table(["human label", "n", "with a span", "overlaps gold", "rate", "chance (same-length span)"], rows) + "\n")
 
@@ -322,8 +370,10 @@ def main() -> None:
     wf = load_workflow(workflow)
     sup, part = wf.support.norm_supported, wf.support.norm_partial
     print("# Judge vs human labels\n")
-    print(f"Workflow `{workflow}`: supported >= {sup}, partial >= {part}; "
-          f"'best t' = threshold on norm_score maximising balanced accuracy on the same data (optimistic).\n")
+    print(
+        f"Workflow `{workflow}`: supported >= {sup}, partial >= {part}; "
+        f"'best t' = threshold on norm_score maximising balanced accuracy on the same data (optimistic).\n"
+    )
 
     ab = load_attributionbench(args.data / AB_FILE)
     wice = load_wice(args.data / WICE_FILE)

@@ -63,9 +63,23 @@ def main() -> None:
             env = {**os.environ, **proxy.env(model="smollm2")}
 
             def command(out: Path, mode: str) -> list[str]:
-                return [sys.executable, str(ROOT / "run_judge.py"), "--rag-topics", str(KIDDIE / "topics"),
-                        "--rag-responses", str(KIDDIE / "runs"), "--out-dir", str(out), "--name", "kiddie",
-                        "--workflow", str(workflow), "--attest", mode, "--use-env-llm"]
+                return [
+                    sys.executable,
+                    str(ROOT / "run_judge.py"),
+                    "--rag-topics",
+                    str(KIDDIE / "topics"),
+                    "--rag-responses",
+                    str(KIDDIE / "runs"),
+                    "--out-dir",
+                    str(out),
+                    "--name",
+                    "kiddie",
+                    "--workflow",
+                    str(workflow),
+                    "--attest",
+                    mode,
+                    "--use-env-llm",
+                ]
 
             def judge(label: str, out: Path, mode: str) -> dict:
                 asked = len(proxy.keys())
@@ -75,8 +89,26 @@ def main() -> None:
                 if result.returncode != 0:
                     sys.exit(result.stderr)
                 a = yaml.safe_load((out / "kiddie.config.yml").read_text())["attest"]
-                row = dict(run=label, citations=None, **{k: a[k] for k in ("selected", "guarded", "calls", "cache_hits", "failed", "unparsed", "changed", "tokens_in", "tokens_out")},
-                           requests_seen=len(proxy.keys()) - asked, wall_s=round(seconds, 1))
+                row = dict(
+                    run=label,
+                    citations=None,
+                    **{
+                        k: a[k]
+                        for k in (
+                            "selected",
+                            "guarded",
+                            "calls",
+                            "cache_hits",
+                            "failed",
+                            "unparsed",
+                            "changed",
+                            "tokens_in",
+                            "tokens_out",
+                        )
+                    },
+                    requests_seen=len(proxy.keys()) - asked,
+                    wall_s=round(seconds, 1),
+                )
                 row["citations"] = yaml.safe_load((out / "kiddie.config.yml").read_text())["counts"]["citations"]
                 rows.append(row)
                 return row
@@ -88,7 +120,9 @@ def main() -> None:
             out = tmp / "killed"
             out.mkdir()
             before = len(proxy.keys())
-            proc = subprocess.Popen(command(out, "all"), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            proc = subprocess.Popen(
+                command(out, "all"), cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
             target = rows[0]["calls"] // 2
             while cached(out) < target and proc.poll() is None:
                 time.sleep(0.05)
@@ -97,8 +131,10 @@ def main() -> None:
             answered_before_kill = cached(out)
             judge("all, resumed after kill -9", out, "all")
             keys = proxy.keys()[before:]
-            identical = all((out / n).read_bytes() == (tmp / "all" / n).read_bytes()
-                            for n in ("kiddie.qrels", "kiddie.doc.qrels", "kiddie.leaderboard.txt"))
+            identical = all(
+                (out / n).read_bytes() == (tmp / "all" / n).read_bytes()
+                for n in ("kiddie.qrels", "kiddie.doc.qrels", "kiddie.leaderboard.txt")
+            )
     finally:
         server.terminate()
     cols = list(rows[0])
@@ -106,8 +142,10 @@ def main() -> None:
     print("|" + "---|" * len(cols))
     for r in rows:
         print("| " + " | ".join(str(r[c]) for c in cols) + " |")
-    print(f"\nkill -9 after {answered_before_kill} cached answers; requests across kill + resume: {len(keys)}, "
-          f"distinct questions: {len(set(keys))} (a repeat is a request in flight at the kill)")
+    print(
+        f"\nkill -9 after {answered_before_kill} cached answers; requests across kill + resume: {len(keys)}, "
+        f"distinct questions: {len(set(keys))} (a repeat is a request in flight at the kill)"
+    )
     print(f"resumed qrels, doc qrels and leaderboard byte-identical to the uninterrupted run: {identical}")
     print(f"logprobs: {args.logprobs}; outputs in {tmp}")
 

@@ -47,8 +47,14 @@ from judges.meta.labels import read_labels  # noqa: E402
 from judges.support.calibrate import STATUS_LEVEL, agreement, labelled_features  # noqa: E402
 
 SENTENCE = re.compile(r"\[\[ ## sentence ## \]\]\n(.*?)\n\n\[\[ ## document ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
-OLD_TABLE = {("supported", "YES"): 2, ("supported", "NO"): 1, ("partial", "YES"): 2, ("partial", "NO"): 0,
-             ("unsupported", "YES"): 1, ("unsupported", "NO"): 0}
+OLD_TABLE = {
+    ("supported", "YES"): 2,
+    ("supported", "NO"): 1,
+    ("partial", "YES"): 2,
+    ("partial", "NO"): 0,
+    ("unsupported", "YES"): 1,
+    ("unsupported", "NO"): 0,
+}
 
 
 class Oracle:
@@ -95,11 +101,21 @@ def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
             yes = oracle.label(sentence, evidence) == "supported"
             if flipped(error, sentence + "\x00" + evidence):
                 yes = not yes
-            out = json.dumps({
-                "id": "sim", "object": "chat.completion", "model": body.get("model"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": "YES" if yes else "NO"}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1},
-            }).encode()
+            out = json.dumps(
+                {
+                    "id": "sim",
+                    "object": "chat.completion",
+                    "model": body.get("model"),
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "YES" if yes else "NO"},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(out)))
@@ -115,9 +131,25 @@ def judge(data: Path, out: Path, name: str, workflow: dict, extra: list[str]) ->
     d = data / "rag24-support"
     wf = out / f"{name}.workflow.yml"
     wf.write_text(json.dumps(workflow))  # JSON is YAML
-    cmd = [sys.executable, "run_judge.py", "--judge", "citation", "--rag-topics", str(d / "topics.jsonl"),
-           "--rag-responses", str(d / "runs"), "--corpus", str(d / "segments.jsonl"), "--out-dir", str(out),
-           "--name", name, "--workflow", str(wf), *extra]
+    cmd = [
+        sys.executable,
+        "run_judge.py",
+        "--judge",
+        "citation",
+        "--rag-topics",
+        str(d / "topics.jsonl"),
+        "--rag-responses",
+        str(d / "runs"),
+        "--corpus",
+        str(d / "segments.jsonl"),
+        "--out-dir",
+        str(out),
+        "--name",
+        name,
+        "--workflow",
+        str(wf),
+        *extra,
+    ]
     subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
 
 
@@ -125,7 +157,12 @@ def scored(out: Path, name: str, labels) -> tuple:
     a = read_assessments(out, name)
     rows = labelled_features(a, labels)
     keyed = a.set_index(["run_id", "topic_id", "sentence_index", "doc_id"])
-    level = np.array([STATUS_LEVEL[s] for s in keyed.loc[list(zip(rows.run_id, rows.topic_id, rows.sentence_index, rows.doc_id)), "status"]])
+    level = np.array(
+        [
+            STATUS_LEVEL[s]
+            for s in keyed.loc[list(zip(rows.run_id, rows.topic_id, rows.sentence_index, rows.doc_id)), "status"]
+        ]
+    )
     sent = float(a.llm_answer.notna().sum() / max(1, a.f_norm_score.notna().sum()))
     return rows, level, sent, a
 
@@ -146,14 +183,23 @@ def main() -> None:
         judge(args.data, out, "align", {"support": {"judge": "alignment"}}, [])
         a_rows, a_level, _, _ = scored(out, "align", labels)
         print("SIMULATED LLM (answers from the NIST labels with a chosen error rate; not a real model)")
-        print(f"no LLM (support model): run tau {base['run_tau']:.3f}  exact {base['exact']:.3f}  kappa {base['kappa']:.3f}")
+        print(
+            f"no LLM (support model): run tau {base['run_tau']:.3f}  exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
+        )
         print("| error | budget | sent | run tau | topic tau | exact | kappa |")
         print("|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
             server = serve(oracle, error)
             cfg = out / f"llm-{error}.yml"
-            cfg.write_text(json.dumps({"OPENAI_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1",
-                                       "OPENAI_MODEL": f"simulated-error-{error}", "OPENAI_API_KEY": "sim"}))
+            cfg.write_text(
+                json.dumps(
+                    {
+                        "OPENAI_BASE_URL": f"http://127.0.0.1:{server.server_address[1]}/v1",
+                        "OPENAI_MODEL": f"simulated-error-{error}",
+                        "OPENAI_API_KEY": "sim",
+                    }
+                )
+            )
             try:
                 for budget in args.budgets:
                     name = f"e{error}-b{budget}"
@@ -162,17 +208,27 @@ def main() -> None:
                     judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
                     rows, level, sent, _ = scored(out, name, labels)
                     s = agreement(rows, level)
-                    print(f"| {error} | {'all' if budget >= 1 else budget} | {sent:.1%} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |")
+                    print(
+                        f"| {error} | {'all' if budget >= 1 else budget} | {sent:.1%} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
+                    )
                 # the grade table before the support model, asked about every citation, same answers
                 old = []
-                for (r, t, i, d), status in zip(zip(a_rows.run_id, a_rows.topic_id, a_rows.sentence_index, a_rows.doc_id), a_level):
+                for (r, t, i, d), status in zip(
+                    zip(a_rows.run_id, a_rows.topic_id, a_rows.sentence_index, a_rows.doc_id), a_level
+                ):
                     label = "supported" if a_rows.y.iloc[len(old)] == 2 else "other"
                     yes = label == "supported"
                     if flipped(error, f"{r}\x00{t}\x00{i}\x00{d}"):
                         yes = not yes
-                    old.append(OLD_TABLE[({2: "supported", 1: "partial", 0: "unsupported"}[int(status)], "YES" if yes else "NO")])
+                    old.append(
+                        OLD_TABLE[
+                            ({2: "supported", 1: "partial", 0: "unsupported"}[int(status)], "YES" if yes else "NO")
+                        ]
+                    )
                 s = agreement(a_rows, np.array(old))
-                print(f"| {error} | all, grade table before the model (alignment ±1 level) | 100% | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |")
+                print(
+                    f"| {error} | all, grade table before the model (alignment ±1 level) | 100% | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
+                )
             finally:
                 server.shutdown()
 

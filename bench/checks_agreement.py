@@ -46,7 +46,16 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 from agreement import (
-    AB_FILE, DATA, WICE_FILE, binary_scores, fmt, judge, load_attributionbench, load_wice, read_jsonl, table,
+    AB_FILE,
+    DATA,
+    WICE_FILE,
+    binary_scores,
+    fmt,
+    judge,
+    load_attributionbench,
+    load_wice,
+    read_jsonl,
+    table,
 )
 
 from judges.checks import Claim, Source, missing
@@ -68,8 +77,12 @@ def fire_table(labels: list[str], fired: list[tuple[bool, bool]], order: list[st
     return table(["human label", "pairs", "cap fires", "number missing", "entity missing"], rows)
 
 
-def check(items: list[dict], contexts: list[str], single_words: bool = False, partial: bool = True,
-          ) -> tuple[list[tuple[bool, bool]], list, float]:
+def check(
+    items: list[dict],
+    contexts: list[str],
+    single_words: bool = False,
+    partial: bool = True,
+) -> tuple[list[tuple[bool, bool]], list, float]:
     t0 = time.perf_counter()
     results = [
         missing(Claim(it["claim"], context=ctx, single_words=single_words), Source(it["evidence"]), partial=partial)
@@ -115,12 +128,20 @@ def main() -> int:
         alt = fired if (single, partial) == (False, True) else check(items, responses, single, partial)[0]
         rate = [sum(a or b for (a, b), p in zip(alt, positive) if p == want) for want in (True, False)]
         ent = [sum(b for (_, b), p in zip(alt, positive) if p == want) for want in (True, False)]
-        rows.append([f"single_words={single}, partial={partial}" + (" (default)" if not single and partial else ""),
-                     f"{rate[0]} ({100.0 * rate[0] / sum(positive):.1f}%)", f"{ent[0]}",
-                     f"{rate[1]} ({100.0 * rate[1] / (len(positive) - sum(positive)):.1f}%)", f"{ent[1]}"])
+        rows.append(
+            [
+                f"single_words={single}, partial={partial}" + (" (default)" if not single and partial else ""),
+                f"{rate[0]} ({100.0 * rate[0] / sum(positive):.1f}%)",
+                f"{ent[0]}",
+                f"{rate[1]} ({100.0 * rate[1] / (len(positive) - sum(positive)):.1f}%)",
+                f"{ent[1]}",
+            ]
+        )
     print("Entity options (numbers unchanged):\n")
-    print(table(["entity options", "fires: attributable", "by entities", "fires: not attributable", "by entities"],
-                rows) + "\n")
+    print(
+        table(["entity options", "fires: attributable", "by entities", "fires: not attributable", "by entities"], rows)
+        + "\n"
+    )
 
     if args.show:
         print(f"Fired on attributable pairs (first {args.show}):\n")
@@ -137,15 +158,20 @@ def main() -> int:
         w_fired, _, w_seconds = check(wice, [it["claim"] for it in wice])
         print("## WiCE dev (a second set; see the notes above)\n")
         print(f"{len(wice)} claims checked in {w_seconds:.2f} s.\n")
-        print(fire_table([it["label"] for it in wice], w_fired,
-                         ["supported", "partially_supported", "not_supported"]) + "\n")
+        print(
+            fire_table([it["label"] for it in wice], w_fired, ["supported", "partially_supported", "not_supported"])
+            + "\n"
+        )
 
     if args.judge:
         positive = np.array([it["positive"] for it in items])
         rows = []
         with tempfile.TemporaryDirectory(prefix="citejudge-checks-") as tmp:
             base = yaml.safe_load(args.workflow.read_text(encoding="utf-8")) or {}
-            for name, cap in (("judge, grounding cap off", []), ("judge, grounding cap on (default)", ["numbers", "entities"])):
+            for name, cap in (
+                ("judge, grounding cap off", []),
+                ("judge, grounding cap on (default)", ["numbers", "entities"]),
+            ):
                 workflow = Path(tmp) / f"cap-{len(cap)}.yml"
                 workflow.write_text(yaml.safe_dump({**base, "grounding": {**base.get("grounding", {}), "cap": cap}}))
                 df, judge_s = judge(Path(tmp) / f"attributionbench-{len(cap)}", items, workflow, args.workers)
@@ -154,13 +180,38 @@ def main() -> int:
                 capped = df["capped"].to_numpy()
                 ba, f1 = binary_scores(predicted, positive)
                 c = Counter(zip(predicted.tolist(), positive.tolist()))
-                rows.append([name, f"{judge_s:.1f}", str(int(predicted.sum())), str(c[(True, True)]), str(c[(True, False)]),
-                             share(int((capped & positive).sum()), int(positive.sum())),
-                             share(int((capped & ~positive).sum()), int((~positive).sum())), fmt(ba), fmt(f1)])
+                rows.append(
+                    [
+                        name,
+                        f"{judge_s:.1f}",
+                        str(int(predicted.sum())),
+                        str(c[(True, True)]),
+                        str(c[(True, False)]),
+                        share(int((capped & positive).sum()), int(positive.sum())),
+                        share(int((capped & ~positive).sum()), int((~positive).sum())),
+                        fmt(ba),
+                        fmt(f1),
+                    ]
+                )
         print(f"## The citation judge with and without the cap (`{args.workflow.name}`, CLI, alignment only)\n")
         print("'capped' counts citations the judge lowered from supported to partial.\n")
-        print(table(["judge", "CLI s", "supported", "true pos", "false pos", "capped: attributable",
-                     "capped: not attributable", "bal. acc", "macro-F1"], rows) + "\n")
+        print(
+            table(
+                [
+                    "judge",
+                    "CLI s",
+                    "supported",
+                    "true pos",
+                    "false pos",
+                    "capped: attributable",
+                    "capped: not attributable",
+                    "bal. acc",
+                    "macro-F1",
+                ],
+                rows,
+            )
+            + "\n"
+        )
     return 0
 
 

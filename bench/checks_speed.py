@@ -53,8 +53,19 @@ def name(rng: random.Random) -> str:
 def number(rng: random.Random) -> str:
     """A number in one of several written forms."""
     v = rng.randint(1, 999)
-    return rng.choice((f"{v}", f"{v},{rng.randint(100, 999)}", f"{v}%", f"${v / 10:.1f} million",
-                       f"{rng.randint(1950, 2024)}", f"{v / 100:.2f}", f"{v} percent", f"€{v}", f"{v}bn"))
+    return rng.choice(
+        (
+            f"{v}",
+            f"{v},{rng.randint(100, 999)}",
+            f"{v}%",
+            f"${v / 10:.1f} million",
+            f"{rng.randint(1950, 2024)}",
+            f"{v / 100:.2f}",
+            f"{v} percent",
+            f"€{v}",
+            f"{v}bn",
+        )
+    )
 
 
 def sentence(rng: random.Random, n_words: int) -> str:
@@ -124,9 +135,11 @@ def main() -> int:
 
     words_per_doc = sum(len(t.split()) for t in docs) / len(docs)
     words_per_sentence = sum(len(t.split()) for t in sentences) / len(sentences)
-    print(f"synthetic: {len(docs)} documents (~{words_per_doc:.0f} words), {len(sentences)} sentences "
-          f"(~{words_per_sentence:.0f} words), {n_pairs:,} pairs, {fired / n_pairs:.0%} with something missing; "
-          f"best of {args.repeat}, Python {sys.version.split()[0]}")
+    print(
+        f"synthetic: {len(docs)} documents (~{words_per_doc:.0f} words), {len(sentences)} sentences "
+        f"(~{words_per_sentence:.0f} words), {n_pairs:,} pairs, {fired / n_pairs:.0%} with something missing; "
+        f"best of {args.repeat}, Python {sys.version.split()[0]}"
+    )
     print(f"{'':38}{'total s':>10}{'us each':>12}")
     print(f"{'document preparation (per document)':38}{t_docs:10.3f}{t_docs / len(docs) * 1e6:12.1f}")
     print(f"{'sentence preparation (per sentence)':38}{t_claims:10.3f}{t_claims / len(sentences) * 1e6:12.1f}")

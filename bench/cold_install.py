@@ -59,8 +59,21 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|")
     for args in readme_installs():
         t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--no-cache-dir",
-                            *[a for a in args if a != "-e"]], cwd=ROOT, capture_output=True, text=True)
+        r = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "install",
+                "--dry-run",
+                "--ignore-installed",
+                "--no-cache-dir",
+                *[a for a in args if a != "-e"],
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         seconds = time.perf_counter() - t
         if r.returncode != 0:
             print(f"| {' '.join(args)} | failed: {r.stderr.strip().splitlines()[-1]} | | | |")

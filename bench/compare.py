@@ -26,8 +26,14 @@ def run_once(root: str, args: list[str]) -> tuple[float, float]:
         env = dict(os.environ, PYTHONPATH=root)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "run_judge.py", *args, "--out-dir", out], cwd=root, env=env,
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "run_judge.py", *args, "--out-dir", out],
+            cwd=root,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         wall = time.perf_counter() - t
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -48,8 +54,10 @@ def main() -> None:
             times[k].append(run_once(root, args))
     for k, runs in times.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
-        print(f"{k:7s} wall median {statistics.median(walls):7.2f} s  cpu median {statistics.median(cpus):7.2f} s  "
-              f"(wall {' '.join(f'{w:.2f}' for w in walls)}; cpu {' '.join(f'{c:.2f}' for c in cpus)})")
+        print(
+            f"{k:7s} wall median {statistics.median(walls):7.2f} s  cpu median {statistics.median(cpus):7.2f} s  "
+            f"(wall {' '.join(f'{w:.2f}' for w in walls)}; cpu {' '.join(f'{c:.2f}' for c in cpus)})"
+        )
 
 
 if __name__ == "__main__":

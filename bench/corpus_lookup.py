@@ -34,7 +34,15 @@ def phase_generate(a) -> dict:
     from judges.formats.synthcorpus import write_corpus
 
     t = time.perf_counter()
-    ids = write_corpus(Path(a.dir) / "shards", a.segments, shards=70, seed=a.seed, sample=max(a.lookups), level=a.gzip_level, jobs=a.jobs)
+    ids = write_corpus(
+        Path(a.dir) / "shards",
+        a.segments,
+        shards=70,
+        seed=a.seed,
+        sample=max(a.lookups),
+        level=a.gzip_level,
+        jobs=a.jobs,
+    )
     random.Random(a.seed).shuffle(ids)  # the first 10^4 are spread over the shards too
     (Path(a.dir) / "ids.txt").write_text("\n".join(ids) + "\n")
     return {"seconds": time.perf_counter() - t, "peak_rss_mb": peak_mb()}
@@ -62,8 +70,24 @@ def phase_lookup(a) -> dict:
 
 
 def child(phase: str, a, **extra) -> dict:
-    args = [sys.executable, __file__, "--phase", phase, "--dir", a.dir, "--segments", str(a.segments), "--seed", str(a.seed),
-            "--gzip-level", str(a.gzip_level), "--jobs", str(a.jobs), "--lookups", *map(str, a.lookups)]
+    args = [
+        sys.executable,
+        __file__,
+        "--phase",
+        phase,
+        "--dir",
+        a.dir,
+        "--segments",
+        str(a.segments),
+        "--seed",
+        str(a.seed),
+        "--gzip-level",
+        str(a.gzip_level),
+        "--jobs",
+        str(a.jobs),
+        "--lookups",
+        *map(str, a.lookups),
+    ]
     for k, v in extra.items():
         args += [f"--{k}", str(v)]
     r = subprocess.run(args, capture_output=True, text=True)
@@ -78,7 +102,9 @@ def main() -> None:
     p.add_argument("--dir", default="/tmp/citejudge-corpus-bench", help="Where the corpus is generated (kept, reused).")
     p.add_argument("--lookups", type=int, nargs="+", default=[10_000, 100_000])
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--gzip-level", type=int, default=1, help="Compression of the generated shards (1: fast to generate).")
+    p.add_argument(
+        "--gzip-level", type=int, default=1, help="Compression of the generated shards (1: fast to generate)."
+    )
     p.add_argument("--jobs", type=int, default=2, help="Processes generating shards.")
     p.add_argument("--phase", choices=["generate", "build", "lookup"], help=argparse.SUPPRESS)
     p.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -102,14 +128,20 @@ def main() -> None:
     print(f"corpus: {a.segments:,} segments, 70 shards, {gz / 1e9:.2f} GB gzip")
     print("building the docstore ...", flush=True)
     b = child("build", a)
-    print(f"index build: {b['seconds']:.1f} s ({b['seconds'] / million:.1f} s per 10^6 segments), "
-          f"{b['bytes_in'] / 1e9:.2f} GB uncompressed read")
-    print(f"store size: {b['store_bytes'] / 1e6:,.0f} MB ({b['store_bytes'] / 1e6 / million:.0f} MB per 10^6 segments; "
-          f"{b['store_bytes'] / gz:.2f}x the gzip shards)")
+    print(
+        f"index build: {b['seconds']:.1f} s ({b['seconds'] / million:.1f} s per 10^6 segments), "
+        f"{b['bytes_in'] / 1e9:.2f} GB uncompressed read"
+    )
+    print(
+        f"store size: {b['store_bytes'] / 1e6:,.0f} MB ({b['store_bytes'] / 1e6 / million:.0f} MB per 10^6 segments; "
+        f"{b['store_bytes'] / gz:.2f}x the gzip shards)"
+    )
     print(f"peak RSS, build: {b['peak_rss_mb']:.0f} MB")
     for n in a.lookups:
         r = child("lookup", a, n=n)
-        print(f"lookups, {r['ids']:,} cited ids: {r['seconds']:.2f} s, {r['ids_per_s']:,.0f} ids/s, peak RSS {r['peak_rss_mb']:.0f} MB")
+        print(
+            f"lookups, {r['ids']:,} cited ids: {r['seconds']:.2f} s, {r['ids_per_s']:,.0f} ids/s, peak RSS {r['peak_rss_mb']:.0f} MB"
+        )
 
 
 if __name__ == "__main__":

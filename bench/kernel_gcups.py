@@ -62,7 +62,7 @@ def make_batch(n_pairs: int, seed: int, vocab: int = 20_000):
             frag = np.array(frag, np.int32)
         if kind < 2:  # 0: verbatim copy, 1: edited copy, 2: unrelated
             pos = int(rng.integers(0, len(doc) - len(frag)))
-            doc[pos:pos + len(frag)] = frag
+            doc[pos : pos + len(frag)] = frag
         docs.append(doc)
     a_offsets = np.zeros(n_answers + 1, np.int64)
     a_offsets[1:] = np.cumsum([len(a) for a in answers])
@@ -100,20 +100,23 @@ def main() -> None:
 
     def pair_args(k):
         q = pair_a[k]
-        return a_tokens[a_offsets[q]:a_offsets[q + 1]], b_tokens[b_lo[k]:b_hi[k]]
+        return a_tokens[a_offsets[q] : a_offsets[q + 1]], b_tokens[b_lo[k] : b_hi[k]]
 
     # Python reference, small subset
     sub = range(min(args.python_pairs, args.pairs))
     t = time.perf_counter()
     ref_rows = [tuple(smith_waterman(*(x.tolist() for x in pair_args(k)))) for k in sub]
     dt = time.perf_counter() - t
-    print(f"python reference   : {cells(a_offsets, pair_a, b_lo, b_hi, slice(0, len(sub))) / dt / 1e9:8.4f} GCUPS"
-          f"  ({len(sub)} pairs)")
+    print(
+        f"python reference   : {cells(a_offsets, pair_a, b_lo, b_hi, slice(0, len(sub))) / dt / 1e9:8.4f} GCUPS"
+        f"  ({len(sub)} pairs)"
+    )
 
     t = time.perf_counter()
     import numba  # noqa: E402
 
     from judges.align import kernel  # noqa: E402
+
     print(f"import numba+kernel: {time.perf_counter() - t:.2f} s")
 
     # Numba pair kernel, one thread, one pair per call
@@ -138,9 +141,10 @@ def main() -> None:
 
     # Sanity: all three agree
     assert np.array_equal(out, np.array(rows, np.int64)), "align_batch != sw_pair"
-    assert [tuple(r) for r in out[:len(sub)]] == ref_rows, "kernel != reference"
+    assert [tuple(r) for r in out[: len(sub)]] == ref_rows, "kernel != reference"
     full = int((out[:, 5] == (a_offsets[1:] - a_offsets[:-1])[pair_a]).sum())
     print(f"results agree: {int((out[:, 0] > 0).sum())} pairs score > 0, {full} contain the whole answer")
+
 
 if __name__ == "__main__":
     main()

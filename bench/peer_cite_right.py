@@ -237,7 +237,11 @@ def measure(
         "n": n,
     }
     if not ok:
-        return {**base, "status": "skipped", "reason": f"cite-right not importable ({version}); pip install cite-right==0.4.0"}
+        return {
+            **base,
+            "status": "skipped",
+            "reason": f"cite-right not importable ({version}); pip install cite-right==0.4.0",
+        }
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     sel = selection if selection is not None else load_selection(workload_dir, n)
@@ -303,7 +307,9 @@ def format_table(rows: list[dict]) -> str:
     ]
     for r in rows:
         if r["status"] != "ok":
-            lines.append(f"| cite-right | {r['mode']} | {r['processes']} | {r['rayon_threads']} | - | - | - | skipped | - |")
+            lines.append(
+                f"| cite-right | {r['mode']} | {r['processes']} | {r['rayon_threads']} | - | - | - | skipped | - |"
+            )
             continue
         lines.append(
             f"| cite-right {r['version']} | {r['mode']} | {r['processes']} | {r['rayon_threads']} | {r['sentences']} | "
@@ -340,8 +346,11 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     sel = load_selection(wdir, args.n)
-    print(f"loaded {sum(len(r) for r in sel['reports'])} sentences / {len(sel['reports'])} reports / "
-          f"{len(sel['docs'])} documents from {wdir} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+    print(
+        f"loaded {sum(len(r) for r in sel['reports'])} sentences / {len(sel['reports'])} reports / "
+        f"{len(sel['docs'])} documents from {wdir} in {time.perf_counter() - t0:.1f}s",
+        file=sys.stderr,
+    )
     modes = list(MODES) if args.mode == "all" else [args.mode]
     rows = [
         measure(wdir, args.n, p, mode=m, rayon_threads=args.rayon_threads, selection=sel, repeats=args.repeats)

@@ -162,15 +162,24 @@ def judge_cmd(judge_script: Path, workflow: Path, wdir: Path, out_dir: Path, bac
     return [
         sys.executable,
         str(judge_script),
-        "--judge", "citation",
-        "--rag-topics", str(wdir / "topics.jsonl"),
-        "--rag-responses", str(wdir / "runs") + "/",
-        "--corpus", str(wdir / "corpus.jsonl.gz"),
-        "--workflow", str(workflow),
-        "--out-dir", str(out_dir),
-        "--name", "bench",
-        "--backend", backend,
-        "--workers", str(workers),
+        "--judge",
+        "citation",
+        "--rag-topics",
+        str(wdir / "topics.jsonl"),
+        "--rag-responses",
+        str(wdir / "runs") + "/",
+        "--corpus",
+        str(wdir / "corpus.jsonl.gz"),
+        "--workflow",
+        str(workflow),
+        "--out-dir",
+        str(out_dir),
+        "--name",
+        "bench",
+        "--backend",
+        backend,
+        "--workers",
+        str(workers),
     ]
 
 
@@ -232,11 +241,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-python", action="store_true", help="skip the python-backend run")
     ap.add_argument("--skip-peer", action="store_true", help="skip cite-right")
     ap.add_argument("--skip-kernel", action="store_true", help="skip bench/kernel_gcups.py")
-    ap.add_argument("--python-citations", type=int, default=10_000,
-                    help="citations in the python backend's subset for medium/large (default 10000)")
+    ap.add_argument(
+        "--python-citations",
+        type=int,
+        default=10_000,
+        help="citations in the python backend's subset for medium/large (default 10000)",
+    )
     ap.add_argument("--peer-n", type=int, default=2000, help="cited sentences cite-right judges (default 2000)")
-    ap.add_argument("--peer-modes", nargs="+", default=["sentence", "prepared"],
-                    help="cite-right modes (sentence, prepared, report); see peer_cite_right.py")
+    ap.add_argument(
+        "--peer-modes",
+        nargs="+",
+        default=["sentence", "prepared"],
+        help="cite-right modes (sentence, prepared, report); see peer_cite_right.py",
+    )
     ap.add_argument("--peer-repeats", type=int, default=3)
     ap.add_argument("--kernel-script", default=str(HERE / "kernel_gcups.py"), help="run if present")
     ap.add_argument("--judge-script", default=str(ROOT / "run_judge.py"))
@@ -268,8 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     manifest = wl.ensure(wdir, args.size, args.seed)
     gen_s = time.perf_counter() - t0
     counts = manifest["counts"]
-    print(f"workload {wdir.relative_to(ROOT)}: {counts['citations']:,} citations, {counts['reports']:,} reports, "
-          f"{counts['documents']:,} documents (ready in {gen_s:.1f}s)", file=sys.stderr)
+    print(
+        f"workload {wdir.relative_to(ROOT)}: {counts['citations']:,} citations, {counts['reports']:,} reports, "
+        f"{counts['documents']:,} documents (ready in {gen_s:.1f}s)",
+        file=sys.stderr,
+    )
 
     configs: list[tuple[str, str, int, Path, dict]] = []
     if not args.skip_python:
@@ -299,8 +319,11 @@ def main(argv: list[str] | None = None) -> int:
             row["error"] = "TIMEOUT" if res["timed_out"] else f"FAILED rc={res['rc']}"
             print(f"  {label} {row['error']}; stderr tail:\n{_tail(res['stderr'])}", file=sys.stderr)
         else:
-            print(f"  {res['wall_s']:.1f}s, {row['citations_per_s']:,.0f} citations/s, "
-                  f"peak RSS {res['peak_rss_mb']:.0f} MB", file=sys.stderr)
+            print(
+                f"  {res['wall_s']:.1f}s, {row['citations_per_s']:,.0f} citations/s, "
+                f"peak RSS {res['peak_rss_mb']:.0f} MB",
+                file=sys.stderr,
+            )
         if not args.keep_out:
             shutil.rmtree(out_dir, ignore_errors=True)
         rows.append(row)
@@ -324,15 +347,17 @@ def main(argv: list[str] | None = None) -> int:
                 for procs in (1, 2):
                     print(f"cite-right {mode} x{procs} ...", file=sys.stderr)
                     m = peer.measure(wdir, args.peer_n, procs, mode=mode, selection=sel, repeats=args.peer_repeats)
-                    peer_rows.append({
-                        "config": f"cite-right {m['version']} {mode} x{procs} ({m['sentences']} sentences)",
-                        "workload": wdir.name,
-                        "workers": procs,
-                        "citations": m["citations"],
-                        "wall_s": m["seconds"],
-                        "citations_per_s": m["citations_per_s"],
-                        "peer": m,
-                    })
+                    peer_rows.append(
+                        {
+                            "config": f"cite-right {m['version']} {mode} x{procs} ({m['sentences']} sentences)",
+                            "workload": wdir.name,
+                            "workers": procs,
+                            "citations": m["citations"],
+                            "wall_s": m["seconds"],
+                            "citations_per_s": m["citations_per_s"],
+                            "peer": m,
+                        }
+                    )
         best: dict[int, float] = {}
         for pr in peer_rows:
             if pr.get("citations_per_s"):
@@ -346,9 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(format_table(rows + peer_rows))
     print()
-    print("peak RSS = ru_maxrss of the child (largest single process); tree PSS = sampled peak of the "
-          "summed PSS of the child's process tree. ratio = citations/s over the fastest cite-right mode "
-          "with as many processes as the config has workers (cite-right rows: over the fastest of theirs).")
+    print(
+        "peak RSS = ru_maxrss of the child (largest single process); tree PSS = sampled peak of the "
+        "summed PSS of the child's process tree. ratio = citations/s over the fastest cite-right mode "
+        "with as many processes as the config has workers (cite-right rows: over the fastest of theirs)."
+    )
     if kernel is not None:
         print()
         print(f"### {Path(args.kernel_script).name} (rc={kernel['rc']}, {kernel['seconds']:.1f}s)")
@@ -358,8 +385,20 @@ def main(argv: list[str] | None = None) -> int:
         print("```")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"size": args.size, "seed": args.seed, "manifest": manifest, "judge": rows,
-                       "peer": peer_rows, "kernel_gcups": kernel, "logs": str(log_dir)}, f, indent=2, default=str)
+            json.dump(
+                {
+                    "size": args.size,
+                    "seed": args.seed,
+                    "manifest": manifest,
+                    "judge": rows,
+                    "peer": peer_rows,
+                    "kernel_gcups": kernel,
+                    "logs": str(log_dir),
+                },
+                f,
+                indent=2,
+                default=str,
+            )
     failed = [r for r in rows if r.get("error")]
     print(f"\nlogs: {log_dir}", file=sys.stderr)
     return 1 if failed else 0

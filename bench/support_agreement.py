@@ -40,7 +40,10 @@ from judges.meta import agreement as ag  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.support.calibrate import STATUS_LEVEL, agreement, cross_validate, labelled_features  # noqa: E402
 
-LABELLED = {"AttributionBench dev": "attributionbench/dev_all_subset_balanced.jsonl", "WiCE dev": "wice/claim_dev.jsonl"}
+LABELLED = {
+    "AttributionBench dev": "attributionbench/dev_all_subset_balanced.jsonl",
+    "WiCE dev": "wice/claim_dev.jsonl",
+}
 
 
 def cli(*args: str) -> None:
@@ -51,16 +54,31 @@ def judge(topics: Path, runs: Path, out: Path, name: str, workflow: dict, *extra
     wf = out / f"{name}.workflow.yml"
     wf.write_text(json.dumps(workflow))
     t = time.perf_counter()
-    cli("--judge", "citation", "--rag-topics", str(topics), "--rag-responses", str(runs), "--out-dir", str(out),
-        "--name", name, "--workflow", str(wf), *extra)
+    cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        str(topics),
+        "--rag-responses",
+        str(runs),
+        "--out-dir",
+        str(out),
+        "--name",
+        name,
+        "--workflow",
+        str(wf),
+        *extra,
+    )
     return time.perf_counter() - t
 
 
 def row(name: str, s: dict) -> str:
     mix = lambda m: "/".join(f"{m[k]:.0%}" for k in ("supported", "partial", "unsupported"))  # noqa: E731
     auc = f"{s['auc_full']:.3f} / {s['auc_any']:.3f}" if "auc_full" in s else "n/a"
-    return (f"| {name} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} | {auc} "
-            f"| {mix(s['judged_mix'])} | {mix(s['human_mix'])} |")
+    return (
+        f"| {name} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} | {auc} "
+        f"| {mix(s['judged_mix'])} | {mix(s['human_mix'])} |"
+    )
 
 
 def rag24(data: Path, out: Path) -> None:
@@ -99,7 +117,9 @@ def labelled(data: Path, out: Path) -> None:
                 a = a.assign(norm_score=a.p_full.fillna(0.0))  # the judge's own score for the ROC-AUC
             joined = ag.join(labels, a, "skip")
             s = ag.scores(joined["label"], joined[ag.JUDGED], joined[ag.SCORE])
-            print(f"| {title} | {jname} | {s['n']} | {s['balanced_accuracy']:.3f} | {s['kappa']:.3f} | {s['auc']:.3f} |")
+            print(
+                f"| {title} | {jname} | {s['n']} | {s['balanced_accuracy']:.3f} | {s['kappa']:.3f} | {s['auc']:.3f} |"
+            )
 
 
 def main() -> None:

@@ -70,16 +70,22 @@ def main() -> int:
     s_new, new_spans = best_of(args.repeat, lambda: [split_sentences(t) for t in texts])
     n_sent = sum(map(len, new_spans))
 
-    print(f"corpus: {args.corpus}  docs={len(texts):,}  chars={n_chars:,}  tokens={n_tokens:,}  "
-          f"sentences={n_sent:,}  ascii docs={ascii_share:.0%}  best of {args.repeat}")
+    print(
+        f"corpus: {args.corpus}  docs={len(texts):,}  chars={n_chars:,}  tokens={n_tokens:,}  "
+        f"sentences={n_sent:,}  ascii docs={ascii_share:.0%}  best of {args.repeat}"
+    )
     heads = ("old s", "new s", "old us/tok", "new us/tok", "old tok/s", "new tok/s", "speedup")
     print(f"{'':16}" + "".join(f"{h:>{w}}" for h, w in zip(heads, (9, 9, 12, 12, 12, 12, 9))))
     for name, a, b in (("encode", t_old, t_new), ("split_sentences", s_old, s_new)):
-        print(f"{name:16}{a:9.3f}{b:9.3f}{a / n_tokens * 1e6:12.4f}{b / n_tokens * 1e6:12.4f}"
-              f"{n_tokens / a:12,.0f}{n_tokens / b:12,.0f}{a / b:8.1f}x")
+        print(
+            f"{name:16}{a:9.3f}{b:9.3f}{a / n_tokens * 1e6:12.4f}{b / n_tokens * 1e6:12.4f}"
+            f"{n_tokens / a:12,.0f}{n_tokens / b:12,.0f}{a / b:8.1f}x"
+        )
     a, b = t_old + s_old, t_new + s_new
-    print(f"{'both':16}{a:9.3f}{b:9.3f}{a / n_tokens * 1e6:12.4f}{b / n_tokens * 1e6:12.4f}"
-          f"{n_tokens / a:12,.0f}{n_tokens / b:12,.0f}{a / b:8.1f}x")
+    print(
+        f"{'both':16}{a:9.3f}{b:9.3f}{a / n_tokens * 1e6:12.4f}{b / n_tokens * 1e6:12.4f}"
+        f"{n_tokens / a:12,.0f}{n_tokens / b:12,.0f}{a / b:8.1f}x"
+    )
     identical = same and old_spans == new_spans
     print("outputs identical:", identical)
     return 0 if identical else 1

@@ -91,8 +91,39 @@ P_FUSED = 0.05  # of all sentences
 EDIT_MIN, EDIT_MAX = 0.30, 0.50
 
 _ONSETS = (
-    "", "", "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v",
-    "w", "z", "br", "cr", "dr", "fl", "gr", "pl", "pr", "st", "tr", "sh", "ch", "th", "qu",
+    "",
+    "",
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "w",
+    "z",
+    "br",
+    "cr",
+    "dr",
+    "fl",
+    "gr",
+    "pl",
+    "pr",
+    "st",
+    "tr",
+    "sh",
+    "ch",
+    "th",
+    "qu",
 )
 _VOWELS = ("a", "e", "i", "o", "u", "a", "e", "o", "ai", "ea", "io", "ou", "y")
 _CODAS = ("", "", "", "n", "r", "s", "l", "m", "t", "nd", "st", "rk", "x", "ng")
@@ -142,8 +173,7 @@ def build_vocab(seed: int, size: int = VOCAB_SIZE, exponent: float = ZIPF_EXPONE
         for _attempt in range(50):
             picks = rng.integers(0, [no, nv, nc] * nsyl)
             w = "".join(
-                _ONSETS[picks[3 * s]] + _VOWELS[picks[3 * s + 1]] + _CODAS[picks[3 * s + 2]]
-                for s in range(nsyl)
+                _ONSETS[picks[3 * s]] + _VOWELS[picks[3 * s + 1]] + _CODAS[picks[3 * s + 2]] for s in range(nsyl)
             )
             if len(w) >= 2 and w not in seen:
                 break
@@ -159,8 +189,12 @@ def build_vocab(seed: int, size: int = VOCAB_SIZE, exponent: float = ZIPF_EXPONE
     cdf[-1] = 1.0
     caps = [w[0].upper() + w[1:] for w in words]
     table = np.array(
-        words + caps + [w + "," for w in words] + [w + "," for w in caps]
-        + [w + "." for w in words] + [w + "." for w in caps],
+        words
+        + caps
+        + [w + "," for w in words]
+        + [w + "," for w in caps]
+        + [w + "." for w in words]
+        + [w + "." for w in caps],
         dtype=object,
     )
     return Vocab(words=words, cdf=cdf, table=table)
@@ -194,17 +228,13 @@ def _number(rng: Generator) -> str:
 
 def _title(rng: Generator, vocab: Vocab, topic_ids: np.ndarray, lo: int, hi: int) -> list[str]:
     n = int(rng.integers(lo, hi + 1))
-    ids = np.where(
-        rng.random(n) < 0.6, topic_ids[rng.integers(0, len(topic_ids), n)], vocab.sample(rng, n)
-    )
+    ids = np.where(rng.random(n) < 0.6, topic_ids[rng.integers(0, len(topic_ids), n)], vocab.sample(rng, n))
     words = [vocab.words[i] for i in ids]
     words[0] = words[0][0].upper() + words[0][1:]
     return words
 
 
-def make_topic_docs(
-    vocab: Vocab, seed: int, topic: int
-) -> tuple[str, list[Doc]]:
+def make_topic_docs(vocab: Vocab, seed: int, topic: int) -> tuple[str, list[Doc]]:
     """Title and document pool of topic ``topic`` (1-based)."""
     rng = Generator(PCG64([seed, 1, topic]))
     V = vocab.size
@@ -321,12 +351,8 @@ class Counts:
     citations: int = 0
     references: int = 0
     answer_tokens: int = 0
-    kinds: dict[str, int] = field(
-        default_factory=lambda: {"verbatim": 0, "paraphrase": 0, "unrelated": 0}
-    )
-    citations_by_kind: dict[str, int] = field(
-        default_factory=lambda: {"verbatim": 0, "paraphrase": 0, "unrelated": 0}
-    )
+    kinds: dict[str, int] = field(default_factory=lambda: {"verbatim": 0, "paraphrase": 0, "unrelated": 0})
+    citations_by_kind: dict[str, int] = field(default_factory=lambda: {"verbatim": 0, "paraphrase": 0, "unrelated": 0})
     fused: int = 0
 
 

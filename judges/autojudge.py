@@ -100,9 +100,7 @@ def report_record(report) -> dict:
     """An autojudge-base ``Report`` in the "responses" shape :mod:`judges.formats.runs` reads."""
     md = report.metadata
     record: dict[str, Any] = {"metadata": {"run_id": md.run_id, "topic_id": md.topic_id, "team_id": md.team_id}}
-    record["responses"] = [
-        {"text": s.text, "citations": s.citations} for s in (report.responses or [])
-    ]
+    record["responses"] = [{"text": s.text, "citations": s.citations} for s in (report.responses or [])]
     if report.references is not None:
         record["references"] = list(report.references)
     if report.documents:
@@ -156,7 +154,9 @@ class CitationJudge:
         result = self._run(rag_responses, rag_topics, corpus, kwargs)
         return Qrels(rows=[QrelRow(topic_id=t, doc_id=d, grade=int(g)) for t, d, g in result.qrels])
 
-    def judge(self, rag_responses, rag_topics, llm_config, nugget_banks=None, qrels=None, corpus=None, **kwargs) -> Leaderboard:
+    def judge(
+        self, rag_responses, rag_topics, llm_config, nugget_banks=None, qrels=None, corpus=None, **kwargs
+    ) -> Leaderboard:
         result = self._run(rag_responses, rag_topics, corpus, kwargs)
         spec = LeaderboardSpec(measures=tuple(MeasureSpec(m.name, float, m.description) for m in MEASURES))
         builder = LeaderboardBuilder(spec)
@@ -179,19 +179,31 @@ class CitationJudge:
         if corpus:
             corpus_path = Path(corpus)
             if not corpus_path.is_file():
-                raise ValueError(f"corpus {corpus!r}: citejudge reads a JSONL(.gz) corpus file, not an ir_datasets id or a directory")
+                raise ValueError(
+                    f"corpus {corpus!r}: citejudge reads a JSONL(.gz) corpus file, not an ir_datasets id or a directory"
+                )
         outdir = Path(kwargs.get("outdir") or ".")
         base = Path(str(kwargs.get("filebase") or "citejudge")).name
         with tempfile.TemporaryDirectory(prefix="citejudge-autojudge-") as tmp:
             topics, runs, digest = write_inputs(Path(tmp), rag_responses, rag_topics)
-            key = hashlib.sha256(json.dumps([digest, {k: str(v) for k, v in s.items()}, str(corpus_path)]).encode()).hexdigest()
+            key = hashlib.sha256(
+                json.dumps([digest, {k: str(v) for k, v in s.items()}, str(corpus_path)]).encode()
+            ).hexdigest()
             if self._last is not None and self._last[0] == key:
                 return self._last[1]
             out_dir = outdir if s["keep_outputs"] else Path(tmp) / "out"
             name = f"{base}.citejudge"
             options = pipeline.Options(
-                topics=[topics], responses=[runs], out_dir=out_dir, name=name, workflow=wf, workflow_path=wf_path,
-                corpus=corpus_path, dataset=s["dataset"], backend=s["backend"], workers=s["workers"],
+                topics=[topics],
+                responses=[runs],
+                out_dir=out_dir,
+                name=name,
+                workflow=wf,
+                workflow_path=wf_path,
+                corpus=corpus_path,
+                dataset=s["dataset"],
+                backend=s["backend"],
+                workers=s["workers"],
             )
             pipeline.run(options)
             qrels = []
@@ -201,7 +213,10 @@ class CitationJudge:
                     qrels.append((topic, doc, int(grade)))
             lb = read_leaderboard(out_dir, name)
             lb = lb[lb["topic_id"] != "all"]
-            per_topic = [(r, t, m, float(v)) for r, t, m, v in lb[["run_id", "topic_id", "measure", "value"]].itertuples(index=False)]
+            per_topic = [
+                (r, t, m, float(v))
+                for r, t, m, v in lb[["run_id", "topic_id", "measure", "value"]].itertuples(index=False)
+            ]
         result = EngineResult(qrels, per_topic, wf.leaderboard.on_missing)
         self._last = (key, result)
         return result

@@ -56,16 +56,23 @@ class AttestMode(str, Enum):
 BackendName = Enum("BackendName", {n: n for n in sorted(BACKENDS)}, type=str)
 
 
-@app.command(help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.", epilog="Other commands: run_judge.py report OUT_DIR --help (a static HTML report of the outputs); run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).")
+@app.command(
+    help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.",
+    epilog="Other commands: run_judge.py report OUT_DIR --help (a static HTML report of the outputs); run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).",
+)
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
-    rag_topics: List[Path] = typer.Option(..., "--rag-topics", help="Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable."),
+    rag_topics: List[Path] = typer.Option(
+        ..., "--rag-topics", help="Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable."
+    ),
     rag_responses: List[Path] = typer.Option(
         ..., "--rag-responses", help="Run files (JSONL or JSON array, .gz) or directories (recursive); repeatable."
     ),
     workflow: Optional[Path] = typer.Option(None, "--workflow", help="Workflow YAML (thresholds, policies)."),
     corpus: Optional[Path] = typer.Option(
-        None, "--corpus", help="Corpus for documents not embedded in runs: a JSONL(.gz) file (streamed), or a shard directory or docstore built by `run_judge.py corpus index` (only cited ids read)."
+        None,
+        "--corpus",
+        help="Corpus for documents not embedded in runs: a JSONL(.gz) file (streamed), or a shard directory or docstore built by `run_judge.py corpus index` (only cited ids read).",
     ),
     out_dir: Path = typer.Option(Path("output"), "--out-dir", help="Directory for all outputs."),
     name: str = typer.Option("citejudge", "--name", help="Base name of every output file."),
@@ -74,28 +81,43 @@ def main(
     max_runs: Optional[int] = typer.Option(None, "--max-runs", min=1, help="Judge only the first N runs (file order)."),
     debug_log: Optional[Path] = typer.Option(None, "--debug-log", help="Debug log path (default OUT_DIR/NAME.jsonl)."),
     no_debug_log: bool = typer.Option(False, "--no-debug-log", help="Write no debug log (about 1.2 KB per citation)."),
-    on_error: OnError = typer.Option(OnError.fail, "--on-error", help="fail on the first bad record, or skip and count it."),
+    on_error: OnError = typer.Option(
+        OnError.fail, "--on-error", help="fail on the first bad record, or skip and count it."
+    ),
     leaderboard_format: List[LeaderboardFormat] = typer.Option(
         [], "--leaderboard-format", help="Extra leaderboard formats besides ir_measures (tot, jsonl); repeatable."
     ),
-    backend: Optional[BackendName] = typer.Option(None, "--backend", help="Alignment engine (default: the workflow's)."),
+    backend: Optional[BackendName] = typer.Option(
+        None, "--backend", help="Alignment engine (default: the workflow's)."
+    ),
     workers: Optional[int] = typer.Option(
-        None, "--workers", min=1, help="Worker processes, topics split between them (default: all cores for jobs over 20k citations)."
+        None,
+        "--workers",
+        min=1,
+        help="Worker processes, topics split between them (default: all cores for jobs over 20k citations).",
     ),
     attest: Optional[AttestMode] = typer.Option(
-        None, "--attest", help="LLM attestation: none, uncertain (only citations alignment cannot decide) or all (default: the workflow's)."
+        None,
+        "--attest",
+        help="LLM attestation: none, uncertain (only citations alignment cannot decide) or all (default: the workflow's).",
     ),
     use_env_llm: bool = typer.Option(
         False, "--use-env-llm", help="LLM endpoint from OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY."
     ),
     llm_config: Optional[Path] = typer.Option(
-        None, "--llm-config", help="LLM endpoint from a YAML file with the keys OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY."
+        None,
+        "--llm-config",
+        help="LLM endpoint from a YAML file with the keys OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY.",
     ),
     cache_dir: Optional[Path] = typer.Option(
-        None, "--cache-dir", help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice."
+        None,
+        "--cache-dir",
+        help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice.",
     ),
     allow_missing_text: bool = typer.Option(
-        False, "--allow-missing-text", help="Judge even when no cited document has text (no --corpus, nothing embedded): every citation 'missing'."
+        False,
+        "--allow-missing-text",
+        help="Judge even when no cited document has text (no --corpus, nothing embedded): every citation 'missing'.",
     ),
 ) -> None:
     started = time.perf_counter()
@@ -105,7 +127,12 @@ def main(
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
         if workers is not None and workers > MAX_WORKERS:
-            raise InputError("--workers", None, None, f"{workers} is more than {MAX_WORKERS} (and never more than the topics are used)")
+            raise InputError(
+                "--workers",
+                None,
+                None,
+                f"{workers} is more than {MAX_WORKERS} (and never more than the topics are used)",
+            )
         if no_debug_log and debug_log is not None:
             raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
         if "/" in name or "\\" in name or name in ("", ".", ".."):
@@ -123,18 +150,40 @@ def main(
         chosen_backend = (backend.value if backend else None) or wf.alignment.backend
         from judges import pipeline
 
-        formats = ("ir_measures",) + tuple(f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures)
+        formats = ("ir_measures",) + tuple(
+            f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures
+        )
         options = pipeline.Options(
-            topics=list(rag_topics), responses=list(rag_responses), out_dir=out_dir, name=name, workflow=wf,
-            workflow_path=workflow, corpus=corpus, dataset=dataset.value, max_topics=max_topics, max_runs=max_runs,
-            debug_log=debug_log, on_error=on_error.value, leaderboard_formats=tuple(dict.fromkeys(formats)),
-            backend=chosen_backend, workers=workers or 0, llm=llm, cache_dir=cache_dir, no_debug_log=no_debug_log,
+            topics=list(rag_topics),
+            responses=list(rag_responses),
+            out_dir=out_dir,
+            name=name,
+            workflow=wf,
+            workflow_path=workflow,
+            corpus=corpus,
+            dataset=dataset.value,
+            max_topics=max_topics,
+            max_runs=max_runs,
+            debug_log=debug_log,
+            on_error=on_error.value,
+            leaderboard_formats=tuple(dict.fromkeys(formats)),
+            backend=chosen_backend,
+            workers=workers or 0,
+            llm=llm,
+            cache_dir=cache_dir,
+            no_debug_log=no_debug_log,
             allow_missing_text=allow_missing_text,
         )
         compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
         with Progress(
-            TextColumn("judging citations"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
+            TextColumn("judging citations"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
         ) as bar:
             task = bar.add_task("judge", total=None)
 
@@ -143,7 +192,11 @@ def main(
                     bar.update(task, total=total)
                 bar.advance(task, n)
 
-            summary = pipeline.run(options, warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True), progress=progress)
+            summary = pipeline.run(
+                options,
+                warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True),
+                progress=progress,
+            )
     except InputError as e:
         err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
@@ -156,9 +209,19 @@ def main(
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", signal.SIGINT)
         if getattr(e, "replaced", False):
-            err.print("interrupted: the outputs had just been replaced, all of them, by this run's", markup=False, highlight=False, soft_wrap=True)
+            err.print(
+                "interrupted: the outputs had just been replaced, all of them, by this run's",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         else:
-            err.print("interrupted: no output was replaced (outputs are replaced only when all are complete)", markup=False, highlight=False, soft_wrap=True)
+            err.print(
+                "interrupted: no output was replaced (outputs are replaced only when all are complete)",
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         raise typer.Exit(128 + int(signum))
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)
@@ -202,37 +265,66 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     table = Table(title="citejudge summary", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("runs", f"{len(summary.runs)}" + (f" ({c['runs_not_selected']} not selected by --max-runs)" if c["runs_not_selected"] else ""))
+    table.add_row(
+        "runs",
+        f"{len(summary.runs)}"
+        + (f" ({c['runs_not_selected']} not selected by --max-runs)" if c["runs_not_selected"] else ""),
+    )
     table.add_row("topics", str(summary.topics))
     table.add_row("reports judged", str(c["reports"]))
     skipped = {k: v for k, v in c.items() if k.startswith("skipped_") and v} | (
         {"reports_unknown_topic": c["reports_unknown_topic"]} if c["reports_unknown_topic"] else {}
     )
     if skipped:
-        table.add_row("skipped", ", ".join(f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items())))
+        table.add_row(
+            "skipped",
+            ", ".join(f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items())),
+        )
     table.add_row("sentences", str(c["sentences"]))
-    table.add_row("citations judged", str(n) + (f" ({c['citations_beyond_limit']} beyond max_per_sentence, not judged)" if c["citations_beyond_limit"] else ""))
+    table.add_row(
+        "citations judged",
+        str(n)
+        + (
+            f" ({c['citations_beyond_limit']} beyond max_per_sentence, not judged)"
+            if c["citations_beyond_limit"]
+            else ""
+        ),
+    )
     for status in MAIN_STATUSES:
         share = f" ({100 * st[status] / n:.1f}%)" if n else ""
         table.add_row(f"  {status}", f"{st[status]}{share}")
     if st["cross_language"]:
-        table.add_row("  cross_language", f"{st['cross_language']} ({100 * st['cross_language'] / n:.1f}%): sentence and cited "
-                      "text in different scripts, not aligned (give a translated --corpus, or --attest)")
+        table.add_row(
+            "  cross_language",
+            f"{st['cross_language']} ({100 * st['cross_language'] / n:.1f}%): sentence and cited "
+            "text in different scripts, not aligned (give a translated --corpus, or --attest)",
+        )
     if c["capped"]:
-        table.add_row("  capped", f"{c['capped']} of the partial: aligned as supported, but the document lacks a number or entity")
+        table.add_row(
+            "  capped", f"{c['capped']} of the partial: aligned as supported, but the document lacks a number or entity"
+        )
     if c["corpus_documents"]:
         table.add_row("corpus documents", str(c["corpus_documents"]))
     if summary.attest:
         a = summary.attest
-        table.add_row("LLM attestation", f"{a['mode']}: {a['selected']} selected, {a['guarded']} guarded, "
-                      f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed, "
-                      f"{a['changed']} changed")
-        table.add_row("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})")
+        table.add_row(
+            "LLM attestation",
+            f"{a['mode']}: {a['selected']} selected, {a['guarded']} guarded, "
+            f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed, "
+            f"{a['changed']} changed",
+        )
+        table.add_row(
+            "LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"
+        )
         if a["failed_requests"]:
             table.add_row("LLM failures", ", ".join(f"{n} x {reason}" for reason, n in a["failed_requests"].items()))
     if summary.filled:
-        shown = ", ".join(f"{r}/{t}" for r, t in summary.filled[:10]) + (f" and {len(summary.filled) - 10} more" if len(summary.filled) > 10 else "")
-        table.add_row("filled (on_missing)", f"{len(summary.filled)} (run, topic) pair(s) without a report, scored 0: {shown}")
+        shown = ", ".join(f"{r}/{t}" for r, t in summary.filled[:10]) + (
+            f" and {len(summary.filled) - 10} more" if len(summary.filled) > 10 else ""
+        )
+        table.add_row(
+            "filled (on_missing)", f"{len(summary.filled)} (run, topic) pair(s) without a report, scored 0: {shown}"
+        )
     for line in summary.warnings:
         table.add_row("warning", line)
     judging = seconds - compiling
@@ -256,23 +348,41 @@ def _print_coverage(rows: list[dict]) -> None:
     for r in rows:
         missing = sum(v for k, v in r.items() if k.startswith("missing_"))
         table.add_row(
-            r["run_id"], f"{r['topics_answered']}/{r['topics']}", str(r["sentences"]), str(r["cited_sentences"]),
-            str(r["citations"]), str(missing), str(r["cross_language"]),
+            r["run_id"],
+            f"{r['topics_answered']}/{r['topics']}",
+            str(r["sentences"]),
+            str(r["cited_sentences"]),
+            str(r["citations"]),
+            str(missing),
+            str(r["cross_language"]),
         )
     out.print(table)
 
 
 corpus_app = typer.Typer(
-    add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
     help="A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): build once, then --corpus reads only cited ids.",
 )
 
 
-@corpus_app.command("index", help="Build the docstore of a corpus (a shard directory or one JSONL(.gz) file), beside it.")
+@corpus_app.command(
+    "index", help="Build the docstore of a corpus (a shard directory or one JSONL(.gz) file), beside it."
+)
 def corpus_index(
-    source: Path = typer.Argument(..., help="Shard directory (e.g. msmarco_v2.1_doc_segmented_NN.json.gz) or one JSONL(.gz) file."),
-    output: Optional[Path] = typer.Option(None, "--output", help="Store path (default: SOURCE/citejudge-docstore.sqlite, or FILE.citejudge-docstore.sqlite)."),
-    on_error: OnError = typer.Option(OnError.fail, "--on-error", help="A line without a document id: fail, or skip and count it."),
+    source: Path = typer.Argument(
+        ..., help="Shard directory (e.g. msmarco_v2.1_doc_segmented_NN.json.gz) or one JSONL(.gz) file."
+    ),
+    output: Optional[Path] = typer.Option(
+        None,
+        "--output",
+        help="Store path (default: SOURCE/citejudge-docstore.sqlite, or FILE.citejudge-docstore.sqlite).",
+    ),
+    on_error: OnError = typer.Option(
+        OnError.fail, "--on-error", help="A line without a document id: fail, or skip and count it."
+    ),
 ) -> None:
     import sqlite3
 
@@ -289,11 +399,19 @@ def corpus_index(
 
     try:
         with Progress(
-            TextColumn("indexing corpus"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"), TimeElapsedColumn(),
-            TimeRemainingColumn(), console=err, transient=True, disable=not err.is_terminal,
+            TextColumn("indexing corpus"),
+            BarColumn(),
+            TextColumn("{task.percentage:>3.0f}%"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+            disable=not err.is_terminal,
         ) as bar:
             task = bar.add_task("index", total=None)
-            figures = docstore.build(source, output, problem, lambda done, total: bar.update(task, completed=done, total=total))
+            figures = docstore.build(
+                source, output, problem, lambda done, total: bar.update(task, completed=done, total=total)
+            )
     except InputError as e:
         err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
@@ -301,7 +419,9 @@ def corpus_index(
         err.print(f"error: {e.filename or source}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     except sqlite3.Error as e:  # e.g. the store's directory cannot be written
-        err.print(f"error: {output or docstore.store_path_for(source)}: {e}", markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            f"error: {output or docstore.store_path_for(source)}: {e}", markup=False, highlight=False, soft_wrap=True
+        )
         raise typer.Exit(2)
     seconds = time.perf_counter() - started
     table = Table(title="citejudge corpus index", show_header=False, box=None, pad_edge=False)
@@ -317,7 +437,9 @@ def corpus_index(
     out.print(table)
 
 
-@corpus_app.command("lookup", help="Print the documents of ids (JSON Lines); ids not found go to stderr with the reason.")
+@corpus_app.command(
+    "lookup", help="Print the documents of ids (JSON Lines); ids not found go to stderr with the reason."
+)
 def corpus_lookup(
     corpus: Path = typer.Argument(..., help="Shard directory with a docstore, or the docstore file."),
     ids: List[str] = typer.Argument(..., help="Document ids."),
@@ -345,7 +467,9 @@ def corpus_lookup(
 
 
 @corpus_app.command("info", help="What a docstore holds: layout, files, lines, sizes.")
-def corpus_info(corpus: Path = typer.Argument(..., help="Shard directory with a docstore, or the docstore file.")) -> None:
+def corpus_info(
+    corpus: Path = typer.Argument(..., help="Shard directory with a docstore, or the docstore file."),
+) -> None:
     from judges.formats import docstore
 
     try:
@@ -382,16 +506,30 @@ def _print_top(path: Optional[str], n: int = 5) -> None:
 report_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
-@report_app.command(help="Turn a judge's output directory into a static HTML report that opens from the file system: leaderboard with 95% intervals (and the truth), plots, and per run and topic the answer with every citation's document, evidence, scores and explanation.")
+@report_app.command(
+    help="Turn a judge's output directory into a static HTML report that opens from the file system: leaderboard with 95% intervals (and the truth), plots, and per run and topic the answer with every citation's document, evidence, scores and explanation."
+)
 def report(
     out_dir: Path = typer.Argument(..., help="The judge's output directory (--out-dir of the judge run)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Output name, when the directory holds several judged sets."),
-    report_dir: Optional[Path] = typer.Option(None, "--report-dir", help="Where to write the report (default OUT_DIR/NAME.report)."),
-    truth: Optional[Path] = typer.Option(None, "--truth", help="Truth leaderboard (any format meta-evaluate reads), shown beside the judge's."),
-    truth_measure: Optional[str] = typer.Option(None, "--truth-measure", help="The truth's measure to show (default: its first)."),
+    name: Optional[str] = typer.Option(
+        None, "--name", help="Output name, when the directory holds several judged sets."
+    ),
+    report_dir: Optional[Path] = typer.Option(
+        None, "--report-dir", help="Where to write the report (default OUT_DIR/NAME.report)."
+    ),
+    truth: Optional[Path] = typer.Option(
+        None, "--truth", help="Truth leaderboard (any format meta-evaluate reads), shown beside the judge's."
+    ),
+    truth_measure: Optional[str] = typer.Option(
+        None, "--truth-measure", help="The truth's measure to show (default: its first)."
+    ),
     labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels JSONL: disagreements become a filter."),
-    responses: List[Path] = typer.Option([], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."),
-    corpus: Optional[Path] = typer.Option(None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."),
+    responses: List[Path] = typer.Option(
+        [], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."
+    ),
+    corpus: Optional[Path] = typer.Option(
+        None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."
+    ),
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples for the intervals."),
 ) -> None:
     from judges.report import build_report
@@ -399,16 +537,31 @@ def report(
     try:
         if not out_dir.is_dir():
             raise InputError(out_dir, None, "OUT_DIR", "no such directory")
-        done = build_report(out_dir, name, report_dir, truth, truth_measure, labels, list(responses) or None, corpus, resamples,
-                            warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True))
+        done = build_report(
+            out_dir,
+            name,
+            report_dir,
+            truth,
+            truth_measure,
+            labels,
+            list(responses) or None,
+            corpus,
+            resamples,
+            warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True),
+        )
     except InputError as e:
         err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     except FileNotFoundError as e:
         err.print(f"error: {out_dir}: {e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
-    out.print(f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, largest {done['largest'] / 1e3:.0f} kB) "
-              f"in {done['seconds']:.1f} s", markup=False, highlight=False, soft_wrap=True)
+    out.print(
+        f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, largest {done['largest'] / 1e3:.0f} kB) "
+        f"in {done['seconds']:.1f} s",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 # Commands beside the judge, by their first word (the meta commands are judges.meta.COMMANDS).
@@ -442,8 +595,13 @@ def run() -> None:
         commands = (*APPS, *COMMANDS)
         close = difflib.get_close_matches(first, commands, n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        err.print(f"error: unknown command {first!r}: {hint}commands: {', '.join(commands)}; "
-                  "without a command, run_judge.py judges (see --help)", markup=False, highlight=False, soft_wrap=True)
+        err.print(
+            f"error: unknown command {first!r}: {hint}commands: {', '.join(commands)}; "
+            "without a command, run_judge.py judges (see --help)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
         raise SystemExit(2)
     app()
 

@@ -54,8 +54,12 @@ class SupportSettings(_Strict):
         "model", description="model: the support model's probabilities; alignment: thresholds on norm_score"
     )
     model: str = Field("rag24", description="support model: a built-in name or a model file (run_judge.py calibrate)")
-    p_supported: Optional[float] = Field(None, gt=0, lt=1, description="judge model: P(full) for 'supported' (null: the model file's)")
-    p_partial: Optional[float] = Field(None, gt=0, lt=1, description="judge model: P(any) for 'partial' (null: the model file's)")
+    p_supported: Optional[float] = Field(
+        None, gt=0, lt=1, description="judge model: P(full) for 'supported' (null: the model file's)"
+    )
+    p_partial: Optional[float] = Field(
+        None, gt=0, lt=1, description="judge model: P(any) for 'partial' (null: the model file's)"
+    )
     norm_supported: float = Field(0.4, gt=0, le=1, description="judge alignment: norm_score for 'supported'")
     norm_partial: float = Field(0.25, gt=0, le=1, description="judge alignment: norm_score for 'partial'")
 
@@ -87,10 +91,14 @@ class AttestSettings(_Strict):
     """The LLM attestation cascade (Auto-ARGUE): which citations an LLM confirms, and how."""
 
     mode: Literal["none", "uncertain", "all"] = Field(
-        "none", description="none: no LLM; uncertain: the least certain citations (budget or band); all: every resolvable citation"
+        "none",
+        description="none: no LLM; uncertain: the least certain citations (budget or band); all: every resolvable citation",
     )
     budget: float = Field(
-        0.25, ge=0, le=1, description="uncertain: share of citations to ask about, least certain P(full) first (on the model's training data)"
+        0.25,
+        ge=0,
+        le=1,
+        description="uncertain: share of citations to ask about, least certain P(full) first (on the model's training data)",
     )
     band: Optional[tuple[float, float]] = Field(
         None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget"
@@ -98,13 +106,17 @@ class AttestSettings(_Strict):
     evidence: Literal["window", "document"] = Field(
         "window", description="window: aligned passage plus neighbouring sentences; document: whole text"
     )
-    context_sentences: int = Field(1, ge=0, le=1000, description="window: sentences added on each side of the aligned span")
+    context_sentences: int = Field(
+        1, ge=0, le=1000, description="window: sentences added on each side of the aligned span"
+    )
     max_evidence_tokens: int = Field(300, ge=16, le=1_000_000, description="cap on the evidence shown, in word tokens")
     on_unparsed: Literal["judge", "unsupported"] = Field(
-        "judge", description="an answer that is not YES/NO, or no answer: keep the support judge's status, or unsupported"
+        "judge",
+        description="an answer that is not YES/NO, or no answer: keep the support judge's status, or unsupported",
     )
     guard_patterns: tuple[str, ...] = Field(
-        (), description="extra regexes (case-insensitive) for text addressed to the judge; such citations are not sent and judged unsupported"
+        (),
+        description="extra regexes (case-insensitive) for text addressed to the judge; such citations are not sent and judged unsupported",
     )
     max_tokens: int = Field(16, ge=1, le=100_000, description="completion tokens per answer")
     seed: int = Field(0, ge=-(2**63), lt=2**63, description="sent to servers that accept a seed")

@@ -27,8 +27,16 @@ MISSING_REASONS = (
     ("index_out_of_range", "out of range", "index out of range"),
 )
 COLUMNS = (
-    "run_id", "topics_answered", "topics", "filled_topics", "sentences", "cited_sentences", "citations",
-    *(f"missing_{key}" for key, _, _ in MISSING_REASONS), "missing_other", "cross_language",
+    "run_id",
+    "topics_answered",
+    "topics",
+    "filled_topics",
+    "sentences",
+    "cited_sentences",
+    "citations",
+    *(f"missing_{key}" for key, _, _ in MISSING_REASONS),
+    "missing_other",
+    "cross_language",
 )
 
 
@@ -42,7 +50,11 @@ def missing_by_reason(table: pa.Table) -> dict[str, Counter]:
     kind = pa.array(["other"] * missing.num_rows)
     for key, needle, _ in reversed(MISSING_REASONS):
         kind = pc.if_else(pc.match_substring(reason, needle), key, kind)
-    counts = pa.table({"run_id": missing["run_id"], "kind": kind}).group_by(["run_id", "kind"]).aggregate([("kind", "count")])
+    counts = (
+        pa.table({"run_id": missing["run_id"], "kind": kind})
+        .group_by(["run_id", "kind"])
+        .aggregate([("kind", "count")])
+    )
     for run, k, n in zip(counts["run_id"].to_pylist(), counts["kind"].to_pylist(), counts["kind_count"].to_pylist()):
         out.setdefault(run, Counter())[k] = n
     return out
@@ -63,8 +75,12 @@ def coverage_rows(scan, topics: int, table: pa.Table, filled: list[tuple[str, st
     for run in sorted(scan.runs):
         cov, miss = scan.coverage.get(run, Counter()), missing.get(run, Counter())
         row = {
-            "run_id": run, "topics_answered": len(scan.answered.get(run, ())), "topics": topics,
-            "filled_topics": n_filled[run], "sentences": cov["sentences"], "cited_sentences": cov["cited_sentences"],
+            "run_id": run,
+            "topics_answered": len(scan.answered.get(run, ())),
+            "topics": topics,
+            "filled_topics": n_filled[run],
+            "sentences": cov["sentences"],
+            "cited_sentences": cov["cited_sentences"],
             "citations": cov["citations"],
         }
         row.update({f"missing_{key}": miss[key] for key, _, _ in MISSING_REASONS})
@@ -94,5 +110,7 @@ def missing_warning(rows: list[dict]) -> str:
         reasons = ", ".join(f"{r[k]} {label}" for k, label in labels.items() if r[k])
         if reasons:
             parts.append(f"{r['run_id']}: {reasons}")
-    return (f"{n_missing} of {total} citations ({100 * n_missing / total:.1f}%) have no document text and are judged "
-            f"'missing'; " + "; ".join(parts))
+    return (
+        f"{n_missing} of {total} citations ({100 * n_missing / total:.1f}%) have no document text and are judged "
+        f"'missing'; " + "; ".join(parts)
+    )

@@ -58,11 +58,17 @@ def support_reason(j: Judgment, thresholds: dict) -> str:
 
 
 def _lacks(j: Judgment) -> str:
-    parts = [f"{kind} {', '.join(items)}" for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing)) if items]
+    parts = [
+        f"{kind} {', '.join(items)}"
+        for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing))
+        if items
+    ]
     return "; ".join(parts)
 
 
-def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", band: Optional[tuple[float, float]] = None) -> str:
+def explain(
+    j: Judgment, thresholds: dict, on_unparsed: str = "judge", band: Optional[tuple[float, float]] = None
+) -> str:
     """The verdict of ``j`` in one line (see the module doc)."""
     if j.status == "missing":
         return f"missing: {j.reason or 'the cited document could not be resolved'}"
@@ -74,7 +80,11 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", band: Opt
     elif answer in ("YES", "NO"):
         p = j.llm_p_yes if j.llm_p_yes is not None else (1.0 if answer == "YES" else 0.0)
         llm = f"the LLM answered {answer} (P(YES) {num(p, P_YES_SUPPORTED)} {'>=' if p >= P_YES_SUPPORTED else '<'} {P_YES_SUPPORTED})"
-        sent = f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})" if band and j.p_full is not None else ""
+        sent = (
+            f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
+            if band and j.p_full is not None
+            else ""
+        )
         body = f"{llm}{sent}; {said}"
     elif answer in ("unparsed", "failed"):
         what = "could not be read as YES or NO" if answer == "unparsed" else "never came (failed)"
@@ -93,7 +103,10 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", band: Opt
 def decision(thresholds: dict, band: Optional[tuple[float, float]] = None, attested: bool = False) -> dict:
     """The rule behind the verdicts as named fields (for the debug log): the support judge and its
     thresholds, and for a citation sent to the LLM the P(YES) threshold and the band."""
-    out: dict = {"support_judge": thresholds.get("judge"), "thresholds": {k: v for k, v in thresholds.items() if k != "judge"}}
+    out: dict = {
+        "support_judge": thresholds.get("judge"),
+        "thresholds": {k: v for k, v in thresholds.items() if k != "judge"},
+    }
     if attested:
         out["p_yes_supported"] = P_YES_SUPPORTED
         if band is not None:

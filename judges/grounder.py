@@ -71,12 +71,19 @@ class Grounder:
 
     def cap(self, j: Judgment) -> Judgment:
         """``j`` lowered to ``partial`` when the policy caps a kind its document lacks."""
-        lacking = [f"{kind} {', '.join(items)}" for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing))
-                   if items and kind in self.s.cap]
+        lacking = [
+            f"{kind} {', '.join(items)}"
+            for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing))
+            if items and kind in self.s.cap
+        ]
         if lacking and j.status == "supported":
             why = f"capped at partial: the document lacks {'; '.join(lacking)}"
-            j = j._replace(status="partial", grade=STATUS_GRADE["partial"], capped=True,
-                           reason=f"{j.reason}; {why}" if j.reason else why)
+            j = j._replace(
+                status="partial",
+                grade=STATUS_GRADE["partial"],
+                capped=True,
+                reason=f"{j.reason}; {why}" if j.reason else why,
+            )
         return j
 
     def report(self, rep: Report, docs: Iterable[Document]) -> dict[int, SentenceGrounding]:
@@ -90,8 +97,10 @@ class Grounder:
             claim = self.claim(rep, sent)
             numbers, entities = self._missing(claim, sources)
             out[sent.index] = SentenceGrounding(
-                len(claim.numbers), len(claim.numbers) - len(numbers),
-                len(claim.entities), len(claim.entities) - len(entities),
+                len(claim.numbers),
+                len(claim.numbers) - len(numbers),
+                len(claim.entities),
+                len(claim.entities) - len(entities),
                 len(find_placeholders(sent.text, patterns=self.patterns)),
             )
         return out

@@ -138,8 +138,10 @@ class Judge:
         packed = Packed.of(answers, docs)
         # Sentence and cited text in different scripts: not aligned, recorded as cross_language.
         a_script, d_script = scripts_of(texts), scripts_of([di.text for di in docs])
-        cross = [d >= 0 and a_script[a] != NONE and d_script[d] != NONE and a_script[a] != d_script[d]
-                 for _, _, _, a, d, _, _ in items]
+        cross = [
+            d >= 0 and a_script[a] != NONE and d_script[d] != NONE and a_script[a] != d_script[d]
+            for _, _, _, a, d, _, _ in items
+        ]
         aligned = [it[:4] + (-1,) + it[5:] if x else it for it, x in zip(items, cross)] if any(cross) else items
         best, cands = self._align(packed, docs, aligned)
         match = self.wf.alignment.match
@@ -149,22 +151,40 @@ class Judge:
                 judgments.append(support.missing(reason, source))
                 continue
             if cross[i]:
-                judgments.append(cross_language(script_name(a_script[a_slot]), script_name(d_script[d]), c.doc_id,
-                                                source, len(answers[a_slot])))
+                judgments.append(
+                    cross_language(
+                        script_name(a_script[a_slot]), script_name(d_script[d]), c.doc_id, source, len(answers[a_slot])
+                    )
+                )
                 continue
             numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
-            judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match)
-                             ._replace(numbers_missing=numbers, entities_missing=entities))
+            judgments.append(
+                support.aligned(best[i], len(answers[a_slot]), docs[d], source, match)._replace(
+                    numbers_missing=numbers, entities_missing=entities
+                )
+            )
         judgments = self._decide(packed, texts, answers, aligned, judgments)
         if self.attester is not None:
             from judges.attest.cascade import Case
 
-            judgments = self.attester.attest([
-                Case(sent.text, None if d < 0 else docs[d], judgments[i],
-                     None if d < 0 or cands[i, 0] < 0 else tuple(docs[d].windows[cands[i, 0]].tolist()),
-                     dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank, doc_id=c.doc_id))
-                for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
-            ])
+            judgments = self.attester.attest(
+                [
+                    Case(
+                        sent.text,
+                        None if d < 0 else docs[d],
+                        judgments[i],
+                        None if d < 0 or cands[i, 0] < 0 else tuple(docs[d].windows[cands[i, 0]].tolist()),
+                        dict(
+                            run_id=rep.run_id,
+                            topic_id=rep.topic_id,
+                            sentence_index=sent.index,
+                            citation_rank=c.rank,
+                            doc_id=c.doc_id,
+                        ),
+                    )
+                    for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
+                ]
+            )
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         band = self.attester.band if self.attester is not None else None
@@ -173,8 +193,19 @@ class Judge:
             j = j._replace(explanation=explain(j, thresholds, on_unparsed, band))
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
-                self._log_citation(log, rep, sent, c, None if d < 0 else docs[d], source, cands[i].tolist(), best[i], j, qid,
-                                   decision(thresholds, band, j.llm_answer is not None))
+                self._log_citation(
+                    log,
+                    rep,
+                    sent,
+                    c,
+                    None if d < 0 else docs[d],
+                    source,
+                    cands[i].tolist(),
+                    best[i],
+                    j,
+                    qid,
+                    decision(thresholds, band, j.llm_answer is not None),
+                )
             out.add(rep, sent, c, j, qid)
         for rep in reports:
             out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
@@ -189,8 +220,15 @@ class Judge:
         cit_a = np.array([items[i][3] for i in todo], dtype=np.int64)
         cit_d = np.array([items[i][4] for i in todo], dtype=np.int64)
         lexical = self.backend.lexical_features(
-            stem[packed.a_tokens], content[packed.a_tokens], clause_ids(texts, [a.starts for a in answers]), packed.a_offsets,
-            stem[packed.d_tokens], packed.d_base, cit_a, cit_d, self.lexicon.n_stems,
+            stem[packed.a_tokens],
+            content[packed.a_tokens],
+            clause_ids(texts, [a.starts for a in answers]),
+            packed.a_offsets,
+            stem[packed.d_tokens],
+            packed.d_base,
+            cit_a,
+            cit_d,
+            self.lexicon.n_stems,
         )
         x = np.zeros((len(todo), len(FEATURES)), dtype=np.float64)
         for col, values in (
@@ -211,8 +249,11 @@ class Judge:
             j = judgments[i]
             status = "unsupported" if j.answer_tokens == 0 else status
             out[i] = j._replace(
-                status=status, grade=STATUS_GRADE[status], support_status=status,
-                p_any=None if p_any != p_any else p_any, p_full=None if p_full != p_full else p_full,
+                status=status,
+                grade=STATUS_GRADE[status],
+                support_status=status,
+                p_any=None if p_any != p_any else p_any,
+                p_full=None if p_full != p_full else p_full,
                 features=tuple(features),
             )
         return out
@@ -234,12 +275,21 @@ class Judge:
         win = np.concatenate([d.windows for d in docs])  # token ranges relative to each document
         win_doc = np.repeat(np.arange(len(docs)), np.diff(w_base))
         win_lo, win_hi = win[:, 0] + d_base[win_doc], win[:, 1] + d_base[win_doc]
-        d_weights = np.concatenate([
-            d.weights(self.backend.window_df) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs
-        ])
+        d_weights = np.concatenate(
+            [d.weights(self.backend.window_df) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs]
+        )
         cands[todo] = self.backend.candidates(
-            a_tokens, a_offsets, cit_a[todo], d_tokens, d_weights, win_lo, win_hi,
-            w_base[cit_d[todo]], w_base[cit_d[todo] + 1], k, len(self.vocab),
+            a_tokens,
+            a_offsets,
+            cit_a[todo],
+            d_tokens,
+            d_weights,
+            win_lo,
+            win_hi,
+            w_base[cit_d[todo]],
+            w_base[cit_d[todo] + 1],
+            k,
+            len(self.vocab),
         )
         sub = cands[todo]
         rows, slots = np.nonzero(sub >= 0)
@@ -266,24 +316,36 @@ class Judge:
         the features by name, and the rule (support judge, thresholds) behind the explanation."""
         common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
         log.event(
-            "CITATION_INPUT", **common, citation=c.raw, doc_id=c.doc_id, sentence=sent.text, doc_source=source,
+            "CITATION_INPUT",
+            **common,
+            citation=c.raw,
+            doc_id=c.doc_id,
+            sentence=sent.text,
+            doc_source=source,
             doc_chars=None if di is None else len(di.text),
-            candidate_windows=None if di is None else [
-                dict(zip(("doc_token_start", "doc_token_end"), di.windows[w].tolist())) for w in cands if w >= 0
-            ],
+            candidate_windows=None
+            if di is None
+            else [dict(zip(("doc_token_start", "doc_token_end"), di.windows[w].tolist())) for w in cands if w >= 0],
         )
         fields = j._asdict()
         fields["features"] = dict(zip(FEATURES, j.features)) if j.features else None
         log.event(
-            "CITATION_OUTPUT", **common, doc_id=c.doc_id, qrels_doc_id=qid,
-            alignment=None if di is None else dict(zip(ALIGNMENT_FIELDS, alignment)), **fields, decision=rule,
+            "CITATION_OUTPUT",
+            **common,
+            doc_id=c.doc_id,
+            qrels_doc_id=qid,
+            alignment=None if di is None else dict(zip(ALIGNMENT_FIELDS, alignment)),
+            **fields,
+            decision=rule,
         )
 
 
 def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: str, answer_tokens: int) -> Judgment:
     """A citation whose sentence and document are in different scripts: no alignment is tried."""
-    reason = (f"cross-language: sentence in {sentence_script} script, document {doc_id!r} in {doc_script}: not aligned "
-              "(give a translated --corpus, or attest with an LLM)")
+    reason = (
+        f"cross-language: sentence in {sentence_script} script, document {doc_id!r} in {doc_script}: not aligned "
+        "(give a translated --corpus, or attest with an LLM)"
+    )
     return Judgment("cross_language", 0, 0, 0.0, 0.0, 0.0, answer_tokens, 0, 0, "", source, reason, "cross_language")
 
 
@@ -331,10 +393,16 @@ def judge_part(
     if options.workflow.attest.mode != "none":
         batch_size = ATTEST_BATCH_CITATIONS
         attest = options.workflow.attest
-        band = (tuple(attest.band) if attest.band is not None else judge.support_judge.band(attest.budget)) if attest.mode == "uncertain" else None
+        band = (
+            (tuple(attest.band) if attest.band is not None else judge.support_judge.band(attest.budget))
+            if attest.mode == "uncertain"
+            else None
+        )
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
 
-        judge.attester = Attester(options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, band)
+        judge.attester = Attester(
+            options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, band
+        )
     pending: list[Report] = []
     pending_citations = 0
     max_citations = options.workflow.citations.max_per_sentence

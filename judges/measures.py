@@ -166,7 +166,7 @@ MEASURES: tuple[Measure, ...] = (
     ),
     Measure(
         "PLACEHOLDER_FREE",
-        "1 if no sentence matches a placeholder pattern (John Doe, TechCorp, \"studies show\", lorem ipsum, `[insert name]`...), else 0.",
+        '1 if no sentence matches a placeholder pattern (John Doe, TechCorp, "studies show", lorem ipsum, `[insert name]`...), else 0.',
         placeholder_free,
     ),
 )

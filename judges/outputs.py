@@ -65,17 +65,37 @@ class Assessments:
         """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
         cols = self._columns
         for name, value in (
-            ("run_id", rep.run_id), ("topic_id", rep.topic_id), ("sentence_index", sent.index),
-            ("citation_rank", c.rank), ("citation", c.raw), ("doc_id", c.doc_id), ("qrels_doc_id", qid),
-            ("status", j.status), ("grade", j.grade), ("score", j.score), ("norm_score", j.norm_score),
-            ("answer_coverage", j.answer_coverage), ("evidence_coverage", j.evidence_coverage),
-            ("answer_tokens", j.answer_tokens), ("char_start", j.char_start), ("char_end", j.char_end),
-            ("evidence", j.evidence), ("doc_source", j.doc_source), ("reason", j.reason),
-            ("confidence", c.confidence), ("sentence", sent.text), ("support_status", j.support_status),
-            ("p_any", j.p_any), ("p_full", j.p_full),
-            ("llm_answer", j.llm_answer), ("llm_p_yes", j.llm_p_yes), ("llm_tokens_in", j.llm_tokens_in),
-            ("llm_tokens_out", j.llm_tokens_out), ("numbers_missing", list(j.numbers_missing)),
-            ("entities_missing", list(j.entities_missing)), ("capped", j.capped),
+            ("run_id", rep.run_id),
+            ("topic_id", rep.topic_id),
+            ("sentence_index", sent.index),
+            ("citation_rank", c.rank),
+            ("citation", c.raw),
+            ("doc_id", c.doc_id),
+            ("qrels_doc_id", qid),
+            ("status", j.status),
+            ("grade", j.grade),
+            ("score", j.score),
+            ("norm_score", j.norm_score),
+            ("answer_coverage", j.answer_coverage),
+            ("evidence_coverage", j.evidence_coverage),
+            ("answer_tokens", j.answer_tokens),
+            ("char_start", j.char_start),
+            ("char_end", j.char_end),
+            ("evidence", j.evidence),
+            ("doc_source", j.doc_source),
+            ("reason", j.reason),
+            ("confidence", c.confidence),
+            ("sentence", sent.text),
+            ("support_status", j.support_status),
+            ("p_any", j.p_any),
+            ("p_full", j.p_full),
+            ("llm_answer", j.llm_answer),
+            ("llm_p_yes", j.llm_p_yes),
+            ("llm_tokens_in", j.llm_tokens_in),
+            ("llm_tokens_out", j.llm_tokens_out),
+            ("numbers_missing", list(j.numbers_missing)),
+            ("entities_missing", list(j.entities_missing)),
+            ("capped", j.capped),
             ("explanation", j.explanation),
         ):
             cols[name].append(value)
@@ -103,12 +123,16 @@ class Assessments:
         return pa.Table.from_batches(self._batches, schema=tables.ASSESSMENT_SCHEMA)
 
 
-
 def qrels_rows(table: pa.Table, key: str) -> list[tuple[str, str, int]]:
     """Best grade per (topic, ``key`` column), sorted; rows whose key is null are left out."""
     if table.num_rows == 0:
         return []
-    best = table.select(["topic_id", key, "grade"]).filter(pc.is_valid(table[key])).group_by(["topic_id", key]).aggregate([("grade", "max")])
+    best = (
+        table.select(["topic_id", key, "grade"])
+        .filter(pc.is_valid(table[key]))
+        .group_by(["topic_id", key])
+        .aggregate([("grade", "max")])
+    )
     return sorted(zip(best["topic_id"].to_pylist(), best[key].to_pylist(), best["grade_max"].to_pylist()))
 
 
@@ -125,7 +149,10 @@ def write_assessments(path: Path, table: pa.Table) -> None:
 def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tuple[Path, str]]:
     """Every file a session replaces: kind -> (path, the option that chose it)."""
     out_dir, name = Path(options.out_dir), options.name
-    targets = {"qrels": (out_dir / f"{name}.qrels", "--out-dir"), "doc_qrels": (out_dir / f"{name}.doc.qrels", "--out-dir")}
+    targets = {
+        "qrels": (out_dir / f"{name}.qrels", "--out-dir"),
+        "doc_qrels": (out_dir / f"{name}.doc.qrels", "--out-dir"),
+    }
     for fmt in options.leaderboard_formats:
         targets[f"leaderboard_{fmt}"] = (out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}", "--out-dir")
     targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
@@ -138,7 +165,12 @@ def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tupl
 
 
 def write_outputs(
-    options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics,
+    options: Options,
+    summary: Summary,
+    per_topic: dict,
+    table: pa.Table,
+    scan,
+    topics,
     place: Callable[[Path], Path] = lambda path: path,
 ) -> None:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
@@ -183,9 +215,12 @@ def write_outputs(
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
         "statuses": {k: int(summary.statuses[k]) for k in STATUSES},
-        "filled_by_on_missing": {"policy": on_missing, "pairs": {
-            run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
-        }},
+        "filled_by_on_missing": {
+            "policy": on_missing,
+            "pairs": {
+                run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
+            },
+        },
     }
     if summary.attest:
         config["attest"] = summary.attest
@@ -210,7 +245,10 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
             return [p.as_posix() for p in found]
         return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]
 
-    inputs = {"topics": describe(options.topics, "--rag-topics"), "responses": describe(options.responses, "--rag-responses")}
+    inputs = {
+        "topics": describe(options.topics, "--rag-topics"),
+        "responses": describe(options.responses, "--rag-responses"),
+    }
     if options.corpus is not None:
         if Path(options.corpus).is_dir() or docstore.is_store(options.corpus):  # never hash gigabytes
             inputs["corpus"] = docstore.describe(options.corpus, with_hashes)

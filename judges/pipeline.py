@@ -56,17 +56,29 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     backend = get_backend(options.backend or options.workflow.alignment.backend)
     attest = options.workflow.attest
     if attest.mode != "none" and options.llm is None:
-        raise InputError(options.workflow_path or "workflow", None, "attest.mode",
-                         f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config")
+        raise InputError(
+            options.workflow_path or "workflow",
+            None,
+            "attest.mode",
+            f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config",
+        )
     if attest.mode != "none":
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
         except ImportError:
-            raise InputError(options.workflow_path or "workflow", None, "attest.mode",
-                             f"{attest.mode!r} needs dspy, which is not installed: pip install 'citejudge[attest]'") from None
+            raise InputError(
+                options.workflow_path or "workflow",
+                None,
+                "attest.mode",
+                f"{attest.mode!r} needs dspy, which is not installed: pip install 'citejudge[attest]'",
+            ) from None
     if attest.mode == "uncertain" and not is_probabilistic(options.workflow.support.judge):
-        raise InputError(options.workflow_path or "workflow", None, "attest.mode",
-                         "uncertain needs support.judge: model (its probabilities); or use mode all")
+        raise InputError(
+            options.workflow_path or "workflow",
+            None,
+            "attest.mode",
+            "uncertain needs support.judge: model (its probabilities); or use mode all",
+        )
     if attest.mode == "none" and options.llm is not None:
         warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
     if options.corpus is not None and not docstore.is_store(options.corpus):
@@ -100,15 +112,24 @@ def _input_files(options: Options, inputs: dict) -> list[Path]:
     return files
 
 
-def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_log, backend, inputs, warn, progress) -> None:
+def _run(
+    options: Options, summary: Summary, outset: OutputSet, log_path, stale_log, backend, inputs, warn, progress
+) -> None:
     counts = summary.counts
     attest = options.workflow.attest
     with contextlib.ExitStack() as stack:
         log = DebugLog.deferred() if log_path is not None else DebugLog(None)
         stack.callback(log.close)
         problems = Problems(options.on_error, log, counts, warn)
-        log.event("session_start", version=__version__, backend=backend.name, name=options.name, workers=options.workers,
-                  workflow=options.workflow.model_dump(), inputs=inputs)
+        log.event(
+            "session_start",
+            version=__version__,
+            backend=backend.name,
+            name=options.name,
+            workers=options.workers,
+            workflow=options.workflow.model_dump(),
+            inputs=inputs,
+        )
 
         # 1. load and validate (nothing is created before this passes)
         topics = load_topics(options.topics, problems, options.max_topics)
@@ -123,8 +144,12 @@ def _run(options: Options, summary: Summary, outset: OutputSet, log_path, stale_
         scan = scan_runs(options, topics, problems, counts, warn)
         summary.runs = list(scan.runs)
         if not scan.runs:
-            raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses",
-                             f"no report to judge in {len(scan.files)} run file(s)")
+            raise InputError(
+                ", ".join(map(str, options.responses)),
+                None,
+                "--rag-responses",
+                f"no report to judge in {len(scan.files)} run file(s)",
+            )
         check_missing_topics(options, topics, scan)
         corpus: dict[str, Document] = {}
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()

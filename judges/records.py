@@ -89,7 +89,10 @@ class Judgment(NamedTuple):
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
-    explanation: str = ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
+    explanation: str = (
+        ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
+    )
+
 
 #: Every status a citation can get, best first: the one list of them (summary, config.yml, report).
 #: cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).

@@ -36,7 +36,6 @@ class Problems:
         self.warn(f"skipped {what}: {error.render()}")
 
 
-
 def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]) -> dict[str, Topic]:
     topics: dict[str, Topic] = {}
     for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
@@ -65,7 +64,9 @@ class Scan:
     wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
     citations: int  # judged citations, for the progress bar
     coverage: dict[str, Counter] = field(default_factory=dict)  # run -> sentences, cited_sentences, citations, embedded
-    without_text: Counter = field(default_factory=Counter)  # cited id without embedded text -> its citations (selected runs)
+    without_text: Counter = field(
+        default_factory=Counter
+    )  # cited id without embedded text -> its citations (selected runs)
 
 
 def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) -> dict[str, set[str]]:
@@ -74,7 +75,6 @@ def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) ->
         if run in runs and ids:
             by_topic.setdefault(topic, set()).update(ids)
     return by_topic
-
 
 
 def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> dict[str, list[tuple[str, int, int]]]:
@@ -91,8 +91,12 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     files = discover(options.responses, "--rag-responses", not_read)
     if not_read:
         counts["files_not_read"] = len(not_read)
-        shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (f" and {len(not_read) - 10} more" if len(not_read) > 10 else "")
-        warn(f"{len(not_read)} file(s) in the run directories not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}")
+        shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (
+            f" and {len(not_read) - 10} more" if len(not_read) > 10 else ""
+        )
+        warn(
+            f"{len(not_read)} file(s) in the run directories not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}"
+        )
     if not files:
         raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
@@ -111,7 +115,12 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             key = (rep.run_id, rep.topic_id)
             if key in seen:
                 problems(
-                    InputError(path, line, "topic_id", f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})"),
+                    InputError(
+                        path,
+                        line,
+                        "topic_id",
+                        f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})",
+                    ),
                     "report",
                 )
                 continue
@@ -141,7 +150,9 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     runs = run_order if options.max_runs is None else run_order[: options.max_runs]
     counts["runs_not_selected"] = len(run_order) - len(runs)
     if counts["reports_unknown_topic"]:
-        warn(f"{counts['reports_unknown_topic']} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)")
+        warn(
+            f"{counts['reports_unknown_topic']} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)"
+        )
     selected = set(runs)
     return Scan(
         files=files,
@@ -165,16 +176,27 @@ def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
         return
     hint = "or --allow-missing-text to judge anyway (every citation 'missing')"
     if options.corpus is None:
-        raise InputError("--corpus", None, None, (
-            f"none of the {scan.citations} citations can be resolved to a document text: the runs embed no cited "
-            f"document and no --corpus was given; pass --corpus with the collection the runs cite (JSONL with "
-            f"doc_id|docid|id and text), {hint}"
-        ))
+        raise InputError(
+            "--corpus",
+            None,
+            None,
+            (
+                f"none of the {scan.citations} citations can be resolved to a document text: the runs embed no cited "
+                f"document and no --corpus was given; pass --corpus with the collection the runs cite (JSONL with "
+                f"doc_id|docid|id and text), {hint}"
+            ),
+        )
     example = ", ".join(repr(d) for d in sorted(scan.without_text)[:3])
-    raise InputError(options.corpus, None, "--corpus", (
-        f"none of the {len(scan.without_text)} cited document ids ({example}, ...) is in this corpus "
-        f"({scan.citations} citations, none resolvable): is it the collection the runs cite? {hint[0].upper()}{hint[1:]}"
-    ))
+    raise InputError(
+        options.corpus,
+        None,
+        "--corpus",
+        (
+            f"none of the {len(scan.without_text)} cited document ids ({example}, ...) is in this corpus "
+            f"({scan.citations} citations, none resolvable): is it the collection the runs cite? {hint[0].upper()}{hint[1:]}"
+        ),
+    )
+
 
 def check_missing_topics(options: Options, topics: dict[str, Topic], scan: Scan) -> None:
     """``leaderboard.on_missing: error``: refuse before judging when a run skipped a topic."""
@@ -184,6 +206,8 @@ def check_missing_topics(options: Options, topics: dict[str, Topic], scan: Scan)
     if gaps:
         shown = ", ".join(f"{r}/{t}" for r, t in gaps[:5]) + (" ..." if len(gaps) > 5 else "")
         raise InputError(
-            options.workflow_path or "workflow", None, "leaderboard.on_missing",
+            options.workflow_path or "workflow",
+            None,
+            "leaderboard.on_missing",
             f"error: {len(gaps)} (run, topic) pair(s) without a report: {shown}",
         )

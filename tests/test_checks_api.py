@@ -8,8 +8,19 @@ from types import SimpleNamespace
 import pytest
 
 from judges.checks import (
-    CHECKS, CheckResult, CheckSuite, Claim, Source, SuiteResult, as_sources, cites_sources, grounded, missing,
-    no_placeholders, numeric_grounded, overlap,
+    CHECKS,
+    CheckResult,
+    CheckSuite,
+    Claim,
+    Source,
+    SuiteResult,
+    as_sources,
+    cites_sources,
+    grounded,
+    missing,
+    no_placeholders,
+    numeric_grounded,
+    overlap,
 )
 from judges.records import Document
 
@@ -18,17 +29,20 @@ ANSWER_GOOD = "Acme Holdings earned 1,500,000 dollars in 2019 (15%), according t
 ANSWER_BAD = "Acme Holdings earned $2 million in 2018, according to Peter Grant."
 
 
-@pytest.mark.parametrize("sources", [
-    DOC,
-    {"text": DOC},
-    {"text": DOC, "title": "Annual report"},
-    Document("d1", DOC, "Annual report"),
-    SimpleNamespace(text=DOC),
-    Source(DOC),
-    [DOC],
-    ("unrelated text", {"text": DOC}),
-    ["unrelated text", Document("d1", DOC)],
-])
+@pytest.mark.parametrize(
+    "sources",
+    [
+        DOC,
+        {"text": DOC},
+        {"text": DOC, "title": "Annual report"},
+        Document("d1", DOC, "Annual report"),
+        SimpleNamespace(text=DOC),
+        Source(DOC),
+        [DOC],
+        ("unrelated text", {"text": DOC}),
+        ["unrelated text", Document("d1", DOC)],
+    ],
+)
 def test_every_source_form_works(sources):
     assert numeric_grounded(ANSWER_GOOD, sources).passed
     assert grounded(ANSWER_GOOD, sources).passed
@@ -44,12 +58,15 @@ def test_as_sources_shapes_and_titles():
     assert grounded("It was about Maria Lopez.", {"text": "nothing", "title": "Maria Lopez"}).passed
 
 
-@pytest.mark.parametrize("bad, error, message", [
-    ({"body": "x"}, ValueError, "no 'text' key"),
-    ([{"text": 3}], TypeError, "source 0: text must be a str"),
-    (["ok", 42], TypeError, "source 1"),
-    (42, TypeError, "sources"),
-])
+@pytest.mark.parametrize(
+    "bad, error, message",
+    [
+        ({"body": "x"}, ValueError, "no 'text' key"),
+        ([{"text": 3}], TypeError, "source 0: text must be a str"),
+        (["ok", 42], TypeError, "source 1"),
+        (42, TypeError, "sources"),
+    ],
+)
 def test_bad_sources_are_rejected_with_position(bad, error, message):
     with pytest.raises(error) as err:
         as_sources(bad)
@@ -126,8 +143,13 @@ def test_cites_sources_and_overlap():
 def test_check_result_methods():
     r = CheckResult("demo", False, 0.25, ["first problem", "second problem"], {"k": [1, 2]})
     assert r.exit_code == 1
-    assert r.to_dict() == {"name": "demo", "passed": False, "score": 0.25,
-                           "reasons": ["first problem", "second problem"], "evidence": {"k": [1, 2]}}
+    assert r.to_dict() == {
+        "name": "demo",
+        "passed": False,
+        "score": 0.25,
+        "reasons": ["first problem", "second problem"],
+        "evidence": {"k": [1, 2]},
+    }
     assert json.loads(r.to_json()) == r.to_dict()
     assert r.explain().splitlines() == ["demo: FAILED (score 0.25)", "  - first problem", "  - second problem"]
     assert CheckResult("ok", True, 1.0).exit_code == 0
@@ -136,8 +158,13 @@ def test_check_result_methods():
 
 
 def test_results_serialise_to_json():
-    for r in (numeric_grounded(ANSWER_BAD, DOC), grounded(ANSWER_BAD, DOC), no_placeholders(ANSWER_BAD),
-              cites_sources(ANSWER_BAD, DOC), CheckSuite().run(ANSWER_BAD, DOC)):
+    for r in (
+        numeric_grounded(ANSWER_BAD, DOC),
+        grounded(ANSWER_BAD, DOC),
+        no_placeholders(ANSWER_BAD),
+        cites_sources(ANSWER_BAD, DOC),
+        CheckSuite().run(ANSWER_BAD, DOC),
+    ):
         assert json.loads(r.to_json())["passed"] is False or r.name == "cites_sources"
 
 
@@ -164,13 +191,16 @@ def test_suite_with_chosen_checks_and_options():
     assert CheckSuite(["placeholders"]).run("Nothing odd.").passed  # no sources needed
 
 
-@pytest.mark.parametrize("checks, options, message", [
-    (["numbrs"], None, "unknown check 'numbrs'"),
-    (["numbers", "numbers"], None, "listed twice"),
-    (["numbers"], {"entities": {}}, "options given for check 'entities'"),
-    (None, {"numbres": {}}, "options for unknown check 'numbres'"),
-    (None, {"numbers": {"tolerance": 1}}, "numbers: unknown option(s) ['tolerance']"),
-])
+@pytest.mark.parametrize(
+    "checks, options, message",
+    [
+        (["numbrs"], None, "unknown check 'numbrs'"),
+        (["numbers", "numbers"], None, "listed twice"),
+        (["numbers"], {"entities": {}}, "options given for check 'entities'"),
+        (None, {"numbres": {}}, "options for unknown check 'numbres'"),
+        (None, {"numbers": {"tolerance": 1}}, "numbers: unknown option(s) ['tolerance']"),
+    ],
+)
 def test_suite_rejects_bad_configuration(checks, options, message):
     with pytest.raises(ValueError) as err:
         CheckSuite(checks, options)

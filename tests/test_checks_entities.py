@@ -14,43 +14,49 @@ def surfaces(text, **kw):
     return [e.surface for e in extract_entities(text, **kw)]
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("Ludacris sings the rap in Baby by Justin Bieber.", ["Justin Bieber"]),
-    ("The deal was signed by Barack Obama in Paris.", ["Barack Obama"]),
-    ("However, President Barack Obama spoke.", ["Barack Obama"]),  # opener and honorific trimmed
-    ("He met Dr. Jane Goodall there.", ["Jane Goodall"]),
-    ("It was bought by the Bank of America last year.", ["Bank of America"]),
-    ("A portrait by Leonardo da Vinci hangs there.", ["Leonardo da Vinci"]),
-    ("Shares of Johnson & Johnson rose.", ["Johnson & Johnson"]),
-    ("The World Health Organization (WHO) met.", ["World Health Organization"]),  # (WHO) defines it
-    ("The agency NASA and the firm IBM agreed.", ["NASA", "IBM"]),
-    ("NASA launched it.", ["NASA"]),  # sentence-initial acronym still counts
-    ("Buy an iPhone on eBay.", ["iPhone", "eBay"]),
-    ("iPhone sales fell.", ["iPhone"]),  # sentence-initial camelCase still counts
-    ("Hewlett-Packard makes printers.", ["Hewlett-Packard"]),  # sentence-initial hyphenated name
-    ("She works at Acme Corp and Google LLC.", ["Acme Corp", "Google LLC"]),
-    ("Shares of Apple Inc. fell.", ["Apple Inc"]),
-    ("The U.S. Army is large.", ["U.S. Army"]),
-    ("Prices in Zürich Airport shops are high.", ["Zürich Airport"]),
-    ("It rained in New York. Then it snowed.", ["New York"]),
-    ("Bieber's debut album sold well, said Justin Bieber's label.", ["Justin Bieber"]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Ludacris sings the rap in Baby by Justin Bieber.", ["Justin Bieber"]),
+        ("The deal was signed by Barack Obama in Paris.", ["Barack Obama"]),
+        ("However, President Barack Obama spoke.", ["Barack Obama"]),  # opener and honorific trimmed
+        ("He met Dr. Jane Goodall there.", ["Jane Goodall"]),
+        ("It was bought by the Bank of America last year.", ["Bank of America"]),
+        ("A portrait by Leonardo da Vinci hangs there.", ["Leonardo da Vinci"]),
+        ("Shares of Johnson & Johnson rose.", ["Johnson & Johnson"]),
+        ("The World Health Organization (WHO) met.", ["World Health Organization"]),  # (WHO) defines it
+        ("The agency NASA and the firm IBM agreed.", ["NASA", "IBM"]),
+        ("NASA launched it.", ["NASA"]),  # sentence-initial acronym still counts
+        ("Buy an iPhone on eBay.", ["iPhone", "eBay"]),
+        ("iPhone sales fell.", ["iPhone"]),  # sentence-initial camelCase still counts
+        ("Hewlett-Packard makes printers.", ["Hewlett-Packard"]),  # sentence-initial hyphenated name
+        ("She works at Acme Corp and Google LLC.", ["Acme Corp", "Google LLC"]),
+        ("Shares of Apple Inc. fell.", ["Apple Inc"]),
+        ("The U.S. Army is large.", ["U.S. Army"]),
+        ("Prices in Zürich Airport shops are high.", ["Zürich Airport"]),
+        ("It rained in New York. Then it snowed.", ["New York"]),
+        ("Bieber's debut album sold well, said Justin Bieber's label.", ["Justin Bieber"]),
+    ],
+)
 def test_extracted(text, expected):
     assert surfaces(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "Milira sings the song.",  # sentence-initial single word
-    "The cat sat on the mat. However it left.",  # capitalised only by position
-    "I think it works.",  # the pronoun
-    "It happened in January and on Monday.",  # calendar words
-    "Milira sings 'I Want to Go Outside in the Rain.'",  # quoted title
-    'He said "Go Outside in the Rain" twice.',
-    "Made of TiO2 during COVID-19 in the G20.",  # words with digits
-    "See https://www.Example.org/Some/Path for more.",
-    "It met in Paris.",  # single capitalised word: off unless single_words=True
-    "It uses AI on TV.",  # two-letter acronyms: off unless single_words=True
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Milira sings the song.",  # sentence-initial single word
+        "The cat sat on the mat. However it left.",  # capitalised only by position
+        "I think it works.",  # the pronoun
+        "It happened in January and on Monday.",  # calendar words
+        "Milira sings 'I Want to Go Outside in the Rain.'",  # quoted title
+        'He said "Go Outside in the Rain" twice.',
+        "Made of TiO2 during COVID-19 in the G20.",  # words with digits
+        "See https://www.Example.org/Some/Path for more.",
+        "It met in Paris.",  # single capitalised word: off unless single_words=True
+        "It uses AI on TV.",  # two-letter acronyms: off unless single_words=True
+    ],
+)
 def test_not_extracted(text):
     assert surfaces(text) == []
 
@@ -68,35 +74,51 @@ def test_sentence_initial_word_counts_when_capitalised_elsewhere():
 
 
 def test_kinds():
-    kinds = {e.surface: e.kind for e in extract_entities(
-        "He works at Initech Systems. Acme Corp hired NASA staff, founded by Larry Page, on eBay; Coca-Cola too.")}
-    assert kinds == {"Initech Systems": "context", "Acme Corp": "company", "NASA": "acronym",
-                     "Larry Page": "context", "eBay": "camel", "Coca-Cola": "hyphenated"}
+    kinds = {
+        e.surface: e.kind
+        for e in extract_entities(
+            "He works at Initech Systems. Acme Corp hired NASA staff, founded by Larry Page, on eBay; Coca-Cola too."
+        )
+    }
+    assert kinds == {
+        "Initech Systems": "context",
+        "Acme Corp": "company",
+        "NASA": "acronym",
+        "Larry Page": "context",
+        "eBay": "camel",
+        "Coca-Cola": "hyphenated",
+    }
 
 
-@pytest.mark.parametrize("claim, source", [
-    ("It opened in Zürich Airport.", "zurich airport opened"),  # accents and case
-    ("It opened in Zurich Airport.", "ZÜRICH AIRPORT opened"),
-    ("The firm Hewlett-Packard grew.", "Hewlett Packard grew"),
-    ("Made by Acme Corp for years.", "Acme announced"),  # company suffix optional
-    ("The U.S. Army grew.", "the US Army"),
-    ("It is the European Union law.", "Europe Union"),  # one word extends the other by <= 2 letters
-    ("Tell Justin Bieber now.", "Bieber's song"),  # partial: a distinctive word of the name
-    ("The Americans Abroad club met.", "american abroad"),  # plural stem
-    ("Its rival, the WHO, agreed.", "The World Health Organization (WHO) agreed"),
-])
+@pytest.mark.parametrize(
+    "claim, source",
+    [
+        ("It opened in Zürich Airport.", "zurich airport opened"),  # accents and case
+        ("It opened in Zurich Airport.", "ZÜRICH AIRPORT opened"),
+        ("The firm Hewlett-Packard grew.", "Hewlett Packard grew"),
+        ("Made by Acme Corp for years.", "Acme announced"),  # company suffix optional
+        ("The U.S. Army grew.", "the US Army"),
+        ("It is the European Union law.", "Europe Union"),  # one word extends the other by <= 2 letters
+        ("Tell Justin Bieber now.", "Bieber's song"),  # partial: a distinctive word of the name
+        ("The Americans Abroad club met.", "american abroad"),  # plural stem
+        ("Its rival, the WHO, agreed.", "The World Health Organization (WHO) agreed"),
+    ],
+)
 def test_found(claim, source):
     (entity,) = extract_entities(claim)
     assert EntityIndex(source).contains(entity)
 
 
-@pytest.mark.parametrize("claim, source", [
-    ("Shares of Apple Inc. fell.", "Microsoft shares fell"),
-    ("They met Barack Obama.", "Michelle met Joe Biden"),
-    ("The agency NASA agreed.", "ESA agreed"),
-    ("Prices at Stanford University rose.", "Ford prices rose"),  # whole words only
-    ("She joined Samsung Electronics.", "Sam sung"),
-])
+@pytest.mark.parametrize(
+    "claim, source",
+    [
+        ("Shares of Apple Inc. fell.", "Microsoft shares fell"),
+        ("They met Barack Obama.", "Michelle met Joe Biden"),
+        ("The agency NASA agreed.", "ESA agreed"),
+        ("Prices at Stanford University rose.", "Ford prices rose"),  # whole words only
+        ("She joined Samsung Electronics.", "Sam sung"),
+    ],
+)
 def test_not_found(claim, source):
     (entity,) = extract_entities(claim)
     assert not EntityIndex(source).contains(entity)
@@ -128,11 +150,15 @@ def test_fuzzy_matching_finds_misspellings_only_when_asked():
 
 
 def test_acronym_definitions():
-    text = ("Static Timing Analysis (STA) helps; interrupt-on-change (IOC) pins; the International Court "
-            "of Justice (ICJ) ruled; Fresh Frozen Plasma (FFPs) stored; a random thing (XYZ).")
+    text = (
+        "Static Timing Analysis (STA) helps; interrupt-on-change (IOC) pins; the International Court "
+        "of Justice (ICJ) ruled; Fresh Frozen Plasma (FFPs) stored; a random thing (XYZ)."
+    )
     assert acronym_definitions(text) == {
-        "STA": "Static Timing Analysis", "IOC": "interrupt-on-change",
-        "ICJ": "International Court of Justice", "FFP": "Fresh Frozen Plasma",
+        "STA": "Static Timing Analysis",
+        "IOC": "interrupt-on-change",
+        "ICJ": "International Court of Justice",
+        "FFP": "Fresh Frozen Plasma",
     }
 
 
@@ -142,15 +168,18 @@ def test_fold_and_key_words():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(
-    st.text(max_size=120),
-    st.text(alphabet="AaBbCcÉéZz .,:;!?'\"’“”()-&\n0123456789@/IiOoSs", max_size=120),
-), st.booleans())
+@given(
+    st.one_of(
+        st.text(max_size=120),
+        st.text(alphabet="AaBbCcÉéZz .,:;!?'\"’“”()-&\n0123456789@/IiOoSs", max_size=120),
+    ),
+    st.booleans(),
+)
 def test_extraction_never_crashes_and_spans_slice_the_text(text, single):
     previous_end = 0
     for e in extract_entities(text, single_words=single, context=text):
         assert 0 <= e.start < e.end <= len(text)
-        assert text[e.start:e.end] == e.surface
+        assert text[e.start : e.end] == e.surface
         assert e.start >= previous_end
         previous_end = e.end
         assert e.keys and all(k == k.strip() for k in e.keys)
@@ -169,11 +198,46 @@ def test_every_entity_is_found_in_its_own_text(text):
 
 WORDISH = st.one_of(
     st.text(max_size=80),
-    st.lists(st.sampled_from([
-        "Dr.", "U.S.", "J.", "Inc.", "Apple", "apple", "Bieber's", "O'Brien", "rock’n’roll", "AT&T", "Hewlett-Packard",
-        "iPhone", "İstanbul", "Zürich", " ", "  ", ". ", "! ", "?", ":", "\n", ",", "'", "’", "-", "&", "_", "3", "x1",
-        "\u00a0", "“", "”", "é",
-    ]), max_size=25).map("".join),
+    st.lists(
+        st.sampled_from(
+            [
+                "Dr.",
+                "U.S.",
+                "J.",
+                "Inc.",
+                "Apple",
+                "apple",
+                "Bieber's",
+                "O'Brien",
+                "rock’n’roll",
+                "AT&T",
+                "Hewlett-Packard",
+                "iPhone",
+                "İstanbul",
+                "Zürich",
+                " ",
+                "  ",
+                ". ",
+                "! ",
+                "?",
+                ":",
+                "\n",
+                ",",
+                "'",
+                "’",
+                "-",
+                "&",
+                "_",
+                "3",
+                "x1",
+                "\u00a0",
+                "“",
+                "”",
+                "é",
+            ]
+        ),
+        max_size=25,
+    ).map("".join),
 )
 
 

@@ -116,44 +116,50 @@ def test_tables_are_large_enough():
     assert len(MATCH) >= 40 and len(NO_MATCH) >= 20
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("$1.5M", [("$1.5M", 1_500_000.0, "currency", "$")]),
-    ("US$5 and 5 USD", [("US$5", 5.0, "currency", "$"), ("5 USD", 5.0, "currency", "$")]),
-    ("Rs. 500", [("Rs. 500", 500.0, "currency", "₹")]),
-    ("15% of 1,500,000", [("15%", 15.0, "percent", ""), ("1,500,000", 1_500_000.0, "plain", "")]),
-    ("in 2019", [("2019", 2019.0, "year", "")]),
-    ("2,019 cars", [("2,019", 2019.0, "plain", "")]),
-    ("10-20%", [("10", 10.0, "percent", ""), ("20%", 20.0, "percent", "")]),
-    ("10–20", [("10", 10.0, "plain", ""), ("20", 20.0, "plain", "")]),
-    ("10 to 20 million", [("10", 10e6, "plain", ""), ("20 million", 20e6, "plain", "")]),
-    ("$10-20 million", [("$10", 10e6, "currency", "$"), ("20 million", 20e6, "currency", "$")]),
-    ("2019-20", [("2019", 2019.0, "year", ""), ("20", 2020.0, "year", "")]),
-    ("1999-00", [("1999", 1999.0, "year", ""), ("00", 2000.0, "year", "")]),
-    ("a 5m wall", [("5", 5.0, "plain", "")]),
-    ("3.2 bn", [("3.2 bn", 3.2e9, "plain", "")]),
-    ("the 1.5-million mark", [("1.5-million", 1.5e6, "plain", "")]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("$1.5M", [("$1.5M", 1_500_000.0, "currency", "$")]),
+        ("US$5 and 5 USD", [("US$5", 5.0, "currency", "$"), ("5 USD", 5.0, "currency", "$")]),
+        ("Rs. 500", [("Rs. 500", 500.0, "currency", "₹")]),
+        ("15% of 1,500,000", [("15%", 15.0, "percent", ""), ("1,500,000", 1_500_000.0, "plain", "")]),
+        ("in 2019", [("2019", 2019.0, "year", "")]),
+        ("2,019 cars", [("2,019", 2019.0, "plain", "")]),
+        ("10-20%", [("10", 10.0, "percent", ""), ("20%", 20.0, "percent", "")]),
+        ("10–20", [("10", 10.0, "plain", ""), ("20", 20.0, "plain", "")]),
+        ("10 to 20 million", [("10", 10e6, "plain", ""), ("20 million", 20e6, "plain", "")]),
+        ("$10-20 million", [("$10", 10e6, "currency", "$"), ("20 million", 20e6, "currency", "$")]),
+        ("2019-20", [("2019", 2019.0, "year", ""), ("20", 2020.0, "year", "")]),
+        ("1999-00", [("1999", 1999.0, "year", ""), ("00", 2000.0, "year", "")]),
+        ("a 5m wall", [("5", 5.0, "plain", "")]),
+        ("3.2 bn", [("3.2 bn", 3.2e9, "plain", "")]),
+        ("the 1.5-million mark", [("1.5-million", 1.5e6, "plain", "")]),
+    ],
+)
 def test_extraction_table(text, expected):
     got = [(n.surface, n.value, n.kind, n.unit) for n in extract_numbers(text)]
     assert got == expected
 
 
-@pytest.mark.parametrize("text", [
-    "As shown before [1].",
-    "As shown before [1, 2] and [3-5].",
-    "See [doc 2].",
-    "Three reasons: (1) cost and (2) time.",
-    "1. First item\n2) Second item",
-    "See Section 3 and Table 2, page 5, Fig. 4, § 7, Chapter 9, Appendix 2.",
-    "COVID-19, H1N1, MP3, G20 and x86 are names.",
-    "Version 3.2.1 of the tool.",
-    "Meet at 10:30 with a 3:1 ratio.",
-    "Half is 1/2; the date 01/02/2020.",
-    "Visit https://example.org/page/2019 or mail a1@b2.com.",
-    "Back in the '90s.",
-    "Passage ID 3 says so.",
-    "No numbers at all here.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "As shown before [1].",
+        "As shown before [1, 2] and [3-5].",
+        "See [doc 2].",
+        "Three reasons: (1) cost and (2) time.",
+        "1. First item\n2) Second item",
+        "See Section 3 and Table 2, page 5, Fig. 4, § 7, Chapter 9, Appendix 2.",
+        "COVID-19, H1N1, MP3, G20 and x86 are names.",
+        "Version 3.2.1 of the tool.",
+        "Meet at 10:30 with a 3:1 ratio.",
+        "Half is 1/2; the date 01/02/2020.",
+        "Visit https://example.org/page/2019 or mail a1@b2.com.",
+        "Back in the '90s.",
+        "Passage ID 3 says so.",
+        "No numbers at all here.",
+    ],
+)
 def test_things_that_are_not_claims(text):
     assert extract_numbers(text) == []
 
@@ -225,7 +231,7 @@ def test_extraction_never_crashes_and_spans_slice_the_text(text, words):
     previous_end = 0
     for n in numbers:
         assert 0 <= n.start < n.end <= len(text)
-        assert text[n.start:n.end] == n.surface
+        assert text[n.start : n.end] == n.surface
         assert n.start >= previous_end  # in order, never overlapping
         previous_end = n.end
         assert n.kind in ("percent", "currency", "year", "plain")
@@ -244,13 +250,52 @@ def test_every_number_is_found_in_its_own_text(text):
 # -- The fast scanner (_matches: the pattern tried only where a match may start) is exactly the
 # reference (_PATTERN.finditer, tried everywhere).
 
-PIECES = st.sampled_from([
-    "five", "Twenty-one", "a million", "an eighth", "hundred", "fifteen", "first", "percent", "USD", "Rs.", "US$",
-    "NZ$", "€", "http://x.org/5", "www.a1.com", "e.g@x1.com", "COVID-19", "H1N1", "pre-2020", "2020-01-15", "1990s",
-    "'90s", "[1, 2]", "(3)", "\n2. ", "10:30", "1/2", "3.2.1", "İ", "ı", "K", "ſix", "²", "٣", "_", "-", " ", ". ",
-])
+PIECES = st.sampled_from(
+    [
+        "five",
+        "Twenty-one",
+        "a million",
+        "an eighth",
+        "hundred",
+        "fifteen",
+        "first",
+        "percent",
+        "USD",
+        "Rs.",
+        "US$",
+        "NZ$",
+        "€",
+        "http://x.org/5",
+        "www.a1.com",
+        "e.g@x1.com",
+        "COVID-19",
+        "H1N1",
+        "pre-2020",
+        "2020-01-15",
+        "1990s",
+        "'90s",
+        "[1, 2]",
+        "(3)",
+        "\n2. ",
+        "10:30",
+        "1/2",
+        "3.2.1",
+        "İ",
+        "ı",
+        "K",
+        "ſix",
+        "²",
+        "٣",
+        "_",
+        "-",
+        " ",
+        ". ",
+    ]
+)
 SCANNED = st.one_of(
-    st.text(max_size=80), NUMBERISH, st.lists(st.one_of(PIECES, NUMBERISH), max_size=12).map("".join),
+    st.text(max_size=80),
+    NUMBERISH,
+    st.lists(st.one_of(PIECES, NUMBERISH), max_size=12).map("".join),
 )
 
 
@@ -270,7 +315,9 @@ def test_the_fast_scanner_on_real_documents():
 
     from conftest import ROOT, SHARED
 
-    files = sorted(glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl")))
+    files = sorted(
+        glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl"))
+    )
     files += sorted(glob.glob(str(SHARED / "wice" / "**" / "*.jsonl"), recursive=True))[:2]
     texts = [line for path in files for line in open(path, encoding="utf-8")]
     texts += [json.loads(t).get("text", "") for t in texts if t.startswith('{"doc_id"')]
@@ -280,6 +327,7 @@ def test_the_fast_scanner_on_real_documents():
 
 
 # -- The Numba candidate scanner (judges.checks.scan) is exactly the Python reference.
+
 
 @settings(max_examples=1500, deadline=None)
 @given(st.one_of(SCANNED, st.lists(st.one_of(PIECES, NUMBERISH, st.text(max_size=6)), max_size=30).map(" ".join)))
@@ -293,7 +341,9 @@ def test_the_start_kernel_on_real_documents():
 
     from conftest import ROOT, SHARED
 
-    files = sorted(glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl")))
+    files = sorted(
+        glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl"))
+    )
     files += sorted(glob.glob(str(SHARED / "wice" / "**" / "*.jsonl"), recursive=True))[:2]
     texts = [line for path in files for line in open(path, encoding="utf-8")]
     texts += [json.loads(t).get("text", "") for t in texts if t.startswith('{"doc_id"')]

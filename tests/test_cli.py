@@ -14,8 +14,20 @@ RUNS = ROOT / "runs" / "dragun"
 
 
 def base_args(tmp_path, *runs):
-    return ["--judge", "citation", "--rag-topics", TOPICS, "--rag-responses", *(runs or [RUNS]),
-            "--out-dir", tmp_path / "out", "--name", "t", "--backend", "python"]
+    return [
+        "--judge",
+        "citation",
+        "--rag-topics",
+        TOPICS,
+        "--rag-responses",
+        *(runs or [RUNS]),
+        "--out-dir",
+        tmp_path / "out",
+        "--name",
+        "t",
+        "--backend",
+        "python",
+    ]
 
 
 def bad_run(tmp_path, lines):
@@ -24,12 +36,19 @@ def bad_run(tmp_path, lines):
     return path
 
 
-GOOD = json.dumps({"metadata": {"run_id": "x", "topic_id": "dg-1"}, "responses": [{"text": "A b c.", "citations": ["q"]}],
-                   "documents": {"q": {"text": "A b c."}}})
+GOOD = json.dumps(
+    {
+        "metadata": {"run_id": "x", "topic_id": "dg-1"},
+        "responses": [{"text": "A b c.", "citations": ["q"]}],
+        "documents": {"q": {"text": "A b c."}},
+    }
+)
 
 
 def test_malformed_record_fails_with_one_line_naming_file_line_and_field(tmp_path):
-    path = bad_run(tmp_path, [GOOD, '{"metadata": {"run_id": "x", "topic_id": "dg-2"}, "responses": [{"citations": []}]}'])
+    path = bad_run(
+        tmp_path, [GOOD, '{"metadata": {"run_id": "x", "topic_id": "dg-2"}, "responses": [{"citations": []}]}']
+    )
     result = run_cli(*base_args(tmp_path, path))
     assert result.returncode == 2
     assert result.stderr.strip() == f"error: {path}:2: responses[0].text: missing"
@@ -54,7 +73,10 @@ def test_duplicate_report_is_an_error(tmp_path):
     path = bad_run(tmp_path, [GOOD, GOOD])
     result = run_cli(*base_args(tmp_path, path))
     assert result.returncode == 2
-    assert result.stderr.strip() == f"error: {path}:2: topic_id: duplicate report for run 'x', topic 'dg-1' (first at {path}:1)"
+    assert (
+        result.stderr.strip()
+        == f"error: {path}:2: topic_id: duplicate report for run 'x', topic 'dg-1' (first at {path}:1)"
+    )
 
 
 def test_unknown_workflow_key_is_named(tmp_path):
@@ -67,7 +89,10 @@ def test_unknown_workflow_key_is_named(tmp_path):
 
 def test_missing_input_path_and_bad_name(tmp_path):
     result = run_cli(*base_args(tmp_path, tmp_path / "nope"))
-    assert result.returncode == 2 and result.stderr.strip() == f"error: {tmp_path / 'nope'}: --rag-responses: no such file or directory"
+    assert (
+        result.returncode == 2
+        and result.stderr.strip() == f"error: {tmp_path / 'nope'}: --rag-responses: no such file or directory"
+    )
     result = run_cli(*base_args(tmp_path)[:-4], "--name", "a/b")
     assert result.returncode == 2 and "must be a plain file name" in result.stderr
 
@@ -100,8 +125,7 @@ def test_outputs_parse_with_ir_measures_and_pandas(tmp_path):
     assert set(lb.topic_id) == {"dg-1", "dg-2", "all"}
     assessments = judges.read_assessments(out, "t")
     assert len(assessments) == int(result.stdout.split("citations judged")[1].split()[0])
-    assert (pd.read_parquet(out / "t.leaderboard.parquet").value.round(4).tolist()
-            == pytest.approx(lb.value.tolist()))
+    assert pd.read_parquet(out / "t.leaderboard.parquet").value.round(4).tolist() == pytest.approx(lb.value.tolist())
 
 
 def test_gzip_run_files_are_streamed_and_give_the_same_judgments(tmp_path):
@@ -119,7 +143,9 @@ def test_gzip_run_files_are_streamed_and_give_the_same_judgments(tmp_path):
     packed = run_cli(*base_args(tmp_path / "packed", gz_dir))
     assert plain.returncode == 0 and packed.returncode == 0, packed.stderr
     for name in ("t.qrels", "t.doc.qrels", "t.leaderboard.txt", "t.assessments.parquet"):
-        assert (tmp_path / "plain" / "out" / name).read_bytes() == (tmp_path / "packed" / "out" / name).read_bytes(), name
+        assert (tmp_path / "plain" / "out" / name).read_bytes() == (tmp_path / "packed" / "out" / name).read_bytes(), (
+            name
+        )
 
 
 def test_debug_log_path_override(tmp_path):

@@ -75,7 +75,9 @@ def test_missing_ids_and_bad_offsets_have_their_reason(corpus):
     assert list(found) == [ids[0]]
     assert missing["doc-x"] == "not in corpus"
     assert missing["msmarco_v2.1_doc_98_1#0_0"] == "not in corpus: no shard 98"
-    assert missing[beyond].startswith("index out of range: offset 1000000000 is beyond the end of msmarco_v2.1_doc_segmented_")
+    assert missing[beyond].startswith(
+        "index out of range: offset 1000000000 is beyond the end of msmarco_v2.1_doc_segmented_"
+    )
     assert "is not the start of a line (index out of range)" in missing[mid_line]
     assert f"holds {ids[0]!r} (index out of range)" in missing[other]
     # through --corpus: found documents, and the bad offsets (not the plain misses) with their reason
@@ -125,9 +127,24 @@ def test_stale_store_is_refused(corpus, tmp_path):
 
 # -- the CLI, as a subprocess ---------------------------------------------------------------------
 
+
 def _judge(tmp_path, corpus_arg, name, topics, runs):
-    result = run_cli("--judge", "citation", "--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus_arg,
-                     "--out-dir", tmp_path / name, "--name", "t", "--backend", "python")
+    result = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        topics,
+        "--rag-responses",
+        runs,
+        "--corpus",
+        corpus_arg,
+        "--out-dir",
+        tmp_path / name,
+        "--name",
+        "t",
+        "--backend",
+        "python",
+    )
     return result
 
 
@@ -147,8 +164,19 @@ def _run_files(tmp_path, ids, lines):
                 text = " ".join(seg.split()[5:25]) + "." if j % 2 == 0 else "Nothing here matches a thing at all."
                 answer.append({"text": text, "citations": [j, (j + 1) % 6]})
             answer.append({"text": "Cited from nowhere.", "citations": [6, 7, 8]})
-            reports.append({"metadata": {"team_id": "tm", "run_id": run, "narrative_id": f"t{k}", "type": "automatic",
-                                         "narrative": f"topic {k}"}, "references": refs, "answer": answer})
+            reports.append(
+                {
+                    "metadata": {
+                        "team_id": "tm",
+                        "run_id": run,
+                        "narrative_id": f"t{k}",
+                        "type": "automatic",
+                        "narrative": f"topic {k}",
+                    },
+                    "references": refs,
+                    "answer": answer,
+                }
+            )
     runs = tmp_path / "runs.jsonl"
     runs.write_text("\n".join(json.dumps(r) for r in reports) + "\n")
     return topics, runs, bad
@@ -164,8 +192,10 @@ def test_cli_shard_dir_gives_the_same_outputs_as_one_plain_jsonl(corpus, tmp_pat
             f.write(gzip.decompress(path.read_bytes()))
     bare = tmp_path / "bare"
     shutil.copytree(shards, bare, ignore=shutil.ignore_patterns("*.sqlite"))
-    results = {name: _judge(tmp_path, arg, name, topics, runs) for name, arg in
-               [("plain", plain), ("dir", shards), ("store", shards / docstore.STORE_NAME), ("bare", bare)]}
+    results = {
+        name: _judge(tmp_path, arg, name, topics, runs)
+        for name, arg in [("plain", plain), ("dir", shards), ("store", shards / docstore.STORE_NAME), ("bare", bare)]
+    }
     for name, r in results.items():
         assert r.returncode == 0, (name, r.stderr)
     frames = {}
@@ -173,7 +203,9 @@ def test_cli_shard_dir_gives_the_same_outputs_as_one_plain_jsonl(corpus, tmp_pat
         out = tmp_path / name
         for file in ("t.qrels", "t.doc.qrels", "t.leaderboard.txt"):
             assert (out / file).read_text() == (tmp_path / "plain" / file).read_text(), (name, file)
-        assert pd.read_parquet(out / "t.leaderboard.parquet").equals(pd.read_parquet(tmp_path / "plain" / "t.leaderboard.parquet"))
+        assert pd.read_parquet(out / "t.leaderboard.parquet").equals(
+            pd.read_parquet(tmp_path / "plain" / "t.leaderboard.parquet")
+        )
         frames[name] = pd.read_parquet(out / "t.assessments.parquet")
     plain_df = frames["plain"]
     assert (plain_df.doc_source == "corpus").sum() > 20 and set(plain_df.status) >= {"supported", "missing"}
@@ -187,7 +219,9 @@ def test_cli_shard_dir_gives_the_same_outputs_as_one_plain_jsonl(corpus, tmp_pat
         for doc_id in bad[:2]:  # bad offsets: reported as such (the plain file can only say "not in the corpus")
             reasons = set(df[df.doc_id == doc_id].reason)
             assert len(reasons) == 1 and "index out of range" in reasons.pop()
-        assert set(df[df.doc_id == "not-a-segment"].reason) == {"document 'not-a-segment' in neither the report's documents nor the corpus"}
+        assert set(df[df.doc_id == "not-a-segment"].reason) == {
+            "document 'not-a-segment' in neither the report's documents nor the corpus"
+        }
 
 
 @pytest.mark.slow
@@ -201,12 +235,18 @@ def test_cli_corrupt_shard_is_one_clean_error(corpus, tmp_path):
     victim.write_bytes(bytes(data))
     r = run_cli("corpus", "index", bare)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert re.match(rf"error: {re.escape(str(victim))}:\d+: corrupt gzip data: ", r.stderr) and len(r.stderr.strip().splitlines()) == 1
+    assert (
+        re.match(rf"error: {re.escape(str(victim))}:\d+: corrupt gzip data: ", r.stderr)
+        and len(r.stderr.strip().splitlines()) == 1
+    )
     assert not (bare / docstore.STORE_NAME).exists() and not list(bare.glob("*.tmp"))
     topics, runs, _ = _run_files(tmp_path, [i for i in ids if victim.name[-10:-8] == i.split("_")[3]] * 40, lines)
     r = _judge(tmp_path, bare, "out", topics, runs)
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert re.match(rf"error: {re.escape(str(victim))}:\d+: corrupt gzip data: ", r.stderr) and len(r.stderr.strip().splitlines()) == 1
+    assert (
+        re.match(rf"error: {re.escape(str(victim))}:\d+: corrupt gzip data: ", r.stderr)
+        and len(r.stderr.strip().splitlines()) == 1
+    )
 
 
 @pytest.mark.slow
@@ -225,4 +265,7 @@ def test_cli_corpus_index_lookup_and_info(corpus, tmp_path):
     r = run_cli("corpus", "info", bare / docstore.STORE_NAME)
     assert r.returncode == 0 and f"lines: {SEGMENTS}" in r.stdout
     r = run_cli("corpus", "info", tmp_path)
-    assert r.returncode == 2 and r.stderr.strip() == f"error: {tmp_path}: no docstore here: run `run_judge.py corpus index` first"
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == f"error: {tmp_path}: no docstore here: run `run_judge.py corpus index` first"
+    )

@@ -16,14 +16,28 @@ RUNS = ROOT / "runs" / "dragun"
 
 
 def judge_args(out):
-    return ["--judge", "citation", "--rag-topics", TOPICS, "--rag-responses", RUNS, "--out-dir", out, "--name", "t",
-            "--backend", "python"]
+    return [
+        "--judge",
+        "citation",
+        "--rag-topics",
+        TOPICS,
+        "--rag-responses",
+        RUNS,
+        "--out-dir",
+        out,
+        "--name",
+        "t",
+        "--backend",
+        "python",
+    ]
 
 
 def test_version_from_every_entry_point():
     expected = f"citejudge {judges.__version__}"
     assert run_cli("--version").stdout.strip() == expected
-    module = subprocess.run([sys.executable, "-m", "judges", "-V"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    module = subprocess.run(
+        [sys.executable, "-m", "judges", "-V"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     assert module.returncode == 0 and module.stdout.strip() == expected
     script = shutil.which("citejudge")
     if script is None:
@@ -33,36 +47,64 @@ def test_version_from_every_entry_point():
 
 def test_python_m_judges_judges_like_run_judge(tmp_path):
     via_script = run_cli(*judge_args(tmp_path / "a"))
-    via_module = subprocess.run([sys.executable, "-m", "judges", *map(str, judge_args(tmp_path / "b"))], cwd=ROOT,
-                                capture_output=True, text=True, timeout=600)
+    via_module = subprocess.run(
+        [sys.executable, "-m", "judges", *map(str, judge_args(tmp_path / "b"))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert via_script.returncode == 0 and via_module.returncode == 0, via_module.stderr
     for suffix in ("qrels", "leaderboard.txt"):
         assert (tmp_path / "a" / f"t.{suffix}").read_bytes() == (tmp_path / "b" / f"t.{suffix}").read_bytes()
 
 
-@pytest.mark.parametrize("word, hint", [("meta-evalute", "did you mean 'meta-evaluate'?"), ("calibrat", "did you mean 'calibrate'?"),
-                                        ("frobnicate", "commands: report, corpus, meta-evaluate")])
+@pytest.mark.parametrize(
+    "word, hint",
+    [
+        ("meta-evalute", "did you mean 'meta-evaluate'?"),
+        ("calibrat", "did you mean 'calibrate'?"),
+        ("frobnicate", "commands: report, corpus, meta-evaluate"),
+    ],
+)
 def test_a_misspelled_command_is_named_with_the_commands(word, hint):
     result = run_cli(word, "--truth", "x.txt")
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith(f"error: unknown command {word!r}") and hint in lines[0], result.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"error: unknown command {word!r}") and hint in lines[0], (
+        result.stderr
+    )
 
 
 def test_attestation_without_dspy_says_what_to_install(tmp_path):
-    code = ("import sys; sys.modules['dspy'] = None; from judges.cli import run; "  # an environment without dspy
-            f"sys.argv = ['run_judge.py'] + {[str(a) for a in judge_args(tmp_path)]!r} + ['--attest', 'all', '--use-env-llm']; run()")
-    env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_MODEL": "m", "OPENAI_API_KEY": "k", "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+    code = (
+        "import sys; sys.modules['dspy'] = None; from judges.cli import run; "  # an environment without dspy
+        f"sys.argv = ['run_judge.py'] + {[str(a) for a in judge_args(tmp_path)]!r} + ['--attest', 'all', '--use-env-llm']; run()"
+    )
+    env = {
+        "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+        "OPENAI_MODEL": "m",
+        "OPENAI_API_KEY": "k",
+        "PATH": "/usr/bin:/bin",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env
+    )
     assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().endswith("needs dspy, which is not installed: pip install 'citejudge[attest]'"), result.stderr
+    assert result.stderr.strip().endswith("needs dspy, which is not installed: pip install 'citejudge[attest]'"), (
+        result.stderr
+    )
     assert not (tmp_path / "t.qrels").exists()
 
 
 def test_read_leaderboard_reads_the_text_file_and_the_table_alike(tmp_path):
     assert run_cli(*judge_args(tmp_path)).returncode == 0
     table = judges.read_leaderboard(tmp_path, "t").sort_values(["run_id", "topic_id", "measure"]).reset_index(drop=True)
-    text = judges.read_leaderboard(tmp_path / "t.leaderboard.txt").sort_values(["run_id", "topic_id", "measure"]).reset_index(drop=True)
+    text = (
+        judges.read_leaderboard(tmp_path / "t.leaderboard.txt")
+        .sort_values(["run_id", "topic_id", "measure"])
+        .reset_index(drop=True)
+    )
     assert list(text.columns) == ["run_id", "topic_id", "measure", "value"]
     assert (text[["run_id", "topic_id", "measure"]] == table[["run_id", "topic_id", "measure"]]).all().all()
     assert (abs(text["value"] - table["value"]) <= 5e-5).all()  # the text file has 4 decimals

@@ -12,7 +12,9 @@ def test_outputs_match_golden_files(track, tmp_path):
     expected = {p.name: p.read_text(encoding="utf-8") for p in sorted((GOLDEN / track).iterdir())}
     assert sorted(got) == sorted(expected), "the set of output files changed"
     for kind in expected:
-        assert got[kind] == expected[kind], f"{track}/{kind} differs; run python tests/golden_cases.py and read the diff"
+        assert got[kind] == expected[kind], (
+            f"{track}/{kind} differs; run python tests/golden_cases.py and read the diff"
+        )
 
 
 @pytest.mark.parametrize("track", ["rag25"])
@@ -35,7 +37,9 @@ def test_numba_backend_writes_the_same_outputs_as_the_reference(track, tmp_path)
     for kind in sorted(got):
         expected = (GOLDEN / track / kind).read_text(encoding="utf-8")
         if kind in ("config.yml", "debug.jsonl"):
-            expected = expected.replace('"backend": "python"', '"backend": "numba"').replace("backend: python", "backend: numba")
+            expected = expected.replace('"backend": "python"', '"backend": "numba"').replace(
+                "backend: python", "backend: numba"
+            )
         assert got[kind] == expected, f"{track}/{kind}: numba differs from the python reference"
 
 

@@ -31,14 +31,17 @@ def supported() -> Judgment:
     return Judgment("supported", 2, 20, 1.0, 1.0, 1.0, 10, 0, 10, "", "embedded", "", "supported")
 
 
-@pytest.mark.parametrize("sentence, numbers, entities", [
-    ("Acme Corp reported revenue of $1.5 million in 2019.", (), ()),
-    ("Acme Corp reported revenue of 1,500,000 dollars in 2019.", (), ()),  # normalised
-    ("Acme Corp reported revenue of $15 million in 2019.", ("$15 million",), ()),
-    ("Acme Corp grew 15% in 2019.", ("15%",), ()),
-    ("Acme Corp grew 12% in 2020.", ("2020",), ()),
-    ("Globex Corporation reported revenue of $1.5 million in 2019.", (), ("Globex Corporation",)),
-])
+@pytest.mark.parametrize(
+    "sentence, numbers, entities",
+    [
+        ("Acme Corp reported revenue of $1.5 million in 2019.", (), ()),
+        ("Acme Corp reported revenue of 1,500,000 dollars in 2019.", (), ()),  # normalised
+        ("Acme Corp reported revenue of $15 million in 2019.", ("$15 million",), ()),
+        ("Acme Corp grew 15% in 2019.", ("15%",), ()),
+        ("Acme Corp grew 12% in 2020.", ("2020",), ()),
+        ("Globex Corporation reported revenue of $1.5 million in 2019.", (), ("Globex Corporation",)),
+    ],
+)
 def test_check_records_what_the_document_lacks(sentence, numbers, entities):
     rep = report(sentence)
     j = check(Grounder(GroundingSettings()), rep, rep.sentences[0], DOC, supported())
@@ -95,7 +98,9 @@ def test_grounding_measures():
 
 
 def test_workflow_placeholder_patterns_extend_the_table(tmp_path):
-    wf = Workflow.model_validate({"grounding": {"placeholder_patterns": [{"name": "acme_widget", "regex": r"\bFrobnitz\b"}]}})
+    wf = Workflow.model_validate(
+        {"grounding": {"placeholder_patterns": [{"name": "acme_widget", "regex": r"\bFrobnitz\b"}]}}
+    )
     rep = report("Frobnitz sells widgets.")
     assert Grounder(wf.grounding).report(rep, [DOC])[0].placeholders == 1
     assert Grounder(GroundingSettings()).report(rep, [DOC])[0].placeholders == 0
@@ -122,8 +127,20 @@ def _judge(tmp_path, workflow: str):
     wf = tmp_path / "wf.yml"
     wf.write_text(workflow)
     out = tmp_path / ("out-" + str(abs(hash(workflow))))
-    result = run_cli("--rag-topics", tmp_path / "topics.jsonl", "--rag-responses", tmp_path / "runs",
-                     "--workflow", wf, "--out-dir", out, "--name", "g", "--backend", "python")
+    result = run_cli(
+        "--rag-topics",
+        tmp_path / "topics.jsonl",
+        "--rag-responses",
+        tmp_path / "runs",
+        "--workflow",
+        wf,
+        "--out-dir",
+        out,
+        "--name",
+        "g",
+        "--backend",
+        "python",
+    )
     assert result.returncode == 0, result.stderr
     return judges.read_assessments(out, "g"), judges.read_leaderboard(out, "g"), out
 

@@ -25,11 +25,16 @@ def topics_of(path):
 
 # -- topics ------------------------------------------------------------------------------------
 
+
 def test_trec_tsv_topics(tmp_path):
     path = tmp_path / "topics.rag24.test.txt"
-    path.write_text("2024-153051\twhat target stors's policies for shoplifting\n\n2024-19025\tdid people trust\tthe phone\r\n")
-    assert topics_of(path) == [("2024-153051", "what target stors's policies for shoplifting"),
-                               ("2024-19025", "did people trust\tthe phone")]
+    path.write_text(
+        "2024-153051\twhat target stors's policies for shoplifting\n\n2024-19025\tdid people trust\tthe phone\r\n"
+    )
+    assert topics_of(path) == [
+        ("2024-153051", "what target stors's policies for shoplifting"),
+        ("2024-19025", "did people trust\tthe phone"),
+    ]
 
 
 def test_tsv_line_without_tab_is_an_error_naming_the_line(tmp_path):
@@ -85,7 +90,10 @@ def test_bad_element_of_a_topic_array_names_its_index(tmp_path):
     path = tmp_path / "topics.json"
     path.write_text('[\n{"title": "no id"},\n{"id": "ok", "title": "x"}\n]')
     got = list(read_topics(path))
-    assert got[0][1].render() == f"{path}:2: [0].request_id: missing (also looked for topic_id, id, qid, query_id, narrative_id)"
+    assert (
+        got[0][1].render()
+        == f"{path}:2: [0].request_id: missing (also looked for topic_id, id, qid, query_id, narrative_id)"
+    )
     assert got[1][1].topic_id == "ok"
 
 
@@ -125,7 +133,7 @@ def test_iter_array_reads_any_array(values, indent):
     assert [v for _, _, v in got] == values and [i for _, i, _ in got] == list(range(len(values)))
 
 
-@pytest.mark.parametrize("text", ["[{}, {}", "[{} {}]", "[{}] x", "[{\"a\": }]"])
+@pytest.mark.parametrize("text", ["[{}, {}", "[{} {}]", "[{}] x", '[{"a": }]'])
 def test_iter_array_errors_are_input_errors(text):
     with pytest.raises(InputError, match="invalid JSON"):
         list(iter_array(text, "x"))
@@ -141,8 +149,12 @@ from judges.formats.runs import parse_report, read_reports  # noqa: E402
 
 
 def test_neuclir_report_as_filed():
-    obj = {"request_id": 300, "run_id": "r", "collection_ids": ["neuclir/1/zho"],
-           "sentences": [{"text": "A.", "citations": ["u1", "u2"]}, {"text": "B.", "citations": []}]}
+    obj = {
+        "request_id": 300,
+        "run_id": "r",
+        "collection_ids": ["neuclir/1/zho"],
+        "sentences": [{"text": "A.", "citations": ["u1", "u2"]}, {"text": "B.", "citations": []}],
+    }
     rep = parse_report(obj, "run.json", 1)
     assert (rep.run_id, rep.topic_id, rep.shape) == ("r", "300", "sentences")
     assert [[c.doc_id for c in s.citations] for s in rep.sentences] == [["u1", "u2"], []]
@@ -177,8 +189,18 @@ def test_run_directories_read_extension_less_and_upper_case_files_and_list_the_r
 
 
 def test_mixed_run_directory_through_the_cli(tmp_path):
-    result = run_cli("--rag-topics", FIXTURES / "mixed-topics.tsv", "--rag-responses", FIXTURES / "mixed-runs",
-                     "--out-dir", tmp_path, "--name", "m", "--backend", "python")
+    result = run_cli(
+        "--rag-topics",
+        FIXTURES / "mixed-topics.tsv",
+        "--rag-responses",
+        FIXTURES / "mixed-runs",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "m",
+        "--backend",
+        "python",
+    )
     assert result.returncode == 0, result.stderr
     assert "warning: 2 file(s) in the run directories not read" in result.stderr
     assert "mixed-runs/README.md" in result.stderr and "mixed-runs/notes.txt" in result.stderr
@@ -190,9 +212,20 @@ def test_mixed_run_directory_through_the_cli(tmp_path):
 
 
 def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(tmp_path):
-    result = run_cli("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs",
-                     "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl", "--out-dir", tmp_path, "--name", "n",
-                     "--backend", "python")
+    result = run_cli(
+        "--rag-topics",
+        FIXTURES / "neuclir-requests.jsonl",
+        "--rag-responses",
+        FIXTURES / "neuclir-runs",
+        "--corpus",
+        FIXTURES / "neuclir-corpus.translated.jsonl",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "n",
+        "--backend",
+        "python",
+    )
     assert result.returncode == 0, result.stderr
     df = judges.read_assessments(tmp_path, "n")
     assert len(df) == 14  # every citation of both runs is counted
@@ -219,7 +252,9 @@ NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses
 def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
     result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
     assert result.returncode == 2
-    assert result.stderr.strip().startswith("error: --corpus: none of the 14 citations can be resolved to a document text")
+    assert result.stderr.strip().startswith(
+        "error: --corpus: none of the 14 citations can be resolved to a document text"
+    )
     assert "pass --corpus" in result.stderr and "--allow-missing-text" in result.stderr
     assert not (tmp_path / "n.leaderboard.txt").exists()
 
@@ -228,7 +263,10 @@ def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
     wrong = tmp_path / "other.jsonl"
     wrong.write_text('{"id": "x", "text": "Unrelated."}\n')
     result = run_cli(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
-    assert result.returncode == 2 and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
+    assert (
+        result.returncode == 2
+        and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
+    )
     result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python", "--allow-missing-text")
     assert result.returncode == 0, result.stderr
     assert "warning" in result.stdout and "14 of 14 citations (100.0%) have no document text" in result.stdout
@@ -238,8 +276,17 @@ def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
 
 
 def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path):
-    result = run_cli(*NEUCLIR, "--corpus", FIXTURES / "neuclir-corpus.jsonl", "--out-dir", tmp_path, "--name", "n",
-                     "--backend", "python")
+    result = run_cli(
+        *NEUCLIR,
+        "--corpus",
+        FIXTURES / "neuclir-corpus.jsonl",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "n",
+        "--backend",
+        "python",
+    )
     assert result.returncode == 0, result.stderr
     df = judges.read_assessments(tmp_path, "n")
     assert len(df) == 14
@@ -249,9 +296,15 @@ def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path)
     assert df.groupby("status").size().to_dict() == {"cross_language": 10, "missing": 2, "supported": 2}
     summary = " ".join(result.stdout.split())
     assert "cross_language 10 (71.4%)" in summary
-    assert "filled (on_missing) 2 (run, topic) pair(s) without a report, scored 0: hltcoe-array/2000, hltcoe-plaid/2000" in summary
+    assert (
+        "filled (on_missing) 2 (run, topic) pair(s) without a report, scored 0: hltcoe-array/2000, hltcoe-plaid/2000"
+        in summary
+    )
     config = yaml.safe_load((tmp_path / "n.config.yml").read_text())
-    assert config["filled_by_on_missing"] == {"policy": "default", "pairs": {"hltcoe-array": ["2000"], "hltcoe-plaid": ["2000"]}}
+    assert config["filled_by_on_missing"] == {
+        "policy": "default",
+        "pairs": {"hltcoe-array": ["2000"], "hltcoe-plaid": ["2000"]},
+    }
     assert config["statuses"]["cross_language"] == 10
     rows = [line.split("\t") for line in (tmp_path / "n.coverage.tsv").read_text().splitlines()]
     assert rows[0][-1] == "cross_language" and [r[-1] for r in rows[1:]] == ["5", "5"]
@@ -261,8 +314,17 @@ def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path)
 
 
 def test_a_translated_corpus_is_aligned(tmp_path):
-    result = run_cli(*NEUCLIR, "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl", "--out-dir", tmp_path,
-                     "--name", "n", "--backend", "python")
+    result = run_cli(
+        *NEUCLIR,
+        "--corpus",
+        FIXTURES / "neuclir-corpus.translated.jsonl",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "n",
+        "--backend",
+        "python",
+    )
     assert result.returncode == 0, result.stderr
     df = judges.read_assessments(tmp_path, "n")
     assert "cross_language" not in set(df.status) and (df[df.doc_id == "zh-0001"].score > 0).all()
@@ -276,12 +338,21 @@ def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
     assert not Attester.selects(SimpleNamespace(s=SimpleNamespace(mode="none"), band=None), j)
 
 
-@pytest.mark.parametrize("text, script", [
-    ("The Three Gorges Dam is large.", "Latin"), ("三峡大坝是世界上最大的水电站。", "CJK"),
-    ("تهران طرح جدیدی برای کاهش آلودگی", "Arabic"), ("Тегеран ввёл ограничения", "Cyrillic"),
-    ("ソニーは東京の会社です", "CJK"), ("한국어 문장입니다 그렇죠", "Hangul"), ("Ελληνικά κείμενα εδώ", "Greek"),
-    ("2020: 35% (n=4)", "none"), ("", "none"), ("Café crème brûlée, naïve façade", "Latin"),
-])
+@pytest.mark.parametrize(
+    "text, script",
+    [
+        ("The Three Gorges Dam is large.", "Latin"),
+        ("三峡大坝是世界上最大的水电站。", "CJK"),
+        ("تهران طرح جدیدی برای کاهش آلودگی", "Arabic"),
+        ("Тегеран ввёл ограничения", "Cyrillic"),
+        ("ソニーは東京の会社です", "CJK"),
+        ("한국어 문장입니다 그렇죠", "Hangul"),
+        ("Ελληνικά κείμενα εδώ", "Greek"),
+        ("2020: 35% (n=4)", "none"),
+        ("", "none"),
+        ("Café crème brûlée, naïve façade", "Latin"),
+    ],
+)
 def test_script_of_a_text(text, script):
     assert NAMES[scripts_of([text])[0]] == script
 
@@ -307,8 +378,18 @@ def test_nist_tsv_topics_give_the_same_leaderboard_as_the_jsonl_topics(tmp_path)
     outs = {}
     for topics in ("topics.rag24.test.txt", "topics.jsonl"):
         out = tmp_path / topics
-        result = run_cli("--rag-topics", rag24 / topics, "--rag-responses", rag24 / "runs", "--corpus", rag24 / "segments.jsonl",
-                         "--out-dir", out, "--name", "r")
+        result = run_cli(
+            "--rag-topics",
+            rag24 / topics,
+            "--rag-responses",
+            rag24 / "runs",
+            "--corpus",
+            rag24 / "segments.jsonl",
+            "--out-dir",
+            out,
+            "--name",
+            "r",
+        )
         assert result.returncode == 0, result.stderr
         outs[topics] = out
     for name in ("r.leaderboard.txt", "r.qrels", "r.coverage.tsv", "r.assessments.parquet"):
@@ -322,16 +403,29 @@ def _topics_of_runs(paths, out: Path) -> Path:
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize("track, topics, counts", [
-    ("dragun25", 30, dict(reports=90, sentences=668, cited=641, citations=1067)),
-    ("ragtime26", 103, dict(reports=309, sentences=8082, cited=8078, citations=8136)),
-])
+@pytest.mark.parametrize(
+    "track, topics, counts",
+    [
+        ("dragun25", 30, dict(reports=90, sentences=668, cited=641, citations=1067)),
+        ("ragtime26", 103, dict(reports=309, sentences=8082, cited=8078, citations=8136)),
+    ],
+)
 def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp_path, track, topics, counts):
     runs = sorted(p for p in shared("real-runs", track).glob("*.jsonl") if "topics" not in p.name)
     topic_file = _topics_of_runs(runs, tmp_path / "topics.tsv")
-    args = ["--rag-topics", topic_file, *[a for p in runs for a in ("--rag-responses", p)], "--out-dir", tmp_path, "--name", "x"]
+    args = [
+        "--rag-topics",
+        topic_file,
+        *[a for p in runs for a in ("--rag-responses", p)],
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "x",
+    ]
     result = run_cli(*args)
-    assert result.returncode == 2 and "error: --corpus: none of the" in result.stderr and "pass --corpus" in result.stderr
+    assert (
+        result.returncode == 2 and "error: --corpus: none of the" in result.stderr and "pass --corpus" in result.stderr
+    )
     result = run_cli(*args, "--allow-missing-text")
     assert result.returncode == 0, result.stderr
     rows = [line.split("\t") for line in (tmp_path / "x.coverage.tsv").read_text().splitlines()]

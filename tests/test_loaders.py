@@ -53,13 +53,23 @@ def test_empty_references_list_still_means_indices():
 
 
 def test_raw_rag24_without_metadata_reads_top_level_ids():
-    rep = report({"run_id": "raw", "topic_id": 12, "topic": "q", "references": ["a"], "answer": [{"text": "s", "citations": [0]}]})
+    rep = report(
+        {
+            "run_id": "raw",
+            "topic_id": 12,
+            "topic": "q",
+            "references": ["a"],
+            "answer": [{"text": "s", "citations": [0]}],
+        }
+    )
     assert (rep.run_id, rep.topic_id) == ("raw", "12")
     assert cites(rep) == [[("0", "a", None)]]
 
 
 def test_ragtime_dict_citations_keep_order_and_confidence():
-    rep = report({"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": {"b": 0.9, "a": 0.1}}]})
+    rep = report(
+        {"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": {"b": 0.9, "a": 0.1}}]}
+    )
     assert [(c.rank, c.doc_id, c.confidence) for c in rep.sentences[0].citations] == [(0, "b", 0.9), (1, "a", 0.1)]
 
 
@@ -72,14 +82,19 @@ def test_request_id_and_empty_answers():
 
 
 def test_max_citations_per_sentence_keeps_the_first_and_counts_the_rest():
-    rep = report({"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": ["a", "b", "c", "d"]}]}, max_citations=3)
+    rep = report(
+        {"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": ["a", "b", "c", "d"]}]},
+        max_citations=3,
+    )
     assert [c.doc_id for c in rep.sentences[0].citations] == ["a", "b", "c"]
     assert rep.sentences[0].dropped == 1
 
 
 def test_embedded_documents_in_every_form():
     base = {"metadata": {"run_id": "r", "topic_id": "t"}, "responses": []}
-    rep = report({**base, "documents": {"a": {"id": "a", "text": "A.", "title": "T"}, "b": "B text", "c": {"title": "no text"}}})
+    rep = report(
+        {**base, "documents": {"a": {"id": "a", "text": "A.", "title": "T"}, "b": "B text", "c": {"title": "no text"}}}
+    )
     assert rep.documents["a"].text == "A." and rep.documents["a"].title == "T"
     assert rep.documents["b"].text == "B text"
     assert rep.documents["c"] is None  # present without text: judged 'missing'
@@ -92,13 +107,34 @@ def test_embedded_documents_in_every_form():
     [
         ([], "run.jsonl:7: a report must be a JSON object, got a list"),
         ({"metadata": {"topic_id": "t"}, "answer": []}, "run.jsonl:7: metadata.run_id: missing"),
-        ({"metadata": {"run_id": "r"}, "answer": []}, "run.jsonl:7: metadata.topic_id: missing (also looked for narrative_id, request_id)"),
-        ({"metadata": {"run_id": "r", "topic_id": "t"}}, "run.jsonl:7: responses: missing (a report needs 'answer', 'responses' or 'sentences')"),
-        ({"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [{"citations": []}]}, "run.jsonl:7: answer[0].text: missing"),
-        ({"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [{"text": "s", "citations": [1.5]}]}, "run.jsonl:7: answer[0].citations[0]: must be an index or a doc id, got a number"),
-        ({"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": "d1"}]}, "run.jsonl:7: responses[0].citations: must be a list or an object, got a string"),
-        ({"metadata": {"run_id": ["x"], "topic_id": "t"}, "answer": []}, "run.jsonl:7: metadata.run_id: must be a string or an integer, got a list"),
-        ({"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [], "references": "d1"}, "run.jsonl:7: references: must be a list of doc ids"),
+        (
+            {"metadata": {"run_id": "r"}, "answer": []},
+            "run.jsonl:7: metadata.topic_id: missing (also looked for narrative_id, request_id)",
+        ),
+        (
+            {"metadata": {"run_id": "r", "topic_id": "t"}},
+            "run.jsonl:7: responses: missing (a report needs 'answer', 'responses' or 'sentences')",
+        ),
+        (
+            {"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [{"citations": []}]},
+            "run.jsonl:7: answer[0].text: missing",
+        ),
+        (
+            {"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [{"text": "s", "citations": [1.5]}]},
+            "run.jsonl:7: answer[0].citations[0]: must be an index or a doc id, got a number",
+        ),
+        (
+            {"metadata": {"run_id": "r", "topic_id": "t"}, "responses": [{"text": "s", "citations": "d1"}]},
+            "run.jsonl:7: responses[0].citations: must be a list or an object, got a string",
+        ),
+        (
+            {"metadata": {"run_id": ["x"], "topic_id": "t"}, "answer": []},
+            "run.jsonl:7: metadata.run_id: must be a string or an integer, got a list",
+        ),
+        (
+            {"metadata": {"run_id": "r", "topic_id": "t"}, "answer": [], "references": "d1"},
+            "run.jsonl:7: references: must be a list of doc ids",
+        ),
     ],
 )
 def test_malformed_reports_name_file_line_and_field(obj, message):
@@ -126,7 +162,10 @@ def test_read_reports_gz_and_bad_json_lines(tmp_path):
 @pytest.mark.parametrize(
     "obj, expected",
     [
-        ({"request_id": "r1", "title": "T", "problem_statement": "P", "background": "B", "limit": 3}, ("r1", "T", "T\nP\nB")),
+        (
+            {"request_id": "r1", "title": "T", "problem_statement": "P", "background": "B", "limit": 3},
+            ("r1", "T", "T\nP\nB"),
+        ),
         ({"id": "2025-1", "narrative": "N"}, ("2025-1", "N", "N")),
         ({"qid": 28, "query": "Q", "original_query": {"query_id": "28"}}, ("28", "Q", "Q")),
         ({"request_id": "rt", "original_topic": {"title": "T", "problem_statement": "P"}}, ("rt", "T", "T\nP")),
@@ -141,7 +180,7 @@ def test_topic_forms(obj, expected):
 def test_topic_without_id_is_an_error(tmp_path):
     path = tmp_path / "topics.jsonl"
     path.write_text('{"title": "x"}\n')
-    (_, err), = read_topics(path)
+    ((_, err),) = read_topics(path)
     assert err.render() == f"{path}:1: request_id: missing (also looked for topic_id, id, qid, query_id, narrative_id)"
 
 
@@ -154,4 +193,7 @@ def test_corpus_keeps_only_wanted_ids_and_reports_bad_lines(tmp_path):
     errors = []
     docs = read_corpus(path, {"a", "b", "zz"}, errors.append)
     assert sorted(docs) == ["a", "b"] and docs["a"].title == "TA"
-    assert [e.render() for e in errors] == [f"{path}:4: text: missing", f"{path}:5: a document must be a JSON object, got a list"]
+    assert [e.render() for e in errors] == [
+        f"{path}:4: text: missing",
+        f"{path}:5: a document must be a JSON object, got a list",
+    ]

@@ -53,7 +53,11 @@ def test_default_policy_adds_zero_rows_for_unanswered_topics():
     rows = leaderboard_rows(_per_topic(), ["r2", "r1"], ["t2", "t1"], "default")
     assert rows[0][:3] == ("r1", "t1", MEASURE_NAMES[0])  # runs and topics sorted
     r2 = [r for r in rows if r[0] == "r2" and r[2] == "CITATION_SUPPORT"]
-    assert r2 == [("r2", "t1", "CITATION_SUPPORT", 1.0), ("r2", "t2", "CITATION_SUPPORT", 0.0), ("r2", "all", "CITATION_SUPPORT", 0.5)]
+    assert r2 == [
+        ("r2", "t1", "CITATION_SUPPORT", 1.0),
+        ("r2", "t2", "CITATION_SUPPORT", 0.0),
+        ("r2", "all", "CITATION_SUPPORT", 0.5),
+    ]
 
 
 def test_fix_aggregate_counts_zeros_only_in_the_all_row():

@@ -24,25 +24,40 @@ def lab(run="r", topic="t", sentence=0, label="supported", **extra):
 # ---------------------------------------------------------------------------------------------
 # label files
 # ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("records, expected", [
-    ([lab(), {"run_id": "r", "sentence_index": 1, "label": "supported"}], "{p}:2: topic_id: missing"),
-    ([{"run_id": "r", "topic_id": "t", "label": "supported"}], "{p}:1: sentence_index: missing"),
-    ([lab(sentence=-1)], "{p}:1: sentence_index: must be an integer >= 0, got -1"),
-    ([lab(sentence="0")], '{p}:1: sentence_index: must be an integer >= 0, got "0"'),
-    ([lab(sentence=True)], "{p}:1: sentence_index: must be an integer >= 0, got true"),
-    ([lab(label="partial")], '{p}:1: label: unknown "partial"; expected supported, partially, not_supported'),
-    ([{"run_id": "r", "topic_id": "t", "sentence_index": 0}], "{p}:1: label: missing"),
-    ([lab(), lab(sentence=1), lab(label="not_supported")], "{p}:3: label: second label for run 'r', topic 't', sentence 0 (first on line 1)"),
-    ([lab(doc_id="d"), lab(doc_id="d", label="partially")], "{p}:2: label: second label for run 'r', topic 't', sentence 0, doc 'd' (first on line 1)"),
-    ([lab(doc_id="d"), lab(sentence=1)], "{p}:2: doc_id: absent here but present on line 1: labels are all per citation (with doc_id) or all per sentence"),
-    ([lab(), lab(sentence=1, doc_id="d")], "{p}:2: doc_id: present here but not on line 1: labels are all per citation (with doc_id) or all per sentence"),
-    ([lab(src={"a": 1})], "{p}:1: src: an extra column must be a string, number, boolean or null, got an object"),
-    ([lab(_x=1)], "{p}:1: _x: extra column names must not start with '_'"),
-    ([lab(run=["r"])], "{p}:1: run_id: must be a string or an integer, got a list"),
-    (["[1, 2]"], "{p}:1: a label must be a JSON object, got a list"),
-    (["{bad"], "{p}:1: invalid JSON (Expecting property name enclosed in double quotes at column 2)"),
-    ([], "{p}: no labels"),
-])
+@pytest.mark.parametrize(
+    "records, expected",
+    [
+        ([lab(), {"run_id": "r", "sentence_index": 1, "label": "supported"}], "{p}:2: topic_id: missing"),
+        ([{"run_id": "r", "topic_id": "t", "label": "supported"}], "{p}:1: sentence_index: missing"),
+        ([lab(sentence=-1)], "{p}:1: sentence_index: must be an integer >= 0, got -1"),
+        ([lab(sentence="0")], '{p}:1: sentence_index: must be an integer >= 0, got "0"'),
+        ([lab(sentence=True)], "{p}:1: sentence_index: must be an integer >= 0, got true"),
+        ([lab(label="partial")], '{p}:1: label: unknown "partial"; expected supported, partially, not_supported'),
+        ([{"run_id": "r", "topic_id": "t", "sentence_index": 0}], "{p}:1: label: missing"),
+        (
+            [lab(), lab(sentence=1), lab(label="not_supported")],
+            "{p}:3: label: second label for run 'r', topic 't', sentence 0 (first on line 1)",
+        ),
+        (
+            [lab(doc_id="d"), lab(doc_id="d", label="partially")],
+            "{p}:2: label: second label for run 'r', topic 't', sentence 0, doc 'd' (first on line 1)",
+        ),
+        (
+            [lab(doc_id="d"), lab(sentence=1)],
+            "{p}:2: doc_id: absent here but present on line 1: labels are all per citation (with doc_id) or all per sentence",
+        ),
+        (
+            [lab(), lab(sentence=1, doc_id="d")],
+            "{p}:2: doc_id: present here but not on line 1: labels are all per citation (with doc_id) or all per sentence",
+        ),
+        ([lab(src={"a": 1})], "{p}:1: src: an extra column must be a string, number, boolean or null, got an object"),
+        ([lab(_x=1)], "{p}:1: _x: extra column names must not start with '_'"),
+        ([lab(run=["r"])], "{p}:1: run_id: must be a string or an integer, got a list"),
+        (["[1, 2]"], "{p}:1: a label must be a JSON object, got a list"),
+        (["{bad"], "{p}:1: invalid JSON (Expecting property name enclosed in double quotes at column 2)"),
+        ([], "{p}: no labels"),
+    ],
+)
 def test_label_file_errors_are_one_line(tmp_path, records, expected):
     path = write(tmp_path, records)
     with pytest.raises(InputError) as e:
@@ -66,15 +81,17 @@ def assessments(rows):
     return pd.DataFrame(rows, columns=cols)
 
 
-A = assessments([
-    ("r", "t", 0, 0, "d1", "unsupported", 0.1),
-    ("r", "t", 0, 1, "d2", "supported", 0.8),  # sentence 0: supported (any citation supported)
-    ("r", "t", 1, 0, "d1", "partial", 0.3),
-    ("r", "t", 1, 1, "d3", "missing", None),  # sentence 1: partially (best citation partial)
-    ("r", "t", 2, 0, "d4", "unsupported", 0.2),
-    ("r", "t", 2, 1, "d4", "partial", 0.3),  # d4 cited twice: its best judgment
-    # sentence 3 has no citations: no rows
-])
+A = assessments(
+    [
+        ("r", "t", 0, 0, "d1", "unsupported", 0.1),
+        ("r", "t", 0, 1, "d2", "supported", 0.8),  # sentence 0: supported (any citation supported)
+        ("r", "t", 1, 0, "d1", "partial", 0.3),
+        ("r", "t", 1, 1, "d3", "missing", None),  # sentence 1: partially (best citation partial)
+        ("r", "t", 2, 0, "d4", "unsupported", 0.2),
+        ("r", "t", 2, 1, "d4", "partial", 0.3),  # d4 cited twice: its best judgment
+        # sentence 3 has no citations: no rows
+    ]
+)
 
 
 def test_sentence_decisions_aggregate_like_sentence_support():
@@ -87,17 +104,26 @@ def test_sentence_decisions_aggregate_like_sentence_support():
 
 
 def test_join_uncited_sentence_and_missing_judgments(tmp_path):
-    labels = read_labels(write(tmp_path, [lab(sentence=0), lab(sentence=3, label="not_supported"), lab(topic="u", label="not_supported")]))
+    labels = read_labels(
+        write(
+            tmp_path, [lab(sentence=0), lab(sentence=3, label="not_supported"), lab(topic="u", label="not_supported")]
+        )
+    )
     with pytest.raises(InputError) as e:
         ag.join(labels, A)
-    assert e.value.render() == f"{labels.path}:3: topic_id: no judged report for run 'r', topic 'u' (--on-missing warn or skip leaves them out)"
+    assert (
+        e.value.render()
+        == f"{labels.path}:3: topic_id: no judged report for run 'r', topic 'u' (--on-missing warn or skip leaves them out)"
+    )
     said = []
     joined = ag.join(labels, A, "warn", said.append)
     assert joined[ag.JUDGED].tolist() == ["supported", "not_supported"]  # sentence 3: uncited
     assert joined[ag.SCORE].tolist() == [0.8, 0.0]
     assert said == [f"{labels.path}:3: topic_id: no judged report for run 'r', topic 'u'; left out"]
     cit = read_labels(write(tmp_path, [lab(doc_id="d2"), lab(sentence=1, doc_id="d9")], "c.jsonl"))
-    with pytest.raises(InputError, match=r"c.jsonl:2: doc_id: sentence 1 of run 'r', topic 't' has no judged citation of 'd9'"):
+    with pytest.raises(
+        InputError, match=r"c.jsonl:2: doc_id: sentence 1 of run 'r', topic 't' has no judged citation of 'd9'"
+    ):
         ag.join(cit, A)
     assert len(ag.join(cit, A, "skip")) == 1
     only_missing = read_labels(write(tmp_path, [lab(topic="u")], "m.jsonl"))
@@ -135,7 +161,9 @@ def test_scores_by_hand():
 def test_auc_counts_ties_as_half_and_lenient_positive():
     assert ag.roc_auc([0.5, 0.5, 0.2], [True, False, False]) == pytest.approx((0.5 + 1) / 2)
     assert np.isnan(ag.roc_auc([0.1, 0.2], [True, True]))
-    s = ag.scores(["partially", "not_supported"], ["partially", "supported"], [0.3, 0.9], positive="supported+partially")
+    s = ag.scores(
+        ["partially", "not_supported"], ["partially", "supported"], [0.3, 0.9], positive="supported+partially"
+    )
     assert s["positives"] == 1 and s["accuracy"] == pytest.approx(0.5) and s["auc"] == 0.0
 
 
@@ -145,7 +173,16 @@ def test_perfect_agreement_on_one_class_has_undefined_kappa():
 
 
 def test_breakdown_by_an_extra_column(tmp_path):
-    labels = read_labels(write(tmp_path, [lab(sentence=0, src="A"), lab(sentence=1, src="B", label="partially"), lab(sentence=2, src="B", label="not_supported")]))
+    labels = read_labels(
+        write(
+            tmp_path,
+            [
+                lab(sentence=0, src="A"),
+                lab(sentence=1, src="B", label="partially"),
+                lab(sentence=2, src="B", label="not_supported"),
+            ],
+        )
+    )
     joined = ag.join(labels, A)
     assert ag.default_breakdown(labels) == ["src"]
     t = ag.agreement_table(joined, ["src"])

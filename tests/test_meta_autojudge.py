@@ -33,7 +33,13 @@ def nltk_env(tmp_path_factory):
 
     stub = tmp_path_factory.mktemp("nltk_data")
     for resource, make in (
-        ("corpora/stopwords", lambda: (stub / "corpora" / "stopwords").mkdir(parents=True) or (stub / "corpora" / "stopwords" / "english").write_text("")),
+        (
+            "corpora/stopwords",
+            lambda: (
+                (stub / "corpora" / "stopwords").mkdir(parents=True)
+                or (stub / "corpora" / "stopwords" / "english").write_text("")
+            ),
+        ),
         ("tokenizers/punkt", lambda: (stub / "tokenizers" / "punkt").mkdir(parents=True)),
     ):
         try:
@@ -42,7 +48,10 @@ def nltk_env(tmp_path_factory):
             make()
     nltk.data.path.append(str(stub))
     paths = [p for p in os.environ.get("NLTK_DATA", "").split(os.pathsep) if p] + [str(stub)]
-    return {"NLTK_DATA": os.pathsep.join(paths), "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return {
+        "NLTK_DATA": os.pathsep.join(paths),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +66,24 @@ def kiddie_cli(tmp_path_factory):
     """citejudge's CLI outputs for kiddie, every leaderboard format."""
     kiddie = shared("kiddie")
     out = tmp_path_factory.mktemp("kiddie")
-    r = run_cli("--judge", "citation", "--rag-topics", kiddie / "topics", "--rag-responses", kiddie / "runs", "--out-dir", out,
-                "--name", "k", "--backend", "python", "--leaderboard-format", "tot", "--leaderboard-format", "jsonl")
+    r = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        kiddie / "topics",
+        "--rag-responses",
+        kiddie / "runs",
+        "--out-dir",
+        out,
+        "--name",
+        "k",
+        "--backend",
+        "python",
+        "--leaderboard-format",
+        "tot",
+        "--leaderboard-format",
+        "jsonl",
+    )
     assert r.returncode == 0, r.stderr
     return out
 
@@ -73,7 +98,10 @@ def load_kiddie(ajb):
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize("fmt, name", [("ir_measures", "k.leaderboard.txt"), ("tot", "k.leaderboard.tot.txt"), ("jsonl", "k.leaderboard.jsonl")])
+@pytest.mark.parametrize(
+    "fmt, name",
+    [("ir_measures", "k.leaderboard.txt"), ("tot", "k.leaderboard.tot.txt"), ("jsonl", "k.leaderboard.jsonl")],
+)
 def test_cli_leaderboards_pass_autojudge_verification_and_tira_layout(ajb, kiddie_cli, fmt, name):
     from judges.measures import MEASURE_NAMES
     from judges.meta.leaderboards import missing_all_rows, read_any_leaderboard
@@ -164,8 +192,22 @@ def test_citation_judge_matches_the_cli_on_every_track_shape(ajb, tmp_path, trac
     shutil.copy(ROOT / "runs" / track / run, runs)
     corpus = ROOT / "datasets" / "rag25" / "corpus.jsonl"
     topics_file = ROOT / "datasets" / track / "topics.jsonl"
-    r = run_cli("--judge", "citation", "--rag-topics", topics_file, "--rag-responses", runs, "--corpus", corpus,
-                "--out-dir", tmp_path / "cli", "--name", "c", "--backend", "python")
+    r = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        topics_file,
+        "--rag-responses",
+        runs,
+        "--corpus",
+        corpus,
+        "--out-dir",
+        tmp_path / "cli",
+        "--name",
+        "c",
+        "--backend",
+        "python",
+    )
     assert r.returncode == 0, r.stderr
 
     reports = load_report(runs / run)
@@ -201,19 +243,48 @@ def test_auto_judge_run_with_the_workflow(ajb, nltk_env, tmp_path):
     import subprocess
 
     kiddie = shared("kiddie")
-    cmd = [sys.executable, "-c", "from autojudge_base.cli import main; main()", "run", "--workflow", str(ROOT / "workflows" / "autojudge.yml"),
-           "--rag-responses", str(kiddie / "runs" / "repgen"), "--rag-topics", str(kiddie / "topics" / "kiddie-topics.jsonl"),
-           "--out-dir", str(tmp_path), "--set", "backend=python"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "from autojudge_base.cli import main; main()",
+        "run",
+        "--workflow",
+        str(ROOT / "workflows" / "autojudge.yml"),
+        "--rag-responses",
+        str(kiddie / "runs" / "repgen"),
+        "--rag-topics",
+        str(kiddie / "topics" / "kiddie-topics.jsonl"),
+        "--out-dir",
+        str(tmp_path),
+        "--set",
+        "backend=python",
+    ]
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **nltk_env}, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
-    for name in ("default.eval.txt", "default.qrels.txt", "default.eval.measures.yml", "default.citejudge.assessments.parquet"):
+    for name in (
+        "default.eval.txt",
+        "default.qrels.txt",
+        "default.eval.measures.yml",
+        "default.citejudge.assessments.parquet",
+    ):
         assert (tmp_path / name).exists(), name
     lb = ajb.Leaderboard.load(tmp_path / "default.eval.txt", "ir_measures")
     ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=KIDDIE_TOPICS).all()
     # and it meta-evaluates against the kiddie truth
     truth = kiddie / "eval" / "kiddie_fake.eval.ir_measures.txt"
     out = tmp_path / "meta.jsonl"
-    r = run_cli("meta-evaluate", "--truth", truth, tmp_path / "default.eval.txt", "--eval-measure", "SENTENCE_SUPPORT", "--bootstrap", "0", "--output", out)
+    r = run_cli(
+        "meta-evaluate",
+        "--truth",
+        truth,
+        tmp_path / "default.eval.txt",
+        "--eval-measure",
+        "SENTENCE_SUPPORT",
+        "--bootstrap",
+        "0",
+        "--output",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     assert len(out.read_text().splitlines()) == 5
     # the agreement command reads the judge's own assessments kept beside the AutoJudge outputs

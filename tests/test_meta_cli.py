@@ -19,8 +19,9 @@ TRUTH_TOT = "run_id measure topic_id value\n" + "".join(
 
 
 def judge_lb(values: dict) -> str:
-    return "".join(f"{r}\t{t}\tM\t{v + (0.1 if t == '1' else 0.0)}\n" for r, v in values.items() for t in ("1", "2")) + "".join(
-        f"{r}\tall\tM\t{v + 0.05}\n" for r, v in values.items())
+    return "".join(
+        f"{r}\t{t}\tM\t{v + (0.1 if t == '1' else 0.0)}\n" for r, v in values.items() for t in ("1", "2")
+    ) + "".join(f"{r}\tall\tM\t{v + 0.05}\n" for r, v in values.items())
 
 
 @pytest.fixture
@@ -45,8 +46,20 @@ def test_meta_evaluate_outputs_and_byte_identical_rerun(tmp_path, boards):
     outs = []
     for i in (1, 2):
         out, vals = tmp_path / f"c{i}.jsonl", tmp_path / f"v{i}.csv"
-        r = run_cli("meta-evaluate", "--truth", truth, judge, "--bootstrap", "200", "--seed", "5",
-                    "--output", out, "--output-values", vals)
+        r = run_cli(
+            "meta-evaluate",
+            "--truth",
+            truth,
+            judge,
+            "--bootstrap",
+            "200",
+            "--seed",
+            "5",
+            "--output",
+            out,
+            "--output-values",
+            vals,
+        )
         assert r.returncode == 0, r.stderr
         outs.append((out.read_bytes(), vals.read_bytes()))
     assert outs[0] == outs[1]
@@ -62,17 +75,25 @@ def test_meta_evaluate_outputs_and_byte_identical_rerun(tmp_path, boards):
 def test_names_are_shown_as_written(tmp_path):
     """Run ids and titles are text, not console markup: "[bold]" stays, "[interval]" is shown."""
     truth = tmp_path / "t.txt"
-    truth.write_text("".join(f"{r}\tREL\t{t}\t{v}\n" for r, v in (("a[bold]", 4), ("b", 3), ("c", 2)) for t in ("1", "2", "all")))
+    truth.write_text(
+        "".join(f"{r}\tREL\t{t}\t{v}\n" for r, v in (("a[bold]", 4), ("b", 3), ("c", 2)) for t in ("1", "2", "all"))
+    )
     r = run_cli("meta-evaluate", "--truth", truth, truth, "--bootstrap", "20", "--show-values")
     assert r.returncode == 0, r.stderr
     assert "a[bold]" in r.stdout and "run scores (value [interval])" in r.stdout
 
 
-@pytest.mark.parametrize("args, expected", [
-    (("--correlation", "kendal"), "error: --correlation: unknown correlation 'kendal'; known: kendall, spearman, pearson, tau_ap, kendall@K (K >= 2)"),
-    (("--output", "x.parquet"), "error: x.parquet: --output: unknown output suffix '.parquet'; use .jsonl or .csv"),
-    (("--eval-measure", "NOPE"), "error: {judge}: --eval-measure: 'NOPE' not in this leaderboard (it has 'M')"),
-])
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (
+            ("--correlation", "kendal"),
+            "error: --correlation: unknown correlation 'kendal'; known: kendall, spearman, pearson, tau_ap, kendall@K (K >= 2)",
+        ),
+        (("--output", "x.parquet"), "error: x.parquet: --output: unknown output suffix '.parquet'; use .jsonl or .csv"),
+        (("--eval-measure", "NOPE"), "error: {judge}: --eval-measure: 'NOPE' not in this leaderboard (it has 'M')"),
+    ],
+)
 def test_meta_evaluate_errors_are_one_line(boards, args, expected):
     truth, judge = boards
     r = run_cli("meta-evaluate", "--truth", truth, judge, *args)
@@ -86,9 +107,15 @@ def test_meta_evaluate_missing_run_policy(tmp_path, boards):
     judge.write_text(judge_lb({"a": 3, "b": 4, "c": 2, "d": 1, "e": 0}))
     r = run_cli("meta-evaluate", "--truth", truth, judge, "--bootstrap", "0")
     assert r.returncode == 2
-    assert r.stderr.strip() == f"error: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e' (--on-missing warn or skip leaves them out)"
+    assert (
+        r.stderr.strip()
+        == f"error: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e' (--on-missing warn or skip leaves them out)"
+    )
     r = run_cli("meta-evaluate", "--truth", truth, judge, "--bootstrap", "0", "--on-missing", "warn")
-    assert r.returncode == 0 and f"warning: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e'; left out" in r.stderr
+    assert (
+        r.returncode == 0
+        and f"warning: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e'; left out" in r.stderr
+    )
 
 
 def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
@@ -99,16 +126,39 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
     from judges.meta.leaderboards import FORMATS, write_any_leaderboard
 
     out = tmp_path / "out"
-    r = run_cli("--judge", "citation", "--rag-topics", ROOT / "datasets" / "rag25" / "topics.jsonl", "--rag-responses",
-                ROOT / "runs" / "rag25", "--corpus", ROOT / "datasets" / "rag25" / "corpus.jsonl", "--out-dir", out,
-                "--name", "r", "--backend", "python", "--leaderboard-format", "tot", "--leaderboard-format", "jsonl")
+    r = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        ROOT / "datasets" / "rag25" / "topics.jsonl",
+        "--rag-responses",
+        ROOT / "runs" / "rag25",
+        "--corpus",
+        ROOT / "datasets" / "rag25" / "corpus.jsonl",
+        "--out-dir",
+        out,
+        "--name",
+        "r",
+        "--backend",
+        "python",
+        "--leaderboard-format",
+        "tot",
+        "--leaderboard-format",
+        "jsonl",
+    )
     assert r.returncode == 0, r.stderr
     exact = judges.read_leaderboard(out, "r")[["run_id", "topic_id", "measure", "value"]]
-    exact = exact.astype({"run_id": str, "topic_id": str}).sort_values(["run_id", "measure", "topic_id"]).reset_index(drop=True)
+    exact = (
+        exact.astype({"run_id": str, "topic_id": str})
+        .sort_values(["run_id", "measure", "topic_id"])
+        .reset_index(drop=True)
+    )
     assert set(exact.measure) == set(MEASURE_NAMES) and (exact.topic_id == "all").any()
 
     def same(df, atol):
-        pd.testing.assert_frame_equal(df.reset_index(drop=True), exact, check_exact=False, atol=atol, rtol=0, check_dtype=False)
+        pd.testing.assert_frame_equal(
+            df.reset_index(drop=True), exact, check_exact=False, atol=atol, rtol=0, check_dtype=False
+        )
 
     same(read_any_leaderboard(out / "r.leaderboard.jsonl"), 0)  # full precision
     for name in ("r.leaderboard.txt", "r.leaderboard.tot.txt"):
@@ -123,16 +173,40 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
             assert len(files) == (exact.run_id.nunique() if fmt == "trec_eval" else 1)
             if header:
                 for f in files:
-                    f.write_text(("measure\ttopic\tvalue" if fmt == "trec_eval" else "run_id\tmeasure\ttopic_id\tvalue" if fmt == "tot"
-                                  else "run_id\tquery_id\tmeasure\tvalue") + "\n" + f.read_text())
+                    f.write_text(
+                        (
+                            "measure\ttopic\tvalue"
+                            if fmt == "trec_eval"
+                            else "run_id\tmeasure\ttopic_id\tvalue"
+                            if fmt == "tot"
+                            else "run_id\tquery_id\tmeasure\tvalue"
+                        )
+                        + "\n"
+                        + f.read_text()
+                    )
             same(read_any_leaderboard(path), 0 if fmt == "jsonl" else 5e-5)
             same(read_any_leaderboard(path, fmt, header), 0 if fmt == "jsonl" else 5e-5)
             evals.append(path)
 
     res = tmp_path / "self.jsonl"
-    r = run_cli("meta-evaluate", "--truth", out / "r.leaderboard.tot.txt", *evals, "--truth-measure", "SENTENCE_SUPPORT",
-                "--eval-measure", "SENTENCE_SUPPORT", "--correlation", "kendall", "--correlation", "tau_ap", "--bootstrap", "50",
-                "--output", res)
+    r = run_cli(
+        "meta-evaluate",
+        "--truth",
+        out / "r.leaderboard.tot.txt",
+        *evals,
+        "--truth-measure",
+        "SENTENCE_SUPPORT",
+        "--eval-measure",
+        "SENTENCE_SUPPORT",
+        "--correlation",
+        "kendall",
+        "--correlation",
+        "tau_ap",
+        "--bootstrap",
+        "50",
+        "--output",
+        res,
+    )
     assert r.returncode == 0, r.stderr
     rows = pd.read_json(res, lines=True)
     assert len(rows) == 2 * len(evals) and set(rows.runs) == {3}
@@ -141,15 +215,38 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
 
 SUPPORTED = "The Eiffel Tower is in Paris and was finished in 1889."
 AB_SMALL = [
-    {"question": "q", "claim": SUPPORTED, "references": [f"Facts. {SUPPORTED} More facts."],
-     "attribution_label": "attributable", "src_dataset": "S1", "id": "x1"},
-    {"question": "q", "claim": "Bananas grow on the moon every winter.", "references": ["The Eiffel Tower is in Paris."],
-     "attribution_label": "not attributable", "src_dataset": "S1", "id": "x2"},
-    {"question": "q", "claim": "Water boils at one hundred degrees at sea level.",
-     "references": ["At sea level, water boils at one hundred degrees Celsius."],
-     "attribution_label": "attributable", "src_dataset": "S2", "id": "x3"},
-    {"question": "q", "claim": "Cats are a kind of reptile that lays eggs.", "references": ["Dogs bark."],
-     "attribution_label": "not attributable", "src_dataset": "S2", "id": "x4"},
+    {
+        "question": "q",
+        "claim": SUPPORTED,
+        "references": [f"Facts. {SUPPORTED} More facts."],
+        "attribution_label": "attributable",
+        "src_dataset": "S1",
+        "id": "x1",
+    },
+    {
+        "question": "q",
+        "claim": "Bananas grow on the moon every winter.",
+        "references": ["The Eiffel Tower is in Paris."],
+        "attribution_label": "not attributable",
+        "src_dataset": "S1",
+        "id": "x2",
+    },
+    {
+        "question": "q",
+        "claim": "Water boils at one hundred degrees at sea level.",
+        "references": ["At sea level, water boils at one hundred degrees Celsius."],
+        "attribution_label": "attributable",
+        "src_dataset": "S2",
+        "id": "x3",
+    },
+    {
+        "question": "q",
+        "claim": "Cats are a kind of reptile that lays eggs.",
+        "references": ["Dogs bark."],
+        "attribution_label": "not attributable",
+        "src_dataset": "S2",
+        "id": "x4",
+    },
 ]
 
 
@@ -159,14 +256,32 @@ def test_convert_judge_agreement_end_to_end(tmp_path):
     r = run_cli("convert-labelled", src, "--out-dir", tmp_path / "in")
     assert r.returncode == 0, r.stderr
     assert "4 items: 2 not_supported, 2 supported" in r.stdout
-    r = run_cli("--judge", "citation", "--rag-topics", tmp_path / "in" / "topics.jsonl", "--rag-responses",
-                tmp_path / "in" / "runs", "--out-dir", tmp_path / "out", "--name", "ab", "--backend", "python")
+    r = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        tmp_path / "in" / "topics.jsonl",
+        "--rag-responses",
+        tmp_path / "in" / "runs",
+        "--out-dir",
+        tmp_path / "out",
+        "--name",
+        "ab",
+        "--backend",
+        "python",
+    )
     assert r.returncode == 0, r.stderr
     out = tmp_path / "agree.jsonl"
-    r = run_cli("agreement", "--assessments", tmp_path / "out", "--labels", tmp_path / "in" / "labels.jsonl", "--output", out)
+    r = run_cli(
+        "agreement", "--assessments", tmp_path / "out", "--labels", tmp_path / "in" / "labels.jsonl", "--output", out
+    )
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [(d["by"], d["group"], d["n"]) for d in rows] == [("", "all", 4), ("src_dataset", "S1", 2), ("src_dataset", "S2", 2)]
+    assert [(d["by"], d["group"], d["n"]) for d in rows] == [
+        ("", "all", 4),
+        ("src_dataset", "S1", 2),
+        ("src_dataset", "S2", 2),
+    ]
     assert rows[0]["auc"] == 1.0 and rows[0]["balanced_accuracy"] == 1.0 and rows[0]["kappa"] == 1.0
     assert "confusion, all labels" in r.stdout
 
@@ -175,20 +290,44 @@ def test_agreement_errors_are_one_line(tmp_path):
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "yes"}) + "\n")
     r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
-    assert r.returncode == 2 and r.stderr.strip() == f'error: {labels}:1: label: unknown "yes"; expected supported, partially, not_supported'
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == f'error: {labels}:1: label: unknown "yes"; expected supported, partially, not_supported'
+    )
     labels.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "supported"}) + "\n")
     r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
-    assert r.returncode == 2 and r.stderr.strip() == f"error: {tmp_path / 'nope'}: --assessments: no such file or directory"
+    assert (
+        r.returncode == 2
+        and r.stderr.strip() == f"error: {tmp_path / 'nope'}: --assessments: no such file or directory"
+    )
     r = run_cli("agreement", "--assessments", tmp_path, "--labels", labels, "--by", "src")
-    assert r.returncode == 2 and r.stderr.strip() == f"error: {labels}: --by: no column 'src' in the label file (columns: run_id, topic_id, sentence_index)"
+    assert (
+        r.returncode == 2
+        and r.stderr.strip()
+        == f"error: {labels}: --by: no column 'src' in the label file (columns: run_id, topic_id, sentence_index)"
+    )
 
 
 @pytest.mark.shared
 def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
     kiddie = shared("kiddie")
     truth = kiddie / "eval" / "kiddie_fake.eval.ir_measures.txt"
-    r = run_cli("--judge", "citation", "--rag-topics", kiddie / "topics", "--rag-responses", kiddie / "runs",
-                "--out-dir", tmp_path, "--name", "kiddie", "--backend", "python", "--leaderboard-format", "tot")
+    r = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        kiddie / "topics",
+        "--rag-responses",
+        kiddie / "runs",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "kiddie",
+        "--backend",
+        "python",
+        "--leaderboard-format",
+        "tot",
+    )
     assert r.returncode == 0, r.stderr
     for lb in ("kiddie.leaderboard.txt", "kiddie.leaderboard.tot.txt"):
         out = tmp_path / f"{lb}.meta.jsonl"
@@ -208,18 +347,46 @@ def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
 
 @pytest.mark.shared
 @pytest.mark.slow
-@pytest.mark.parametrize("parts, name, n, groups", [
-    (("attributionbench", "dev_all_subset_balanced.jsonl"), "ab", 1198, {"AttributedQA": 74, "ExpertQA": 470, "LFQA": 110, "Stanford-GenSearch": 544}),
-    (("wice", "claim_dev.jsonl"), "wice", 349, {}),
-])
+@pytest.mark.parametrize(
+    "parts, name, n, groups",
+    [
+        (
+            ("attributionbench", "dev_all_subset_balanced.jsonl"),
+            "ab",
+            1198,
+            {"AttributedQA": 74, "ExpertQA": 470, "LFQA": 110, "Stanford-GenSearch": 544},
+        ),
+        (("wice", "claim_dev.jsonl"), "wice", 349, {}),
+    ],
+)
 def test_labelled_sets_end_to_end(tmp_path, parts, name, n, groups):
     r = run_cli("convert-labelled", shared(*parts), "--out-dir", tmp_path / "in")
     assert r.returncode == 0, r.stderr
-    r = run_cli("--judge", "citation", "--rag-topics", tmp_path / "in" / "topics.jsonl", "--rag-responses",
-                tmp_path / "in" / "runs", "--out-dir", tmp_path / "out", "--name", name)
+    r = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        tmp_path / "in" / "topics.jsonl",
+        "--rag-responses",
+        tmp_path / "in" / "runs",
+        "--out-dir",
+        tmp_path / "out",
+        "--name",
+        name,
+    )
     assert r.returncode == 0, r.stderr
     out = tmp_path / "agree.csv"
-    r = run_cli("agreement", "--assessments", tmp_path / "out", "--name", name, "--labels", tmp_path / "in" / "labels.jsonl", "--output", out)
+    r = run_cli(
+        "agreement",
+        "--assessments",
+        tmp_path / "out",
+        "--name",
+        name,
+        "--labels",
+        tmp_path / "in" / "labels.jsonl",
+        "--output",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     t = pd.read_csv(out, keep_default_na=False)
     assert t.iloc[0]["n"] == n

@@ -13,14 +13,31 @@ from judges.meta.convert import read_items, write_converted
 from judges.meta.labels import read_labels
 
 AB = [
-    {"question": "who sings rain", "claim": "Milira sings it.", "references": ["Title: Rain", "Milira sang it in 1990."],
-     "attribution_label": "attributable", "src_dataset": "AttributedQA", "id": "b-2"},
-    {"question": "q2", "claim": "Nobody sings it.", "references": ["Milira sang it."],
-     "attribution_label": "not attributable", "src_dataset": "ExpertQA", "id": "a-1"},
+    {
+        "question": "who sings rain",
+        "claim": "Milira sings it.",
+        "references": ["Title: Rain", "Milira sang it in 1990."],
+        "attribution_label": "attributable",
+        "src_dataset": "AttributedQA",
+        "id": "b-2",
+    },
+    {
+        "question": "q2",
+        "claim": "Nobody sings it.",
+        "references": ["Milira sang it."],
+        "attribution_label": "not attributable",
+        "src_dataset": "ExpertQA",
+        "id": "a-1",
+    },
 ]
 WICE = [
-    {"label": "partially_supported", "supporting_sentences": [[0]], "claim": "Arnold is a publisher.",
-     "evidence": ["Arnold publishes.", "Skip to content"], "meta": {"id": "dev1"}},
+    {
+        "label": "partially_supported",
+        "supporting_sentences": [[0]],
+        "claim": "Arnold is a publisher.",
+        "evidence": ["Arnold publishes.", "Skip to content"],
+        "meta": {"id": "dev1"},
+    },
     {"label": "not_supported", "supporting_sentences": [], "claim": "X.", "evidence": ["Y."], "meta": {"id": "dev0"}},
 ]
 
@@ -45,7 +62,9 @@ def test_attributionbench_layout(tmp_path):
     labels = read_labels(done.labels)
     assert labels.level == "citation" and labels.extras == ("src_dataset",)
     assert labels.table[["topic_id", "label", "src_dataset"]].values.tolist() == [
-        ["a-1", "not_supported", "ExpertQA"], ["b-2", "supported", "AttributedQA"]]
+        ["a-1", "not_supported", "ExpertQA"],
+        ["b-2", "supported", "AttributedQA"],
+    ]
 
 
 def test_wice_layout_and_run_id(tmp_path):
@@ -58,22 +77,41 @@ def test_wice_layout_and_run_id(tmp_path):
 def test_output_is_byte_identical_on_rerun(tmp_path):
     items = read_items(write(tmp_path, AB))
     one, two = write_converted(tmp_path / "1", items), write_converted(tmp_path / "2", items)
-    for a, b in ((one.topics, two.topics), (one.labels, two.labels), (one.runs / "human.jsonl", two.runs / "human.jsonl")):
+    for a, b in (
+        (one.topics, two.topics),
+        (one.labels, two.labels),
+        (one.runs / "human.jsonl", two.runs / "human.jsonl"),
+    ):
         assert a.read_bytes() == b.read_bytes()
 
 
-@pytest.mark.parametrize("records, layout, expected", [
-    ([AB[0], {**AB[1], "id": "b-2"}], "auto", "{p}:2: id: duplicate id 'b-2' (first on line 1)"),
-    ([{**AB[0], "attribution_label": "partly"}], "auto", '{p}:1: attribution_label: unknown "partly"; expected attributable, not attributable'),
-    ([{**AB[0], "references": "text"}], "auto", "{p}:1: references: must be a list of strings"),
-    ([{k: v for k, v in AB[0].items() if k != "claim"}], "auto", "{p}:1: claim: missing"),
-    ([{**AB[0], "claim": "  "}], "auto", "{p}:1: claim: is empty"),
-    ([{**WICE[0], "meta": {}}], "auto", "{p}:1: meta.id: missing"),
-    ([{**WICE[0], "label": "supported?"}], "wice", '{p}:1: label: unknown "supported?"; expected supported, partially_supported, not_supported'),
-    ([{"claim": "x"}], "auto", "{p}:1: neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); pass --layout"),
-    ([WICE[0]], "attributionbench", "{p}:1: id: missing"),
-    ([], "auto", "{p}: no items"),
-])
+@pytest.mark.parametrize(
+    "records, layout, expected",
+    [
+        ([AB[0], {**AB[1], "id": "b-2"}], "auto", "{p}:2: id: duplicate id 'b-2' (first on line 1)"),
+        (
+            [{**AB[0], "attribution_label": "partly"}],
+            "auto",
+            '{p}:1: attribution_label: unknown "partly"; expected attributable, not attributable',
+        ),
+        ([{**AB[0], "references": "text"}], "auto", "{p}:1: references: must be a list of strings"),
+        ([{k: v for k, v in AB[0].items() if k != "claim"}], "auto", "{p}:1: claim: missing"),
+        ([{**AB[0], "claim": "  "}], "auto", "{p}:1: claim: is empty"),
+        ([{**WICE[0], "meta": {}}], "auto", "{p}:1: meta.id: missing"),
+        (
+            [{**WICE[0], "label": "supported?"}],
+            "wice",
+            '{p}:1: label: unknown "supported?"; expected supported, partially_supported, not_supported',
+        ),
+        (
+            [{"claim": "x"}],
+            "auto",
+            "{p}:1: neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); pass --layout",
+        ),
+        ([WICE[0]], "attributionbench", "{p}:1: id: missing"),
+        ([], "auto", "{p}: no items"),
+    ],
+)
 def test_errors_are_one_line(tmp_path, records, layout, expected):
     path = write(tmp_path, records)
     with pytest.raises(InputError) as e:
@@ -81,10 +119,13 @@ def test_errors_are_one_line(tmp_path, records, layout, expected):
     assert e.value.render() == expected.format(p=path)
 
 
-@pytest.mark.parametrize("parts, n, counts", [
-    (("attributionbench", "dev_all_subset_balanced.jsonl"), 1198, {"supported": 599, "not_supported": 599}),
-    (("wice", "claim_dev.jsonl"), 349, {"supported": 115, "partially": 191, "not_supported": 43}),
-])
+@pytest.mark.parametrize(
+    "parts, n, counts",
+    [
+        (("attributionbench", "dev_all_subset_balanced.jsonl"), 1198, {"supported": 599, "not_supported": 599}),
+        (("wice", "claim_dev.jsonl"), 349, {"supported": 115, "partially": 191, "not_supported": 43}),
+    ],
+)
 def test_shared_labelled_sets_convert(tmp_path, parts, n, counts):
     items = read_items(shared(*parts))
     assert len(items) == n

@@ -70,7 +70,10 @@ def test_trec_eval_run_names(tmp_path):
     (tmp_path / "two.txt").write_text("runid\tall\ta\nrunid\tall\tb\nP_10\t1\t0.5\n")
     with pytest.raises(InputError) as e:
         read_any_leaderboard(tmp_path / "two.txt", "trec_eval")
-    assert e.value.render() == f"{tmp_path / 'two.txt'}:2: runid: second run name 'b' (first 'a'); trec_eval files hold one run"
+    assert (
+        e.value.render()
+        == f"{tmp_path / 'two.txt'}:2: runid: second run name 'b' (first 'a'); trec_eval files hold one run"
+    )
 
 
 def test_sniffing(tmp_path):
@@ -86,17 +89,32 @@ def test_sniffing(tmp_path):
         sniff_format(p, lines("r\t1\tM\t0.5", "r\t2\tM\t0.5"))
 
 
-@pytest.mark.parametrize("text, fmt, expected", [
-    ("r\t1\tM\t0.5\nr\t1\tM\t0.7\n", "ir_measures", "{p}:2: value: second value for run 'r', topic '1', measure 'M' (first at {p}:1)"),
-    ("r\t1\tM\t0.5\nr\t1\tM\n", "ir_measures", "{p}:2: 3 columns; ir_measures has 4 (run topic measure value)"),
-    ("r\tM\t1\t0.5\nr\tM\t2\tabc\n", "tot", "{p}:2: value: 'abc' is not a number"),  # only line 1 can be a header
-    ("r\tM\t1\t0.5\nr\tM\t2\tnan\n", "tot", "{p}:2: value: 'nan' is not a finite number"),
-    ('{"run_id": "r", "topic_id": "1", "value": 1}\n', "jsonl", "{p}:1: measure: missing"),
-    ('{"run_id": "r", "topic_id": "1", "measure": "M", "value": true}\n', "jsonl", "{p}:1: value: must be a number"),
-    ('{"run_id": "r", "topic_id": "1", "measure": "M", "value": 1}\n{oops\n', "jsonl", "{p}:2: invalid JSON (Expecting property name enclosed in double quotes at column 2)"),
-    ("\n\n", "auto", "{p}: empty leaderboard"),
-    ("run_id topic measure value\n", "auto", "{p}: a header line and no rows"),
-])
+@pytest.mark.parametrize(
+    "text, fmt, expected",
+    [
+        (
+            "r\t1\tM\t0.5\nr\t1\tM\t0.7\n",
+            "ir_measures",
+            "{p}:2: value: second value for run 'r', topic '1', measure 'M' (first at {p}:1)",
+        ),
+        ("r\t1\tM\t0.5\nr\t1\tM\n", "ir_measures", "{p}:2: 3 columns; ir_measures has 4 (run topic measure value)"),
+        ("r\tM\t1\t0.5\nr\tM\t2\tabc\n", "tot", "{p}:2: value: 'abc' is not a number"),  # only line 1 can be a header
+        ("r\tM\t1\t0.5\nr\tM\t2\tnan\n", "tot", "{p}:2: value: 'nan' is not a finite number"),
+        ('{"run_id": "r", "topic_id": "1", "value": 1}\n', "jsonl", "{p}:1: measure: missing"),
+        (
+            '{"run_id": "r", "topic_id": "1", "measure": "M", "value": true}\n',
+            "jsonl",
+            "{p}:1: value: must be a number",
+        ),
+        (
+            '{"run_id": "r", "topic_id": "1", "measure": "M", "value": 1}\n{oops\n',
+            "jsonl",
+            "{p}:2: invalid JSON (Expecting property name enclosed in double quotes at column 2)",
+        ),
+        ("\n\n", "auto", "{p}: empty leaderboard"),
+        ("run_id topic measure value\n", "auto", "{p}: a header line and no rows"),
+    ],
+)
 def test_errors_are_one_line(tmp_path, text, fmt, expected):
     p = tmp_path / "lb.txt"
     p.write_text(text)
@@ -130,4 +148,9 @@ def test_spot_check_truth_is_space_aligned_tot():
 def test_kiddie_truth_has_a_header_line():
     df = read_any_leaderboard(shared("kiddie", "eval", "kiddie_fake.eval.ir_measures.txt"))
     assert len(df) == 24 and set(df.measure) == {"RELEVANCE"}
-    assert df[df.topic_id == "all"].set_index("run_id").value.to_dict() == {"run1": 0.864, "run2": 0.692, "run3": 0.316, "run4": 0.088}
+    assert df[df.topic_id == "all"].set_index("run_id").value.to_dict() == {
+        "run1": 0.864,
+        "run2": 0.692,
+        "run3": 0.316,
+        "run4": 0.088,
+    }

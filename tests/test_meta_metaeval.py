@@ -12,7 +12,9 @@ from judges.meta import bootstrap, metaeval
 from judges.meta.correlation import kendall
 
 
-def board(values: dict[str, list[float]], measure: str = "M", topics=("t1", "t2", "t3"), all_rows=None, label="lb") -> metaeval.Leaderboard:
+def board(
+    values: dict[str, list[float]], measure: str = "M", topics=("t1", "t2", "t3"), all_rows=None, label="lb"
+) -> metaeval.Leaderboard:
     rows = []
     for run, vals in values.items():
         rows += [(run, t, measure, v) for t, v in zip(topics, vals) if v is not None]
@@ -29,7 +31,9 @@ JUDGE = board({"a": [3, 3, 3], "b": [4, 4, 4], "c": [2, 2, 2], "d": [1, 1, 1]}, 
 def run(judge=JUDGE, truth=TRUTH, warn=None, **kw):
     kw.setdefault("resamples", 0)
     messages = []
-    res = metaeval.meta_evaluate(truth, [judge], metaeval.MetaOptions(**kw), warn=messages.append if warn is None else warn)
+    res = metaeval.meta_evaluate(
+        truth, [judge], metaeval.MetaOptions(**kw), warn=messages.append if warn is None else warn
+    )
     return res, messages
 
 
@@ -47,7 +51,9 @@ def test_all_rows_give_the_ranking():
 
 def test_recompute_over_a_topic_subset():
     # on t1 only, the judge gets the truth's order; its all rows still swap a and b
-    judge = board({"a": [5, 3, 3], "b": [4, 4, 4], "c": [2, 2, 2], "d": [1, 1, 1]}, all_rows={"a": 3.0, "b": 4.0}, label="judge")
+    judge = board(
+        {"a": [5, 3, 3], "b": [4, 4, 4], "c": [2, 2, 2], "d": [1, 1, 1]}, all_rows={"a": 3.0, "b": 4.0}, label="judge"
+    )
     assert value(run(judge)[0], "kendall") == pytest.approx(2 / 3)
     res, _ = run(judge, topics=("t1",))
     assert value(res, "kendall") == pytest.approx(1.0)
@@ -60,8 +66,9 @@ def test_runs_missing_on_one_side_follow_the_policy():
     judge = board({"a": [3, 3, 3], "b": [4, 4, 4], "c": [2, 2, 2], "d": [1, 1, 1], "x": [0, 0, 0]}, label="judge")
     with pytest.raises(InputError) as e:
         run(judge)
-    assert e.value.render() == ("judge: run_id: REL vs M: 1 run(s) not in the truth: 'x' "
-                                "(--on-missing warn or skip leaves them out)")
+    assert e.value.render() == (
+        "judge: run_id: REL vs M: 1 run(s) not in the truth: 'x' (--on-missing warn or skip leaves them out)"
+    )
     res, messages = run(judge, on_missing="warn")
     assert value(res, "kendall") == pytest.approx(2 / 3) and res.correlations.runs.iloc[0] == 4
     assert messages == ["judge: run_id: REL vs M: 1 run(s) not in the truth: 'x'; left out"]
@@ -120,7 +127,9 @@ def test_bootstrap_of_a_constant_statistic_and_of_too_few_topics():
     assert np.isnan(iv.low).all()
     # undefined resamples are left out of the interval, and counted
     m = np.array([[1.0, 1.0, 1.0, 2.0]])
-    iv = bootstrap.topic_intervals(4, lambda idx: np.where(m[:, idx].std(axis=2) > 0, m[:, idx].mean(axis=2), np.nan), 1, resamples=200, seed=1)
+    iv = bootstrap.topic_intervals(
+        4, lambda idx: np.where(m[:, idx].std(axis=2) > 0, m[:, idx].mean(axis=2), np.nan), 1, resamples=200, seed=1
+    )
     assert 0 < iv.undefined[0] < 200 and 1.0 < iv.low[0] <= iv.high[0] < 2.0
 
 

@@ -26,19 +26,41 @@ TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 RUN_A = ROOT / "runs" / "dragun" / "teamD-base.jsonl"
 RUN_B = ROOT / "runs" / "dragun" / "teamD-strong.jsonl"
 FILES = (
-    "t.qrels", "t.doc.qrels", "t.leaderboard.txt", "t.leaderboard.parquet", "t.assessments.parquet", "t.coverage.tsv", "t.config.yml",
+    "t.qrels",
+    "t.doc.qrels",
+    "t.leaderboard.txt",
+    "t.leaderboard.parquet",
+    "t.assessments.parquet",
+    "t.coverage.tsv",
+    "t.config.yml",
 )
 
 
 def args(out: Path, run: Path, *extra) -> list[str]:
-    return [sys.executable, str(ROOT / "run_judge.py"), "--judge", "citation", "--rag-topics", str(TOPICS),
-            "--rag-responses", str(run), "--out-dir", str(out), "--name", "t", "--backend", "python", *map(str, extra)]
+    return [
+        sys.executable,
+        str(ROOT / "run_judge.py"),
+        "--judge",
+        "citation",
+        "--rag-topics",
+        str(TOPICS),
+        "--rag-responses",
+        str(run),
+        "--out-dir",
+        str(out),
+        "--name",
+        "t",
+        "--backend",
+        "python",
+        *map(str, extra),
+    ]
 
 
 def start(out: Path, run: Path, *extra, pause: str | None = None, pause_s: float = 30) -> subprocess.Popen:
     env = {**os.environ, "CITEJUDGE_TEST_PAUSE": pause or "", "CITEJUDGE_TEST_PAUSE_S": str(pause_s)}
-    return subprocess.Popen(args(out, run, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            cwd=ROOT)
+    return subprocess.Popen(
+        args(out, run, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
+    )
 
 
 def finish(proc: subprocess.Popen) -> tuple[int, str]:
@@ -101,7 +123,9 @@ def out_a(tmp_path, refs) -> Path:
 
 def test_kill9_after_the_first_rename_is_rolled_forward(out_a, refs):
     proc = start(out_a, RUN_B, pause="rename")
-    wait_for(lambda: journal_path(out_a, "t").exists() and (out_a / "t.qrels").read_bytes() == refs["B"]["t.qrels"], proc)
+    wait_for(
+        lambda: journal_path(out_a, "t").exists() and (out_a / "t.qrels").read_bytes() == refs["B"]["t.qrels"], proc
+    )
     proc.kill()
     proc.wait()
     assert (out_a / "t.leaderboard.txt").read_bytes() == refs["A"]["t.leaderboard.txt"]  # mixed until recovered
@@ -121,12 +145,19 @@ def test_kill9_at_random_moments_leaves_one_set(out_a, refs):
     assert code == 0, err
     duration = time.monotonic() - t0
     seen = set()
-    plans = [(None, rng.uniform(0.1, duration * 1.1)) for _ in range(4)] + [("commit", 0.0), ("rename", 0.0), ("staging", 0.0)]
+    plans = [(None, rng.uniform(0.1, duration * 1.1)) for _ in range(4)] + [
+        ("commit", 0.0),
+        ("rename", 0.0),
+        ("staging", 0.0),
+    ]
     for pause, delay in plans:
         proc = start(out_a, RUN_B, pause=pause, pause_s=0.05 if pause == "rename" else 30)
         if pause:
             marker = journal_path(out_a, "t") if pause in ("commit", "rename") else None
-            wait_for(lambda marker=marker: (marker.exists() if marker else any(".stage-" in p.name for p in out_a.iterdir())), proc)
+            wait_for(
+                lambda marker=marker: marker.exists() if marker else any(".stage-" in p.name for p in out_a.iterdir()),
+                proc,
+            )
             time.sleep(rng.uniform(0, 0.2))
         else:
             time.sleep(delay)
@@ -150,7 +181,9 @@ def test_sigint_during_the_commit_finishes_it_and_says_so(out_a, refs):
     assert which_set(out_a, refs) == "B" and leftovers(out_a) == []
 
 
-@pytest.mark.parametrize("sig, code, workers", [(signal.SIGTERM, 143, 1), (signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 2)])
+@pytest.mark.parametrize(
+    "sig, code, workers", [(signal.SIGTERM, 143, 1), (signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 2)]
+)
 def test_signal_before_the_commit_replaces_nothing(out_a, refs, sig, code, workers):
     proc = start(out_a, RUN_B, "--workers", workers, pause="staging")
     wait_for(lambda: any(".stage-" in p.name for p in out_a.iterdir()), proc)
@@ -169,7 +202,10 @@ def test_a_second_session_on_the_same_name_stops_with_one_line(out_a, refs):
     wait_for(lambda: any(".stage-" in p.name for p in out_a.iterdir()), first)
     code, err = finish(start(out_a, RUN_A))
     assert code == 2
-    assert err == f"error: {out_a}: --out-dir: another citejudge session (pid {first.pid}) is writing the outputs named 't' here\n"
+    assert (
+        err
+        == f"error: {out_a}: --out-dir: another citejudge session (pid {first.pid}) is writing the outputs named 't' here\n"
+    )
     code, err = finish(first)
     assert code == 0, err
     assert which_set(out_a, refs) == "B" and leftovers(out_a) == []

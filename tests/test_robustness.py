@@ -20,8 +20,12 @@ TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 
 def rec(run_id="x", topic_id="dg-1", text="A b c.", cites=("q",), docs=None, **extra) -> dict:
     docs = {"q": {"text": "A b c."}} if docs is None else docs
-    return {"metadata": {"run_id": run_id, "topic_id": topic_id}, "responses": [{"text": text, "citations": list(cites)}],
-            "documents": docs, **extra}
+    return {
+        "metadata": {"run_id": run_id, "topic_id": topic_id},
+        "responses": [{"text": text, "citations": list(cites)}],
+        "documents": docs,
+        **extra,
+    }
 
 
 def line(obj) -> bytes:
@@ -46,53 +50,245 @@ def corrupt_gzip() -> bytes:
 CASES = [
     # tracebacks that became one line
     ("run nested 10,000 deep", {"run": DEEP}, [], "{run}:1: JSON nested too deeply"),
-    ("topic nested 10,000 deep", {"topics": b'{"request_id": "dg-1", "x": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"}, [], "{topics}:1: JSON nested too deeply"),
-    ("corpus nested 10,000 deep", {"run": line(rec(docs={})), "corpus": b'{"id": "q", "text": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"}, [], "{corpus}:1: JSON nested too deeply"),
-    ("integer of 5,000 digits", {"run": BIG_INT}, [], "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion)"),
-    ("corrupt deflate stream", {"rungz": corrupt_gzip()}, [], "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat"),
+    (
+        "topic nested 10,000 deep",
+        {"topics": b'{"request_id": "dg-1", "x": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"},
+        [],
+        "{topics}:1: JSON nested too deeply",
+    ),
+    (
+        "corpus nested 10,000 deep",
+        {"run": line(rec(docs={})), "corpus": b'{"id": "q", "text": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"},
+        [],
+        "{corpus}:1: JSON nested too deeply",
+    ),
+    (
+        "integer of 5,000 digits",
+        {"run": BIG_INT},
+        [],
+        "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion)",
+    ),
+    (
+        "corrupt deflate stream",
+        {"rungz": corrupt_gzip()},
+        [],
+        "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat",
+    ),
     ("gzip cut short", {"rungz": GZ[: len(GZ) - 12]}, [], "{run}:2: truncated gzip stream (the file was cut short)"),
-    ("lone surrogate in a sentence", {"run": line(rec(text="A \ud800 c."))}, [], "{run}:1: responses[0].text: lone surrogate (\\ud800): not valid Unicode"),
-    ("lone surrogate in a doc id", {"run": line(rec(cites=["q\udc00"]))}, [], "{run}:1: responses[0].citations[0]: lone surrogate (\\udc00): not valid Unicode"),
-    ("lone surrogate in a run id", {"run": line(rec(run_id="r\ud800"))}, [], "{run}:1: metadata.run_id: lone surrogate (\\ud800): not valid Unicode"),
-    ("lone surrogate in a topic id", {"topics": b'{"request_id": "dg-\\ud800", "title": "t"}'}, [], "{topics}:1: request_id: lone surrogate (\\ud800): not valid Unicode"),
-    ("surrogate as raw bytes ED A0 80", {"run": GOOD.replace(b"A b c.", b"A \xed\xa0\x80 c.", 1)}, [], "{run}:1: not UTF-8 (invalid continuation byte at byte 77)"),
-    ("--corpus an empty directory", {"corpusdir": b""}, [], "{corpus}: --corpus: no JSONL(.gz) corpus files in this directory"),
-    ("workflow not UTF-8", {"wf": b"windows:\n  sentences: \xff\n"}, [], "{wf}: not UTF-8 (invalid start byte at byte 23)"),
+    (
+        "lone surrogate in a sentence",
+        {"run": line(rec(text="A \ud800 c."))},
+        [],
+        "{run}:1: responses[0].text: lone surrogate (\\ud800): not valid Unicode",
+    ),
+    (
+        "lone surrogate in a doc id",
+        {"run": line(rec(cites=["q\udc00"]))},
+        [],
+        "{run}:1: responses[0].citations[0]: lone surrogate (\\udc00): not valid Unicode",
+    ),
+    (
+        "lone surrogate in a run id",
+        {"run": line(rec(run_id="r\ud800"))},
+        [],
+        "{run}:1: metadata.run_id: lone surrogate (\\ud800): not valid Unicode",
+    ),
+    (
+        "lone surrogate in a topic id",
+        {"topics": b'{"request_id": "dg-\\ud800", "title": "t"}'},
+        [],
+        "{topics}:1: request_id: lone surrogate (\\ud800): not valid Unicode",
+    ),
+    (
+        "surrogate as raw bytes ED A0 80",
+        {"run": GOOD.replace(b"A b c.", b"A \xed\xa0\x80 c.", 1)},
+        [],
+        "{run}:1: not UTF-8 (invalid continuation byte at byte 77)",
+    ),
+    (
+        "--corpus an empty directory",
+        {"corpusdir": b""},
+        [],
+        "{corpus}: --corpus: no JSONL(.gz) corpus files in this directory",
+    ),
+    (
+        "workflow not UTF-8",
+        {"wf": b"windows:\n  sentences: \xff\n"},
+        [],
+        "{wf}: not UTF-8 (invalid start byte at byte 23)",
+    ),
     ("workflow nested 10,000 deep", {"wf": b"[" * 10_000 + b"]" * 10_000}, [], "{wf}: invalid YAML: nested too deeply"),
-    ("windows.candidates 10**12", {"wf": b"windows:\n  candidates: 1000000000000\n"}, [], "{wf}: windows.candidates: Input should be less than or equal to 1000"),
-    ("windows.sentences 10**12", {"wf": b"windows:\n  sentences: 1000000000000\n"}, [], "{wf}: windows.sentences: Input should be less than or equal to 1000"),
-    ("alignment.match 10**30", {"wf": b"alignment:\n  match: 1000000000000000000000000000000\n"}, [], "{wf}: alignment.match: Input should be less than or equal to 1000"),
-    ("attest.concurrency 10**9", {"wf": b"attest:\n  concurrency: 1000000000\n"}, [], "{wf}: attest.concurrency: Input should be less than or equal to 1024"),
-    ("--workers 1000", {}, ["--workers", "1000"], "--workers: 1000 is more than 256 (and never more than the topics are used)"),
+    (
+        "windows.candidates 10**12",
+        {"wf": b"windows:\n  candidates: 1000000000000\n"},
+        [],
+        "{wf}: windows.candidates: Input should be less than or equal to 1000",
+    ),
+    (
+        "windows.sentences 10**12",
+        {"wf": b"windows:\n  sentences: 1000000000000\n"},
+        [],
+        "{wf}: windows.sentences: Input should be less than or equal to 1000",
+    ),
+    (
+        "alignment.match 10**30",
+        {"wf": b"alignment:\n  match: 1000000000000000000000000000000\n"},
+        [],
+        "{wf}: alignment.match: Input should be less than or equal to 1000",
+    ),
+    (
+        "attest.concurrency 10**9",
+        {"wf": b"attest:\n  concurrency: 1000000000\n"},
+        [],
+        "{wf}: attest.concurrency: Input should be less than or equal to 1024",
+    ),
+    (
+        "--workers 1000",
+        {},
+        ["--workers", "1000"],
+        "--workers: 1000 is more than 256 (and never more than the topics are used)",
+    ),
     # misleading or silent
-    ("duplicate id in a RAG25 topic file", {"topics": b'{"id": "dg-1", "narrative": "n"}\n{"id": "dg-1", "narrative": "m"}'}, [], "{topics}:2: id: duplicate topic id 'dg-1'"),
+    (
+        "duplicate id in a RAG25 topic file",
+        {"topics": b'{"id": "dg-1", "narrative": "n"}\n{"id": "dg-1", "narrative": "m"}'},
+        [],
+        "{topics}:2: id: duplicate topic id 'dg-1'",
+    ),
     ("NUL byte at the start of a line", {"run": GOOD + b"\n\x00" + GOOD}, [], "{run}:2: NUL byte at column 1"),
-    ("record cut short", {"run": GOOD + b"\n" + GOOD[:60]}, [], "{run}:2: truncated record (JSON ends at column 60 before the value is complete)"),
-    ("record cut inside a UTF-8 character", {"run": GOOD + b"\n" + GOOD[:70] + "\u00e9".encode()[:1]}, [], "{run}:2: truncated record (ends inside a UTF-8 character at byte 71)"),
-    ("run id with a TAB", {"run": line(rec(run_id="a\tb"))}, [], "{run}:1: metadata.run_id: 'a\\tb' contains whitespace (U+0009) at position 2: ids must fit in one field of a TREC file"),
-    ("run id with a newline", {"run": line(rec(run_id="a\nb"))}, [], "{run}:1: metadata.run_id: 'a\\nb' contains whitespace (U+000A) at position 2: ids must fit in one field of a TREC file"),
-    ("topic id with a space", {"topics": b'{"request_id": "dg 1", "title": "t"}'}, [], "{topics}:1: request_id: 'dg 1' contains whitespace (SPACE) at position 3: ids must fit in one field of a TREC file"),
-    ("topic id with a control character", {"topics": b'{"request_id": "dg\\u00071", "title": "t"}'}, [], "{topics}:1: request_id: 'dg\\x071' contains a control character (U+0007) at position 3: ids must fit in one field of a TREC file"),
-    ("topic named all", {"topics": TOPIC + b'\n{"request_id": "all", "title": "t"}'}, [], "{topics}:2: request_id: 'all' is reserved for the leaderboard's mean over topics"),
-    ("report for topic all", {"run": line(rec(topic_id="all"))}, [], "{run}:1: metadata.topic_id: 'all' is reserved for the leaderboard's mean over topics"),
-    ("doc id with a space inside", {"run": line(rec(cites=["q 1"]))}, [], "{run}:1: responses[0].citations[0]: 'q 1' contains whitespace (SPACE) at position 2: ids must fit in one field of a TREC file"),
-    ("--debug-log naming an input run", {"run": GOOD}, ["--debug-log", "{run}"], "{run}: --debug-log: is an input file ({run}): it would be overwritten by the debug_log output"),
-    ("--out-dir the runs dir, --name a run's stem", {"run": GOOD}, ["--out-dir", "{tmp}", "--name", "run"], "{run}: --out-dir: is an input file ({run}): it would be overwritten by the debug_log output"),
-    ("--debug-log naming the topics", {"run": GOOD}, ["--debug-log", "{topics}"], "{topics}: --debug-log: is an input file ({topics}): it would be overwritten by the debug_log output"),
-    ("corpus id a list", {"run": line(rec(docs={})), "corpus": b'{"id": ["q"], "text": "A b c."}'}, [], "{corpus}:1: id: must be a string or an integer, got a list"),
-    ("corpus id empty", {"run": line(rec(docs={})), "corpus": b'{"id": " ", "text": "A b c."}'}, [], "{corpus}:1: id: is empty"),
-    ("duplicate corpus id", {"run": line(rec(docs={})), "corpus": b'{"id": "q", "text": "A b c."}\n{"id": "q", "text": "Other."}'}, [], "{corpus}:2: doc_id: duplicate document id 'q' (first at line 1)"),
+    (
+        "record cut short",
+        {"run": GOOD + b"\n" + GOOD[:60]},
+        [],
+        "{run}:2: truncated record (JSON ends at column 60 before the value is complete)",
+    ),
+    (
+        "record cut inside a UTF-8 character",
+        {"run": GOOD + b"\n" + GOOD[:70] + "\u00e9".encode()[:1]},
+        [],
+        "{run}:2: truncated record (ends inside a UTF-8 character at byte 71)",
+    ),
+    (
+        "run id with a TAB",
+        {"run": line(rec(run_id="a\tb"))},
+        [],
+        "{run}:1: metadata.run_id: 'a\\tb' contains whitespace (U+0009) at position 2: ids must fit in one field of a TREC file",
+    ),
+    (
+        "run id with a newline",
+        {"run": line(rec(run_id="a\nb"))},
+        [],
+        "{run}:1: metadata.run_id: 'a\\nb' contains whitespace (U+000A) at position 2: ids must fit in one field of a TREC file",
+    ),
+    (
+        "topic id with a space",
+        {"topics": b'{"request_id": "dg 1", "title": "t"}'},
+        [],
+        "{topics}:1: request_id: 'dg 1' contains whitespace (SPACE) at position 3: ids must fit in one field of a TREC file",
+    ),
+    (
+        "topic id with a control character",
+        {"topics": b'{"request_id": "dg\\u00071", "title": "t"}'},
+        [],
+        "{topics}:1: request_id: 'dg\\x071' contains a control character (U+0007) at position 3: ids must fit in one field of a TREC file",
+    ),
+    (
+        "topic named all",
+        {"topics": TOPIC + b'\n{"request_id": "all", "title": "t"}'},
+        [],
+        "{topics}:2: request_id: 'all' is reserved for the leaderboard's mean over topics",
+    ),
+    (
+        "report for topic all",
+        {"run": line(rec(topic_id="all"))},
+        [],
+        "{run}:1: metadata.topic_id: 'all' is reserved for the leaderboard's mean over topics",
+    ),
+    (
+        "doc id with a space inside",
+        {"run": line(rec(cites=["q 1"]))},
+        [],
+        "{run}:1: responses[0].citations[0]: 'q 1' contains whitespace (SPACE) at position 2: ids must fit in one field of a TREC file",
+    ),
+    (
+        "--debug-log naming an input run",
+        {"run": GOOD},
+        ["--debug-log", "{run}"],
+        "{run}: --debug-log: is an input file ({run}): it would be overwritten by the debug_log output",
+    ),
+    (
+        "--out-dir the runs dir, --name a run's stem",
+        {"run": GOOD},
+        ["--out-dir", "{tmp}", "--name", "run"],
+        "{run}: --out-dir: is an input file ({run}): it would be overwritten by the debug_log output",
+    ),
+    (
+        "--debug-log naming the topics",
+        {"run": GOOD},
+        ["--debug-log", "{topics}"],
+        "{topics}: --debug-log: is an input file ({topics}): it would be overwritten by the debug_log output",
+    ),
+    (
+        "corpus id a list",
+        {"run": line(rec(docs={})), "corpus": b'{"id": ["q"], "text": "A b c."}'},
+        [],
+        "{corpus}:1: id: must be a string or an integer, got a list",
+    ),
+    (
+        "corpus id empty",
+        {"run": line(rec(docs={})), "corpus": b'{"id": " ", "text": "A b c."}'},
+        [],
+        "{corpus}:1: id: is empty",
+    ),
+    (
+        "duplicate corpus id",
+        {"run": line(rec(docs={})), "corpus": b'{"id": "q", "text": "A b c."}\n{"id": "q", "text": "Other."}'},
+        [],
+        "{corpus}:2: doc_id: duplicate document id 'q' (first at line 1)",
+    ),
     ("empty run set", {"run": b"\n\n"}, [], "{run}: --rag-responses: no report to judge in 1 run file(s)"),
-    ("--debug-log an existing directory", {"run": GOOD, "logdir": b""}, ["--debug-log", "{tmp}/logdir"], "{tmp}/logdir: --debug-log: is a directory"),
-    ("NAME.config.yml a directory", {"run": GOOD, "configdir": b""}, [], "{out}/t.config.yml: --out-dir: is a directory"),
-    ("--debug-log /dev/null", {"run": GOOD}, ["--debug-log", "/dev/null"], "/dev/null: --debug-log: is a character device, not a regular file (outputs replace their target by a rename)"),
-    ("--debug-log and --no-debug-log", {"run": GOOD}, ["--debug-log", "{tmp}/l.jsonl", "--no-debug-log"], "--debug-log: give either --debug-log or --no-debug-log, not both"),
-    ("--out-dir a file", {"run": GOOD, "outfile": b""}, [], "{out}/t.qrels: --out-dir: cannot be written: {out} is not a directory"),
+    (
+        "--debug-log an existing directory",
+        {"run": GOOD, "logdir": b""},
+        ["--debug-log", "{tmp}/logdir"],
+        "{tmp}/logdir: --debug-log: is a directory",
+    ),
+    (
+        "NAME.config.yml a directory",
+        {"run": GOOD, "configdir": b""},
+        [],
+        "{out}/t.config.yml: --out-dir: is a directory",
+    ),
+    (
+        "--debug-log /dev/null",
+        {"run": GOOD},
+        ["--debug-log", "/dev/null"],
+        "/dev/null: --debug-log: is a character device, not a regular file (outputs replace their target by a rename)",
+    ),
+    (
+        "--debug-log and --no-debug-log",
+        {"run": GOOD},
+        ["--debug-log", "{tmp}/l.jsonl", "--no-debug-log"],
+        "--debug-log: give either --debug-log or --no-debug-log, not both",
+    ),
+    (
+        "--out-dir a file",
+        {"run": GOOD, "outfile": b""},
+        [],
+        "{out}/t.qrels: --out-dir: cannot be written: {out} is not a directory",
+    ),
 ]
 
 
 def setup_case(tmp_path: Path, files: dict, args: list) -> tuple[list, dict]:
-    names = {"run": tmp_path / "run.jsonl", "topics": TOPICS, "corpus": None, "wf": None, "out": tmp_path / "out", "tmp": tmp_path}
+    names = {
+        "run": tmp_path / "run.jsonl",
+        "topics": TOPICS,
+        "corpus": None,
+        "wf": None,
+        "out": tmp_path / "out",
+        "tmp": tmp_path,
+    }
     run = names["run"]
     if "rungz" in files:
         run = names["run"] = tmp_path / "run.jsonl.gz"
@@ -180,8 +376,15 @@ def test_no_debug_log_writes_none_and_removes_the_previous_sets(tmp_path):
     assert not (tmp_path / "out" / "t.jsonl").exists()
     assert "\ndebug_log " not in result.stdout
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        ".t.lock", "t.assessments.parquet", "t.config.yml", "t.coverage.tsv", "t.doc.qrels", "t.leaderboard.parquet",
-        "t.leaderboard.txt", "t.qrels"]
+        ".t.lock",
+        "t.assessments.parquet",
+        "t.config.yml",
+        "t.coverage.tsv",
+        "t.doc.qrels",
+        "t.leaderboard.parquet",
+        "t.leaderboard.txt",
+        "t.qrels",
+    ]
 
 
 def test_workers_are_capped_at_the_topics(tmp_path):

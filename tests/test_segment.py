@@ -31,7 +31,7 @@ def test_empty_text_has_no_sentences():
     assert split_sentences("") == [] and split_sentences("   \n ") == []
 
 
-@given(st.text(alphabet="ab .!?\n\"", max_size=80))
+@given(st.text(alphabet='ab .!?\n"', max_size=80))
 def test_spans_are_ordered_trimmed_and_in_bounds(text):
     last = 0
     for s, e in split_sentences(text):
@@ -75,6 +75,7 @@ from judges.text.segment import split_sentences_reference
 
 split_sentences("Warm up. The kernels compile now.")  # no Hypothesis example pays for it
 
+
 def original_split(text):
     """The oracle: the module's readable regex implementation."""
     return split_sentences_reference(text)
@@ -89,18 +90,92 @@ def assert_exact(text):
 
 
 EXAMPLES = [
-    "", ".", "..", "a.", ".a", "A. B", "a. b", "a. B", "Dr. Smith", "dr. smith", "DR. Smith", "e.g. This",
-    "E.G. This", "Ph.D. Student", "U.S. Navy", "U.S.A. Navy", "J. R. Smith", "(J. Smith", "“J. Smith",
-    "x. 1", "1. Two", "3.5 km. Next", "approx. Five", "approx.five", "Go... Now", "Go.. Now", "Really?! Yes",
-    "Yes!. No", "Yes.! No", "He said “yes.” Then", "(see above.) Then", "[1.] Next", "end.\n\nNew",
-    "a\n \t\nb", "a\n\n\nb", "a\n\t \n\n \nb", "a.\n\nb", "x.”\n", "Visit https://example.org/a.b for it. Ok.",
-    "word. “Quoted", "word. ‘quoted", "word. (lower", "word. (Upper", "word. “", "word. ((", "word. ( x",
-    "word.\u00a0Next", "word.\u2003next", "word.\u3000Next", "a" * 39 + ". Next", "a" * 40 + ". Next",
-    "a" * 41 + ". Next", "x" * 38 + "e.g. This", "x" * 45 + " e.g. This", "\"e.g. This", "'(Dr. Who",
-    "Café. Next", "café. next", "É. Next", "ß. Next", "Ω. Next", "co\u212a. Next", "İnc. Next", "\u212a. X",
-    "word. É", "word. é", "word. ǅ", "word. ª", "word. \u2170", "word.…", "wait…  What", "so… what",
-    "Mr.\tSmith", "mr.\rsmith", "p. 5", "pp. 5-7.", "no. 5. Fig. 2 shows", "et al. Then", "Inc.",
-    "\ud800. Next", "x\ud800. Next", "word. \udc00", "A.B. C", ".. A", "a ..b. C", "a.b.c. D",
+    "",
+    ".",
+    "..",
+    "a.",
+    ".a",
+    "A. B",
+    "a. b",
+    "a. B",
+    "Dr. Smith",
+    "dr. smith",
+    "DR. Smith",
+    "e.g. This",
+    "E.G. This",
+    "Ph.D. Student",
+    "U.S. Navy",
+    "U.S.A. Navy",
+    "J. R. Smith",
+    "(J. Smith",
+    "“J. Smith",
+    "x. 1",
+    "1. Two",
+    "3.5 km. Next",
+    "approx. Five",
+    "approx.five",
+    "Go... Now",
+    "Go.. Now",
+    "Really?! Yes",
+    "Yes!. No",
+    "Yes.! No",
+    "He said “yes.” Then",
+    "(see above.) Then",
+    "[1.] Next",
+    "end.\n\nNew",
+    "a\n \t\nb",
+    "a\n\n\nb",
+    "a\n\t \n\n \nb",
+    "a.\n\nb",
+    "x.”\n",
+    "Visit https://example.org/a.b for it. Ok.",
+    "word. “Quoted",
+    "word. ‘quoted",
+    "word. (lower",
+    "word. (Upper",
+    "word. “",
+    "word. ((",
+    "word. ( x",
+    "word.\u00a0Next",
+    "word.\u2003next",
+    "word.\u3000Next",
+    "a" * 39 + ". Next",
+    "a" * 40 + ". Next",
+    "a" * 41 + ". Next",
+    "x" * 38 + "e.g. This",
+    "x" * 45 + " e.g. This",
+    '"e.g. This',
+    "'(Dr. Who",
+    "Café. Next",
+    "café. next",
+    "É. Next",
+    "ß. Next",
+    "Ω. Next",
+    "co\u212a. Next",
+    "İnc. Next",
+    "\u212a. X",
+    "word. É",
+    "word. é",
+    "word. ǅ",
+    "word. ª",
+    "word. \u2170",
+    "word.…",
+    "wait…  What",
+    "so… what",
+    "Mr.\tSmith",
+    "mr.\rsmith",
+    "p. 5",
+    "pp. 5-7.",
+    "no. 5. Fig. 2 shows",
+    "et al. Then",
+    "Inc.",
+    "\ud800. Next",
+    "x\ud800. Next",
+    "word. \udc00",
+    "A.B. C",
+    ".. A",
+    "a ..b. C",
+    "a.b.c. D",
 ]
 
 
@@ -125,13 +200,60 @@ def test_whitespace_table_is_python_isspace_and_regex_space():
 
 
 _WORDS = st.sampled_from(
-    ["word", "Word", "the", "The", "x", "J", "R", "i", "Dr", "dr", "DR", "Mr", "mrs", "e.g", "E.G", "i.e",
-     "U.S", "u.s.a", "Ph.D", "ph.d", "approx", "Approx", "etc", "al", "et", "p", "pp", "no", "No", "Fig", "vs",
-     "3.5", "1", "42", "https://example.org/a.b", "www.x.com", "a.b", "Café", "É", "é", "ß", "Ω", "ω", "\u212a",
-     "İ", "ǅ", "ª", "\u2170", "abcdefghijklmnopqrstuvwxyz0123456789ABCD"]
+    [
+        "word",
+        "Word",
+        "the",
+        "The",
+        "x",
+        "J",
+        "R",
+        "i",
+        "Dr",
+        "dr",
+        "DR",
+        "Mr",
+        "mrs",
+        "e.g",
+        "E.G",
+        "i.e",
+        "U.S",
+        "u.s.a",
+        "Ph.D",
+        "ph.d",
+        "approx",
+        "Approx",
+        "etc",
+        "al",
+        "et",
+        "p",
+        "pp",
+        "no",
+        "No",
+        "Fig",
+        "vs",
+        "3.5",
+        "1",
+        "42",
+        "https://example.org/a.b",
+        "www.x.com",
+        "a.b",
+        "Café",
+        "É",
+        "é",
+        "ß",
+        "Ω",
+        "ω",
+        "\u212a",
+        "İ",
+        "ǅ",
+        "ª",
+        "\u2170",
+        "abcdefghijklmnopqrstuvwxyz0123456789ABCD",
+    ]
 )
 _PUNCT = st.sampled_from([".", ".", ".", "..", "...", "…", "?", "!", "?!", "!.", ".!", ".?", ",", ";", ":"])
-_QUOTES = st.sampled_from(["\"", "'", "’", "”", ")", "]", "“", "‘", "(", "["])
+_QUOTES = st.sampled_from(['"', "'", "’", "”", ")", "]", "“", "‘", "(", "["])
 _SPACE = st.sampled_from([" ", " ", " ", "  ", "\n", "\n\n", "\n \t\n", "\t", "\r\n", "\u00a0", "\u2003", ""])
 _PIECE = st.one_of(_WORDS, _WORDS, _PUNCT, _QUOTES, _SPACE, _SPACE)
 

@@ -13,8 +13,18 @@ import judges
 @pytest.mark.shared
 def test_kiddie_four_runs(tmp_path):
     kiddie = shared("kiddie")
-    result = run_cli("--judge", "citation", "--rag-topics", kiddie / "topics" / "kiddie-topics.jsonl",
-                     "--rag-responses", kiddie / "runs" / "repgen", "--out-dir", tmp_path, "--name", "kiddie")
+    result = run_cli(
+        "--judge",
+        "citation",
+        "--rag-topics",
+        kiddie / "topics" / "kiddie-topics.jsonl",
+        "--rag-responses",
+        kiddie / "runs" / "repgen",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "kiddie",
+    )
     assert result.returncode == 0, result.stderr
     assert "citations judged         113" in result.stdout  # the README of kiddie counts 113 citations
     lb = judges.read_leaderboard(tmp_path, "kiddie")
@@ -29,8 +39,18 @@ def test_kiddie_four_runs(tmp_path):
 @pytest.mark.parametrize("backend", ["python", "numba"])
 def test_kiddie_backends_agree(tmp_path, backend):
     kiddie = shared("kiddie")
-    result = run_cli("--rag-topics", kiddie / "topics" / "kiddie-topics.jsonl", "--rag-responses", kiddie / "runs",
-                     "--out-dir", tmp_path / backend, "--name", "k", "--backend", backend)
+    result = run_cli(
+        "--rag-topics",
+        kiddie / "topics" / "kiddie-topics.jsonl",
+        "--rag-responses",
+        kiddie / "runs",
+        "--out-dir",
+        tmp_path / backend,
+        "--name",
+        "k",
+        "--backend",
+        backend,
+    )
     assert result.returncode == 0, result.stderr
     other = tmp_path / ("numba" if backend == "python" else "python")
     if other.exists():
@@ -41,8 +61,18 @@ def test_kiddie_backends_agree(tmp_path, backend):
 @pytest.mark.shared
 def test_spot_check_with_corpus_file(tmp_path):
     spot = shared("spot-check", "spot-check-dataset")
-    result = run_cli("--rag-topics", spot / "queries.jsonl", "--rag-responses", spot / "runs",
-                     "--corpus", spot / "corpus.jsonl.gz", "--out-dir", tmp_path, "--name", "spot")
+    result = run_cli(
+        "--rag-topics",
+        spot / "queries.jsonl",
+        "--rag-responses",
+        spot / "runs",
+        "--corpus",
+        spot / "corpus.jsonl.gz",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "spot",
+    )
     assert result.returncode == 0, result.stderr
     df = judges.read_assessments(tmp_path, "spot")
     assert sorted(df.run_id) == ["my_best_run_01", "my_best_run_02", "my_best_run_02_citations"]
@@ -58,11 +88,23 @@ def test_spot_check_fully_local_references_that_never_match(tmp_path):
     topics = tmp_path / "topics.jsonl"
     topics.write_text(json.dumps({"request_id": "101", "title": "Sky is blue."}) + "\n")
     corpus = shared("spot-check", "example-irds-corpus", "corpus.jsonl.gz")
-    result = run_cli("--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus,
-                     "--out-dir", tmp_path, "--name", "local")
+    result = run_cli(
+        "--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus, "--out-dir", tmp_path, "--name", "local"
+    )
     assert result.returncode == 2 and "none of the 3 cited document ids" in result.stderr  # said, not silently zero
-    result = run_cli("--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus,
-                     "--out-dir", tmp_path, "--name", "local", "--allow-missing-text")
+    result = run_cli(
+        "--rag-topics",
+        topics,
+        "--rag-responses",
+        runs,
+        "--corpus",
+        corpus,
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "local",
+        "--allow-missing-text",
+    )
     assert result.returncode == 0, result.stderr
     df = judges.read_assessments(tmp_path, "local")
     assert len(df) == 8 and set(df.status) == {"missing"}  # no cited id has text anywhere

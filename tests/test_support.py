@@ -10,7 +10,10 @@ from hypothesis import strategies as st
 from conftest import ROOT, run_cli
 from judges.align.backends import get_backend
 from judges.support.features import (
-    CLAUSE_BREAK, LEXICAL, clause_ids, lexical_features_batch_reference,
+    CLAUSE_BREAK,
+    LEXICAL,
+    clause_ids,
+    lexical_features_batch_reference,
 )
 from judges.support.lexicon import Lexicon, STOPWORDS
 from judges.support.model import fit, load_model, SupportModel
@@ -32,8 +35,17 @@ def packed(answers: list[str], docs: list[str], pairs: list[tuple[int, int]]):
     d_ids = np.concatenate([x.ids for x in d])
     cit_a = np.array([p[0] for p in pairs], dtype=np.int64)
     cit_d = np.array([p[1] for p in pairs], dtype=np.int64)
-    return (stem[a_ids], content[a_ids], clause_ids(answers, [x.starts for x in a]), a_offsets,
-            stem[d_ids], d_base, cit_a, cit_d, lex.n_stems)
+    return (
+        stem[a_ids],
+        content[a_ids],
+        clause_ids(answers, [x.starts for x in a]),
+        a_offsets,
+        stem[d_ids],
+        d_base,
+        cit_a,
+        cit_d,
+        lex.n_stems,
+    )
 
 
 def test_features_say_what_a_person_checks():
@@ -65,15 +77,23 @@ def test_numba_kernel_equals_the_reference(answers, docs, data):
     assert got.shape == (len(pairs), len(LEXICAL))
 
 
-@given(st.lists(st.sampled_from(["Alpha beta.", "gamma; delta", "x, and y", "3.5 percent", "U.S. law"]), min_size=1, max_size=5))
+@given(
+    st.lists(
+        st.sampled_from(["Alpha beta.", "gamma; delta", "x, and y", "3.5 percent", "U.S. law"]), min_size=1, max_size=5
+    )
+)
 def test_clause_ids_over_joined_texts_equal_one_text_at_a_time(texts):
     vocab = Vocabulary()
     toks = vocab.encode_many(texts)
     joined = clause_ids(texts, [t.starts for t in toks])
-    one = np.concatenate([
-        np.searchsorted(np.array([m.end() for m in CLAUSE_BREAK.finditer(t)], dtype=np.int64), tk.starts, side="right")
-        for t, tk in zip(texts, toks)
-    ])
+    one = np.concatenate(
+        [
+            np.searchsorted(
+                np.array([m.end() for m in CLAUSE_BREAK.finditer(t)], dtype=np.int64), tk.starts, side="right"
+            )
+            for t, tk in zip(texts, toks)
+        ]
+    )
     np.testing.assert_array_equal(joined, one)
 
 
@@ -116,12 +136,33 @@ def test_calibrate_writes_the_same_model_twice(tmp_path):
     data = ROOT.parent / "shared" / "data" / "rag24-support"
     if not data.exists():
         pytest.skip("../shared/data/rag24-support is absent")
-    r = run_cli("--rag-topics", data / "topics.jsonl", "--rag-responses", data / "runs", "--corpus", data / "segments.jsonl",
-                "--out-dir", tmp_path, "--name", "r")
+    r = run_cli(
+        "--rag-topics",
+        data / "topics.jsonl",
+        "--rag-responses",
+        data / "runs",
+        "--corpus",
+        data / "segments.jsonl",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "r",
+    )
     assert r.returncode == 0, r.stderr
     for name in ("a.json", "b.json"):
-        c = run_cli("calibrate", "--assessments", tmp_path, "--name", "r", "--labels", data / "labels.jsonl",
-                    "--output", tmp_path / name, "--data", "rag24-support")
+        c = run_cli(
+            "calibrate",
+            "--assessments",
+            tmp_path,
+            "--name",
+            "r",
+            "--labels",
+            data / "labels.jsonl",
+            "--output",
+            tmp_path / name,
+            "--data",
+            "rag24-support",
+        )
         assert c.returncode == 0, c.stderr
         assert "cross-validated by topic (14 folds)" in c.stdout
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()

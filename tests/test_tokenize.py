@@ -16,8 +16,21 @@ def tokens(text):
 def test_grammar_numbers_words_symbols():
     text = "Dr. Smith paid $3.2 billion (42%) for 1,250,000 fish; covid-19 isn't €15."
     assert tokens(text) == [
-        "dr", "smith", "paid", "$", "3.2", "billion", "42", "%", "for", "1,250,000", "fish",
-        "covid-19", "isn't", "€", "15",
+        "dr",
+        "smith",
+        "paid",
+        "$",
+        "3.2",
+        "billion",
+        "42",
+        "%",
+        "for",
+        "1,250,000",
+        "fish",
+        "covid-19",
+        "isn't",
+        "€",
+        "15",
     ]
 
 
@@ -70,6 +83,7 @@ import pytest
 from judges.text import scan
 from judges.text.tokenize import TOKEN_PATTERN
 
+
 def original_tokens(text):
     """The oracle: the module's readable regex tokenizer."""
     return list(iter_tokens(text))
@@ -108,11 +122,67 @@ def assert_exact(text):
 
 TRICKY_ASCII = "aZ09.,-'_%$ \n\t"
 EXAMPLES = [
-    "", " ", "1,2.3", "1..2", "1.,2", "1,,2", "a-", "-a", "a--b", "a'b'c", "a''b", "9-a", "a-9", "1,", "1.",
-    "a'", "'a", "$", "%%", "$1,000.50%", "1,2a", "a1,2", "12-ab", "1.2-ab", "_a_", "a_b", "1_2", "3.5.",
-    "1,2,3,", "A-B-C-", "x-y'z", "1-2,3", "1,2-3", "9'a", "don't", "DON'T", "Covid-19", "1.2.3.4.5",
-    "2.000,50", "1 ,2", "1, 2", "$$$", "%$%", "a%b$c", "-", "'", ",", ".", "a.b.c", "U.S.A.", "e.g.", "a-'b",
-    "a'-b", "Z9Z", "007", "0.0", "00,00", "1.a", "a.1", "\x00a\x7f", "A\tB\nC",
+    "",
+    " ",
+    "1,2.3",
+    "1..2",
+    "1.,2",
+    "1,,2",
+    "a-",
+    "-a",
+    "a--b",
+    "a'b'c",
+    "a''b",
+    "9-a",
+    "a-9",
+    "1,",
+    "1.",
+    "a'",
+    "'a",
+    "$",
+    "%%",
+    "$1,000.50%",
+    "1,2a",
+    "a1,2",
+    "12-ab",
+    "1.2-ab",
+    "_a_",
+    "a_b",
+    "1_2",
+    "3.5.",
+    "1,2,3,",
+    "A-B-C-",
+    "x-y'z",
+    "1-2,3",
+    "1,2-3",
+    "9'a",
+    "don't",
+    "DON'T",
+    "Covid-19",
+    "1.2.3.4.5",
+    "2.000,50",
+    "1 ,2",
+    "1, 2",
+    "$$$",
+    "%$%",
+    "a%b$c",
+    "-",
+    "'",
+    ",",
+    ".",
+    "a.b.c",
+    "U.S.A.",
+    "e.g.",
+    "a-'b",
+    "a'-b",
+    "Z9Z",
+    "007",
+    "0.0",
+    "00,00",
+    "1.a",
+    "a.1",
+    "\x00a\x7f",
+    "A\tB\nC",
 ]
 
 
@@ -160,8 +230,35 @@ def test_arbitrary_ascii_matches_the_regex(text):
 
 
 _PIECES = st.sampled_from(
-    ["1", "12", "3", ",", ".", "-", "'", "a", "Z", "word", "Don", "t", "$", "%", "_", " ", "\n", "..", "--",
-     "''", "x-y", "1,2", "3.5", "\t", "!", "(", ")"]
+    [
+        "1",
+        "12",
+        "3",
+        ",",
+        ".",
+        "-",
+        "'",
+        "a",
+        "Z",
+        "word",
+        "Don",
+        "t",
+        "$",
+        "%",
+        "_",
+        " ",
+        "\n",
+        "..",
+        "--",
+        "''",
+        "x-y",
+        "1,2",
+        "3.5",
+        "\t",
+        "!",
+        "(",
+        ")",
+    ]
 )
 
 

@@ -40,8 +40,18 @@ class Backend:
     def is_available(self) -> bool:
         raise NotImplementedError
 
-    def align_batch(self, a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
-                    match=reference.MATCH, mismatch=reference.MISMATCH, gap=reference.GAP) -> np.ndarray:
+    def align_batch(
+        self,
+        a_tokens,
+        a_offsets,
+        pair_a,
+        b_tokens,
+        b_lo,
+        b_hi,
+        match=reference.MATCH,
+        mismatch=reference.MISMATCH,
+        gap=reference.GAP,
+    ) -> np.ndarray:
         """``(n, 6)`` int64 array of ``(score, a_start, a_end, b_start, b_end, matches)``."""
         raise NotImplementedError
 
@@ -49,11 +59,15 @@ class Backend:
         """How many of ``windows`` contain each local token id (:mod:`judges.align.prefilter`)."""
         raise NotImplementedError
 
-    def candidates(self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+    def candidates(
+        self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
+    ):
         """``(n, k)`` candidate windows per citation, best first, ``-1`` padded (the prefilter)."""
         raise NotImplementedError
 
-    def lexical_features(self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems) -> np.ndarray:
+    def lexical_features(
+        self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems
+    ) -> np.ndarray:
         """``(n, 4)`` lexical support features per citation (:mod:`judges.support.features`)."""
         raise NotImplementedError
 
@@ -70,21 +84,34 @@ class PythonBackend(Backend):
     def is_available(self) -> bool:
         return True
 
-    def align_batch(self, a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
-                    match=reference.MATCH, mismatch=reference.MISMATCH, gap=reference.GAP) -> np.ndarray:
+    def align_batch(
+        self,
+        a_tokens,
+        a_offsets,
+        pair_a,
+        b_tokens,
+        b_lo,
+        b_hi,
+        match=reference.MATCH,
+        mismatch=reference.MISMATCH,
+        gap=reference.GAP,
+    ) -> np.ndarray:
         a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap = normalize_packed(
-            a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
-        answers = [a_tokens[a_offsets[q]:a_offsets[q + 1]].tolist() for q in range(a_offsets.shape[0] - 1)]
+            a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap
+        )
+        answers = [a_tokens[a_offsets[q] : a_offsets[q + 1]].tolist() for q in range(a_offsets.shape[0] - 1)]
         out = np.zeros((pair_a.shape[0], 6), dtype=np.int64)
         for k in range(pair_a.shape[0]):
-            doc = b_tokens[b_lo[k]:b_hi[k]].tolist()
+            doc = b_tokens[b_lo[k] : b_hi[k]].tolist()
             out[k] = reference.smith_waterman(answers[pair_a[k]], doc, match, mismatch, gap)
         return out
 
     def window_df(self, local, windows, n_local) -> np.ndarray:
         return prefilter.window_df_reference_counts(local, windows, n_local)
 
-    def candidates(self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+    def candidates(
+        self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
+    ):
         out = np.full((len(cit_a), k), -1, dtype=np.int64)
         for c in range(len(cit_a)):
             answer = a_tokens[a_offsets[cit_a[c]] : a_offsets[cit_a[c] + 1]]
@@ -93,7 +120,9 @@ class PythonBackend(Backend):
             out[c, : len(got)] = got
         return out
 
-    def lexical_features(self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems) -> np.ndarray:
+    def lexical_features(
+        self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems
+    ) -> np.ndarray:
         from judges.support.features import lexical_features_batch_reference
 
         return lexical_features_batch_reference(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d)
@@ -109,8 +138,18 @@ class NumbaBackend(Backend):
     def is_available(self) -> bool:
         return importlib.util.find_spec("numba") is not None
 
-    def align_batch(self, a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
-                    match=reference.MATCH, mismatch=reference.MISMATCH, gap=reference.GAP) -> np.ndarray:
+    def align_batch(
+        self,
+        a_tokens,
+        a_offsets,
+        pair_a,
+        b_tokens,
+        b_lo,
+        b_hi,
+        match=reference.MATCH,
+        mismatch=reference.MISMATCH,
+        gap=reference.GAP,
+    ) -> np.ndarray:
         from judges.align import kernel  # lazy: importing numba costs time and may be absent
 
         return kernel.align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
@@ -120,18 +159,24 @@ class NumbaBackend(Backend):
 
         return kernel.window_df(local, windows, n_local)
 
-    def candidates(self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+    def candidates(
+        self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
+    ):
         from judges.align import kernel
 
         return kernel.candidates_batch(
             a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
         )
 
-    def lexical_features(self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems) -> np.ndarray:
+    def lexical_features(
+        self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems
+    ) -> np.ndarray:
         from judges.support import kernel
 
         order = np.argsort(cit_d, kind="stable")
-        return kernel.lexical_features(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, order, max(int(n_stems), 1))
+        return kernel.lexical_features(
+            a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, order, max(int(n_stems), 1)
+        )
 
 
 _REGISTRY: dict[str, type[Backend]] = {"python": PythonBackend, "numba": NumbaBackend}

@@ -259,10 +259,8 @@ def _lane_scores(AT, b_tokens, start, length, ncols, ma, mi, g, best, best_j):
                 left = hr[l]
                 u0 = up0[l]
                 x = at[l]
-                h0 = max(max(_add_i16(dg[l], ma if x == b0[l] else mi), _add_i16(u0, g)),
-                         max(_add_i16(left, g), z))
-                h1 = max(max(_add_i16(u0, ma if x == b1[l] else mi), _add_i16(up1[l], g)),
-                         max(_add_i16(h0, g), z))
+                h0 = max(max(_add_i16(dg[l], ma if x == b0[l] else mi), _add_i16(u0, g)), max(_add_i16(left, g), z))
+                h1 = max(max(_add_i16(u0, ma if x == b1[l] else mi), _add_i16(up1[l], g)), max(_add_i16(h0, g), z))
                 dg[l] = left
                 up0[l] = h0
                 up1[l] = h1
@@ -303,8 +301,9 @@ def _lane_matrix(AT, b_tokens, start, length, ncols, ma, mi, g, Hm):
             cur = Hm[j, i]
             for l in range(LANES):
                 left = prev[l]
-                h = max(max(_add_i16(dg[l], ma if at[l] == bt[l] else mi), _add_i16(up[l], g)),
-                        max(_add_i16(left, g), z))
+                h = max(
+                    max(_add_i16(dg[l], ma if at[l] == bt[l] else mi), _add_i16(up[l], g)), max(_add_i16(left, g), z)
+                )
                 dg[l] = left
                 up[l] = h
                 cur[l] = h
@@ -389,7 +388,7 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
         for l in range(nl):
             k = idx[l]
             p = pair_a[k]
-            r = sw_pair(a_tokens[a_offsets[p]:a_offsets[p + 1]], b_tokens[b_lo[k]:b_hi[k]], match, mismatch, gap)
+            r = sw_pair(a_tokens[a_offsets[p] : a_offsets[p + 1]], b_tokens[b_lo[k] : b_hi[k]], match, mismatch, gap)
             for t in range(6):
                 out[k, t] = r[t]
         return
@@ -411,8 +410,8 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
         lo[l] = max(np.int64(0), best_j[l] - (n + (n * match - s) // (-gap)))
         w = best_j[l] - lo[l]
         if w > _WINDOW_MAX or n > _WINDOW_MAX_ROWS:
-            a = a_tokens[a_offsets[p]:a_offsets[p + 1]]
-            r = sw_pair(a, b_tokens[b_lo[k] + lo[l]:b_lo[k] + best_j[l]], match, mismatch, gap)
+            a = a_tokens[a_offsets[p] : a_offsets[p + 1]]
+            r = sw_pair(a, b_tokens[b_lo[k] + lo[l] : b_lo[k] + best_j[l]], match, mismatch, gap)
             out[k, 0] = r[0]
             out[k, 1] = r[1]
             out[k, 2] = r[2]
@@ -435,13 +434,13 @@ def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, 
             continue
         k = idx[l]
         p = pair_a[k]
-        a = a_tokens[a_offsets[p]:a_offsets[p + 1]]
+        a = a_tokens[a_offsets[p] : a_offsets[p + 1]]
         b0 = b_lo[k] + lo[l]
-        b = b_tokens[b0:b0 + width[l]]
+        b = b_tokens[b0 : b0 + width[l]]
         s = np.int64(best[l])
         a_start, a_end, b_start, matches = _traceback(Hm, l, a, b, s, match, mismatch, gap)
         if a_end < 0:  # cannot happen if the window argument holds; stay exact regardless
-            r = sw_pair(a, b_tokens[b_lo[k]:b_hi[k]], match, mismatch, gap)
+            r = sw_pair(a, b_tokens[b_lo[k] : b_hi[k]], match, mismatch, gap)
             for t in range(6):
                 out[k, t] = r[t]
             continue
@@ -583,12 +582,12 @@ def sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch,
     for q in prange(perm.shape[0]):
         g = perm[q]
         if g < ngroups:
-            idx = grouped[g * LANES:min(nlane, (g + 1) * LANES)]
+            idx = grouped[g * LANES : min(nlane, (g + 1) * LANES)]
             _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, mismatch, gap, out)
         else:
             k = scalar_pairs[g - ngroups]
             p = pair_a[k]
-            r = sw_pair(a_tokens[a_offsets[p]:a_offsets[p + 1]], b_tokens[b_lo[k]:b_hi[k]], match, mismatch, gap)
+            r = sw_pair(a_tokens[a_offsets[p] : a_offsets[p + 1]], b_tokens[b_lo[k] : b_hi[k]], match, mismatch, gap)
             for c in range(6):
                 out[k, c] = r[c]
 
@@ -613,15 +612,26 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
     pairs); leaves it as it was.
     """
     a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap = normalize_packed(
-        a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
+        a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap
+    )
     out = np.empty((pair_a.shape[0], 6), dtype=np.int64)
     if out.shape[0]:
         threads = numba.get_num_threads()
         if threads > 1 and out.shape[0] < SMALL_BATCH_PAIRS:
             numba.set_num_threads(1)  # small work stays on this thread: waking the pool costs more
         try:
-            sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi,
-                     np.int64(match), np.int64(mismatch), np.int64(gap), out)
+            sw_batch(
+                a_tokens,
+                a_offsets,
+                pair_a,
+                b_tokens,
+                b_lo,
+                b_hi,
+                np.int64(match),
+                np.int64(mismatch),
+                np.int64(gap),
+                out,
+            )
         finally:
             if numba.get_num_threads() != threads:
                 numba.set_num_threads(threads)

@@ -22,15 +22,19 @@ def normalize_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, m
     pair_a = np.ascontiguousarray(pair_a, dtype=np.int64)
     b_lo = np.ascontiguousarray(b_lo, dtype=np.int64)
     b_hi = np.ascontiguousarray(b_hi, dtype=np.int64)
-    for name, arr in (("a_tokens", a_tokens), ("a_offsets", a_offsets), ("pair_a", pair_a),
-                      ("b_tokens", b_tokens), ("b_lo", b_lo), ("b_hi", b_hi)):
+    for name, arr in (
+        ("a_tokens", a_tokens),
+        ("a_offsets", a_offsets),
+        ("pair_a", pair_a),
+        ("b_tokens", b_tokens),
+        ("b_lo", b_lo),
+        ("b_hi", b_hi),
+    ):
         if arr.ndim != 1:
             raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
     n = pair_a.shape[0]
     if b_lo.shape[0] != n or b_hi.shape[0] != n:
-        raise ValueError(
-            f"pair_a, b_lo and b_hi must have the same length, got {n}, {b_lo.shape[0]}, {b_hi.shape[0]}"
-        )
+        raise ValueError(f"pair_a, b_lo and b_hi must have the same length, got {n}, {b_lo.shape[0]}, {b_hi.shape[0]}")
     if a_offsets.shape[0] == 0:
         raise ValueError("a_offsets must have len(answers) + 1 >= 1 entries")
     n_answers = a_offsets.shape[0] - 1

@@ -33,8 +33,18 @@ def aligned(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, mat
     else:
         char_start = char_end = 0
     return Judgment(
-        UNDECIDED, 0, int(score), round(norm, 6), round(answer_cov, 6), round(evidence_cov, 6), n_answer,
-        char_start, char_end, doc.text[char_start:char_end], doc_source, "",
+        UNDECIDED,
+        0,
+        int(score),
+        round(norm, 6),
+        round(answer_cov, 6),
+        round(evidence_cov, 6),
+        n_answer,
+        char_start,
+        char_end,
+        doc.text[char_start:char_end],
+        doc_source,
+        "",
     )
 
 

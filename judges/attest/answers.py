@@ -55,7 +55,7 @@ def p_yes(logprobs: object) -> Optional[float]:
 
 
 def _side(token: object) -> Optional[str]:
-    """"yes" or "no" when the token is the start of that word (``Y``, ``Ye``, ``YES``, ``n``, ``No``)."""
+    """ "yes" or "no" when the token is the start of that word (``Y``, ``Ye``, ``YES``, ``n``, ``No``)."""
     word = token.strip(" \t\n\"'`*_.:,").lower() if isinstance(token, str) else ""
     if word and "yes".startswith(word):
         return "yes"

@@ -91,8 +91,15 @@ class Case(NamedTuple):
 class Attester:
     """Sends the selected citations to the LLM (through the cache) and applies the grade table."""
 
-    def __init__(self, settings: AttestSettings, endpoint: Endpoint, cache_dir: Path, log: DebugLog, counts: Counter,
-                 band: Optional[tuple[float, float]] = None):
+    def __init__(
+        self,
+        settings: AttestSettings,
+        endpoint: Endpoint,
+        cache_dir: Path,
+        log: DebugLog,
+        counts: Counter,
+        band: Optional[tuple[float, float]] = None,
+    ):
         """``band``: the [low, high) of P(full) that ``uncertain`` sends (from ``attest.band`` or the support judge's band for ``attest.budget``)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
         self.band = band
@@ -100,7 +107,9 @@ class Attester:
 
         self.messages = prompt.messages
         self.cache = AnswerCache(Path(cache_dir))
-        self.guard = re.compile("|".join(f"(?:{p})" for p in GUARD_PATTERNS + tuple(settings.guard_patterns)), re.IGNORECASE)
+        self.guard = re.compile(
+            "|".join(f"(?:{p})" for p in GUARD_PATTERNS + tuple(settings.guard_patterns)), re.IGNORECASE
+        )
         self.params = {"temperature": 0, "max_tokens": settings.max_tokens, "seed": settings.seed}
         if settings.logprobs:
             self.params |= {"logprobs": True, "top_logprobs": 5}
@@ -179,8 +188,12 @@ class Attester:
             chosen.append((i, key, msgs, n_tokens))
             if self.log.enabled:
                 self.log.event(
-                    "ATTEST_INPUT", **case.ids, model=self.endpoint.model, prompt_key=key,
-                    evidence_tokens=n_tokens, prompt=msgs[-1]["content"],
+                    "ATTEST_INPUT",
+                    **case.ids,
+                    model=self.endpoint.model,
+                    prompt_key=key,
+                    evidence_tokens=n_tokens,
+                    prompt=msgs[-1]["content"],
                 )
         if not chosen:
             return out
@@ -205,8 +218,13 @@ class Attester:
                 counts[f"attest_failure: {result.reason}"] += 1
 
         ask_all(
-            self.endpoint, requests, concurrency=self.s.concurrency, max_retries=self.s.max_retries,
-            timeout_s=self.s.timeout_s, backoff_s=self.s.backoff_s, on_result=on_result,
+            self.endpoint,
+            requests,
+            concurrency=self.s.concurrency,
+            max_retries=self.s.max_retries,
+            timeout_s=self.s.timeout_s,
+            backoff_s=self.s.backoff_s,
+            on_result=on_result,
         )
 
         for i, key, _, _ in chosen:
@@ -226,8 +244,12 @@ class Attester:
                 else:
                     answer, status = parsed, combine(aligned, parsed, result.p_yes)
                 final = case.judgment._replace(
-                    status=status, grade=STATUS_GRADE[status], llm_answer=answer, llm_p_yes=result.p_yes,
-                    llm_tokens_in=result.tokens_in, llm_tokens_out=result.tokens_out,
+                    status=status,
+                    grade=STATUS_GRADE[status],
+                    llm_answer=answer,
+                    llm_p_yes=result.p_yes,
+                    llm_tokens_in=result.tokens_in,
+                    llm_tokens_out=result.tokens_out,
                 )
             counts["attest_changed"] += final.status != aligned
             out[i] = final
@@ -246,9 +268,17 @@ class Attester:
         elif isinstance(result, Failure):
             extra = dict(failure=result.reason, attempts=result.attempts)
         self.log.event(
-            "ATTEST_OUTPUT", **case.ids, prompt_key=key, source=source, answer=final.llm_answer,
-            p_yes=final.llm_p_yes, tokens_in=final.llm_tokens_in, tokens_out=final.llm_tokens_out,
-            support_status=case.judgment.status, status=final.status, **extra,
+            "ATTEST_OUTPUT",
+            **case.ids,
+            prompt_key=key,
+            source=source,
+            answer=final.llm_answer,
+            p_yes=final.llm_p_yes,
+            tokens_in=final.llm_tokens_in,
+            tokens_out=final.llm_tokens_out,
+            support_status=case.judgment.status,
+            status=final.status,
+            **extra,
         )
 
 

@@ -63,7 +63,9 @@ async def _ask_once(client: httpx.AsyncClient, endpoint: Endpoint, body: dict) -
     except (ValueError, KeyError, IndexError, TypeError):
         raise _Retryable("malformed response") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return Answer(reply, p_yes(choice.get("logprobs")), _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+    return Answer(
+        reply, p_yes(choice.get("logprobs")), _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+    )
 
 
 def _int(value: object) -> int:
@@ -92,8 +94,13 @@ async def _ask(client, endpoint: Endpoint, body: dict, max_retries: int, backoff
 
 
 async def _ask_all(
-    endpoint: Endpoint, requests: list[Request], concurrency: int, max_retries: int, timeout_s: float,
-    backoff_s: float, on_result: Callable[[Request, Union[Answer, Failure]], None],
+    endpoint: Endpoint,
+    requests: list[Request],
+    concurrency: int,
+    max_retries: int,
+    timeout_s: float,
+    backoff_s: float,
+    on_result: Callable[[Request, Union[Answer, Failure]], None],
 ) -> None:
     rng = random.Random()
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
@@ -113,8 +120,14 @@ async def _ask_all(
 
 
 def ask_all(
-    endpoint: Endpoint, requests: list[Request], *, concurrency: int, max_retries: int, timeout_s: float,
-    backoff_s: float, on_result: Callable[[Request, Union[Answer, Failure]], None],
+    endpoint: Endpoint,
+    requests: list[Request],
+    *,
+    concurrency: int,
+    max_retries: int,
+    timeout_s: float,
+    backoff_s: float,
+    on_result: Callable[[Request, Union[Answer, Failure]], None],
 ) -> None:
     """Ask every request; ``on_result(request, Answer | Failure)`` is called as each one ends."""
     if requests:

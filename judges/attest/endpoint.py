@@ -52,7 +52,12 @@ def from_mapping(values: Mapping[str, object], source: str, line_of=lambda key: 
     base_url = str(values.get("OPENAI_BASE_URL") or "").strip()
     model = str(values.get("OPENAI_MODEL") or "").strip()
     if not base_url:
-        raise InputError(source, line_of("OPENAI_BASE_URL"), "OPENAI_BASE_URL", "missing (the server's URL, e.g. http://127.0.0.1:8000/v1)")
+        raise InputError(
+            source,
+            line_of("OPENAI_BASE_URL"),
+            "OPENAI_BASE_URL",
+            "missing (the server's URL, e.g. http://127.0.0.1:8000/v1)",
+        )
     if urlsplit(base_url).scheme not in ("http", "https"):
         raise InputError(source, line_of("OPENAI_BASE_URL"), "OPENAI_BASE_URL", "must start with http:// or https://")
     if not model:

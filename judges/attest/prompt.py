@@ -69,6 +69,4 @@ def _adapter() -> dspy.ChatAdapter:
 
 def messages(sentence: str, evidence: str) -> list[dict[str, str]]:
     """The chat messages that ask whether ``evidence`` supports ``sentence``."""
-    return _adapter().format(
-        SupportAttestation, demos=list(DEMOS), inputs={"sentence": sentence, "document": evidence}
-    )
+    return _adapter().format(SupportAttestation, demos=list(DEMOS), inputs={"sentence": sentence, "document": evidence})

@@ -63,20 +63,36 @@ def numeric_grounded(answer: str, sources: Any, *, rel_tol: float = 0.0, number_
         raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
     prepared = as_sources(sources)
     matched, missing, reasons = _locate(
-        extract_numbers(answer, words=number_words), prepared,
+        extract_numbers(answer, words=number_words),
+        prepared,
         lambda s, n: s.numbers.contains(n, rel_tol),
-        lambda n: {"surface": n.surface, "value": n.value, "kind": n.kind, "unit": n.unit, "start": n.start, "end": n.end},
-        lambda n: f"number {n.describe()}", "no numbers to check",
+        lambda n: {
+            "surface": n.surface,
+            "value": n.value,
+            "kind": n.kind,
+            "unit": n.unit,
+            "start": n.start,
+            "end": n.end,
+        },
+        lambda n: f"number {n.describe()}",
+        "no numbers to check",
     )
     return CheckResult(
-        name="numeric_grounded", passed=not missing, score=_score(len(matched), len(matched) + len(missing)),
+        name="numeric_grounded",
+        passed=not missing,
+        score=_score(len(matched), len(matched) + len(missing)),
         reasons=reasons,
         evidence={"matched": matched, "missing": missing, "rel_tol": rel_tol, "sources": len(prepared)},
     )
 
 
 def grounded(
-    answer: str, sources: Any, *, fuzzy: float | None = None, partial: bool = True, single_words: bool = False,
+    answer: str,
+    sources: Any,
+    *,
+    fuzzy: float | None = None,
+    partial: bool = True,
+    single_words: bool = False,
 ) -> CheckResult:
     """Pass when every entity named in ``answer`` is found in at least one source.
 
@@ -88,16 +104,26 @@ def grounded(
         raise ValueError(f"fuzzy must be in (0, 1] or None, got {fuzzy}")
     prepared = as_sources(sources)
     matched, missing, reasons = _locate(
-        extract_entities(answer, context=answer, single_words=single_words), prepared,
+        extract_entities(answer, context=answer, single_words=single_words),
+        prepared,
         lambda s, e: s.entities.contains(e, fuzzy, partial),
         lambda e: {"surface": e.surface, "kind": e.kind, "start": e.start, "end": e.end},
-        lambda e: f"entity {e.surface!r} ({e.kind})", "no entities to check",
+        lambda e: f"entity {e.surface!r} ({e.kind})",
+        "no entities to check",
     )
     return CheckResult(
-        name="grounded", passed=not missing, score=_score(len(matched), len(matched) + len(missing)),
+        name="grounded",
+        passed=not missing,
+        score=_score(len(matched), len(matched) + len(missing)),
         reasons=reasons,
-        evidence={"matched": matched, "missing": missing, "fuzzy": fuzzy, "partial": partial,
-                  "single_words": single_words, "sources": len(prepared)},
+        evidence={
+            "matched": matched,
+            "missing": missing,
+            "fuzzy": fuzzy,
+            "partial": partial,
+            "single_words": single_words,
+            "sources": len(prepared),
+        },
     )
 
 
@@ -115,14 +141,21 @@ def no_placeholders(
     """
     hits = find_placeholders(answer, extra=extra, patterns=patterns, categories=categories)
     return CheckResult(
-        name="no_placeholders", passed=not hits, score=0.0 if hits else 1.0,
+        name="no_placeholders",
+        passed=not hits,
+        score=0.0 if hits else 1.0,
         reasons=[f"{h.category} {h.name}: {h.surface!r} at {h.start}-{h.end}" for h in hits],
         evidence={"found": [h._asdict() for h in hits]},
     )
 
 
 def cites_sources(
-    answer: str, sources: Any, *, threshold: float = 0.1, n: int = 2, metric: str = "containment",
+    answer: str,
+    sources: Any,
+    *,
+    threshold: float = 0.1,
+    n: int = 2,
+    metric: str = "containment",
 ) -> CheckResult:
     """Pass when the answer's word n-gram overlap with its sources is at least ``threshold``.
 
@@ -138,9 +171,14 @@ def cites_sources(
     value = getattr(o, metric)
     reasons = []
     if value < threshold:
-        reasons.append(f"{metric} of word {n}-grams is {value:.3f}, below {threshold:g} "
-                       f"({o.shared} of {o.answer_ngrams} answer {n}-grams in the sources)")
+        reasons.append(
+            f"{metric} of word {n}-grams is {value:.3f}, below {threshold:g} "
+            f"({o.shared} of {o.answer_ngrams} answer {n}-grams in the sources)"
+        )
     return CheckResult(
-        name="cites_sources", passed=value >= threshold, score=value, reasons=reasons,
+        name="cites_sources",
+        passed=value >= threshold,
+        score=value,
+        reasons=reasons,
         evidence={**o._asdict(), "metric": metric, "threshold": threshold, "n": n, "sources": len(prepared)},
     )

@@ -111,9 +111,7 @@ CONTEXT_CUES = re.compile(
 
 _WORD = re.compile(r"(?:[^\W\d_]\.){2,}|\w+(?:[-'’&.]\w+)*")
 _SKIP = re.compile(r"(?i:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+")
-_QUOTED = re.compile(
-    r"\"[^\"\n]*\"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|(?<!\w)['‘](?:[^'’\n]|['’](?=\w))*['’](?!\w)"
-)
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|(?<!\w)['‘](?:[^'’\n]|['’](?=\w))*['’](?!\w)")
 _HARD_END = re.compile(r"[!?:\n]")
 _DOTTED = re.compile(r"(?:[^\W\d_]\.){2,}")
 _JOIN = re.compile(r"[ \t\u00a0]+(?:&[ \t\u00a0]+)?")
@@ -169,15 +167,14 @@ def _is_capitalised(word: str) -> bool:
 
 def _is_abbreviation(word: str) -> bool:
     """Whether a ``.`` after ``word`` belongs to it: ``Dr``, ``Inc``, ``U.S.``, an initial ``J``."""
-    return (word.lower() in ABBREVIATIONS or _DOTTED.fullmatch(word) is not None
-            or (len(word) == 1 and word.isupper()))
+    return word.lower() in ABBREVIATIONS or _DOTTED.fullmatch(word) is not None or (len(word) == 1 and word.isupper())
 
 
 def _blocked_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     if "/" in text or "@" in text or "www" in text:
         spans += [m.span() for m in _SKIP.finditer(text)]
-    if "'" in text or "\"" in text or "’" in text or "“" in text or "„" in text or "«" in text:
+    if "'" in text or '"' in text or "’" in text or "“" in text or "„" in text or "«" in text:
         spans += [m.span() for m in _QUOTED.finditer(text)]
     return spans
 
@@ -246,7 +243,7 @@ def _sequences(text: str, words: list[_Word]) -> list[list[_Word]]:
     for w in words:
         capitalised = _is_capitalised(w.text)
         last = pending[-1] if pending else (current[-1] if current else None)
-        gap = text[last.end:w.start] if last is not None else ""
+        gap = text[last.end : w.start] if last is not None else ""
         adjacent = last is not None and (
             _JOIN.fullmatch(gap) is not None
             or (gap[:1] == "." and _JOIN.fullmatch(gap[1:]) is not None and _is_abbreviation(last.text))
@@ -344,7 +341,7 @@ def acronym_definitions(text: str) -> dict[str, str]:
         written = m.group(1)
         acronym = written[:-1] if written.endswith("s") and written[-2].isupper() else written  # FFPs
         letters = [c.lower() for c in acronym if c.isupper()]
-        before = re.findall(r"[^\W\d_][\w-]*", text[max(0, m.start() - 200):m.start()])
+        before = re.findall(r"[^\W\d_][\w-]*", text[max(0, m.start() - 200) : m.start()])
         picked: list[str] = []
         k = len(letters)
         for word in reversed(before):
@@ -354,7 +351,7 @@ def acronym_definitions(text: str) -> dict[str, str]:
                 picked.append(word)
                 continue
             parts = word.split("-")
-            if len(parts) > 1 and [p[:1].lower() for p in parts] == letters[k - len(parts):k]:
+            if len(parts) > 1 and [p[:1].lower() for p in parts] == letters[k - len(parts) : k]:
                 k -= len(parts)
             elif word[0].lower() == letters[k - 1]:
                 k -= 1
@@ -413,8 +410,11 @@ def extract_entities(text: str, *, context: str | None = None, single_words: boo
             continue  # inside a URL or quotation marks
         if any(c.isdigit() for w in run for c in w.text) or all(fold(w.text) in CALENDAR for w in run):
             continue
-        if len(run) == 1 and (len(run[0].text) < 2 or not _counts_alone(run[0], text, single_words)
-                              or (text[start - 1:start] == "(" and text[end:end + 1] == ")")):
+        if len(run) == 1 and (
+            len(run[0].text) < 2
+            or not _counts_alone(run[0], text, single_words)
+            or (text[start - 1 : start] == "(" and text[end : end + 1] == ")")
+        ):
             continue
         surface = text[start:end]
         full = key_words(surface)
@@ -423,8 +423,8 @@ def extract_entities(text: str, *, context: str | None = None, single_words: boo
         keys = [" ".join(full)]
         kind = _kind(text, run)
         if kind == "company":
-            keys.append(" ".join(key_words(text[start:run[-2].end])))
-        certain = key_words(text[run[1].start:end]) if uncertain else full
+            keys.append(" ".join(key_words(text[start : run[-2].end])))
+        certain = key_words(text[run[1].start : end]) if uncertain else full
         if uncertain and not (kind == "company" and len(run) == 2):
             keys.append(" ".join(certain))
         if kind == "acronym":
@@ -444,8 +444,11 @@ def distinctive_words(words: list[str]) -> list[str]:
     ``barack obama`` → ``barack``, ``obama``; ``bank of america`` → ``bank``, ``america``. An
     uncertain sentence-initial word is never one (``Said Maria Lopez`` → ``maria``, ``lopez``).
     """
-    return [w for w in words if len(w) >= _MIN_STEM and w not in COMMON_WORDS
-            and w not in HONORIFICS and w not in COMPANY_SUFFIXES]
+    return [
+        w
+        for w in words
+        if len(w) >= _MIN_STEM and w not in COMMON_WORDS and w not in HONORIFICS and w not in COMPANY_SUFFIXES
+    ]
 
 
 class EntityIndex:

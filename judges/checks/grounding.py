@@ -31,8 +31,9 @@ class Claim:
 
     __slots__ = ("text", "context", "number_words", "single_words", "_numbers", "_entities")
 
-    def __init__(self, text: str, context: str | None = None, *, number_words: bool = False,
-                 single_words: bool = False):
+    def __init__(
+        self, text: str, context: str | None = None, *, number_words: bool = False, single_words: bool = False
+    ):
         self.text = text
         self.context = context
         self.number_words = number_words
@@ -78,12 +79,8 @@ def missing(
     """
     claim = sentence if isinstance(sentence, Claim) else Claim(sentence)
     prepared = as_sources(sources)
-    numbers = [
-        n.surface for n in claim.numbers
-        if not any(src.numbers.contains(n, rel_tol) for src in prepared)
-    ]
+    numbers = [n.surface for n in claim.numbers if not any(src.numbers.contains(n, rel_tol) for src in prepared)]
     entities = [
-        e.surface for e in claim.entities
-        if not any(src.entities.contains(e, fuzzy, partial) for src in prepared)
+        e.surface for e in claim.entities if not any(src.entities.contains(e, fuzzy, partial) for src in prepared)
     ]
     return Missing(numbers, entities)

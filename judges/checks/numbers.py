@@ -77,19 +77,46 @@ _SYMBOLS = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)
 
 # Written currencies and their canonical symbol. Dollar variants (US$, A$, C$...) all become "$".
 CURRENCY_NAMES = {
-    "usd": "$", "us dollars": "$", "dollar": "$", "dollars": "$", "cad": "$", "aud": "$",
-    "eur": "€", "euro": "€", "euros": "€",
-    "gbp": "£", "pounds sterling": "£",
-    "jpy": "¥", "yen": "¥", "cny": "¥", "rmb": "¥", "yuan": "¥", "renminbi": "¥",
-    "inr": "₹", "rs": "₹", "rs.": "₹", "rupee": "₹", "rupees": "₹",
+    "usd": "$",
+    "us dollars": "$",
+    "dollar": "$",
+    "dollars": "$",
+    "cad": "$",
+    "aud": "$",
+    "eur": "€",
+    "euro": "€",
+    "euros": "€",
+    "gbp": "£",
+    "pounds sterling": "£",
+    "jpy": "¥",
+    "yen": "¥",
+    "cny": "¥",
+    "rmb": "¥",
+    "yuan": "¥",
+    "renminbi": "¥",
+    "inr": "₹",
+    "rs": "₹",
+    "rs.": "₹",
+    "rupee": "₹",
+    "rupees": "₹",
     "chf": "CHF",
 }
 SYMBOL_NAMES = {"＄": "$", "﹩": "$", "￡": "£", "￥": "¥"}
 
 MULTIPLIERS = {
-    "hundred": 100, "thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
-    "dozen": 12, "lakh": 10**5, "crore": 10**7,
-    "k": 10**3, "m": 10**6, "b": 10**9, "bn": 10**9, "mn": 10**6,
+    "hundred": 100,
+    "thousand": 10**3,
+    "million": 10**6,
+    "billion": 10**9,
+    "trillion": 10**12,
+    "dozen": 12,
+    "lakh": 10**5,
+    "crore": 10**7,
+    "k": 10**3,
+    "m": 10**6,
+    "b": 10**9,
+    "bn": 10**9,
+    "mn": 10**6,
 }
 
 # A word before "-<digits>" that makes the number a claim rather than part of a name.
@@ -113,7 +140,8 @@ WORD_VALUES = {
     **{w: 20 + 10 * i for i, w in enumerate(TENS)},
     **{w: i for i, w in enumerate(ORDINALS)},
     **{w: 20 + 10 * i for i, w in enumerate(TENS_ORDINALS)},
-    "a": 1, "an": 1,
+    "a": 1,
+    "an": 1,
 }
 
 _WORD_INITIALS = "".join(sorted({w[0] for w in WORD_VALUES} | {w[0].upper() for w in WORD_VALUES}))
@@ -380,8 +408,20 @@ def _raw_mentions(text: str, words: bool) -> list[_Raw]:
     found: list[_Raw] = []
     for m in _matches(text):
         if m.group("isoyear") is not None:
-            found.append(_Raw(Decimal(m.group("isoyear")), 1, False, "", m.start("isoyear"), m.end("isoyear"),
-                              True, 4, False, False))
+            found.append(
+                _Raw(
+                    Decimal(m.group("isoyear")),
+                    1,
+                    False,
+                    "",
+                    m.start("isoyear"),
+                    m.end("isoyear"),
+                    True,
+                    4,
+                    False,
+                    False,
+                )
+            )
             continue
         if m.group("mention") is None:
             continue  # skipped: marker, identifier, date, URL...
@@ -401,17 +441,22 @@ def _raw_mentions(text: str, words: bool) -> list[_Raw]:
         if word is not None and word.lower() in ("a", "an") and not mult:
             continue
         start = m.start("cur") if m.group("cur") else m.start("num" if num is not None else "word")
-        if not m.group("cur") and _STRUCTURE.search(text[max(0, start - 16):start]):
+        if not m.group("cur") and _STRUCTURE.search(text[max(0, start - 16) : start]):
             continue
-        found.append(_Raw(
-            base=Decimal(num.replace(",", "")) if num is not None else Decimal(_word_value(m)),
-            scale=scale, percent=m.group("pct") is not None,
-            unit=unit, start=start, end=end,
-            year_like=num is not None and num.isdigit() and len(num) == 4,
-            digits=len(num.split(".")[0].replace(",", "")) if num is not None else 0,
-            decimal_point=num is not None and "." in num,
-            decade=m.group("dec") is not None,
-        ))
+        found.append(
+            _Raw(
+                base=Decimal(num.replace(",", "")) if num is not None else Decimal(_word_value(m)),
+                scale=scale,
+                percent=m.group("pct") is not None,
+                unit=unit,
+                start=start,
+                end=end,
+                year_like=num is not None and num.isdigit() and len(num) == 4,
+                digits=len(num.split(".")[0].replace(",", "")) if num is not None else 0,
+                decimal_point=num is not None and "." in num,
+                decade=m.group("dec") is not None,
+            )
+        )
     return found
 
 
@@ -420,13 +465,22 @@ def _inherit(text: str, raws: list[_Raw]) -> list[_Raw]:
     out = list(raws)
     for i in range(len(out) - 1):
         a, b = out[i], out[i + 1]
-        gap = text[a.end:b.start]
+        gap = text[a.end : b.start]
         if not _RANGE_GAP.fullmatch(gap):
             continue
-        if gap.strip().lower() == "and" and not text[max(0, a.start - 12):a.start].rstrip().lower().endswith("between"):
+        if gap.strip().lower() == "and" and not text[max(0, a.start - 12) : a.start].rstrip().lower().endswith(
+            "between"
+        ):
             continue
-        if a.year_like and a.scale == 1 and b.digits == 2 and b.scale == 1 and not b.percent \
-                and not b.decimal_point and _YEAR_GAP.fullmatch(gap):
+        if (
+            a.year_like
+            and a.scale == 1
+            and b.digits == 2
+            and b.scale == 1
+            and not b.percent
+            and not b.decimal_point
+            and _YEAR_GAP.fullmatch(gap)
+        ):
             century = int(a.base) // 100 * 100
             full = century + int(b.base)
             if full <= int(a.base):
@@ -458,10 +512,12 @@ def _numbers(text: str, raws: list[_Raw]) -> list[Number]:
         else:
             kind = PLAIN
         fraction = (
-            kind == PLAIN and r.decimal_point and 0 < value < 1
-            and _FRACTION_CONTEXT.search(text[max(0, r.start - 40):r.start]) is not None
+            kind == PLAIN
+            and r.decimal_point
+            and 0 < value < 1
+            and _FRACTION_CONTEXT.search(text[max(0, r.start - 40) : r.start]) is not None
         )
-        numbers.append(Number(value, kind, text[r.start:r.end], r.start, r.end, r.unit, fraction))
+        numbers.append(Number(value, kind, text[r.start : r.end], r.start, r.end, r.unit, fraction))
     return numbers
 
 

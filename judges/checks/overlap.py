@@ -37,7 +37,7 @@ def ngrams(text: str, n: int = 2) -> set[tuple[str, ...]]:
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     words = _WORD.findall(fold(text))
-    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
 
 
 def overlap(answer: str, sources: Iterable[str], n: int = 2) -> Overlap:
@@ -51,5 +51,7 @@ def overlap(answer: str, sources: Iterable[str], n: int = 2) -> Overlap:
     return Overlap(
         jaccard=shared / union if union else 0.0,
         containment=shared / len(a) if a else 0.0,
-        shared=shared, answer_ngrams=len(a), source_ngrams=len(s),
+        shared=shared,
+        answer_ngrams=len(a),
+        source_ngrams=len(s),
     )

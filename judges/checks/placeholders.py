@@ -62,26 +62,70 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern("acme", r"\bAcme\b(?:\s+(?:Corp(?:oration)?|Inc|Co|Ltd|LLC)\b\.?)?", "placeholder_company", ("acme",)),
     Pattern("techcorp", r"\bTech ?Corp\b", "placeholder_company", ("tech",)),
     Pattern("exampleco", r"\bExample ?(?:Co|Corp|Inc|Company|Ltd)\b", "placeholder_company", ("example",)),
-    Pattern("fictional_company", r"\b(?:Contoso|Fabrikam|Initech|Globex|Widget ?Co|Northwind Traders)\b", "placeholder_company", ("contoso", "fabrikam", "initech", "globex", "widget", "northwind")),
-    Pattern("xyz_company", r"\b(?:XYZ|ABC) (?:Corp(?:oration)?|Company|Inc|Ltd)\b", "placeholder_company", ("xyz", "abc")),
+    Pattern(
+        "fictional_company",
+        r"\b(?:Contoso|Fabrikam|Initech|Globex|Widget ?Co|Northwind Traders)\b",
+        "placeholder_company",
+        ("contoso", "fabrikam", "initech", "globex", "widget", "northwind"),
+    ),
+    Pattern(
+        "xyz_company", r"\b(?:XYZ|ABC) (?:Corp(?:oration)?|Company|Inc|Ltd)\b", "placeholder_company", ("xyz", "abc")
+    ),
     Pattern("company_x", r"\bCompany [XYZ]\b", "placeholder_company", ("company",)),
     # vague_attribution
-    Pattern("according_to_experts", r"(?i)\baccording to (?:some |many |leading )?(?:experts|scientists|researchers|studies|sources)\b", "vague_attribution", ("according to",)),
-    Pattern("experts_say", r"(?i)\b(?:experts|scientists|researchers) (?:say|agree|believe|suggest|claim)\b", "vague_attribution", ("experts", "scientists", "researchers")),
-    Pattern("a_recent_study", r"(?i)\b(?:a|one) (?:recent |new )?(?:study|survey|report)\b(?! (?:by|from|published|in|of) [A-Z])", "vague_attribution", ("study", "survey", "report")),
-    Pattern("studies_show", r"(?i)\b(?:studies|research|surveys) (?:have )?(?:show|shown|shows|suggest|suggests|found|indicates?)\b", "vague_attribution", ("studies", "research", "surveys")),
-    Pattern("some_say", r"(?i)\b(?:some|many) (?:people )?(?:say|believe|argue|claim)\b", "vague_attribution", ("some", "many")),
-    Pattern("it_is_said", r"(?i)\bit is (?:widely |often |commonly )?(?:said|believed|claimed|reported) that\b", "vague_attribution", ("it is",)),
+    Pattern(
+        "according_to_experts",
+        r"(?i)\baccording to (?:some |many |leading )?(?:experts|scientists|researchers|studies|sources)\b",
+        "vague_attribution",
+        ("according to",),
+    ),
+    Pattern(
+        "experts_say",
+        r"(?i)\b(?:experts|scientists|researchers) (?:say|agree|believe|suggest|claim)\b",
+        "vague_attribution",
+        ("experts", "scientists", "researchers"),
+    ),
+    Pattern(
+        "a_recent_study",
+        r"(?i)\b(?:a|one) (?:recent |new )?(?:study|survey|report)\b(?! (?:by|from|published|in|of) [A-Z])",
+        "vague_attribution",
+        ("study", "survey", "report"),
+    ),
+    Pattern(
+        "studies_show",
+        r"(?i)\b(?:studies|research|surveys) (?:have )?(?:show|shown|shows|suggest|suggests|found|indicates?)\b",
+        "vague_attribution",
+        ("studies", "research", "surveys"),
+    ),
+    Pattern(
+        "some_say",
+        r"(?i)\b(?:some|many) (?:people )?(?:say|believe|argue|claim)\b",
+        "vague_attribution",
+        ("some", "many"),
+    ),
+    Pattern(
+        "it_is_said",
+        r"(?i)\bit is (?:widely |often |commonly )?(?:said|believed|claimed|reported) that\b",
+        "vague_attribution",
+        ("it is",),
+    ),
     # test_data
     Pattern("lorem_ipsum", r"(?i)\blorem ipsum\b", "test_data", ("lorem",)),
     Pattern("example_domain", r"(?i)\b(?:[\w.+-]+@)?example\.(?:com|org|net)\b", "test_data", ("example.",)),
     Pattern("test_email", r"(?i)\b[\w.+-]+@test\.com\b", "test_data", ("@test.com",)),
     Pattern("foo_bar", r"\bfoo\s*/\s*bar\b|\bfoo(?:bar|baz)?\b", "test_data", ("foo",)),
     Pattern("phone_555", r"\(?\b555\)?[-. ]\d{4}\b|\b\d{3}[-. ]555[-. ]\d{4}\b", "test_data", ("555",)),
-    Pattern("xxx", r"\b(?:X{4,}|x{3,})\b|\bX{2,}(?:[-.]X{2,})+\b|\$X+(?:[.,]X+)?\b|\bX{2,}%", "test_data", ("xx", "$x")),
+    Pattern(
+        "xxx", r"\b(?:X{4,}|x{3,})\b|\bX{2,}(?:[-.]X{2,})+\b|\$X+(?:[.,]X+)?\b|\bX{2,}%", "test_data", ("xx", "$x")
+    ),
     Pattern("fake_address", r"\b123 (?:Main|Fake|Elm|Any) (?:St(?:reet)?|Ave(?:nue)?|Road)\b", "test_data", ("123 ",)),
     # template
-    Pattern("insert_slot", r"(?i)\[(?:insert|enter|add|your|placeholder|name of|company|date|todo)[^\]\n]*\]", "template", ("[",)),
+    Pattern(
+        "insert_slot",
+        r"(?i)\[(?:insert|enter|add|your|placeholder|name of|company|date|todo)[^\]\n]*\]",
+        "template",
+        ("[",),
+    ),
     Pattern("braces_slot", r"\{\{[^{}\n]*\}\}", "template", ("{{",)),
     Pattern("angle_slot", r"(?i)<(?:insert|your|name|company|placeholder)[^<>\n]*>", "template", ("<",)),
     Pattern("todo", r"\b(?:TODO|FIXME|TKTK|TBD)\b", "template", ("todo", "fixme", "tktk", "tbd")),
@@ -117,7 +161,9 @@ def _compile(pattern: Pattern) -> re.Pattern:
         raise PatternError(f"placeholder pattern {pattern.name!r}: {err}") from None
 
 
-def pattern_table(extra: Iterable[Pattern | Sequence[str]] = (), *, base: Iterable[Pattern] = PATTERNS) -> tuple[Pattern, ...]:
+def pattern_table(
+    extra: Iterable[Pattern | Sequence[str]] = (), *, base: Iterable[Pattern] = PATTERNS
+) -> tuple[Pattern, ...]:
     """``base`` plus ``extra``, each compiled once (so a bad regex fails here, by name)."""
     table = tuple(base) + tuple(as_pattern(p) for p in extra)
     for p in table:

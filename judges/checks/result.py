@@ -33,8 +33,11 @@ class CheckResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "passed": self.passed, "score": self.score,
-            "reasons": list(self.reasons), "evidence": self.evidence,
+            "name": self.name,
+            "passed": self.passed,
+            "score": self.score,
+            "reasons": list(self.reasons),
+            "evidence": self.evidence,
         }
 
     def to_json(self, indent: int | None = None) -> str:
@@ -77,7 +80,9 @@ class SuiteResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "name": self.name, "passed": self.passed, "score": self.score,
+            "name": self.name,
+            "passed": self.passed,
+            "score": self.score,
             "checks": [r.to_dict() for r in self.results],
         }
 
@@ -86,7 +91,9 @@ class SuiteResult:
 
     def explain(self) -> str:
         failed = sum(not r.passed for r in self.results)
-        head = (f"{self.name}: {'PASSED' if self.passed else 'FAILED'} "
-                f"({len(self.results) - failed}/{len(self.results)} checks passed)")
+        head = (
+            f"{self.name}: {'PASSED' if self.passed else 'FAILED'} "
+            f"({len(self.results) - failed}/{len(self.results)} checks passed)"
+        )
         body = ["  " + line for r in self.results for line in r.explain().splitlines()]
         return "\n".join([head] + body)

@@ -69,8 +69,21 @@ def _mark_needles(hay, needles, offsets, order, head, mode, cls, text, marks):
 
 
 @njit(cache=True)
-def number_starts(text, low, cls, case_needles, case_offsets, case_order, case_head, case_mode,
-                  low_needles, low_offsets, low_order, low_head, low_mode):
+def number_starts(
+    text,
+    low,
+    cls,
+    case_needles,
+    case_offsets,
+    case_order,
+    case_head,
+    case_mode,
+    low_needles,
+    low_offsets,
+    low_order,
+    low_head,
+    low_mode,
+):
     """Ascending candidate start positions (see the module notes); ``text``, ``low``: uint32
     code points of the text and of its lowered form; ``cls``: class bits per position."""
     n = len(text)
@@ -86,8 +99,13 @@ def number_starts(text, low, cls, case_needles, case_offsets, case_order, case_h
             marks[p] = 1
             if c == 64:  # "@": where the e-mail address's run of [\w.+-] starts
                 i = p
-                while i > 0 and ((cls[i - 1] & 1) != 0 or text[i - 1] == 46 or text[i - 1] == 43
-                                 or text[i - 1] == 45 or text[i - 1] == 95):
+                while i > 0 and (
+                    (cls[i - 1] & 1) != 0
+                    or text[i - 1] == 46
+                    or text[i - 1] == 43
+                    or text[i - 1] == 45
+                    or text[i - 1] == 95
+                ):
                     i -= 1
                 marks[i] = 1
             elif (b & 16) != 0:  # US$, A$, NZ$...

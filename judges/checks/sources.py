@@ -65,7 +65,9 @@ def as_source(item: Any, position: int = 0) -> Source:
         return Source(_str(item["text"], position, "text"), _str(item.get("title") or "", position, "title"))
     if hasattr(item, "text"):
         return Source(_str(item.text, position, "text"), _str(getattr(item, "title", "") or "", position, "title"))
-    raise TypeError(f"source {position}: expected str, dict with 'text', or an object with .text; got {type(item).__name__}")
+    raise TypeError(
+        f"source {position}: expected str, dict with 'text', or an object with .text; got {type(item).__name__}"
+    )
 
 
 def as_sources(sources: Any) -> list[Source]:

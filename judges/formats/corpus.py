@@ -20,9 +20,7 @@ from judges.formats.runs import DOC_ID_KEYS, _id, json_type
 from judges.records import Document
 
 
-def read_corpus(
-    path: Path, wanted: set[str], on_error: Callable[[InputError], None]
-) -> dict[str, Document]:
+def read_corpus(path: Path, wanted: set[str], on_error: Callable[[InputError], None]) -> dict[str, Document]:
     """Return the documents of ``path`` whose id is in ``wanted``; bad lines go to ``on_error``.
 
     For a directory or a docstore, ids whose offset is bad map to a
@@ -41,7 +39,12 @@ def read_corpus(
             doc = _parse(value, str(path), line)
             if doc.doc_id in wanted:
                 if doc.doc_id in first:
-                    raise InputError(path, line, "doc_id", f"duplicate document id {doc.doc_id!r} (first at line {first[doc.doc_id]})")
+                    raise InputError(
+                        path,
+                        line,
+                        "doc_id",
+                        f"duplicate document id {doc.doc_id!r} (first at line {first[doc.doc_id]})",
+                    )
                 first[doc.doc_id] = line
                 found[doc.doc_id] = doc
         except InputError as e:

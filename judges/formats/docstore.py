@@ -57,7 +57,9 @@ from judges.records import Document
 STORE_NAME = "citejudge-docstore.sqlite"
 STORE_SUFFIX = "." + STORE_NAME
 FORMAT_VERSION = 1
-BLOCK_BYTES = 1 << 14  # uncompressed bytes per block (rounded up to the next line end): 16 KiB halves lookups vs 64 KiB for 11% more store
+BLOCK_BYTES = (
+    1 << 14
+)  # uncompressed bytes per block (rounded up to the next line end): 16 KiB halves lookups vs 64 KiB for 11% more store
 ZLIB_LEVEL = 6
 
 # MS MARCO v2.1 segmented: shard files and segment ids (doc shard, doc offset, segment, line offset).
@@ -76,6 +78,7 @@ class Unresolved(NamedTuple):
 
 # -- where the store is ---------------------------------------------------------------------------
 
+
 def is_store(path: Path) -> bool:
     return Path(path).is_file() and Path(path).name.endswith(STORE_NAME)
 
@@ -93,7 +96,9 @@ def corpus_files(source: Path) -> list[Path]:
         return [source]
     if not source.is_dir():
         raise InputError(source, None, "--corpus", "no such file or directory")
-    files = sorted((p for p in source.iterdir() if p.is_file() and p.name.endswith(JSONL_SUFFIXES)), key=lambda p: p.name)
+    files = sorted(
+        (p for p in source.iterdir() if p.is_file() and p.name.endswith(JSONL_SUFFIXES)), key=lambda p: p.name
+    )
     if not files:
         raise InputError(source, None, "--corpus", "no JSONL(.gz) corpus files in this directory")
     return files
@@ -116,6 +121,7 @@ def fingerprint(path: Path) -> str:
 
 
 # -- building ------------------------------------------------------------------------------------
+
 
 def _open_binary(path: Path):
     raw = open(path, "rb")
@@ -197,13 +203,23 @@ def build(
                                     on_error(InputError(path, lines + i + 1, None, f"invalid JSON ({e})"))
                                     doc_id = ""
                                 if doc_id is None:
-                                    on_error(InputError(path, lines + i + 1, "doc_id", "missing (also looked for docid, docno, id, _id)"))
+                                    on_error(
+                                        InputError(
+                                            path,
+                                            lines + i + 1,
+                                            "doc_id",
+                                            "missing (also looked for docid, docno, id, _id)",
+                                        )
+                                    )
                                 elif doc_id:
                                     rows.append((doc_id, file_no, start + pos))
                             pos += len(line) + 1
                         db.executemany("INSERT INTO ids_unsorted VALUES (?, ?, ?)", rows)
                         figures["ids"] += len(rows)
-                    db.execute("INSERT INTO blocks VALUES (?, ?, ?, ?)", (file_no, start, len(block), zlib.compress(block, level)))
+                    db.execute(
+                        "INSERT INTO blocks VALUES (?, ?, ?, ?)",
+                        (file_no, start, len(block), zlib.compress(block, level)),
+                    )
                     figures["blocks"] += 1
                     start += len(block)
                     lines += n
@@ -217,15 +233,25 @@ def build(
             figures["lines"] += lines
             figures["bytes_in"] += start
             name = path.name if source.is_dir() else path.resolve().as_posix()
-            db.execute("INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", (file_no, name, shard, start, lines, fingerprint(path)))
+            db.execute(
+                "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", (file_no, name, shard, start, lines, fingerprint(path))
+            )
         db.execute("CREATE INDEX blocks_at ON blocks (file, start)")
         if layout == LAYOUT_GENERIC:  # sorted by SQLite (external sort), first occurrence kept
-            db.execute("CREATE TABLE ids (doc_id TEXT PRIMARY KEY, file INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID")
+            db.execute(
+                "CREATE TABLE ids (doc_id TEXT PRIMARY KEY, file INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID"
+            )
             db.execute("INSERT OR IGNORE INTO ids SELECT doc_id, file, offset FROM ids_unsorted ORDER BY doc_id, rowid")
         db.execute("DROP TABLE temp.ids_unsorted")
-        db.executemany("INSERT INTO meta VALUES (?, ?)", [
-            ("format", str(FORMAT_VERSION)), ("layout", layout), ("block_bytes", str(block_bytes)), ("zlib_level", str(level)),
-        ])
+        db.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [
+                ("format", str(FORMAT_VERSION)),
+                ("layout", layout),
+                ("block_bytes", str(block_bytes)),
+                ("zlib_level", str(level)),
+            ],
+        )
         db.execute("COMMIT")
     except BaseException:
         db.close()
@@ -241,6 +267,7 @@ def build(
 
 # -- reading -------------------------------------------------------------------------------------
 
+
 class DocStore:
     """Read-only access to a built store: ``get(ids)`` returns documents and, per id it cannot give, why."""
 
@@ -253,7 +280,12 @@ class DocStore:
         except sqlite3.DatabaseError as e:
             raise InputError(self.path, None, None, f"not a citejudge docstore ({e})") from None
         if meta.get("format") != str(FORMAT_VERSION):
-            raise InputError(self.path, None, None, f"docstore format {meta.get('format')!r}, this citejudge reads {FORMAT_VERSION}: run corpus index again")
+            raise InputError(
+                self.path,
+                None,
+                None,
+                f"docstore format {meta.get('format')!r}, this citejudge reads {FORMAT_VERSION}: run corpus index again",
+            )
         self.layout = meta["layout"]
         self.files = {file: (name, shard, length, fp) for file, name, shard, length, fp in rows}
         self.by_shard = {shard: file for file, (_, shard, _, _) in self.files.items() if shard is not None}
@@ -274,7 +306,12 @@ class DocStore:
         for name, _, _, fp in self.files.values():
             path = source_dir / name
             if path.is_file() and fingerprint(path) != fp:
-                raise InputError(path, None, None, f"changed since it was indexed into {self.path.name}: run `run_judge.py corpus index {source_dir}` again")
+                raise InputError(
+                    path,
+                    None,
+                    None,
+                    f"changed since it was indexed into {self.path.name}: run `run_judge.py corpus index {source_dir}` again",
+                )
 
     def shard_name(self, file: int) -> str:
         return self.files[file][0]
@@ -292,7 +329,9 @@ class DocStore:
         row = self.db.execute("SELECT file, offset FROM ids WHERE doc_id = ?", (doc_id,)).fetchone()
         return (row[0], row[1], None) if row else (None, 0, "not in corpus")
 
-    def get(self, ids: Iterable[str], on_error: Callable[[InputError], None] = None) -> tuple[dict[str, Document], dict[str, str]]:
+    def get(
+        self, ids: Iterable[str], on_error: Callable[[InputError], None] = None
+    ) -> tuple[dict[str, Document], dict[str, str]]:
         """The documents of ``ids`` found, and for each other id the reason (``not in corpus``,
         ``index out of range: ...``). A line at the offset that is not a valid document goes to
         ``on_error`` (default: raise), and its id is reported missing."""
@@ -327,12 +366,16 @@ class DocStore:
                 "SELECT start FROM blocks WHERE file = ? AND start <= ? ORDER BY start DESC LIMIT 1", (file, offset)
             ).fetchone()[0]
             if block is None or (block.file, block.start) != (file, start):
-                data = self.db.execute("SELECT data FROM blocks WHERE file = ? AND start = ?", (file, start)).fetchone()[0]
+                data = self.db.execute(
+                    "SELECT data FROM blocks WHERE file = ? AND start = ?", (file, start)
+                ).fetchone()[0]
                 block = _Block(file, start, data)
             at = offset - start
             line = block.line_at(at)
             if line is None:
-                missing[doc_id] = f"not in corpus: offset {offset} of {name} is not the start of a line (index out of range)"
+                missing[doc_id] = (
+                    f"not in corpus: offset {offset} of {name} is not the start of a line (index out of range)"
+                )
                 continue
             doc = self._document(line, doc_id, name, offset, on_error)
             if doc is None:
@@ -359,13 +402,24 @@ class DocStore:
             return None
 
     def stats(self) -> dict:
-        blocks, stored, raw = self.db.execute("SELECT count(*), coalesce(sum(length(data)), 0), coalesce(sum(size), 0) FROM blocks").fetchone()
+        blocks, stored, raw = self.db.execute(
+            "SELECT count(*), coalesce(sum(length(data)), 0), coalesce(sum(size), 0) FROM blocks"
+        ).fetchone()
         lines = self.db.execute("SELECT coalesce(sum(lines), 0) FROM files").fetchone()[0]
-        return {"store": str(self.path), "layout": self.layout, "files": len(self.files), "lines": lines, "blocks": blocks,
-                "uncompressed_bytes": raw, "compressed_bytes": stored, "store_bytes": self.path.stat().st_size}
+        return {
+            "store": str(self.path),
+            "layout": self.layout,
+            "files": len(self.files),
+            "lines": lines,
+            "blocks": blocks,
+            "uncompressed_bytes": raw,
+            "compressed_bytes": stored,
+            "store_bytes": self.path.stat().st_size,
+        }
 
 
 # -- the --corpus hook ---------------------------------------------------------------------------
+
 
 class _Block:
     """One stored block, decompressed only as far as the lines asked of it (ids are asked in
@@ -472,13 +526,18 @@ def _scan_dir(path: Path, wanted: set[str], on_error) -> dict[str, Document | Un
                     out[doc_id] = doc
                 else:
                     held = "no valid document" if doc is None else repr(doc.doc_id)
-                    out[doc_id] = Unresolved(doc_id, f"not in corpus: offset {offset} of {f.name} holds {held} (index out of range)")
+                    out[doc_id] = Unresolved(
+                        doc_id, f"not in corpus: offset {offset} of {f.name} holds {held} (index out of range)"
+                    )
             if offset >= last:
                 complete = False
                 break
         for offset, doc_id in at.items():
-            out[doc_id] = Unresolved(doc_id, f"index out of range: no line of {f.name} starts at offset {offset}"
-                                     + (f" (it ends at {length})" if complete and offset >= length else ""))
+            out[doc_id] = Unresolved(
+                doc_id,
+                f"index out of range: no line of {f.name} starts at offset {offset}"
+                + (f" (it ends at {length})" if complete and offset >= length else ""),
+            )
     return out
 
 
@@ -490,5 +549,9 @@ def describe(path: Path, with_hashes: bool) -> object:
         return path.as_posix()
     with store:
         files = [{"name": name, "fingerprint": fp} for name, _, _, fp in store.files.values()]
-    return {"path": path.as_posix(), "docstore": store.path.as_posix(), "layout": store.layout,
-            **({"files": files} if with_hashes else {})}
+    return {
+        "path": path.as_posix(),
+        "docstore": store.path.as_posix(),
+        "layout": store.layout,
+        **({"files": files} if with_hashes else {}),
+    }

@@ -38,7 +38,7 @@ def read_text(path: Path) -> str:
 def first_char(path: Path, size: int = 4096) -> str:
     """The first non-blank character of a file ('' for an empty or unreadable one)."""
     try:
-        with (gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb")) as f:
+        with gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb") as f:
             while True:
                 block = f.read(size)
                 if not block:
@@ -64,7 +64,9 @@ def _decode(text: str, pos: int, path: object) -> tuple[object, int]:
     except RecursionError:
         raise InputError(path, text.count("\n", 0, pos) + 1, None, "JSON nested too deeply") from None
     except ValueError as e:  # an integer beyond sys.get_int_max_str_digits()
-        raise InputError(path, text.count("\n", 0, pos) + 1, None, f"invalid JSON number ({str(e).split(':')[0]})") from None
+        raise InputError(
+            path, text.count("\n", 0, pos) + 1, None, f"invalid JSON number ({str(e).split(':')[0]})"
+        ) from None
     problem = value_problem(value)
     if problem is not None:
         raise InputError(path, text.count("\n", 0, pos) + 1, problem[0] or None, problem[1])

@@ -74,7 +74,9 @@ def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
             raw.rstrip(b"\r\n").decode("utf-8")
         except UnicodeDecodeError as cut:
             if cut.reason == "unexpected end of data":
-                return InputError(path, line_no, None, f"truncated record (ends inside a UTF-8 character at byte {cut.start + 1})")
+                return InputError(
+                    path, line_no, None, f"truncated record (ends inside a UTF-8 character at byte {cut.start + 1})"
+                )
         return InputError(path, line_no, None, f"not UTF-8 ({e.reason} at byte {e.start + 1})")
     nul = text.find("\0")
     if nul >= 0:
@@ -84,7 +86,9 @@ def parse_line(path: Path | str, line_no: int, raw: bytes) -> object:
     except json.JSONDecodeError as e:
         end = len(text.rstrip())
         if e.pos >= end or e.msg.startswith("Unterminated string"):
-            return InputError(path, line_no, None, f"truncated record (JSON ends at column {end} before the value is complete)")
+            return InputError(
+                path, line_no, None, f"truncated record (JSON ends at column {end} before the value is complete)"
+            )
         return InputError(path, line_no, None, f"invalid JSON ({e.msg} at column {e.colno})")
     except RecursionError:
         return InputError(path, line_no, None, "JSON nested too deeply")
@@ -114,7 +118,10 @@ def _check_value(value: object, depth: int, surrogates: bool, field: str = "") -
         for k, v in value.items():
             sub = f"{field}.{k}" if field else str(k)
             if surrogates and _SURROGATE.search(k):
-                return field or "(key)", f"lone surrogate (\\u{ord(_SURROGATE.search(k).group()):04x}) in a key: not valid Unicode"
+                return (
+                    field or "(key)",
+                    f"lone surrogate (\\u{ord(_SURROGATE.search(k).group()):04x}) in a key: not valid Unicode",
+                )
             if isinstance(v, (dict, list)):
                 problem = _check_value(v, depth - 1, surrogates, sub)
                 if problem is not None:
@@ -146,7 +153,9 @@ def readable_name(path: Path, suffixes: tuple[str, ...] = JSONL_SUFFIXES) -> boo
     return not name.startswith(".") and (name.endswith(suffixes) or "." not in name)
 
 
-def discover(paths: list[Path], what: str, skipped: Optional[list[Path]] = None, suffixes: tuple[str, ...] = JSONL_SUFFIXES) -> list[Path]:
+def discover(
+    paths: list[Path], what: str, skipped: Optional[list[Path]] = None, suffixes: tuple[str, ...] = JSONL_SUFFIXES
+) -> list[Path]:
     """Expand files and directories (recursively) into a sorted list of JSONL files; files of a
     directory that are not read go to ``skipped`` (to be named in a warning)."""
     found: set[Path] = set()

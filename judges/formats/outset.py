@@ -66,8 +66,17 @@ def journal_path(out_dir: Path, name: str) -> Path:
 def _describe(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "is a directory"
-    kind = "a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode) else \
-        "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+    kind = (
+        "a character device"
+        if stat.S_ISCHR(mode)
+        else "a block device"
+        if stat.S_ISBLK(mode)
+        else "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
     return f"is {kind}, not a regular file (outputs replace their target by a rename)"
 
 
@@ -104,7 +113,12 @@ def check_targets(targets: dict[str, tuple[Path, str]], inputs: Iterable[Path]) 
             raise InputError(path, None, option, _describe(st.st_mode))
         real = os.path.realpath(path)
         if real in real_inputs:
-            raise InputError(path, None, option, f"is an input file ({real_inputs[real]}): it would be overwritten by the {kind} output")
+            raise InputError(
+                path,
+                None,
+                option,
+                f"is an input file ({real_inputs[real]}): it would be overwritten by the {kind} output",
+            )
         if real in seen:
             raise InputError(path, None, option, f"is both the {seen[real]} and the {kind} output")
         seen[real] = kind
@@ -171,8 +185,14 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
                 continue
             pid = _pid_of(n, ".stage-") if ".stage-" in n else None
             # the former layout: temp files beside their target, workers' TemporaryDirectory(prefix=".NAME.")
-            legacy = n.startswith(f".{name}.") and ".stage-" not in n and (
-                n.endswith(".tmp") or (re.fullmatch(r"[a-z0-9_]{8}", n[len(name) + 2:]) is not None and entry.is_dir()))
+            legacy = (
+                n.startswith(f".{name}.")
+                and ".stage-" not in n
+                and (
+                    n.endswith(".tmp")
+                    or (re.fullmatch(r"[a-z0-9_]{8}", n[len(name) + 2 :]) is not None and entry.is_dir())
+                )
+            )
             if (pid is not None and not _alive(pid) and (n.startswith(f".{name}.") or d != out_dir)) or legacy:
                 with contextlib.suppress(OSError):
                     if entry.is_dir(follow_symlinks=False):
@@ -223,13 +243,19 @@ class OutputSet:
             os.close(fd)
             if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
                 raise
-            holder = ""  # the lock file stays empty (outputs are byte-identical run to run); its stage dir names the pid
+            holder = (
+                ""  # the lock file stays empty (outputs are byte-identical run to run); its stage dir names the pid
+            )
             with contextlib.suppress(OSError):
                 pids = [_pid_of(p.name, ".stage-") for p in self.out_dir.glob(f".{glob.escape(self.name)}.stage-*")]
                 pids = [p for p in pids if p is not None and _alive(p)]
                 holder = f" (pid {pids[0]})" if len(pids) == 1 else ""
-            raise InputError(self.out_dir, None, "--out-dir",
-                             f"another citejudge session{holder} is writing the outputs named {self.name!r} here") from None
+            raise InputError(
+                self.out_dir,
+                None,
+                "--out-dir",
+                f"another citejudge session{holder} is writing the outputs named {self.name!r} here",
+            ) from None
         self._lock_fd = fd
         try:
             self.recovered = recover(self.out_dir, self.name, self.extra_dirs)
@@ -267,8 +293,14 @@ class OutputSet:
             journal = journal_path(self.out_dir, self.name)
             tmp = self.stage_dir / "journal.tmp"
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"version": JOURNAL_VERSION, "pid": os.getpid(),
-                           "renames": [[s and str(s), str(t)] for s, t in self.renames]}, f)
+                json.dump(
+                    {
+                        "version": JOURNAL_VERSION,
+                        "pid": os.getpid(),
+                        "renames": [[s and str(s), str(t)] for s, t in self.renames],
+                    },
+                    f,
+                )
                 f.flush()
                 os.fsync(f.fileno())
             for staged, _ in self.renames:

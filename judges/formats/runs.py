@@ -42,7 +42,10 @@ SHAPE_FIELDS = {"rag": "answer", "responses": "responses", "sentences": "sentenc
 
 
 def read_reports(
-    path: Path, dataset: str = "auto", max_citations: Optional[int] = None, lines: Optional[Container[int]] = None,
+    path: Path,
+    dataset: str = "auto",
+    max_citations: Optional[int] = None,
+    lines: Optional[Container[int]] = None,
     items: Optional[Container[int]] = None,
 ) -> Iterator[tuple[int, Report | InputError]]:
     """Yield ``(line, Report)`` for each record of a run file, or ``(line, InputError)``.
@@ -79,7 +82,10 @@ def _read_array(
             try:
                 yield line, parse_report(value, str(path), line, dataset, max_citations, -(index + 1))
             except InputError as e:
-                yield line, InputError(e.path, e.line, f"[{index}]" + ("" if e.field is None else f".{e.field}"), e.problem)
+                yield (
+                    line,
+                    InputError(e.path, e.line, f"[{index}]" + ("" if e.field is None else f".{e.field}"), e.problem),
+                )
     except InputError as e:  # the array is broken from here on
         yield e.line or 1, e
 
@@ -113,8 +119,13 @@ def _id(value: object, path: str, line: int, field: str) -> str:
     if bad is not None:
         char = bad.group()
         what = "whitespace" if char.isspace() else "a control character"
-        raise InputError(path, line, field, f"{text!r} contains {what} ({unicodedata.name(char, f'U+{ord(char):04X}')}) "
-                         "at position " + str(bad.start() + 1) + ": ids must fit in one field of a TREC file")
+        raise InputError(
+            path,
+            line,
+            field,
+            f"{text!r} contains {what} ({unicodedata.name(char, f'U+{ord(char):04X}')}) "
+            "at position " + str(bad.start() + 1) + ": ids must fit in one field of a TREC file",
+        )
     return text
 
 

@@ -25,8 +25,36 @@ _POOL_WORDS = 400_000
 def _pool(seed: int) -> str:
     rng = np.random.default_rng([seed, 1_000_003])
     letters = np.array(list("etaoinshrdlucmfwypvbgkqjxz"))
-    p = np.array([12.7, 9.1, 8.2, 7.5, 7.0, 6.7, 6.3, 6.1, 6.0, 4.3, 4.0, 2.8, 2.8, 2.4, 2.2, 2.4, 2.0, 2.0, 1.0, 1.5,
-                  1.9, 0.8, 0.1, 0.2, 0.2, 0.1])
+    p = np.array(
+        [
+            12.7,
+            9.1,
+            8.2,
+            7.5,
+            7.0,
+            6.7,
+            6.3,
+            6.1,
+            6.0,
+            4.3,
+            4.0,
+            2.8,
+            2.8,
+            2.4,
+            2.2,
+            2.4,
+            2.0,
+            2.0,
+            1.0,
+            1.5,
+            1.9,
+            0.8,
+            0.1,
+            0.2,
+            0.2,
+            0.1,
+        ]
+    )
     sizes = rng.integers(2, 11, size=20_000)
     chars = "".join(rng.choice(letters, size=int(sizes.sum()), p=p / p.sum()))
     ends = np.cumsum(sizes)
@@ -62,8 +90,20 @@ def write_shard(out_dir: Path, shard: int, count: int, seed: int = 0, sample: in
                 a = int(starts[i + s])
                 text = pool[a : a + int(lengths[i + s])].strip()
                 doc_id = f"msmarco_v2.1_doc_{shard:02d}_{doc_offset}#{s}_{offset}"
-                line = orjson.dumps({"docid": doc_id, "url": url, "title": title, "headings": title + "\n",
-                                     "segment": text, "start_char": char, "end_char": char + len(text)}) + b"\n"
+                line = (
+                    orjson.dumps(
+                        {
+                            "docid": doc_id,
+                            "url": url,
+                            "title": title,
+                            "headings": title + "\n",
+                            "segment": text,
+                            "start_char": char,
+                            "end_char": char + len(text),
+                        }
+                    )
+                    + b"\n"
+                )
                 if (i + s) in keep:
                     kept.append(doc_id)
                 lines.append(line)
@@ -75,8 +115,16 @@ def write_shard(out_dir: Path, shard: int, count: int, seed: int = 0, sample: in
     return kept
 
 
-def write_corpus(out_dir: Path, segments: int, shards: int = 70, seed: int = 0, sample: int = 0, level: int = 1,
-                 jobs: int = 1, progress: Optional[Callable[[int], None]] = None) -> list[str]:
+def write_corpus(
+    out_dir: Path,
+    segments: int,
+    shards: int = 70,
+    seed: int = 0,
+    sample: int = 0,
+    level: int = 1,
+    jobs: int = 1,
+    progress: Optional[Callable[[int], None]] = None,
+) -> list[str]:
     """Write every shard (``jobs`` processes); returns ``sample`` ids spread over the shards."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

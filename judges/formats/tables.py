@@ -48,7 +48,12 @@ ASSESSMENT_SCHEMA = pa.schema(
     # the support features (judges.support.features), null for missing documents
     + [(f"f_{name}", pa.float64()) for name in FEATURES]
 )
-ASSESSMENT_SORT = [("run_id", "ascending"), ("topic_id", "ascending"), ("sentence_index", "ascending"), ("citation_rank", "ascending")]
+ASSESSMENT_SORT = [
+    ("run_id", "ascending"),
+    ("topic_id", "ascending"),
+    ("sentence_index", "ascending"),
+    ("citation_rank", "ascending"),
+]
 
 LEADERBOARD_SCHEMA = pa.schema(
     [("run_id", pa.string()), ("topic_id", pa.string()), ("measure", pa.string()), ("value", pa.float64())]

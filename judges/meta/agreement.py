@@ -40,7 +40,13 @@ from scipy import stats
 from judges.errors import InputError
 from judges.meta.labels import KEY, LABELS, LINE, Labels
 
-JUDGE_LABEL = {"supported": "supported", "partial": "partially", "unsupported": "not_supported", "missing": "not_supported", "cross_language": "not_supported"}
+JUDGE_LABEL = {
+    "supported": "supported",
+    "partial": "partially",
+    "unsupported": "not_supported",
+    "missing": "not_supported",
+    "cross_language": "not_supported",
+}
 _RANK = {"supported": 2, "partially": 1, "not_supported": 0}
 _BY_RANK = {v: k for k, v in _RANK.items()}
 POSITIVE = {"supported": ("supported",), "supported+partially": ("supported", "partially")}
@@ -84,13 +90,18 @@ def join(
         first = joined[unjudged].sort_values(LINE).iloc[0]
         where = f"run {first['run_id']!r}, topic {first['topic_id']!r}"
         if (first["run_id"], first["topic_id"]) in reports:
-            fld, problem = "doc_id", f"sentence {first['sentence_index']} of {where} has no judged citation of {first['doc_id']!r}"
+            fld, problem = (
+                "doc_id",
+                f"sentence {first['sentence_index']} of {where} has no judged citation of {first['doc_id']!r}",
+            )
         else:
             fld, problem = "topic_id", f"no judged report for {where}"
         n = int(unjudged.sum())
         more = f" ({n} labels have no judgment)" if n > 1 else ""
         if on_missing == "error":
-            raise InputError(labels.path, int(first[LINE]), fld, problem + more + " (--on-missing warn or skip leaves them out)")
+            raise InputError(
+                labels.path, int(first[LINE]), fld, problem + more + " (--on-missing warn or skip leaves them out)"
+            )
         if on_missing == "warn":
             warn(f"{labels.path}:{int(first[LINE])}: {fld}: {problem}{more}; left out")
         joined = joined[~unjudged]
@@ -146,7 +157,9 @@ def scores(human: Sequence[str], judged: Sequence[str], score: Sequence[float], 
     pos_labels = POSITIVE[positive]
     h = np.isin(np.asarray(human, dtype=object), pos_labels)
     j = np.isin(np.asarray(judged, dtype=object), pos_labels)
-    binary = confusion(np.where(h, "positive", "negative"), np.where(j, "positive", "negative"), ("positive", "negative"))
+    binary = confusion(
+        np.where(h, "positive", "negative"), np.where(j, "positive", "negative"), ("positive", "negative")
+    )
     three = confusion(human, judged)
     out: dict = {"n": int(len(h)), "positives": int(h.sum())}
     out.update(matrix_scores(binary.to_numpy()))

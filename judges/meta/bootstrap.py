@@ -56,8 +56,14 @@ def topic_intervals(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", stats.DegenerateDataWarning)
         result = stats.bootstrap(
-            (np.arange(n_topics),), stat, vectorized=True, batch=BATCH, n_resamples=resamples, method="percentile",
-            confidence_level=confidence, rng=np.random.default_rng(seed),
+            (np.arange(n_topics),),
+            stat,
+            vectorized=True,
+            batch=BATCH,
+            n_resamples=resamples,
+            method="percentile",
+            confidence_level=confidence,
+            rng=np.random.default_rng(seed),
         )
     dist = np.asarray(result.bootstrap_distribution, dtype=np.float64).reshape(n_statistics, -1)
     alpha = (1.0 - confidence) / 2.0

@@ -27,7 +27,10 @@ out = Console(markup=False) if sys.stdout.isatty() else Console(width=140, marku
 err = Console(stderr=True, markup=False)
 
 app = typer.Typer(
-    add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    no_args_is_help=True,
     help="Meta-evaluation of citejudge: correlation with a truth leaderboard, agreement with human labels.",
 )
 
@@ -77,31 +80,68 @@ def _with_ci(value, low, high) -> str:
 # ---------------------------------------------------------------------------------------------
 # meta-evaluate
 # ---------------------------------------------------------------------------------------------
-@app.command("meta-evaluate", help=(
-    "Correlate judge leaderboards with a truth leaderboard (Kendall tau-b, Spearman, Pearson, tau_ap, "
-    "Kendall@k), with bootstrap confidence intervals over topics."
-))
-def meta_evaluate(
-    leaderboards: List[Path] = typer.Argument(..., help="Judge leaderboard files or directories (trec_eval: one file per run)."),
-    truth: Path = typer.Option(..., "--truth", "--truth-leaderboard", help="The truth leaderboard (file or directory)."),
-    truth_format: Format = typer.Option(Format.auto, "--truth-format", help="Format of the truth (auto sniffs)."),
-    truth_header: Optional[bool] = typer.Option(None, "--truth-header/--no-truth-header", help="First truth line is a header (default: detect)."),
-    eval_format: Format = typer.Option(Format.auto, "--eval-format", help="Format of the judge leaderboards (auto sniffs)."),
-    eval_header: Optional[bool] = typer.Option(None, "--eval-header/--no-eval-header", help="First line is a header (default: detect)."),
-    truth_measure: List[str] = typer.Option([], "--truth-measure", help="Truth measure(s) to use; repeatable (default: all)."),
-    eval_measure: List[str] = typer.Option([], "--eval-measure", help="Judge measure(s) to use; repeatable (default: all)."),
-    correlation: List[str] = typer.Option(
-        [], "--correlation", help="kendall, spearman, pearson, tau_ap or kendall@K; repeatable (default: all five, K=10)."
+@app.command(
+    "meta-evaluate",
+    help=(
+        "Correlate judge leaderboards with a truth leaderboard (Kendall tau-b, Spearman, Pearson, tau_ap, "
+        "Kendall@k), with bootstrap confidence intervals over topics."
     ),
-    topic: List[str] = typer.Option([], "--topic", help="Rank by the mean over these topics' rows, not the all rows; repeatable."),
-    recompute: bool = typer.Option(False, "--recompute", help="Rank by the mean of the per-topic rows (all topics) instead of the all rows."),
-    truth_topics: bool = typer.Option(False, "--truth-topics", help="Rank each run, on both sides, by its mean over the topics the truth has for that run (runs judged on different topics)."),
-    on_missing: OnMissing = typer.Option(OnMissing.error, "--on-missing", help="Runs or topics on one side only: error, warn (leave out), skip (silently)."),
-    resamples: int = typer.Option(1000, "--bootstrap", min=0, help="Bootstrap resamples of the topics for confidence intervals (0: none)."),
+)
+def meta_evaluate(
+    leaderboards: List[Path] = typer.Argument(
+        ..., help="Judge leaderboard files or directories (trec_eval: one file per run)."
+    ),
+    truth: Path = typer.Option(
+        ..., "--truth", "--truth-leaderboard", help="The truth leaderboard (file or directory)."
+    ),
+    truth_format: Format = typer.Option(Format.auto, "--truth-format", help="Format of the truth (auto sniffs)."),
+    truth_header: Optional[bool] = typer.Option(
+        None, "--truth-header/--no-truth-header", help="First truth line is a header (default: detect)."
+    ),
+    eval_format: Format = typer.Option(
+        Format.auto, "--eval-format", help="Format of the judge leaderboards (auto sniffs)."
+    ),
+    eval_header: Optional[bool] = typer.Option(
+        None, "--eval-header/--no-eval-header", help="First line is a header (default: detect)."
+    ),
+    truth_measure: List[str] = typer.Option(
+        [], "--truth-measure", help="Truth measure(s) to use; repeatable (default: all)."
+    ),
+    eval_measure: List[str] = typer.Option(
+        [], "--eval-measure", help="Judge measure(s) to use; repeatable (default: all)."
+    ),
+    correlation: List[str] = typer.Option(
+        [],
+        "--correlation",
+        help="kendall, spearman, pearson, tau_ap or kendall@K; repeatable (default: all five, K=10).",
+    ),
+    topic: List[str] = typer.Option(
+        [], "--topic", help="Rank by the mean over these topics' rows, not the all rows; repeatable."
+    ),
+    recompute: bool = typer.Option(
+        False, "--recompute", help="Rank by the mean of the per-topic rows (all topics) instead of the all rows."
+    ),
+    truth_topics: bool = typer.Option(
+        False,
+        "--truth-topics",
+        help="Rank each run, on both sides, by its mean over the topics the truth has for that run (runs judged on different topics).",
+    ),
+    on_missing: OnMissing = typer.Option(
+        OnMissing.error,
+        "--on-missing",
+        help="Runs or topics on one side only: error, warn (leave out), skip (silently).",
+    ),
+    resamples: int = typer.Option(
+        1000, "--bootstrap", min=0, help="Bootstrap resamples of the topics for confidence intervals (0: none)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed (same seed, same output)."),
-    confidence: float = typer.Option(0.95, "--confidence", min=0.5, max=0.999, help="Confidence level of the intervals."),
+    confidence: float = typer.Option(
+        0.95, "--confidence", min=0.5, max=0.999, help="Confidence level of the intervals."
+    ),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the correlations to this .jsonl or .csv file."),
-    output_values: Optional[Path] = typer.Option(None, "--output-values", help="Write every run's score with its interval to this .jsonl or .csv file."),
+    output_values: Optional[Path] = typer.Option(
+        None, "--output-values", help="Write every run's score with its interval to this .jsonl or .csv file."
+    ),
     show_values: bool = typer.Option(False, "--show-values", help="Also print every run's score with its interval."),
 ) -> None:
     try:
@@ -121,11 +161,20 @@ def meta_evaluate(
                 table_format(path, option)
         t = metaeval.Leaderboard(str(truth), truth, read_any_leaderboard(truth, truth_format.value, truth_header))
         judged = [
-            metaeval.Leaderboard(str(p), p, read_any_leaderboard(p, eval_format.value, eval_header)) for p in leaderboards
+            metaeval.Leaderboard(str(p), p, read_any_leaderboard(p, eval_format.value, eval_header))
+            for p in leaderboards
         ]
         opts = metaeval.MetaOptions(
-            truth_measures=tuple(truth_measure), eval_measures=tuple(eval_measure), methods=methods, topics=tuple(topic),
-            recompute=recompute, truth_topics=truth_topics, on_missing=on_missing.value, resamples=resamples, seed=seed, confidence=confidence,
+            truth_measures=tuple(truth_measure),
+            eval_measures=tuple(eval_measure),
+            methods=methods,
+            topics=tuple(topic),
+            recompute=recompute,
+            truth_topics=truth_topics,
+            on_missing=on_missing.value,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
         )
         result = metaeval.meta_evaluate(t, judged, opts, warn=_warn)
         if output is not None:
@@ -146,7 +195,9 @@ def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
         how = "all rows" if (part["ranking"] == "all").all() else "mean over the selected topics"
         table = Table(title=f"meta-evaluation of {ev} (runs ranked by their {how})", title_justify="left")
         for name in ("truth measure", "judge measure", "correlation", "value", *([ci] if ci else []), "runs", "topics"):
-            table.add_column(name, justify="left" if name in ("truth measure", "judge measure", "correlation") else "right")
+            table.add_column(
+                name, justify="left" if name in ("truth measure", "judge measure", "correlation") else "right"
+            )
         last = None
         for r in part.itertuples(index=False):
             pair = (r.truth_measure, r.eval_measure)
@@ -170,18 +221,35 @@ def _print_values(df) -> None:
 # ---------------------------------------------------------------------------------------------
 # agreement
 # ---------------------------------------------------------------------------------------------
-@app.command("agreement", help=(
-    "Compare the judge's per-citation or per-sentence decisions (NAME.assessments.parquet) with human "
-    "labels: accuracy, balanced accuracy, macro-F1, Cohen's kappa, ROC-AUC, confusion matrix."
-))
+@app.command(
+    "agreement",
+    help=(
+        "Compare the judge's per-citation or per-sentence decisions (NAME.assessments.parquet) with human "
+        "labels: accuracy, balanced accuracy, macro-F1, Cohen's kappa, ROC-AUC, confusion matrix."
+    ),
+)
 def agreement(
-    assessments: Path = typer.Option(..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."),
-    labels: Path = typer.Option(..., "--labels", help="Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Output name, when the directory holds several judged sets."),
-    by: List[str] = typer.Option([], "--by", help="Break the scores down by this label-file column; repeatable (default: every extra column with at most 50 values)."),
+    assessments: Path = typer.Option(
+        ..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."
+    ),
+    labels: Path = typer.Option(
+        ..., "--labels", help="Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label)."
+    ),
+    name: Optional[str] = typer.Option(
+        None, "--name", help="Output name, when the directory holds several judged sets."
+    ),
+    by: List[str] = typer.Option(
+        [],
+        "--by",
+        help="Break the scores down by this label-file column; repeatable (default: every extra column with at most 50 values).",
+    ),
     no_breakdown: bool = typer.Option(False, "--no-breakdown", help="Only the scores over all labels."),
-    positive: Positive = typer.Option(Positive.supported, "--positive", help="Binary scores: what counts as positive on both sides."),
-    on_missing: OnMissing = typer.Option(OnMissing.error, "--on-missing", help="Labels without a judgment: error, warn (leave out), skip (silently)."),
+    positive: Positive = typer.Option(
+        Positive.supported, "--positive", help="Binary scores: what counts as positive on both sides."
+    ),
+    on_missing: OnMissing = typer.Option(
+        OnMissing.error, "--on-missing", help="Labels without a judgment: error, warn (leave out), skip (silently)."
+    ),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the score table to this .jsonl or .csv file."),
 ) -> None:
     try:
@@ -195,7 +263,9 @@ def agreement(
         columns = [c for c in lab.table.columns if c not in ("label", "_line")]
         for col in by:
             if col not in columns:
-                raise InputError(labels, None, "--by", f"no column {col!r} in the label file (columns: {', '.join(columns)})")
+                raise InputError(
+                    labels, None, "--by", f"no column {col!r} in the label file (columns: {', '.join(columns)})"
+                )
         table = _read_assessments(assessments, name)
         joined = ag.join(lab, table, on_missing.value, warn=_warn)
         groups = [] if no_breakdown else (list(dict.fromkeys(by)) or ag.default_breakdown(lab))
@@ -221,13 +291,43 @@ def _read_assessments(assessments: Path, name: Optional[str]):
 
 def _print_agreement(df, level: str, positive: str) -> None:
     table = Table(title=f"agreement with human labels (per {level}; binary positive: {positive})")
-    heads = ["group", "n", "pos", "acc", "bal acc", "macro-F1", "kappa", "AUC", "acc 3", "bal acc 3", "macro-F1 3", "kappa 3"]
+    heads = [
+        "group",
+        "n",
+        "pos",
+        "acc",
+        "bal acc",
+        "macro-F1",
+        "kappa",
+        "AUC",
+        "acc 3",
+        "bal acc 3",
+        "macro-F1 3",
+        "kappa 3",
+    ]
     for h in heads:
         table.add_column(h, justify="left" if h == "group" else "right")
     for r in df.to_dict(orient="records"):
         group = "all" if not r["by"] else f"{r['by']}={r['group']}"
-        table.add_row(group, str(r["n"]), str(r["positives"]), *(_num(r[k]) for k in (
-            "accuracy", "balanced_accuracy", "macro_f1", "kappa", "auc", "accuracy_3", "balanced_accuracy_3", "macro_f1_3", "kappa_3")))
+        table.add_row(
+            group,
+            str(r["n"]),
+            str(r["positives"]),
+            *(
+                _num(r[k])
+                for k in (
+                    "accuracy",
+                    "balanced_accuracy",
+                    "macro_f1",
+                    "kappa",
+                    "auc",
+                    "accuracy_3",
+                    "balanced_accuracy_3",
+                    "macro_f1_3",
+                    "kappa_3",
+                )
+            ),
+        )
     out.print(table)
     from judges.meta.labels import LABELS
 
@@ -241,17 +341,28 @@ def _print_agreement(df, level: str, positive: str) -> None:
     out.print(cm)
 
 
-@app.command("calibrate", help=(
-    "Fit the support model to human labels (a track's first judged topics): reads a judging run's "
-    "assessments (their support features) and a label file, prints the scores of topic-grouped "
-    "cross-validation, and writes the model file a workflow's support.model points at."
-))
+@app.command(
+    "calibrate",
+    help=(
+        "Fit the support model to human labels (a track's first judged topics): reads a judging run's "
+        "assessments (their support features) and a label file, prints the scores of topic-grouped "
+        "cross-validation, and writes the model file a workflow's support.model points at."
+    ),
+)
 def calibrate(
-    assessments: Path = typer.Option(..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."),
-    labels: Path = typer.Option(..., "--labels", help="Human labels JSONL with doc_id (run_id, topic_id, sentence_index, doc_id, label)."),
+    assessments: Path = typer.Option(
+        ..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."
+    ),
+    labels: Path = typer.Option(
+        ..., "--labels", help="Human labels JSONL with doc_id (run_id, topic_id, sentence_index, doc_id, label)."
+    ),
     output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
-    name: Optional[str] = typer.Option(None, "--name", help="Output name, when the directory holds several judged sets."),
-    data: Optional[str] = typer.Option(None, "--data", help="How the model file names its training data (default: the label file's name)."),
+    name: Optional[str] = typer.Option(
+        None, "--name", help="Output name, when the directory holds several judged sets."
+    ),
+    data: Optional[str] = typer.Option(
+        None, "--data", help="How the model file names its training data (default: the label file's name)."
+    ),
 ) -> None:
     try:
         from judges.meta.labels import read_labels
@@ -260,7 +371,9 @@ def calibrate(
         lab = read_labels(labels)
         table = _read_assessments(assessments, name)
         if "f_norm_score" not in table.columns:
-            raise InputError(assessments, None, "--assessments", "no support features (judged by an older citejudge): judge again")
+            raise InputError(
+                assessments, None, "--assessments", "no support features (judged by an older citejudge): judge again"
+            )
         rows = labelled_features(table, lab)
         try:
             model = fit_model(rows, data or labels.name)
@@ -270,27 +383,36 @@ def calibrate(
     except InputError as e:
         raise _fail(e)
     cv = model.cross_validation
-    t = Table(title=f"support model fitted on {len(rows)} labelled citations; cross-validated by topic ({cv['folds']} folds)")
+    t = Table(
+        title=f"support model fitted on {len(rows)} labelled citations; cross-validated by topic ({cv['folds']} folds)"
+    )
     for h in ("run tau", "topic tau", "exact", "kappa", "AUC full", "AUC any"):
         t.add_column(h, justify="right")
     t.add_row(*(_num(cv[k]) for k in ("run_tau", "topic_tau", "exact", "kappa", "auc_full", "auc_any")))
     out.print(t)
     out.print(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
-    out.print(f"default thresholds (the labels' mix on the training data): p_supported {model.p_supported}, p_partial {model.p_partial}")
+    out.print(
+        f"default thresholds (the labels' mix on the training data): p_supported {model.p_supported}, p_partial {model.p_partial}"
+    )
     out.print(f"wrote {output} (support.model: {output})")
 
 
 # ---------------------------------------------------------------------------------------------
 # convert-labelled
 # ---------------------------------------------------------------------------------------------
-@app.command("convert-labelled", help=(
-    "Turn a labelled claim/evidence file (AttributionBench or WiCE layout) into runs, topics and a label "
-    "file for the judge and for agreement."
-))
+@app.command(
+    "convert-labelled",
+    help=(
+        "Turn a labelled claim/evidence file (AttributionBench or WiCE layout) into runs, topics and a label "
+        "file for the judge and for agreement."
+    ),
+)
 def convert_labelled(
     source: Path = typer.Argument(..., help="The labelled JSONL file."),
     out_dir: Path = typer.Option(..., "--out-dir", help="Directory for topics.jsonl, runs/RUN.jsonl and labels.jsonl."),
-    layout: Layout = typer.Option(Layout.auto, "--layout", help="Input layout (auto tells them apart by their fields)."),
+    layout: Layout = typer.Option(
+        Layout.auto, "--layout", help="Input layout (auto tells them apart by their fields)."
+    ),
     run_id: str = typer.Option("human", "--run-id", help="Run id of the converted run."),
 ) -> None:
     try:
@@ -306,11 +428,17 @@ def convert_labelled(
     counts: dict[str, int] = {}
     for it in items:
         counts[it.label] = counts.get(it.label, 0) + 1
-    out.print(f"{done.items} items: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())), markup=False, highlight=False)
+    out.print(
+        f"{done.items} items: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())),
+        markup=False,
+        highlight=False,
+    )
     for kind, path in (("topics", done.topics), ("runs", done.runs), ("labels", done.labels)):
         out.print(f"{kind}: {path}", markup=False, highlight=False)
     out.print(
         f"next: python run_judge.py --judge citation --rag-topics {done.topics} --rag-responses {done.runs} "
         f"--out-dir OUT --name NAME; python run_judge.py agreement --assessments OUT --name NAME --labels {done.labels}",
-        markup=False, highlight=False, soft_wrap=True,
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
     )

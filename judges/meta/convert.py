@@ -59,7 +59,12 @@ def sniff_layout(path: Path, obj: dict, line: int) -> str:
         return "attributionbench"
     if "supporting_sentences" in obj or isinstance(obj.get("evidence"), list):
         return "wice"
-    raise InputError(path, line, None, "neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); pass --layout")
+    raise InputError(
+        path,
+        line,
+        None,
+        "neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); pass --layout",
+    )
 
 
 def _text(path: Path, line: int, obj: dict, key: str, allow_empty: bool = False) -> str:
@@ -96,10 +101,13 @@ def _attributionbench(path: Path, line: int, obj: dict) -> Item:
     if isinstance(item_id, bool) or not isinstance(item_id, (str, int)) or not str(item_id).strip():
         raise InputError(path, line, "id", "missing" if item_id is None else "must be a non-empty string or an integer")
     return Item(
-        id=str(item_id).strip(), title=_text(path, line, obj, "question"), claim=_text(path, line, obj, "claim"),
+        id=str(item_id).strip(),
+        title=_text(path, line, obj, "question"),
+        claim=_text(path, line, obj, "claim"),
         evidence="\n\n".join(_strings(path, line, obj, "references")),
         label=_label(path, line, obj, "attribution_label", AB_LABELS),
-        extras={"src_dataset": _text(path, line, obj, "src_dataset")}, line=line,
+        extras={"src_dataset": _text(path, line, obj, "src_dataset")},
+        line=line,
     )
 
 
@@ -109,11 +117,18 @@ def _wice(path: Path, line: int, obj: dict) -> Item:
         raise InputError(path, line, "meta", "missing" if meta is None else "must be an object")
     item_id = meta.get("id")
     if isinstance(item_id, bool) or not isinstance(item_id, (str, int)) or not str(item_id).strip():
-        raise InputError(path, line, "meta.id", "missing" if item_id is None else "must be a non-empty string or an integer")
+        raise InputError(
+            path, line, "meta.id", "missing" if item_id is None else "must be a non-empty string or an integer"
+        )
     claim = _text(path, line, obj, "claim")
     return Item(
-        id=str(item_id).strip(), title=claim, claim=claim, evidence="\n".join(_strings(path, line, obj, "evidence")),
-        label=_label(path, line, obj, "label", WICE_LABELS), extras={}, line=line,
+        id=str(item_id).strip(),
+        title=claim,
+        claim=claim,
+        evidence="\n".join(_strings(path, line, obj, "evidence")),
+        label=_label(path, line, obj, "label", WICE_LABELS),
+        extras={},
+        line=line,
     )
 
 
@@ -164,13 +179,27 @@ def write_converted(out_dir: str | Path, items: list[Item], run_id: str = "human
     with atomic_text(runs / f"{run_id}.jsonl") as f:
         for it in ordered:
             d = doc_id(it)
-            f.write(dump({
-                "metadata": {"run_id": run_id, "topic_id": it.id, "team_id": "labelled"},
-                "responses": [{"text": it.claim, "citations": [d]}],
-                "documents": {d: {"id": d, "text": it.evidence}},
-            }))
+            f.write(
+                dump(
+                    {
+                        "metadata": {"run_id": run_id, "topic_id": it.id, "team_id": "labelled"},
+                        "responses": [{"text": it.claim, "citations": [d]}],
+                        "documents": {d: {"id": d, "text": it.evidence}},
+                    }
+                )
+            )
     with atomic_text(labels) as f:
         for it in ordered:
-            f.write(dump({"run_id": run_id, "topic_id": it.id, "sentence_index": 0, "doc_id": doc_id(it),
-                          "label": it.label, **it.extras}))
+            f.write(
+                dump(
+                    {
+                        "run_id": run_id,
+                        "topic_id": it.id,
+                        "sentence_index": 0,
+                        "doc_id": doc_id(it),
+                        "label": it.label,
+                        **it.extras,
+                    }
+                )
+            )
     return Converted(topics, runs, labels, len(items))

@@ -78,7 +78,12 @@ def read_labels(path: str | Path) -> Labels:
             level, level_line = this_level, line
         elif this_level != level:
             where = "present here but not" if this_level == "citation" else "absent here but present"
-            raise InputError(path, line, "doc_id", f"{where} on line {level_line}: labels are all per citation (with doc_id) or all per sentence")
+            raise InputError(
+                path,
+                line,
+                "doc_id",
+                f"{where} on line {level_line}: labels are all per citation (with doc_id) or all per sentence",
+            )
         if this_level == "citation":
             rec["doc_id"] = _id(obj["doc_id"], str(path), line, "doc_id")
         label = obj.get("label")
@@ -94,7 +99,9 @@ def read_labels(path: str | Path) -> Labels:
             if k.startswith("_"):
                 raise InputError(path, line, k, "extra column names must not start with '_'")
             if v is not None and (isinstance(v, (dict, list)) or not isinstance(v, (str, int, float, bool))):
-                raise InputError(path, line, k, f"an extra column must be a string, number, boolean or null, got {json_type(v)}")
+                raise InputError(
+                    path, line, k, f"an extra column must be a string, number, boolean or null, got {json_type(v)}"
+                )
             extras.setdefault(k, None)
             rec[k] = None if v is None else str(v)
         key = tuple(rec[k] for k in ((*KEY, "doc_id") if level == "citation" else KEY))
@@ -108,4 +115,3 @@ def read_labels(path: str | Path) -> Labels:
     table = pd.DataFrame.from_records(records, columns=columns)
     table = table.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "label": str, LINE: "int64"})
     return Labels(path, level, table, tuple(extras))
-

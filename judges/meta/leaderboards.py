@@ -38,7 +38,11 @@ from judges.formats.atomic import atomic_text
 FORMATS = ("ir_measures", "tot", "trec_eval", "jsonl")
 COLUMNS = ["run_id", "topic_id", "measure", "value"]
 ALL = "all"
-_LAYOUT = {"ir_measures": "run topic measure value", "tot": "run measure topic value", "trec_eval": "measure topic value"}
+_LAYOUT = {
+    "ir_measures": "run topic measure value",
+    "tot": "run measure topic value",
+    "trec_eval": "measure topic value",
+}
 _MEASURE_WORDS = {"measure", "metric", "measure_name"}
 
 
@@ -64,10 +68,17 @@ def read_any_leaderboard(path: str | Path, fmt: str = "auto", header: Optional[b
             key = (run, topic, measure)
             where = f"{f}:{line}"
             if key in first_at:
-                raise InputError(f, line, "value", f"second value for run {run!r}, topic {topic!r}, measure {measure!r} (first at {first_at[key]})")
+                raise InputError(
+                    f,
+                    line,
+                    "value",
+                    f"second value for run {run!r}, topic {topic!r}, measure {measure!r} (first at {first_at[key]})",
+                )
             first_at[key] = where
             rows.append((run, topic, measure, value))
-    df = pd.DataFrame(rows, columns=COLUMNS).astype({"run_id": str, "topic_id": str, "measure": str, "value": "float64"})
+    df = pd.DataFrame(rows, columns=COLUMNS).astype(
+        {"run_id": str, "topic_id": str, "measure": str, "value": "float64"}
+    )
     return df.sort_values(["run_id", "measure", "topic_id"], kind="stable").reset_index(drop=True)
 
 
@@ -106,7 +117,9 @@ def sniff_format(path: Path, lines: list[tuple[int, str]]) -> str:
     if len(parts) == 3:
         return "trec_eval"
     if len(parts) != 4:
-        raise InputError(path, first_no, None, f"{len(parts)} columns: not a leaderboard (ir_measures and tot have 4, trec_eval 3)")
+        raise InputError(
+            path, first_no, None, f"{len(parts)} columns: not a leaderboard (ir_measures and tot have 4, trec_eval 3)"
+        )
     if has_header:
         names = [p.lower() for p in parts]
         if names[1] in _MEASURE_WORDS:
@@ -118,8 +131,13 @@ def sniff_format(path: Path, lines: list[tuple[int, str]]) -> str:
     third = any(len(p) == 4 and p[2] == ALL for p in (line.split() for _, line in data))
     if second != third:
         return "ir_measures" if second else "tot"
-    raise InputError(path, None, "format", "cannot tell ir_measures (run topic measure value) from tot "
-                     "(run measure topic value): no header names the columns and no 'all' topic; pass the format")
+    raise InputError(
+        path,
+        None,
+        "format",
+        "cannot tell ir_measures (run topic measure value) from tot "
+        "(run measure topic value): no header names the columns and no 'all' topic; pass the format",
+    )
 
 
 def _read_file(path: Path, fmt: str, header: Optional[bool]) -> Iterable[tuple[str, str, str, float, int]]:
@@ -183,7 +201,9 @@ def _read_trec_eval(path: Path, lines):
         measure, topic, value = _columns(path, no, line, "trec_eval")
         if measure == "runid":
             if run is not None and value != run:
-                raise InputError(path, no, "runid", f"second run name {value!r} (first {run!r}); trec_eval files hold one run")
+                raise InputError(
+                    path, no, "runid", f"second run name {value!r} (first {run!r}); trec_eval files hold one run"
+                )
             run = value
             continue
         parsed.append((topic, measure, _value(path, no, value), no))

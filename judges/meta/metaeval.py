@@ -39,7 +39,18 @@ from judges.meta.leaderboards import ALL, all_values, per_topic
 
 ON_MISSING = ("error", "warn", "skip")
 MIN_RUNS = 3
-CORRELATION_COLUMNS = ["eval", "truth_measure", "eval_measure", "method", "value", "ci_low", "ci_high", "runs", "topics", "ranking"]
+CORRELATION_COLUMNS = [
+    "eval",
+    "truth_measure",
+    "eval_measure",
+    "method",
+    "value",
+    "ci_low",
+    "ci_high",
+    "runs",
+    "topics",
+    "ranking",
+]
 VALUE_COLUMNS = ["leaderboard", "role", "measure", "run_id", "value", "ci_low", "ci_high", "topics"]
 
 
@@ -108,7 +119,9 @@ def select_measures(lb: Leaderboard, chosen: Sequence[str], option: str) -> list
         return have
     unknown = [m for m in chosen if m not in have]
     if unknown:
-        raise InputError(lb.path, None, option, f"{_names(unknown)} not in this leaderboard (it has {_names(have, 10)})")
+        raise InputError(
+            lb.path, None, option, f"{_names(unknown)} not in this leaderboard (it has {_names(have, 10)})"
+        )
     return list(dict.fromkeys(chosen))
 
 
@@ -141,7 +154,11 @@ def _shared_topics(
         m = m.reindex(index=runs, columns=candidates)
         lacking = [t for t in candidates if m[t].isna().any()]
         if lacking:
-            policy(lb.path, "topic_id", f"{measure_label}: {len(lacking)} topic(s) without a row for some run: {_names(lacking)}")
+            policy(
+                lb.path,
+                "topic_id",
+                f"{measure_label}: {len(lacking)} topic(s) without a row for some run: {_names(lacking)}",
+            )
             keep = [t for t in keep if t not in lacking]
     return keep
 
@@ -165,14 +182,28 @@ def correlate_pair(
         runs_t = set(mt.index[mt.notna().any(axis=1)])
         runs_e = set(me.index[me.notna().any(axis=1)])
     else:
-        runs_t, runs_e = set(all_values(truth.table, truth_measure).index), set(all_values(judged.table, eval_measure).index)
+        runs_t, runs_e = (
+            set(all_values(truth.table, truth_measure).index),
+            set(all_values(judged.table, eval_measure).index),
+        )
     if runs_t - runs_e:
-        policy(judged.path, "run_id", f"{label}: {len(runs_t - runs_e)} truth run(s) not in this leaderboard: {_names(runs_t - runs_e)}")
+        policy(
+            judged.path,
+            "run_id",
+            f"{label}: {len(runs_t - runs_e)} truth run(s) not in this leaderboard: {_names(runs_t - runs_e)}",
+        )
     if runs_e - runs_t:
-        policy(judged.path, "run_id", f"{label}: {len(runs_e - runs_t)} run(s) not in the truth: {_names(runs_e - runs_t)}")
+        policy(
+            judged.path, "run_id", f"{label}: {len(runs_e - runs_t)} run(s) not in the truth: {_names(runs_e - runs_t)}"
+        )
     runs = sorted(runs_t & runs_e)
     if len(runs) < opts.min_runs:
-        raise InputError(judged.path, None, "run_id", f"{label}: {len(runs)} run(s) shared with the truth; correlations need at least {opts.min_runs}")
+        raise InputError(
+            judged.path,
+            None,
+            "run_id",
+            f"{label}: {len(runs)} run(s) shared with the truth; correlations need at least {opts.min_runs}",
+        )
 
     if opts.truth_topics:
         return _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label)
@@ -182,7 +213,9 @@ def correlate_pair(
     if not (mt.empty or me.empty) and (opts.recomputing or opts.resamples > 0):
         topics = _shared_topics([(truth, mt), (judged, me)], runs, opts, policy, label)
         if opts.recomputing and not topics:
-            raise InputError(judged.path, None, "topic_id", f"{label}: no topic left that every shared run has on both sides")
+            raise InputError(
+                judged.path, None, "topic_id", f"{label}: no topic left that every shared run has on both sides"
+            )
     truth_scores = _scores(truth, truth_measure, opts, topics).reindex(runs).to_numpy()
     judged_scores = _scores(judged, eval_measure, opts, topics).reindex(runs).to_numpy()
 
@@ -201,14 +234,25 @@ def correlate_pair(
         iv = bootstrap.Intervals(nan, nan, np.zeros(len(opts.methods), dtype=np.int64))
     ranking = f"mean over {len(topics)} topics" if opts.recomputing else ALL
     return [
-        dict(eval=judged.label, truth_measure=truth_measure, eval_measure=eval_measure, method=m, value=point[i],
-             ci_low=_ci(iv, i)[0], ci_high=_ci(iv, i)[1], runs=len(runs), topics=len(topics) if topics else None,
-             ranking=ranking)
+        dict(
+            eval=judged.label,
+            truth_measure=truth_measure,
+            eval_measure=eval_measure,
+            method=m,
+            value=point[i],
+            ci_low=_ci(iv, i)[0],
+            ci_high=_ci(iv, i)[1],
+            runs=len(runs),
+            topics=len(topics) if topics else None,
+            ranking=ranking,
+        )
         for i, m in enumerate(opts.methods)
     ]
 
 
-def _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label) -> list[dict]:
+def _correlate_truth_topics(
+    truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label
+) -> list[dict]:
     """:func:`correlate_pair` when each run is averaged over the topics the truth has for it."""
     topics = sorted(mt.columns)
     a = mt.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
@@ -217,8 +261,12 @@ def _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, ev
     lacking = have & np.isnan(b)
     if lacking.any():
         r, t = np.argwhere(lacking)[0]
-        policy(judged.path, "topic_id", f"{label}: {int(lacking.sum())} (run, topic) pair(s) of the truth without a row here, "
-                                        f"e.g. run {runs[r]!r} topic {topics[t]!r}")
+        policy(
+            judged.path,
+            "topic_id",
+            f"{label}: {int(lacking.sum())} (run, topic) pair(s) of the truth without a row here, "
+            f"e.g. run {runs[r]!r} topic {topics[t]!r}",
+        )
         have &= ~lacking
     if not have.any(axis=1).all():
         keep = have.any(axis=1)
@@ -230,6 +278,7 @@ def _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, ev
     truth_scores, judged_scores = a0.sum(axis=1) / counts, b0.sum(axis=1) / counts
     point = [correlation.correlate(truth_scores, judged_scores, m) for m in opts.methods]
     if opts.resamples > 0 and len(topics) > 1:
+
         def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
             n = w[:, idx].sum(axis=2)  # runs x resamples
             ta = np.where(n > 0, a0[:, idx].sum(axis=2) / np.maximum(n, 1), truth_scores[:, None]).T
@@ -241,9 +290,18 @@ def _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, ev
         nan = np.full(len(opts.methods), np.nan)
         iv = bootstrap.Intervals(nan, nan, np.zeros(len(opts.methods), dtype=np.int64))
     return [
-        dict(eval=judged.label, truth_measure=truth_measure, eval_measure=eval_measure, method=m, value=point[i],
-             ci_low=_ci(iv, i)[0], ci_high=_ci(iv, i)[1], runs=len(runs), topics=len(topics),
-             ranking="mean over the truth's topics of each run")
+        dict(
+            eval=judged.label,
+            truth_measure=truth_measure,
+            eval_measure=eval_measure,
+            method=m,
+            value=point[i],
+            ci_low=_ci(iv, i)[0],
+            ci_high=_ci(iv, i)[1],
+            runs=len(runs),
+            topics=len(topics),
+            ranking="mean over the truth's topics of each run",
+        )
         for i, m in enumerate(opts.methods)
     ]
 
@@ -260,21 +318,48 @@ def leaderboard_values(
         if opts.truth_topics:  # topics differ by run: each run's mean over its own rows, no interval
             for run in runs:
                 row = m.loc[run].dropna()
-                rows.append(dict(leaderboard=lb.label, role=role, measure=measure, run_id=run, value=float(row.mean()),
-                                 ci_low=float("nan"), ci_high=float("nan"), topics=int(len(row))))
+                rows.append(
+                    dict(
+                        leaderboard=lb.label,
+                        role=role,
+                        measure=measure,
+                        run_id=run,
+                        value=float(row.mean()),
+                        ci_low=float("nan"),
+                        ci_high=float("nan"),
+                        topics=int(len(row)),
+                    )
+                )
             continue
         if not m.empty and runs and (opts.recomputing or opts.resamples > 0):
             topics = _shared_topics([(lb, m)], runs, opts, policy, measure)
         scores = _scores(lb, measure, opts, topics).reindex(runs)
         if topics and opts.resamples > 0:
             a = m.reindex(index=runs, columns=topics).to_numpy()
-            iv = bootstrap.topic_intervals(len(topics), lambda idx, a=a: a[:, idx].mean(axis=2), len(runs), opts.resamples, opts.seed, opts.confidence)
+            iv = bootstrap.topic_intervals(
+                len(topics),
+                lambda idx, a=a: a[:, idx].mean(axis=2),
+                len(runs),
+                opts.resamples,
+                opts.seed,
+                opts.confidence,
+            )
         else:
             nan = np.full(len(runs), np.nan)
             iv = bootstrap.Intervals(nan, nan, np.zeros(len(runs), dtype=np.int64))
         for i, run in enumerate(runs):
-            rows.append(dict(leaderboard=lb.label, role=role, measure=measure, run_id=run, value=float(scores.iloc[i]),
-                             ci_low=_ci(iv, i)[0], ci_high=_ci(iv, i)[1], topics=len(topics) if topics else None))
+            rows.append(
+                dict(
+                    leaderboard=lb.label,
+                    role=role,
+                    measure=measure,
+                    run_id=run,
+                    value=float(scores.iloc[i]),
+                    ci_low=_ci(iv, i)[0],
+                    ci_high=_ci(iv, i)[1],
+                    topics=len(topics) if topics else None,
+                )
+            )
     return rows
 
 

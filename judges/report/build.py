@@ -37,9 +37,14 @@ from judges.report.assets import CSS, JS
 from judges.report.documents import DocumentStore, locate
 from judges.report.leaderboard import board, kendall
 
-_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 STATUS_RANK = {"supported": 3, "partial": 2, "unsupported": 1, "missing": 0}
-JUDGE_LABEL = {"supported": "supported", "partial": "partially", "unsupported": "not_supported", "missing": "not_supported"}
+JUDGE_LABEL = {
+    "supported": "supported",
+    "partial": "partially",
+    "unsupported": "not_supported",
+    "missing": "not_supported",
+}
 
 
 def u16(text: str, i: int) -> int:
@@ -80,9 +85,11 @@ def _clean(v):
 def _page(title: str, depth: int, body: str, scripts: tuple[str, ...] = (), tail: str = "") -> str:
     up = "../" * depth
     tags = "".join(f'<script src="{up}{s}"></script>' for s in scripts)
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
-            f'<title>{escape(title)}</title><link rel="stylesheet" href="{up}assets/report.css"></head><body>'
-            f'{body}{tags}<script src="{up}assets/report.js"></script>{tail}</body></html>\n')
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        f'<title>{escape(title)}</title><link rel="stylesheet" href="{up}assets/report.css"></head><body>'
+        f'{body}{tags}<script src="{up}assets/report.js"></script>{tail}</body></html>\n'
+    )
 
 
 def _write(path: Path, text: str, sizes: list) -> None:
@@ -98,9 +105,18 @@ def _ci(v, lo, hi) -> str:
     return f'<td data-v="{v:.6f}">{v:.3f}{small}</td>'
 
 
-def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path] = None, truth: Optional[Path] = None,
-                 truth_measure: Optional[str] = None, labels: Optional[Path] = None, responses: Optional[list] = None,
-                 corpus: Optional[Path] = None, resamples: int = 1000, warn: Callable[[str], None] = lambda m: None) -> dict:
+def build_report(
+    out_dir,
+    name: Optional[str] = None,
+    report_dir: Optional[Path] = None,
+    truth: Optional[Path] = None,
+    truth_measure: Optional[str] = None,
+    labels: Optional[Path] = None,
+    responses: Optional[list] = None,
+    corpus: Optional[Path] = None,
+    resamples: int = 1000,
+    warn: Callable[[str], None] = lambda m: None,
+) -> dict:
     """Write the report; returns ``{"path", "files", "bytes", "largest", "seconds"}``."""
     started = time.perf_counter()
     store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)
@@ -110,7 +126,9 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
         if not (out / "assets" / "report.js").is_file():  # never delete what is not a report
             from judges.errors import InputError
 
-            raise InputError(out, None, "--report-dir", "exists and is not a citejudge report; give an empty or new directory")
+            raise InputError(
+                out, None, "--report-dir", "exists and is not a citejudge report; give an empty or new directory"
+            )
         shutil.rmtree(out)
     sizes: list[int] = []
     df = read_assessments(out_dir, name)
@@ -132,7 +150,9 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
         lab = read_labels(labels)
         label_level = lab.level
         for r in lab.table.itertuples(index=False):
-            key = (str(r.run_id), str(r.topic_id), int(r.sentence_index)) + ((str(r.doc_id),) if lab.level == "citation" else ())
+            key = (str(r.run_id), str(r.topic_id), int(r.sentence_index)) + (
+                (str(r.doc_id),) if lab.level == "citation" else ()
+            )
             human[key] = r.label
 
     runs = b.runs + sorted(set(df["run_id"]) - set(b.runs))
@@ -181,10 +201,33 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
                 doc = documents.get(c["doc_id"]) if c["doc_id"] is not None and c["status"] != "missing" else None
                 if doc is None and c["doc_id"] is not None and c["status"] != "missing":
                     doc = corpus_docs.get(c["doc_id"])
-                entry = {k: c.get(k) for k in (
-                    "citation", "doc_id", "status", "support_status", "score", "norm_score", "answer_coverage",
-                    "evidence_coverage", "char_start", "char_end", "evidence", "doc_source", "reason", "p_any", "p_full",
-                    "llm_answer", "llm_p_yes", "numbers_missing", "entities_missing", "capped", "explanation", "sentence")}
+                entry = {
+                    k: c.get(k)
+                    for k in (
+                        "citation",
+                        "doc_id",
+                        "status",
+                        "support_status",
+                        "score",
+                        "norm_score",
+                        "answer_coverage",
+                        "evidence_coverage",
+                        "char_start",
+                        "char_end",
+                        "evidence",
+                        "doc_source",
+                        "reason",
+                        "p_any",
+                        "p_full",
+                        "llm_answer",
+                        "llm_p_yes",
+                        "numbers_missing",
+                        "entities_missing",
+                        "capped",
+                        "explanation",
+                        "sentence",
+                    )
+                }
                 entry["sentence_index"], entry["rank"] = index, c["citation_rank"]
                 entry["key"] = f"s{index}c{c['citation_rank']}"
                 if doc is not None:
@@ -202,7 +245,11 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
                         scripts[key] = script(doc.text)
                     if s_script and scripts[key] and s_script != scripts[key]:
                         entry["xlang"] = f"sentence in {s_script.lower()} script, document in {scripts[key].lower()}"
-                label = human.get((run, topic, index, c["doc_id"])) if label_level == "citation" else human.get((run, topic, index))
+                label = (
+                    human.get((run, topic, index, c["doc_id"]))
+                    if label_level == "citation"
+                    else human.get((run, topic, index))
+                )
                 if label is not None:
                     entry["label"] = label
                     judged = JUDGE_LABEL[c["status"]]
@@ -215,26 +262,48 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
                     if entry.get(f):
                         flag_counts[run][f] += 1
                 out_cites.append(entry)
-                run_rows[i].append({
-                    "topic_id": topic, "href": f"r{i}/t{j}.html", "sentence_index": index, "rank": entry["rank"], "key": entry["key"],
-                    "doc_id": c["doc_id"] if c["doc_id"] is not None else c["citation"], "status": c["status"], "p_full": c["p_full"],
-                    "capped": bool(c["capped"]), "xlang": entry.get("xlang"), "disagree": entry.get("disagree", False),
-                    "explanation": c["explanation"],
-                })
+                run_rows[i].append(
+                    {
+                        "topic_id": topic,
+                        "href": f"r{i}/t{j}.html",
+                        "sentence_index": index,
+                        "rank": entry["rank"],
+                        "key": entry["key"],
+                        "doc_id": c["doc_id"] if c["doc_id"] is not None else c["citation"],
+                        "status": c["status"],
+                        "p_full": c["p_full"],
+                        "capped": bool(c["capped"]),
+                        "xlang": entry.get("xlang"),
+                        "disagree": entry.get("disagree", False),
+                        "explanation": c["explanation"],
+                    }
+                )
             status = max((x["status"] for x in out_cites), key=STATUS_RANK.get) if out_cites else "uncited"
             sent_rows.append({"index": index, "text": text, "status": status, "cites": out_cites})
         per_report_counts[(run, topic)] = counts
         measures = {m: float(v) for m, v in lb_idx.get((run, topic), {}).items()}
-        data = {"run": run, "topic": topic, "title": titles.get(topic, ""), "thresholds": thresholds, "sentences": sent_rows, "measures": measures}
+        data = {
+            "run": run,
+            "topic": topic,
+            "title": titles.get(topic, ""),
+            "thresholds": thresholds,
+            "sentences": sent_rows,
+            "measures": measures,
+        }
         _write(out / "data" / f"r{i}" / f"t{j}.js", js("CJ_PAGE", data), sizes)
-        head = (f'<nav><a href="../../index.html">leaderboard</a> › <a href="../r{i}.html">run {escape(run)}</a> › '
-                f'<a href="../../topics/t{j}.html">topic {escape(topic)}</a></nav>'
-                f'<h1>{escape(run)} on topic {escape(topic)}</h1><p class="muted">{escape(titles.get(topic, ""))}</p>'
-                f'<p>{_measure_line(lb_idx.get((run, topic), {}), b.headline)}</p>'
-                f'<p class="muted">Sentences are coloured by their best citation: supported, partial, unsupported, missing; '
-                f'uncited sentences are plain.</p><div id="app"></div>')
-        _write(out / "runs" / f"r{i}" / f"t{j}.html",
-               _page(f"{run} / {topic}", 2, head, (f"data/r{i}/t{j}.js", f"docs/t{j}.js"), "<script>CJ.page()</script>"), sizes)
+        head = (
+            f'<nav><a href="../../index.html">leaderboard</a> › <a href="../r{i}.html">run {escape(run)}</a> › '
+            f'<a href="../../topics/t{j}.html">topic {escape(topic)}</a></nav>'
+            f'<h1>{escape(run)} on topic {escape(topic)}</h1><p class="muted">{escape(titles.get(topic, ""))}</p>'
+            f"<p>{_measure_line(lb_idx.get((run, topic), {}), b.headline)}</p>"
+            f'<p class="muted">Sentences are coloured by their best citation: supported, partial, unsupported, missing; '
+            f'uncited sentences are plain.</p><div id="app"></div>'
+        )
+        _write(
+            out / "runs" / f"r{i}" / f"t{j}.html",
+            _page(f"{run} / {topic}", 2, head, (f"data/r{i}/t{j}.js", f"docs/t{j}.js"), "<script>CJ.page()</script>"),
+            sizes,
+        )
 
     lb_idx: dict[tuple[str, str], dict] = defaultdict(dict)
     for r, t, m, v in zip(lb["run_id"], lb["topic_id"], lb["measure"], lb["value"]):
@@ -249,13 +318,21 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
         write_report_page(rep.run_id, rep.topic_id, [(s.index, s.text) for s in rep.sentences], docs)
     missing_reports = [k for k in by_report if k not in seen_reports]
     if missing_reports:
-        warn(f"{len(missing_reports)} reports not found in the run files: their pages show the cited sentences only, without documents")
+        warn(
+            f"{len(missing_reports)} reports not found in the run files: their pages show the cited sentences only, without documents"
+        )
     for run, topic in missing_reports:
         sents = sorted({(c["sentence_index"], c["sentence"]) for c in by_report[(run, topic)]})
         write_report_page(run, topic, sents, {})
 
     for j, docs in topic_docs.items():
-        _write(out / "docs" / f"t{j}.js", "window.CJ_DOCS=window.CJ_DOCS||{};Object.assign(window.CJ_DOCS," + js("X", docs)[len("window.X="):-2] + ");\n", sizes)
+        _write(
+            out / "docs" / f"t{j}.js",
+            "window.CJ_DOCS=window.CJ_DOCS||{};Object.assign(window.CJ_DOCS,"
+            + js("X", docs)[len("window.X=") : -2]
+            + ");\n",
+            sizes,
+        )
     for j in range(len(topics)):
         if j not in topic_docs:
             _write(out / "docs" / f"t{j}.js", "window.CJ_DOCS=window.CJ_DOCS||{};\n", sizes)
@@ -274,17 +351,32 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
             j = topic_ix[t]
             c = per_report_counts.get((run, t), Counter())
             v = lb_idx[(run, t)].get(b.headline)
-            rows.append(f'<tr><td class="l"><a href="r{i}/t{j}.html">{escape(t)}</a></td><td class="l">{escape(_short(titles.get(t, ""), 70))}</td>'
-                        f'{_ci(v, float("nan"), float("nan"))}'
-                        + "".join(f'<td data-v="{c[s]}">{c[s]}</td>' for s in svg.STATUSES) + "</tr>")
-        measures = "".join(f'<tr><th class="l">{m}</th>{_ci(b.value.loc[run, m] if run in b.value.index else None, b.low.loc[run, m] if run in b.low.index else float("nan"), b.high.loc[run, m] if run in b.high.index else float("nan"))}</tr>' for m in b.measures)
-        body = (f'<nav><a href="../index.html">leaderboard</a> › run {escape(run)}</nav><h1>Run {escape(run)}</h1>'
-                + svg.status_bars([(run, status_by_run[run], None)])
-                + f'<h2>Measures (mean over topics, 95% interval by bootstrap over topics)</h2><table>{measures}</table>'
-                + f'<h2>Topics</h2><table class="sortable"><tr><th class="l">topic</th><th class="l">title</th><th>{b.headline}</th>'
-                + "".join(f"<th>{s}</th>" for s in svg.STATUSES) + "</tr>" + "".join(rows) + "</table>"
-                + '<h2>Citations</h2><div id="citations"></div>')
-        _write(out / "runs" / f"r{i}.html", _page(f"run {run}", 1, body, (f"data/r{i}.js",), "<script>CJ.run()</script>"), sizes)
+            rows.append(
+                f'<tr><td class="l"><a href="r{i}/t{j}.html">{escape(t)}</a></td><td class="l">{escape(_short(titles.get(t, ""), 70))}</td>'
+                f"{_ci(v, float('nan'), float('nan'))}"
+                + "".join(f'<td data-v="{c[s]}">{c[s]}</td>' for s in svg.STATUSES)
+                + "</tr>"
+            )
+        measures = "".join(
+            f'<tr><th class="l">{m}</th>{_ci(b.value.loc[run, m] if run in b.value.index else None, b.low.loc[run, m] if run in b.low.index else float("nan"), b.high.loc[run, m] if run in b.high.index else float("nan"))}</tr>'
+            for m in b.measures
+        )
+        body = (
+            f'<nav><a href="../index.html">leaderboard</a> › run {escape(run)}</nav><h1>Run {escape(run)}</h1>'
+            + svg.status_bars([(run, status_by_run[run], None)])
+            + f"<h2>Measures (mean over topics, 95% interval by bootstrap over topics)</h2><table>{measures}</table>"
+            + f'<h2>Topics</h2><table class="sortable"><tr><th class="l">topic</th><th class="l">title</th><th>{b.headline}</th>'
+            + "".join(f"<th>{s}</th>" for s in svg.STATUSES)
+            + "</tr>"
+            + "".join(rows)
+            + "</table>"
+            + '<h2>Citations</h2><div id="citations"></div>'
+        )
+        _write(
+            out / "runs" / f"r{i}.html",
+            _page(f"run {run}", 1, body, (f"data/r{i}.js",), "<script>CJ.run()</script>"),
+            sizes,
+        )
 
     # -- topic pages -----------------------------------------------------------------------------------
     for t in topics:
@@ -295,21 +387,52 @@ def build_report(out_dir, name: Optional[str] = None, report_dir: Optional[Path]
                 continue
             i = run_ix[run]
             c = per_report_counts.get((run, t), Counter())
-            rows.append(f'<tr><td class="l"><a href="../runs/r{i}/t{j}.html">{escape(run)}</a></td>'
-                        f'{_ci(lb_idx[(run, t)].get(b.headline), float("nan"), float("nan"))}'
-                        + "".join(f'<td data-v="{c[s]}">{c[s]}</td>' for s in svg.STATUSES) + "</tr>")
-        body = (f'<nav><a href="../index.html">leaderboard</a> › topic {escape(t)}</nav><h1>Topic {escape(t)}</h1>'
-                f'<p>{escape(titles.get(t, ""))}</p><table class="sortable"><tr><th class="l">run</th><th>{b.headline}</th>'
-                + "".join(f"<th>{s}</th>" for s in svg.STATUSES) + "</tr>" + "".join(rows) + "</table>")
+            rows.append(
+                f'<tr><td class="l"><a href="../runs/r{i}/t{j}.html">{escape(run)}</a></td>'
+                f"{_ci(lb_idx[(run, t)].get(b.headline), float('nan'), float('nan'))}"
+                + "".join(f'<td data-v="{c[s]}">{c[s]}</td>' for s in svg.STATUSES)
+                + "</tr>"
+            )
+        body = (
+            f'<nav><a href="../index.html">leaderboard</a> › topic {escape(t)}</nav><h1>Topic {escape(t)}</h1>'
+            f'<p>{escape(titles.get(t, ""))}</p><table class="sortable"><tr><th class="l">run</th><th>{b.headline}</th>'
+            + "".join(f"<th>{s}</th>" for s in svg.STATUSES)
+            + "</tr>"
+            + "".join(rows)
+            + "</table>"
+        )
         _write(out / "topics" / f"t{j}.html", _page(f"topic {t}", 1, body), sizes)
 
     # -- index -------------------------------------------------------------------------------------------
-    _write(out / "index.html", _index(name, b, runs, run_ix, topics, topic_ix, titles, df, status_by_run, flag_counts,
-                                      thresholds, lb_idx, label_level, store.config), sizes)
+    _write(
+        out / "index.html",
+        _index(
+            name,
+            b,
+            runs,
+            run_ix,
+            topics,
+            topic_ix,
+            titles,
+            df,
+            status_by_run,
+            flag_counts,
+            thresholds,
+            lb_idx,
+            label_level,
+            store.config,
+        ),
+        sizes,
+    )
     _write(out / "assets" / "report.css", CSS, sizes)
     _write(out / "assets" / "report.js", JS, sizes)
-    return {"path": str(out / "index.html"), "files": len(sizes), "bytes": sum(sizes), "largest": max(sizes),
-            "seconds": time.perf_counter() - started}
+    return {
+        "path": str(out / "index.html"),
+        "files": len(sizes),
+        "bytes": sum(sizes),
+        "largest": max(sizes),
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def _short(text: str, n: int) -> str:
@@ -353,8 +476,22 @@ def _topic_titles(config: dict) -> dict[str, str]:
     return titles
 
 
-def _index(name, b, runs, run_ix, topics, topic_ix, titles, df, status_by_run, flag_counts, thresholds, lb_idx,
-           label_level, config) -> str:
+def _index(
+    name,
+    b,
+    runs,
+    run_ix,
+    topics,
+    topic_ix,
+    titles,
+    df,
+    status_by_run,
+    flag_counts,
+    thresholds,
+    lb_idx,
+    label_level,
+    config,
+) -> str:
     counts = Counter(df["status"])
     n = len(df)
     tau = kendall(b)
@@ -379,42 +516,94 @@ def _index(name, b, runs, run_ix, topics, topic_ix, titles, df, status_by_run, f
             cells.append(f'<td data-v="{truth_rank.get(run, "")}">{truth_rank.get(run, "—")}</td>')
         for m in b.measures:
             has = run in b.value.index
-            cells.append(_ci(b.value.loc[run, m] if has else None, b.low.loc[run, m] if has else float("nan"), b.high.loc[run, m] if has else float("nan")))
+            cells.append(
+                _ci(
+                    b.value.loc[run, m] if has else None,
+                    b.low.loc[run, m] if has else float("nan"),
+                    b.high.loc[run, m] if has else float("nan"),
+                )
+            )
         sc, fc = status_by_run.get(run, Counter()), flag_counts.get(run, Counter())
-        for f, v in (("unsupported", sc["unsupported"]), ("missing", sc["missing"]), ("capped", fc["capped"]), ("xlang", fc["xlang"])) + (
-                (("disagree", fc["disagree"]),) if label_level else ()):
-            cells.append(f'<td data-v="{v}"><a href="runs/r{i}.html#f={f}">{v}</a></td>' if v else '<td data-v="0">0</td>')
+        for f, v in (
+            ("unsupported", sc["unsupported"]),
+            ("missing", sc["missing"]),
+            ("capped", fc["capped"]),
+            ("xlang", fc["xlang"]),
+        ) + ((("disagree", fc["disagree"]),) if label_level else ()):
+            cells.append(
+                f'<td data-v="{v}"><a href="runs/r{i}.html#f={f}">{v}</a></td>' if v else '<td data-v="0">0</td>'
+            )
         rows.append("<tr>" + "".join(cells) + "</tr>")
     table = f'<table class="sortable" id="leaderboard"><tr>{"".join(head)}</tr>{"".join(rows)}</table>'
 
-    plots = ["<h3>Status of the citations, per run</h3>" + svg.status_bars([(r, status_by_run.get(r, {}), f"runs/r{run_ix[r]}.html") for r in runs])]
+    plots = [
+        "<h3>Status of the citations, per run</h3>"
+        + svg.status_bars([(r, status_by_run.get(r, {}), f"runs/r{run_ix[r]}.html") for r in runs])
+    ]
     by_status = {s: df.loc[df["status"] == s] for s in svg.STATUSES}
     if thresholds.get("judge") == "model":
-        plots.append("<h3>Distribution of P(full), by final status, with the supported threshold</h3>" + svg.histogram(
-            {s: g["p_full"].dropna().tolist() for s, g in by_status.items()}, [(thresholds["p_supported"], "supported at P(full) ≥")], "P(full)"))
-        plots.append("<h3>Distribution of P(any), by final status, with the partial threshold</h3>" + svg.histogram(
-            {s: g["p_any"].dropna().tolist() for s, g in by_status.items()}, [(thresholds["p_partial"], "partial at P(any) ≥")], "P(any)"))
+        plots.append(
+            "<h3>Distribution of P(full), by final status, with the supported threshold</h3>"
+            + svg.histogram(
+                {s: g["p_full"].dropna().tolist() for s, g in by_status.items()},
+                [(thresholds["p_supported"], "supported at P(full) ≥")],
+                "P(full)",
+            )
+        )
+        plots.append(
+            "<h3>Distribution of P(any), by final status, with the partial threshold</h3>"
+            + svg.histogram(
+                {s: g["p_any"].dropna().tolist() for s, g in by_status.items()},
+                [(thresholds["p_partial"], "partial at P(any) ≥")],
+                "P(any)",
+            )
+        )
     else:
         lines = [(thresholds[k], k) for k in ("norm_supported", "norm_partial") if k in thresholds]
-        plots.append("<h3>Distribution of norm_score, by final status, with the thresholds</h3>" + svg.histogram(
-            {s: g["norm_score"].dropna().tolist() for s, g in by_status.items()}, lines, "norm_score"))
+        plots.append(
+            "<h3>Distribution of norm_score, by final status, with the thresholds</h3>"
+            + svg.histogram({s: g["norm_score"].dropna().tolist() for s, g in by_status.items()}, lines, "norm_score")
+        )
     if b.truth is not None:
-        pts = [(r, float(b.truth[r]), float(b.value.loc[r, b.headline]), f"runs/r{run_ix[r]}.html") for r in runs
-               if r in b.truth.index and r in b.value.index]
-        plots.append(f"<h3>Judge against truth, per run (Kendall's tau {tau:.3f})</h3>" if tau is not None else "<h3>Judge against truth, per run</h3>")
+        pts = [
+            (r, float(b.truth[r]), float(b.value.loc[r, b.headline]), f"runs/r{run_ix[r]}.html")
+            for r in runs
+            if r in b.truth.index and r in b.value.index
+        ]
+        plots.append(
+            f"<h3>Judge against truth, per run (Kendall's tau {tau:.3f})</h3>"
+            if tau is not None
+            else "<h3>Judge against truth, per run</h3>"
+        )
         plots.append(svg.scatter(pts, f"truth: {b.truth_measure}", f"judge: {b.headline}"))
-    plots.append(f"<h3>{escape(b.headline)} per run and topic (click a cell for the answer)</h3>" + svg.heatmap(
-        runs, topics, lambda r, t: lb_idx.get((r, t), {}).get(b.headline, float("nan")),
-        lambda r, t: f"runs/r{run_ix[r]}/t{topic_ix[t]}.html", b.headline))
+    plots.append(
+        f"<h3>{escape(b.headline)} per run and topic (click a cell for the answer)</h3>"
+        + svg.heatmap(
+            runs,
+            topics,
+            lambda r, t: lb_idx.get((r, t), {}).get(b.headline, float("nan")),
+            lambda r, t: f"runs/r{run_ix[r]}/t{topic_ix[t]}.html",
+            b.headline,
+        )
+    )
 
     thr = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in thresholds.items())
-    summary = (f"<p>{n} citations judged: " + ", ".join(f"{counts[s]} {s}" for s in svg.STATUSES)
-               + f". Support judge: {escape(thr) or 'unknown'}."
-               + (f" Attestation: {escape(str(config.get('attest', {}).get('mode')))}." if config.get("attest") else "")
-               + (f" Judge against truth: Kendall's tau {tau:.3f} over {len(b.truth)} runs." if tau is not None else "") + "</p>")
-    topic_list = "".join(f'<li><a href="topics/t{topic_ix[t]}.html">{escape(t)}</a> {escape(_short(titles.get(t, ""), 90))}</li>' for t in topics)
-    body = (f'<nav>citejudge report · <b>{escape(name)}</b></nav><h1>{escape(name)}: leaderboard</h1>{summary}'
-            f'<p class="muted">Runs ranked by {escape(b.headline)} (the mean over each run\'s topics); under each value its 95% '
-            f'interval from a bootstrap over the run\'s topics. Click a header to sort, a run for its answers, a count for those citations.</p>'
-            f'{table}<h2>Plots</h2><div class="plots">{"".join(plots)}</div><h2>Topics</h2><ul>{topic_list}</ul>')
+    summary = (
+        f"<p>{n} citations judged: "
+        + ", ".join(f"{counts[s]} {s}" for s in svg.STATUSES)
+        + f". Support judge: {escape(thr) or 'unknown'}."
+        + (f" Attestation: {escape(str(config.get('attest', {}).get('mode')))}." if config.get("attest") else "")
+        + (f" Judge against truth: Kendall's tau {tau:.3f} over {len(b.truth)} runs." if tau is not None else "")
+        + "</p>"
+    )
+    topic_list = "".join(
+        f'<li><a href="topics/t{topic_ix[t]}.html">{escape(t)}</a> {escape(_short(titles.get(t, ""), 90))}</li>'
+        for t in topics
+    )
+    body = (
+        f"<nav>citejudge report · <b>{escape(name)}</b></nav><h1>{escape(name)}: leaderboard</h1>{summary}"
+        f'<p class="muted">Runs ranked by {escape(b.headline)} (the mean over each run\'s topics); under each value its 95% '
+        f"interval from a bootstrap over the run's topics. Click a header to sort, a run for its answers, a count for those citations.</p>"
+        f'{table}<h2>Plots</h2><div class="plots">{"".join(plots)}</div><h2>Topics</h2><ul>{topic_list}</ul>'
+    )
     return _page(f"{name}: citejudge report", 0, body)

@@ -54,8 +54,14 @@ class Evidence:
         return f"{lead}{self.before}[[{self.evidence}]]{self.after}{tail}"
 
 
-def in_context(doc: Optional[Document], doc_id: Optional[str], start: int, end: int, context: int = CONTEXT_CHARS,
-               mapping: Optional[list] = None) -> Evidence:
+def in_context(
+    doc: Optional[Document],
+    doc_id: Optional[str],
+    start: int,
+    end: int,
+    context: int = CONTEXT_CHARS,
+    mapping: Optional[list] = None,
+) -> Evidence:
     """The span ``[start, end)`` of ``doc`` with ``context`` characters either side (cut at word boundaries)."""
     if doc is None:
         return Evidence(doc_id, None, start, end)
@@ -113,8 +119,14 @@ def _paths(entries) -> list[Path]:
 class DocumentStore:
     """The documents an output directory's citations cite, read from its inputs on demand."""
 
-    def __init__(self, out_dir: str | Path, name: Optional[str] = None, responses: Optional[list] = None,
-                 corpus: Optional[Path] = None, dataset: Optional[str] = None):
+    def __init__(
+        self,
+        out_dir: str | Path,
+        name: Optional[str] = None,
+        responses: Optional[list] = None,
+        corpus: Optional[Path] = None,
+        dataset: Optional[str] = None,
+    ):
         self.out_dir = Path(out_dir)
         self.name, self.config = read_config(self.out_dir, name)
         inputs = self.config.get("inputs", {})
@@ -183,7 +195,9 @@ class DocumentStore:
             with open(path, "rb") as f:
                 rep = read_report_at(f, path, line, offset, self.dataset)
         except Exception:  # a gzip file cannot seek: read it through
-            rep = next((r for _, r in read_reports(Path(path), self.dataset, lines={line}) if isinstance(r, Report)), None)
+            rep = next(
+                (r for _, r in read_reports(Path(path), self.dataset, lines={line}) if isinstance(r, Report)), None
+            )
         if len(self._reports) > 64:
             self._reports.clear()
         self._reports[key] = rep
@@ -205,11 +219,12 @@ class DocumentStore:
         doc_id = get("doc_id")
         doc_id = None if doc_id is None or doc_id != doc_id else str(doc_id)
         doc = self.document(str(get("run_id")), str(get("topic_id")), doc_id, get("doc_source") or "")
-        return in_context(doc, doc_id, int(get("char_start") or 0), int(get("char_end") or 0), context, self.mapping(doc_id))
+        return in_context(
+            doc, doc_id, int(get("char_start") or 0), int(get("char_end") or 0), context, self.mapping(doc_id)
+        )
 
 
 def open_documents(out_dir: str | Path, name: Optional[str] = None, **kwargs) -> DocumentStore:
     """The documents behind an output directory (see the module doc); ``responses=``, ``corpus=``
     point at inputs that moved since the judge ran."""
     return DocumentStore(out_dir, name, **kwargs)
-

@@ -38,8 +38,13 @@ def top_runs(lb: pd.DataFrame, n: int = 5) -> list[tuple[str, float]]:
     return list(zip(rows["run_id"], rows["value"]))
 
 
-def board(lb: pd.DataFrame, truth: Optional[pd.DataFrame] = None, truth_measure: Optional[str] = None,
-          resamples: int = 1000, seed: int = 0) -> Board:
+def board(
+    lb: pd.DataFrame,
+    truth: Optional[pd.DataFrame] = None,
+    truth_measure: Optional[str] = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> Board:
     """The leaderboard table from the judge's long leaderboard (and a truth leaderboard)."""
     present = set(lb["measure"])
     measures = [m for m in MEASURE_NAMES if m in present] + sorted(present - set(MEASURE_NAMES))
@@ -52,7 +57,9 @@ def board(lb: pd.DataFrame, truth: Optional[pd.DataFrame] = None, truth_measure:
     for run, g in topics.groupby("run_id", sort=True):
         m = g.pivot(index="topic_id", columns="measure", values="value").reindex(columns=measures)
         x = m.to_numpy(dtype=np.float64)
-        iv = topic_intervals(len(x), lambda idx, x=x: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed)
+        iv = topic_intervals(
+            len(x), lambda idx, x=x: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed
+        )
         low.loc[run], high.loc[run] = iv.low, iv.high
     per_topic = topics[topics["measure"] == headline].pivot(index="run_id", columns="topic_id", values="value")
     t = None

@@ -20,8 +20,10 @@ def _f(x: float) -> str:
 
 
 def _svg(width: int, height: int, body: list[str], label: str) -> str:
-    return (f'<svg class="plot" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
-            f'aria-label="{escape(label)}" {FONT}>' + "".join(body) + "</svg>")
+    return (
+        f'<svg class="plot" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        f'aria-label="{escape(label)}" {FONT}>' + "".join(body) + "</svg>"
+    )
 
 
 def _link(href: Optional[str], inner: str) -> str:
@@ -40,27 +42,39 @@ def status_bars(rows: Sequence[tuple[str, dict, Optional[str]]], width: int = 76
     body = []
     x = label_w
     for s in STATUSES:  # legend
-        body.append(f'<rect x="{x}" y="4" width="10" height="10" fill="{COLORS[s]}"/><text x="{x + 14}" y="13">{s}</text>')
+        body.append(
+            f'<rect x="{x}" y="4" width="10" height="10" fill="{COLORS[s]}"/><text x="{x + 14}" y="13">{s}</text>'
+        )
         x += 95
     for i, (name, counts, href) in enumerate(rows):
         y = 24 + i * (bar_h + gap)
         total = sum(counts.get(s, 0) for s in STATUSES)
-        body.append(f'<text x="{label_w - 6}" y="{y + bar_h - 3}" text-anchor="end">{_link(href, escape(_short(name)))}<title>{escape(name)}</title></text>')
+        body.append(
+            f'<text x="{label_w - 6}" y="{y + bar_h - 3}" text-anchor="end">{_link(href, escape(_short(name)))}<title>{escape(name)}</title></text>'
+        )
         x = float(label_w)
         for s in STATUSES:
             n = counts.get(s, 0)
             if not n or not total:
                 continue
             w = plot_w * n / total
-            body.append(f'<rect x="{_f(x)}" y="{y}" width="{_f(w)}" height="{bar_h}" fill="{COLORS[s]}">'
-                        f'<title>{escape(name)}: {n} {s} ({100 * n / total:.1f}%)</title></rect>')
+            body.append(
+                f'<rect x="{_f(x)}" y="{y}" width="{_f(w)}" height="{bar_h}" fill="{COLORS[s]}">'
+                f"<title>{escape(name)}: {n} {s} ({100 * n / total:.1f}%)</title></rect>"
+            )
             x += w
         body.append(f'<text x="{label_w + plot_w + 4}" y="{y + bar_h - 3}">{total}</text>')
     return _svg(width, height, body, "status mix per run")
 
 
-def histogram(values: dict[str, Sequence[float]], lines: Sequence[tuple[float, str]], xlabel: str,
-              bins: int = 40, width: int = 760, height: int = 240) -> str:
+def histogram(
+    values: dict[str, Sequence[float]],
+    lines: Sequence[tuple[float, str]],
+    xlabel: str,
+    bins: int = 40,
+    width: int = 760,
+    height: int = 240,
+) -> str:
     """Stacked histogram on [0, 1] of ``values`` per status, with vertical lines at thresholds."""
     left, right, top, bottom = 45, 15, 20, 40
     pw, ph = width - left - right, height - top - bottom
@@ -71,8 +85,10 @@ def histogram(values: dict[str, Sequence[float]], lines: Sequence[tuple[float, s
                 continue
             counts[s][min(bins - 1, max(0, int(v * bins)))] += 1
     peak = max([sum(counts[s][b] for s in counts) for b in range(bins)] + [1])
-    body = [f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#444"/>',
-            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#444"/>']
+    body = [
+        f'<line x1="{left}" y1="{top + ph}" x2="{left + pw}" y2="{top + ph}" stroke="#444"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{top + ph}" stroke="#444"/>',
+    ]
     for k in range(0, 11, 2):
         x = left + pw * k / 10
         body.append(f'<text x="{_f(x)}" y="{top + ph + 14}" text-anchor="middle">{k / 10:.1f}</text>')
@@ -89,17 +105,26 @@ def histogram(values: dict[str, Sequence[float]], lines: Sequence[tuple[float, s
                 continue
             h = ph * n / peak
             y -= h
-            body.append(f'<rect x="{_f(left + b * bw)}" y="{_f(y)}" width="{_f(bw - 1)}" height="{_f(h)}" fill="{COLORS[s]}">'
-                        f'<title>{b / bins:.3f}–{(b + 1) / bins:.3f}: {n} {s}</title></rect>')
+            body.append(
+                f'<rect x="{_f(left + b * bw)}" y="{_f(y)}" width="{_f(bw - 1)}" height="{_f(h)}" fill="{COLORS[s]}">'
+                f"<title>{b / bins:.3f}–{(b + 1) / bins:.3f}: {n} {s}</title></rect>"
+            )
     for i, (x, name) in enumerate(lines):
         px = left + pw * min(max(x, 0), 1)
-        body.append(f'<line x1="{_f(px)}" y1="{top - 4}" x2="{_f(px)}" y2="{top + ph}" stroke="#000" stroke-dasharray="4 3"/>'
-                    f'<text x="{_f(px + 3)}" y="{top + 8 + 12 * i}">{escape(name)} {x:.3g}</text>')
+        body.append(
+            f'<line x1="{_f(px)}" y1="{top - 4}" x2="{_f(px)}" y2="{top + ph}" stroke="#000" stroke-dasharray="4 3"/>'
+            f'<text x="{_f(px + 3)}" y="{top + 8 + 12 * i}">{escape(name)} {x:.3g}</text>'
+        )
     return _svg(width, height, body, f"distribution of {xlabel}")
 
 
-def scatter(points: Sequence[tuple[str, float, float, Optional[str]]], xlabel: str, ylabel: str,
-            width: int = 420, height: int = 380) -> str:
+def scatter(
+    points: Sequence[tuple[str, float, float, Optional[str]]],
+    xlabel: str,
+    ylabel: str,
+    width: int = 420,
+    height: int = 380,
+) -> str:
     """Runs as points: x the truth, y the judge; the diagonal where they would agree."""
     left, right, top, bottom = 50, 15, 15, 45
     pw, ph = width - left - right, height - top - bottom
@@ -113,19 +138,30 @@ def scatter(points: Sequence[tuple[str, float, float, Optional[str]]], xlabel: s
     def py(v):
         return top + ph - ph * (v - lo) / span
 
-    body = [f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>',
-            f'<line x1="{_f(px(lo))}" y1="{_f(py(lo))}" x2="{_f(px(hi))}" y2="{_f(py(hi))}" stroke="#bbb" stroke-dasharray="4 3"/>']
+    body = [
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>',
+        f'<line x1="{_f(px(lo))}" y1="{_f(py(lo))}" x2="{_f(px(hi))}" y2="{_f(py(hi))}" stroke="#bbb" stroke-dasharray="4 3"/>',
+    ]
     for k in range(5):
         v = lo + span * k / 4
-        body.append(f'<text x="{_f(px(v))}" y="{top + ph + 14}" text-anchor="middle">{v:.2f}</text>'
-                    f'<text x="{left - 4}" y="{_f(py(v) + 4)}" text-anchor="end">{v:.2f}</text>')
+        body.append(
+            f'<text x="{_f(px(v))}" y="{top + ph + 14}" text-anchor="middle">{v:.2f}</text>'
+            f'<text x="{left - 4}" y="{_f(py(v) + 4)}" text-anchor="end">{v:.2f}</text>'
+        )
     body.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">{escape(xlabel)}</text>')
-    body.append(f'<text x="12" y="{top + ph / 2}" text-anchor="middle" transform="rotate(-90 12 {top + ph / 2})">{escape(ylabel)}</text>')
+    body.append(
+        f'<text x="12" y="{top + ph / 2}" text-anchor="middle" transform="rotate(-90 12 {top + ph / 2})">{escape(ylabel)}</text>'
+    )
     for name, x, y, href in points:
         if x != x or y != y:
             continue
-        body.append(_link(href, f'<circle cx="{_f(px(x))}" cy="{_f(py(y))}" r="4" fill="#1565c0" fill-opacity="0.7">'
-                                f'<title>{escape(name)}: truth {x:.3f}, judge {y:.3f}</title></circle>'))
+        body.append(
+            _link(
+                href,
+                f'<circle cx="{_f(px(x))}" cy="{_f(py(y))}" r="4" fill="#1565c0" fill-opacity="0.7">'
+                f"<title>{escape(name)}: truth {x:.3f}, judge {y:.3f}</title></circle>",
+            )
+        )
     return _svg(width, height, body, "judge against truth per run")
 
 
@@ -146,13 +182,19 @@ def heatmap(rows: Sequence[str], cols: Sequence[str], value, href, measure: str,
     body = []
     for j, c in enumerate(cols):
         x = label_w + j * cell + cell / 2
-        body.append(f'<text x="{_f(x)}" y="{top - 4}" transform="rotate(-60 {_f(x)} {top - 4})">{escape(_short(c, 14))}<title>{escape(c)}</title></text>')
+        body.append(
+            f'<text x="{_f(x)}" y="{top - 4}" transform="rotate(-60 {_f(x)} {top - 4})">{escape(_short(c, 14))}<title>{escape(c)}</title></text>'
+        )
     for i, r in enumerate(rows):
         y = top + i * cell
-        body.append(f'<text x="{label_w - 6}" y="{y + cell - 3}" text-anchor="end">{escape(_short(r))}<title>{escape(r)}</title></text>')
+        body.append(
+            f'<text x="{label_w - 6}" y="{y + cell - 3}" text-anchor="end">{escape(_short(r))}<title>{escape(r)}</title></text>'
+        )
         for j, c in enumerate(cols):
             v = value(r, c)
-            rect = (f'<rect x="{label_w + j * cell}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_heat(v)}">'
-                    f'<title>{escape(r)} / {escape(c)}: {measure} {"—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"}</title></rect>')
+            rect = (
+                f'<rect x="{label_w + j * cell}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_heat(v)}">'
+                f"<title>{escape(r)} / {escape(c)}: {measure} {'—' if v is None or (isinstance(v, float) and math.isnan(v)) else f'{v:.3f}'}</title></rect>"
+            )
             body.append(_link(href(r, c) if v is not None and v == v else None, rect))
     return _svg(width, height, body, f"{measure} per run and topic")

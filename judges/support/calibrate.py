@@ -45,13 +45,17 @@ def labelled_features(assessments: pd.DataFrame, labels: Labels) -> pd.DataFrame
     """One row per labelled citation that was judged with a resolvable document: its keys, the
     human level ``y`` (0/1/2) and the feature columns."""
     if labels.level != "citation":
-        raise InputError(labels.path, None, "doc_id", "calibration needs one label per citation (a doc_id on every line)")
+        raise InputError(
+            labels.path, None, "doc_id", "calibration needs one label per citation (a doc_id on every line)"
+        )
     keys = ["run_id", "topic_id", "sentence_index", "doc_id"]
     extra = [c for c in ("p_any", "p_full") if c in assessments.columns]
     a = assessments[assessments["f_norm_score"].notna()][keys + ["status", *extra] + FEATURE_COLUMNS].copy()
     a = a.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "doc_id": str})
     a = a.drop_duplicates(keys)  # a document cited twice by one sentence: its first citation
-    t = labels.table[keys + ["label"]].astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "doc_id": str})
+    t = labels.table[keys + ["label"]].astype(
+        {"run_id": str, "topic_id": str, "sentence_index": "int64", "doc_id": str}
+    )
     joined = t.merge(a, on=keys, how="inner", validate="one_to_one")
     if joined.empty:
         raise InputError(labels.path, None, None, "no label matches a judged citation with a resolvable document")
@@ -67,7 +71,9 @@ def folds(topics: np.ndarray) -> list[np.ndarray]:
     return [np.array(unique[k::FOLDS]) for k in range(FOLDS)]
 
 
-def cross_validate(table: pd.DataFrame, features: tuple[str, ...] = FEATURES) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def cross_validate(
+    table: pd.DataFrame, features: tuple[str, ...] = FEATURES
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Out-of-fold ``(P(any), P(full), level)`` for every row of ``table``, folds grouped by
     topic; the level at each fold model's own thresholds (:func:`judges.support.model.mix_thresholds`)."""
     x = table[[f"f_{f}" for f in features]].to_numpy(dtype=np.float64)
@@ -89,8 +95,9 @@ def _report_scores(table: pd.DataFrame, level: np.ndarray) -> pd.Series:
     return (pd.Series(level / 2.0, index=table.index)).groupby([table["run_id"], table["topic_id"]]).mean()
 
 
-def agreement(table: pd.DataFrame, level: np.ndarray, p_any: Optional[np.ndarray] = None,
-              p_full: Optional[np.ndarray] = None) -> dict:
+def agreement(
+    table: pd.DataFrame, level: np.ndarray, p_any: Optional[np.ndarray] = None, p_full: Optional[np.ndarray] = None
+) -> dict:
     """Agreement of judged levels (0/1/2; and probabilities, for the ROC-AUCs) with ``table.y``."""
     y = table["y"].to_numpy()
     level = np.asarray(level)
@@ -119,8 +126,12 @@ def agreement(table: pd.DataFrame, level: np.ndarray, p_any: Optional[np.ndarray
     if p_any is not None and p_full is not None:
         out["auc_full"] = round(roc_auc(p_full, y == 2), 4)
         out["auc_any"] = round(roc_auc(p_any, y >= 1), 4)
-    out["judged_mix"] = {k: round(float(np.mean(level == v)), 4) for k, v in (("supported", 2), ("partial", 1), ("unsupported", 0))}
-    out["human_mix"] = {k: round(float(np.mean(y == v)), 4) for k, v in (("supported", 2), ("partial", 1), ("unsupported", 0))}
+    out["judged_mix"] = {
+        k: round(float(np.mean(level == v)), 4) for k, v in (("supported", 2), ("partial", 1), ("unsupported", 0))
+    }
+    out["human_mix"] = {
+        k: round(float(np.mean(y == v)), 4) for k, v in (("supported", 2), ("partial", 1), ("unsupported", 0))
+    }
     return out
 
 

@@ -106,7 +106,9 @@ def lexical_features_reference(answer_stems, answer_content, answer_clauses, doc
     return (content_recall, bigram_recall, min(recalls, default=0.0), max(recalls, default=0.0))
 
 
-def lexical_features_batch_reference(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d) -> np.ndarray:
+def lexical_features_batch_reference(
+    a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d
+) -> np.ndarray:
     """:func:`lexical_features_reference` over a packed batch (the layout of the Numba kernel):
     ``(n, 4)`` float64, zeros for citations with ``cit_d < 0``."""
     out = np.zeros((len(cit_a), len(LEXICAL)), dtype=np.float64)
@@ -115,5 +117,7 @@ def lexical_features_batch_reference(a_stems, a_content, a_clause, a_offsets, d_
         if d < 0:
             continue
         a0, a1 = a_offsets[cit_a[c]], a_offsets[cit_a[c] + 1]
-        out[c] = lexical_features_reference(a_stems[a0:a1], a_content[a0:a1], a_clause[a0:a1], d_stems[d_base[d] : d_base[d + 1]])
+        out[c] = lexical_features_reference(
+            a_stems[a0:a1], a_content[a0:a1], a_clause[a0:a1], d_stems[d_base[d] : d_base[d + 1]]
+        )
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+
 @njit(cache=True)
 def _pair_table(d, lo, hi, n_stems):
     """Open-addressing hash set of the document's adjacent stem pairs (key s1 * n_stems + s2)."""

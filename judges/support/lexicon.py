@@ -20,7 +20,8 @@ from judges.text.tokenize import Vocabulary
 
 # English function words (closed classes: articles, pronouns, auxiliaries, prepositions,
 # conjunctions, common adverbs of degree). Written out here, no data download.
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are aren't as at be because been before
 being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
 don't down during each either etc few for from further had hadn't has hasn't have haven't having he
@@ -32,7 +33,8 @@ themselves then there there's these they they'd they'll they're they've this tho
 thus to too under until up upon very was wasn't we we'd we'll we're we've were weren't what what's
 when when's where where's whether which while who who's whom whose why why's will with within
 without won't would wouldn't yet you you'd you'll you're you've your yours yourself yourselves
-""".split())
+""".split()
+)
 
 
 class Lexicon:
@@ -51,8 +53,11 @@ class Lexicon:
             new = vocab.tokens_from(known)
             words = self._stemmer.stemWords([t for t in new if t[:1].isalpha()])  # one call: C speed with PyStemmer
             it = iter(words)
-            stems = np.fromiter((self._stem_ids.setdefault(next(it) if t[:1].isalpha() else t, len(self._stem_ids)) for t in new),
-                                dtype=np.int32, count=len(new))
+            stems = np.fromiter(
+                (self._stem_ids.setdefault(next(it) if t[:1].isalpha() else t, len(self._stem_ids)) for t in new),
+                dtype=np.int32,
+                count=len(new),
+            )
             content = np.fromiter((is_content(t) for t in new), dtype=np.uint8, count=len(new))
             self._stem = np.concatenate([self._stem, stems])
             self._content = np.concatenate([self._content, content])
@@ -61,7 +66,6 @@ class Lexicon:
     @property
     def n_stems(self) -> int:
         return len(self._stem_ids)
-
 
 
 def is_content(token: str) -> int:

@@ -146,11 +146,19 @@ class SupportModel:
             raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
         arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
         model = cls(
-            features, arr(data["standardise"]["mean"]), arr(data["standardise"]["scale"]),
-            float(data["p_any"]["intercept"]), arr(data["p_any"]["coef"]),
-            float(data["p_full"]["intercept"]), arr(data["p_full"]["coef"]),
-            arr(data["p_full_quantiles"]), float(data["thresholds"]["p_supported"]), float(data["thresholds"]["p_partial"]),
-            data.get("training", {}), data.get("cross_validation", {}), source,
+            features,
+            arr(data["standardise"]["mean"]),
+            arr(data["standardise"]["scale"]),
+            float(data["p_any"]["intercept"]),
+            arr(data["p_any"]["coef"]),
+            float(data["p_full"]["intercept"]),
+            arr(data["p_full"]["coef"]),
+            arr(data["p_full_quantiles"]),
+            float(data["thresholds"]["p_supported"]),
+            float(data["thresholds"]["p_partial"]),
+            data.get("training", {}),
+            data.get("cross_validation", {}),
+            source,
         )
         k = len(features)
         if not (len(model.mean) == len(model.scale) == len(model.any_coef) == len(model.full_coef) == k):
@@ -184,8 +192,12 @@ def load_model(spec: str, workflow_path: Optional[Path] = None) -> SupportModel:
         try:
             text = resources.files("judges.support.models").joinpath(f"{spec}.json").read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise InputError(workflow_path or "workflow", None, "support.model",
-                             f"no built-in support model {spec!r} (built in: {BUILTIN}); or give a path to a model file") from None
+            raise InputError(
+                workflow_path or "workflow",
+                None,
+                "support.model",
+                f"no built-in support model {spec!r} (built in: {BUILTIN}); or give a path to a model file",
+            ) from None
         source = f"builtin:{spec}"
     else:
         path = Path(spec)
@@ -204,8 +216,13 @@ def load_model(spec: str, workflow_path: Optional[Path] = None) -> SupportModel:
     return model
 
 
-def fit(x: np.ndarray, labels: np.ndarray, training: dict, cross_validation: Optional[dict] = None,
-        features: tuple[str, ...] = FEATURES) -> SupportModel:
+def fit(
+    x: np.ndarray,
+    labels: np.ndarray,
+    training: dict,
+    cross_validation: Optional[dict] = None,
+    features: tuple[str, ...] = FEATURES,
+) -> SupportModel:
     """Fit both regressions to ``x`` (rows of :data:`FEATURES`, columns ``features``) and labels
     0 (not supported), 1 (partially), 2 (fully)."""
     x = np.asarray(x, dtype=np.float64)
@@ -218,7 +235,9 @@ def fit(x: np.ndarray, labels: np.ndarray, training: dict, cross_validation: Opt
     z = (x - mean) / scale
     ai, ac = fit_logistic(z, (labels >= 1).astype(np.float64))
     fi, fc = fit_logistic(z, (labels == 2).astype(np.float64))
-    model = SupportModel(features, mean, scale, ai, ac, fi, fc, np.zeros(101), 0.5, 0.5, training, cross_validation or {})
+    model = SupportModel(
+        features, mean, scale, ai, ac, fi, fc, np.zeros(101), 0.5, 0.5, training, cross_validation or {}
+    )
     # round-trip through the file's precision, so the written model is the one scored
     model = SupportModel.from_dict(model.to_dict())
     p_any, p_full = model.probabilities(x)
@@ -231,6 +250,7 @@ def mix_thresholds(p_any: np.ndarray, p_full: np.ndarray, labels: np.ndarray) ->
     """Thresholds on ``P(full)`` and ``P(any)`` under which the fitted data is judged in the same
     mix as it was labelled (share fully supported, share at least partially supported): the
     quantiles of the probabilities at one minus those shares, kept inside (0, 1)."""
+
     def at(p: np.ndarray, share: float) -> float:
         return float(min(max(np.quantile(p, 1.0 - share), 1e-6), 1 - 1e-6))
 

@@ -236,8 +236,11 @@ BOUNDARY_UNDECIDED = 2
 #: Every code point for which ``str.isspace()`` (and the regex ``\s``) is true; the tests check
 #: this against all of Unicode.
 WHITESPACE = (
-    list(range(0x09, 0x0E)) + list(range(0x1C, 0x21)) + [0x85, 0xA0, 0x1680]
-    + list(range(0x2000, 0x200B)) + [0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
+    list(range(0x09, 0x0E))
+    + list(range(0x1C, 0x21))
+    + [0x85, 0xA0, 0x1680]
+    + list(range(0x2000, 0x200B))
+    + [0x2028, 0x2029, 0x202F, 0x205F, 0x3000]
 )
 
 
@@ -248,8 +251,15 @@ def _is_space(c):
     if c < 0x85:
         return False
     return (
-        c == 0x85 or c == 0xA0 or c == 0x1680 or (0x2000 <= c <= 0x200A) or c == 0x2028
-        or c == 0x2029 or c == 0x202F or c == 0x205F or c == 0x3000
+        c == 0x85
+        or c == 0xA0
+        or c == 0x1680
+        or (0x2000 <= c <= 0x200A)
+        or c == 0x2028
+        or c == 0x2029
+        or c == 0x202F
+        or c == 0x205F
+        or c == 0x3000
     )
 
 
