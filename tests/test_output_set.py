@@ -59,8 +59,20 @@ def args(out: Path, run: Path, *extra) -> list[str]:
 def start(out: Path, run: Path, *extra, pause: str | None = None, pause_s: float = 30) -> subprocess.Popen:
     env = {**os.environ, "CITEJUDGE_TEST_PAUSE": pause or "", "CITEJUDGE_TEST_PAUSE_S": str(pause_s)}
     return subprocess.Popen(
-        args(out, run, *extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
+        args(out, run, *extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        preexec_fn=_default_sigint,
     )
+
+
+def _default_sigint() -> None:
+    """The judge gets Ctrl-C as a terminal would deliver it, even when the suite itself runs as a
+    background job (which starts with SIGINT ignored, inherited by every child)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finish(proc: subprocess.Popen) -> tuple[int, str]:
