@@ -10,13 +10,15 @@ Design: one SQLite file (stdlib ``sqlite3``) beside the corpus, ``citejudge-docs
 shard directory or ``FILE.citejudge-docstore.sqlite`` beside a single corpus file, holding
 
 * ``files``: each source file (name, uncompressed length, a fingerprint to notice a changed file);
-* ``blocks``: the uncompressed text of each file cut at line ends into blocks of about 64 KiB, each
+* ``blocks``: the uncompressed text of each file cut at line ends into blocks of about 16 KiB, each
   compressed on its own with zlib (stdlib), keyed by (file, uncompressed start offset);
 * ``ids`` (any corpus but MS MARCO v2.1): each document id's (file, offset), first occurrence wins.
   MS MARCO v2.1 ids carry their (shard, offset) themselves, so that corpus needs no id table.
 
 A lookup groups the cited ids by file and offset, finds each block with one B-tree probe, inflates
-it (about 0.2 ms for 64 KiB; consecutive ids in one block inflate it once), parses the one line at
+it only as far as the cited lines in it (a 64 KiB block took about 0.2 ms whole, 83% of a lookup;
+16 KiB blocks inflated partly make lookups about 5x faster for an 11% bigger store; consecutive
+ids in one block inflate it once), parses the one line at
 the offset and checks that it holds the id asked for, so an id whose offset is out of range, or
 does not start a line, or starts another segment's line, is reported as such, never misread.
 
@@ -26,7 +28,7 @@ offset (no ``inflatePrime``), so seeking in the original gzip streams needs a co
 and even then each lookup inflates on average half a checkpoint interval (0.5 MiB at a 1 MiB
 spacing, whose 32 KiB windows already make an index of ~3% of the uncompressed corpus) before it
 reaches its line: ~10x slower per lookup than inflating one 64 KiB block. Deflate's window is
-32 KiB, so 64 KiB blocks compress almost as well as the whole-stream gzip: the store is about as
+32 KiB, so 16 KiB blocks still compress nearly as well as the whole-stream gzip: the store is about as
 big as the shards (a second copy, the price of random access without a compiled dependency) and
 the shards are not needed after indexing. Nothing beyond the standard library, one file, read-only
 at lookup time, safe to share between processes, and deterministic (same corpus, same bytes).
@@ -57,9 +59,9 @@ from judges.records import Document
 STORE_NAME = "citejudge-docstore.sqlite"
 STORE_SUFFIX = "." + STORE_NAME
 FORMAT_VERSION = 1
-BLOCK_BYTES = (
-    1 << 14
-)  # uncompressed bytes per block (rounded up to the next line end): 16 KiB halves lookups vs 64 KiB for 11% more store
+# Uncompressed bytes per block (rounded up to the next line end): 16 KiB halves lookups against
+# 64 KiB for an 11% bigger store (bench/corpus_lookup.py).
+BLOCK_BYTES = 1 << 14
 ZLIB_LEVEL = 6
 
 # MS MARCO v2.1 segmented: shard files and segment ids (doc shard, doc offset, segment, line offset).
