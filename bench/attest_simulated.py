@@ -2,18 +2,21 @@
 
 No capable LLM runs on these machines, so this bench measures the cascade with a stand-in: a
 loopback OpenAI-compatible server (127.0.0.1, stopped at the end) that answers the attestation
-question from the NIST labels of ``rag24-support``: YES when the assessors said the cited segment
-fully supports the sentence, NO otherwise, and the opposite answer for a share ``error`` of the
-questions (chosen by a hash of the question, so the same question always gets the same answer).
+question from the NIST labels of ``rag24-support``. Asked ``yes_no``: YES when the assessors said
+the cited segment fully supports the sentence, NO otherwise, and the opposite answer for a share
+``error`` of the questions. Asked ``support_level``: the assessors' level (FULL / PARTIAL / NONE),
+and for a share ``error`` of the questions one of the two other levels. Which questions are
+answered wrongly is chosen by a hash of the question, so the same question always gets the same
+answer.
 It is a SIMULATION of an LLM of known accuracy, not a model: its figures say what the cascade
 does with answers of that quality, not what any real LLM would reach.
 
 Usage::
 
     python bench/attest_simulated.py [--data ../shared/data] [--errors 0 0.1 0.2]
-                                     [--budgets 0.1 0.2 0.3 0.5 1]
+                                     [--budgets 0.1 0.2 0.3 0.5 1] [--questions yes_no support_level]
 
-For each error rate and budget it runs the real CLI (``--attest uncertain`` with
+For each question, error rate and budget it runs the real CLI (``--attest uncertain`` with
 ``attest.budget``; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the
 labels and prints run tau, exact three-level agreement, kappa and the share of citations sent
 (:func:`judges.support.calibrate.agreement`). The shipped support model is scored on the topics
@@ -84,9 +87,31 @@ class Oracle:
         return options[0][1] if options else "not_supported"
 
 
+def _uniform(key: str) -> float:
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
+
+
 def flipped(error: float, key: str) -> bool:
-    u = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
-    return u < error
+    return _uniform(key) < error
+
+
+LEVELS = {"supported": "FULL", "partially": "PARTIAL", "not_supported": "NONE"}
+
+
+def reply(oracle: Oracle, messages: list[dict], error: float) -> str:
+    """The simulated model's answer to the attestation question in ``messages``."""
+    m = SENTENCE.search(messages[-1]["content"])
+    sentence, evidence = (m.group(1), m.group(2)) if m else ("", "")
+    label = oracle.label(sentence, evidence)
+    key = sentence + "\x00" + evidence
+    if "FULL, PARTIAL or NONE" in messages[0]["content"]:  # the support_level question (its instructions)
+        answer = LEVELS[label]
+        if flipped(error, key):
+            others = [v for v in LEVELS.values() if v != answer]
+            answer = others[int(_uniform("other\x00" + key) * 2)]
+        return answer
+    yes = label == "supported"
+    return "YES" if yes != flipped(error, key) else "NO"
 
 
 def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
@@ -96,11 +121,7 @@ def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            m = SENTENCE.search(body["messages"][-1]["content"])
-            sentence, evidence = (m.group(1), m.group(2)) if m else ("", "")
-            yes = oracle.label(sentence, evidence) == "supported"
-            if flipped(error, sentence + "\x00" + evidence):
-                yes = not yes
+            content = reply(oracle, body["messages"], error)
             out = json.dumps(
                 {
                     "id": "sim",
@@ -109,7 +130,7 @@ def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
                     "choices": [
                         {
                             "index": 0,
-                            "message": {"role": "assistant", "content": "YES" if yes else "NO"},
+                            "message": {"role": "assistant", "content": content},
                             "finish_reason": "stop",
                         }
                     ],
@@ -172,6 +193,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--errors", type=float, nargs="+", default=[0.0, 0.1, 0.2])
     ap.add_argument("--budgets", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.5, 1.0])
+    ap.add_argument("--questions", nargs="+", default=["yes_no", "support_level"], help="attest.question values")
     args = ap.parse_args()
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
     oracle = Oracle(args.data)
@@ -186,8 +208,8 @@ def main() -> None:
         print(
             f"no LLM (support model): run tau {base['run_tau']:.3f}  exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
-        print("| error | budget | sent | run tau | topic tau | exact | kappa |")
-        print("|---:|---:|---:|---:|---:|---:|---:|")
+        print("| question | error | budget | sent | run tau | topic tau | exact | kappa |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
             server = serve(oracle, error)
             cfg = out / f"llm-{error}.yml"
@@ -201,16 +223,18 @@ def main() -> None:
                 )
             )
             try:
-                for budget in args.budgets:
-                    name = f"e{error}-b{budget}"
-                    attest = {"mode": "all"} if budget >= 1 else {"mode": "uncertain", "budget": budget}
-                    attest |= {"logprobs": False, "concurrency": 8}
-                    judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
-                    rows, level, sent, _ = scored(out, name, labels)
-                    s = agreement(rows, level)
-                    print(
-                        f"| {error} | {'all' if budget >= 1 else budget} | {sent:.1%} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
-                    )
+                for question in args.questions:
+                    for budget in args.budgets:
+                        name = f"{question}-e{error}-b{budget}"
+                        attest = {"mode": "all"} if budget >= 1 else {"mode": "uncertain", "budget": budget}
+                        attest |= {"logprobs": False, "concurrency": 8, "question": question}
+                        judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
+                        rows, level, sent, _ = scored(out, name, labels)
+                        s = agreement(rows, level)
+                        print(
+                            f"| {question} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
+                            f"| {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
+                        )
                 # the grade table before the support model, asked about every citation, same answers
                 old = []
                 for (r, t, i, d), status in zip(
@@ -227,7 +251,7 @@ def main() -> None:
                     )
                 s = agreement(a_rows, np.array(old))
                 print(
-                    f"| {error} | all, grade table before the model (alignment ±1 level) | 100% | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
+                    f"| yes_no | {error} | all, grade table before the model (alignment ±1 level) | 100% | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
                 )
             finally:
                 server.shutdown()

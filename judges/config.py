@@ -15,6 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judges.align import BACKENDS
+from judges.attest.answers import ANSWERS
 from judges.errors import InputError
 
 _BACKEND_NAMES = tuple(sorted(BACKENDS))
@@ -103,6 +104,11 @@ class AttestSettings(_Strict):
     band: Optional[tuple[float, float]] = Field(
         None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget"
     )
+    question: Literal[tuple(ANSWERS)] = Field(  # type: ignore[valid-type]
+        "yes_no",
+        description="yes_no: does the document support the whole sentence, YES/NO (Auto-ARGUE; the support judge "
+        "splits NO into partial or unsupported); support_level: FULL/PARTIAL/NONE, the LLM's level is the status",
+    )
     evidence: Literal["window", "document"] = Field(
         "window", description="window: aligned passage plus neighbouring sentences; document: whole text"
     )
@@ -112,7 +118,7 @@ class AttestSettings(_Strict):
     max_evidence_tokens: int = Field(300, ge=16, le=1_000_000, description="cap on the evidence shown, in word tokens")
     on_unparsed: Literal["judge", "unsupported"] = Field(
         "judge",
-        description="an answer that is not YES/NO, or no answer: keep the support judge's status, or unsupported",
+        description="an answer that is not one of the question's, or no answer: keep the support judge's status, or unsupported",
     )
     guard_patterns: tuple[str, ...] = Field(
         (),
@@ -120,7 +126,7 @@ class AttestSettings(_Strict):
     )
     max_tokens: int = Field(16, ge=1, le=100_000, description="completion tokens per answer")
     seed: int = Field(0, ge=-(2**63), lt=2**63, description="sent to servers that accept a seed")
-    logprobs: bool = Field(True, description="ask for token log-probabilities (gives P(YES))")
+    logprobs: bool = Field(True, description="ask for token log-probabilities (gives P(YES), or P(FULL))")
     concurrency: int = Field(4, ge=1, le=1024, description="requests in flight per process")
     max_retries: int = Field(4, ge=0, le=100, description="retries of a request on 429/5xx/timeouts/connection errors")
     timeout_s: float = Field(60.0, gt=0, le=86_400, description="seconds per request")

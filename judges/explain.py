@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from judges.attest.answers import LEVEL_STATUS, P_YES_SUPPORTED
 from judges.records import Judgment
 
 ALIGNMENT_FIELDS = ("score", "answer_token_start", "answer_token_end", "doc_token_start", "doc_token_end", "matches")
-P_YES_SUPPORTED = 0.5  # as judges.attest.cascade.P_YES_SUPPORTED (not imported: that module is heavier)
 
 
 def num(x: float, other: Optional[float] = None) -> str:
@@ -86,8 +86,16 @@ def explain(
             else ""
         )
         body = f"{llm}{sent}; {said}"
+    elif answer in LEVEL_STATUS:
+        p = f" (P(FULL) {num(j.llm_p_yes)})" if j.llm_p_yes is not None else ""
+        sent = (
+            f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
+            if band and j.p_full is not None
+            else ""
+        )
+        body = f"the LLM answered {answer}{p}, which decides the level (attest.question: support_level){sent}; {said}"
     elif answer in ("unparsed", "failed"):
-        what = "could not be read as YES or NO" if answer == "unparsed" else "never came (failed)"
+        what = "could not be read as one of the question's answers" if answer == "unparsed" else "never came (failed)"
         rule = "kept the support judge's status" if on_unparsed == "judge" else "judged unsupported"
         body = f"the LLM's reply {what}, so {rule} (attest.on_unparsed: {on_unparsed}); {said}"
     else:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges.align.passages import DocIndex
-from judges.attest.answers import p_yes, parse_answer
+from judges.attest.answers import ANSWERS, p_yes, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.cascade import GUARD_PATTERNS, Attester, Case, combine
 from judges.attest.endpoint import Endpoint, from_env, from_file
@@ -57,6 +57,34 @@ from judges.text.tokenize import Vocabulary
 )
 def test_parse_answer(reply, expected):
     assert parse_answer(reply) == expected
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("FULL", "FULL"),
+        ("Partial", "PARTIAL"),
+        ("partially.", "PARTIAL"),
+        ("NONE", "NONE"),
+        ("No support", "NONE"),
+        ("[[ ## answer ## ]]\nFULL\n\n[[ ## completed ## ]]", "FULL"),
+        ("Answer: partial support", "PARTIAL"),
+        ("**Full**", "FULL"),
+        ("YES", None),
+        ("Fully", None),
+        ("Not supported", None),
+        ("Nonexistent", None),
+        ("", None),
+    ],
+)
+def test_parse_a_support_level_answer(reply, expected):
+    assert parse_answer(reply, "support_level") == expected
+
+
+@given(st.text(max_size=40))
+def test_an_answer_is_one_of_the_questions_or_none(reply):
+    for question, answers in ANSWERS.items():
+        assert parse_answer(reply, question) in (*answers, None)
 
 
 def _lp(token, logprob, top=()):
@@ -107,6 +135,15 @@ def test_p_yes_reads_a_split_yes_token():  # SmolLM2's tokenizer: "YES" = "Y" + 
         ]
     }
     assert p_yes(logprobs) == pytest.approx(0.3 / 0.54, abs=1e-6)
+
+
+def test_p_full_sums_each_levels_prefixes_and_skips_ambiguous_ones():
+    answers = ANSWERS["support_level"]
+    alternatives = [("F", math.log(0.4)), ("PART", math.log(0.2)), ("N", math.log(0.1)), ("No", math.log(0.1))]
+    assert p_yes({"content": [_lp("F", math.log(0.4), alternatives)]}, answers) == pytest.approx(0.5, abs=1e-6)
+    # a token that begins no answer of the question is not the answer token
+    assert p_yes({"content": [_lp("YES", 0.0)]}, answers) is None
+    assert p_yes({"content": [_lp("NONE", -0.1)]}, answers) == 0.0
 
 
 def test_p_yes_without_alternatives_uses_the_token_itself():
@@ -195,6 +232,10 @@ def test_the_llm_decides_the_supported_level_and_the_judge_the_rest():
         assert combine(judged, "NO", 0.7) == "supported"
         assert combine(judged, "YES", 0.3) == combine(judged, "NO", None)
         assert combine(judged, "NO", 0.5) == "supported"  # at the threshold
+        # the support_level question: the LLM's level is the status, P(FULL) recorded only
+        assert combine(judged, "FULL", 0.1, "support_level") == "supported"
+        assert combine(judged, "PARTIAL", None, "support_level") == "partial"
+        assert combine(judged, "NONE", 0.9, "support_level") == "unsupported"
 
 
 GUARD = re.compile("|".join(f"(?:{p})" for p in GUARD_PATTERNS), re.IGNORECASE)

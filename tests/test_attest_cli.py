@@ -96,6 +96,32 @@ def test_all_asks_once_per_resolvable_citation_and_a_rerun_asks_nothing(tmp_path
     assert "0 calls" in second.stdout and f"{resolvable} cache hits" in second.stdout
 
 
+def test_the_support_level_question_sets_the_status_from_the_llms_level(tmp_path, alignment_only):
+    """attest.question: support_level asks FULL/PARTIAL/NONE; the LLM's level is the status."""
+    from llm_servers import messages_key
+
+    level = ("FULL", "PARTIAL", "NONE", "Partial support.", "no")
+
+    def three(n: int, body: dict) -> Reply:
+        prompt = json.dumps(body["messages"])
+        assert "FULL, PARTIAL or NONE" in prompt and "YES or NO" not in prompt
+        return Reply(content=level[int(messages_key(body), 16) % len(level)])
+
+    resolvable = int((alignment_only.status != "missing").sum())
+    with ScriptedServer(three) as server:
+        result = judge(tmp_path / "s", "--attest", "all", server=server, workflow={"question": "support_level"})
+        assert result.returncode == 0, result.stderr
+    a = judges.read_assessments(tmp_path / "s")
+    sent = a[a.llm_answer.notna()]
+    assert len(sent) == resolvable and set(sent.llm_answer) <= {"FULL", "PARTIAL", "NONE"}
+    assert len(set(sent.llm_answer)) == 3  # aliases read: "Partial support." is PARTIAL, "no" is NONE
+    to_status = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}
+    expected = [("partial" if capped else to_status[x]) for x, capped in zip(sent.llm_answer, sent.capped)]
+    assert list(sent.status) == expected  # the grounding cap still applies after the LLM
+    assert sent.explanation.str.contains("attest.question: support_level").all()
+    assert attest_figures(tmp_path / "s")["unparsed"] == 0
+
+
 def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
     with ScriptedServer(by_hash) as server:
         assert (

@@ -205,3 +205,22 @@ def test_p_yes_from_a_real_model(llama):
         if parsed is not None:
             assert answer.p_yes is not None and 0 <= answer.p_yes <= 1
             assert (answer.p_yes >= 0.5) == (parsed == "YES")  # greedy decoding emits the likelier side
+
+
+def test_the_support_level_question_through_a_real_model(llama, tmp_path):
+    """attest.question: support_level on real replies: each is FULL, PARTIAL, NONE or unparsed, a
+    parsed level is the status (unless the grounding cap lowers FULL), unparsed keeps the judge's."""
+    with Proxy(llama) as proxy:
+        result = judge(
+            tmp_path, "--attest", "all", *SUBSET, server=proxy, workflow=dict(FAST, question="support_level")
+        )
+        assert result.returncode == 0, result.stderr
+        assert proxy.keys() and all("FULL, PARTIAL or NONE" in s.body["messages"][0]["content"] for s in proxy.seen)
+    a = judges.read_assessments(tmp_path)
+    sent = a[a.llm_answer.notna()]
+    assert len(sent) == int((a.support_status != "missing").sum()) > 0
+    assert set(sent.llm_answer) <= {"FULL", "PARTIAL", "NONE", "unparsed"}
+    to_status = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}
+    for answer, status, judged, capped in zip(sent.llm_answer, sent.status, sent.support_status, sent.capped):
+        expected = judged if answer == "unparsed" else to_status[answer]
+        assert status == ("partial" if capped and expected == "supported" else expected)

@@ -1,9 +1,12 @@
-"""Reading a model's reply: YES, NO or unparsed, and P(YES) from token log-probabilities.
+"""Reading a model's reply: one of the question's answers or unparsed, and the probability of
+the affirmative answer from token log-probabilities.
 
+The answers of each question (:data:`ANSWERS`, the first one affirmative): ``yes_no`` YES / NO;
+``support_level`` FULL / PARTIAL / NONE (``no`` and ``partially`` are read as NONE and PARTIAL).
 Replies are read leniently in form and strictly in content: case, punctuation, dspy's field
 markers and a leading "Answer:" do not matter (``Yes.``, ``NO, because ...``,
-``[[ ## answer ## ]] YES``), but the reply must *start* with yes or no; anything else
-(``Maybe``, ``The document says ...``, an empty reply) is ``None``, i.e. unparsed.
+``[[ ## answer ## ]] YES``, ``Partial support``), but the reply must *start* with an answer;
+anything else (``Maybe``, ``The document says ...``, an empty reply) is ``None``, i.e. unparsed.
 """
 
 from __future__ import annotations
@@ -12,27 +15,44 @@ import math
 import re
 from typing import Optional
 
+ANSWERS: dict[str, tuple[str, ...]] = {"yes_no": ("YES", "NO"), "support_level": ("FULL", "PARTIAL", "NONE")}
+P_YES_SUPPORTED = 0.5  # yes_no: P(YES) at or above which the LLM's answer makes a citation supported
+LEVEL_STATUS = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}  # support_level: the status
+_ALIASES = {"support_level": {"NO": "NONE", "PARTIALLY": "PARTIAL"}}
 _MARKER = re.compile(r"\[\[\s*##\s*\w+\s*##\s*\]\]")
-_ANSWER = re.compile(
-    r"""^[\s"'`*_(\[]*(?:(?:the\s+)?answer\s*(?:is|:)?\s*[:\-]?\s*[\s"'`*_(\[]*)?(yes|no)(?![a-z])""",
-    re.IGNORECASE,
-)
 
 
-def parse_answer(text: Optional[str]) -> Optional[str]:
-    """``"YES"``, ``"NO"`` or ``None`` (unparsed)."""
+def _answer_pattern(words: list[str]) -> re.Pattern:
+    return re.compile(
+        r"""^[\s"'`*_(\[]*(?:(?:the\s+)?answer\s*(?:is|:)?\s*[:\-]?\s*[\s"'`*_(\[]*)?("""
+        + "|".join(sorted(words, key=len, reverse=True))
+        + r")(?![a-z])",
+        re.IGNORECASE,
+    )
+
+
+_PATTERNS = {q: _answer_pattern([*words, *_ALIASES.get(q, {})]) for q, words in ANSWERS.items()}
+
+
+def parse_answer(text: Optional[str], question: str = "yes_no") -> Optional[str]:
+    """One of ``ANSWERS[question]`` (``"YES"``, ``"NO"``; ``"FULL"``, ...) or ``None`` (unparsed)."""
     if not text:
         return None
-    m = _ANSWER.match(_MARKER.sub(" ", text))
-    return m.group(1).upper() if m else None
+    m = _PATTERNS[question].match(_MARKER.sub(" ", text))
+    if not m:
+        return None
+    word = m.group(1).upper()
+    return _ALIASES.get(question, {}).get(word, word)
 
 
-def p_yes(logprobs: object) -> Optional[float]:
-    """P(YES) at the first answer token, from an OpenAI-style ``choices[0].logprobs`` object.
+def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Optional[float]:
+    """P(YES) (or, for other ``answers``, of the first, affirmative one: P(FULL)) at the first
+    answer token, from an OpenAI-style ``choices[0].logprobs`` object.
 
-    The answer token is the first whose text begins "yes" or "no" (tokenizers may split ``YES``
-    into ``Y`` + ``ES``: a prefix counts). The probabilities of the top alternatives there that
-    begin yes and that begin no are summed and renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
+    The answer token is the first whose text begins one of the answers (tokenizers may split
+    ``YES`` into ``Y`` + ``ES``: a prefix counts, when it is the prefix of one answer only). The
+    probabilities of the top alternatives there are summed per answer they begin and
+    renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
     ``None`` when the server sent no log-probabilities or no such token was among them.
     """
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
@@ -40,25 +60,24 @@ def p_yes(logprobs: object) -> Optional[float]:
     for position in logprobs["content"]:
         if not isinstance(position, dict):
             return None
-        if _side(position.get("token")) is None:
+        if _side(position.get("token"), answers) is None:
             continue
-        mass = {"yes": 0.0, "no": 0.0}
+        mass = dict.fromkeys(answers, 0.0)
         for alt in position.get("top_logprobs") or [position]:
             if not isinstance(alt, dict) or not isinstance(alt.get("logprob"), (int, float)):
                 continue
-            side = _side(alt.get("token"))
+            side = _side(alt.get("token"), answers)
             if side is not None:
                 mass[side] += math.exp(alt["logprob"])
-        total = mass["yes"] + mass["no"]
-        return round(mass["yes"] / total, 6) if total > 0 else None
+        total = sum(mass.values())
+        return round(mass[answers[0]] / total, 6) if total > 0 else None
     return None
 
 
-def _side(token: object) -> Optional[str]:
-    """ "yes" or "no" when the token is the start of that word (``Y``, ``Ye``, ``YES``, ``n``, ``No``)."""
+def _side(token: object, answers: tuple[str, ...]) -> Optional[str]:
+    """The answer the token is the start of (``Y``, ``Ye``, ``YES``, ``n``, ``No``), if exactly one."""
     word = token.strip(" \t\n\"'`*_.:,").lower() if isinstance(token, str) else ""
-    if word and "yes".startswith(word):
-        return "yes"
-    if word and "no".startswith(word):
-        return "no"
-    return None
+    if not word:
+        return None
+    sides = [a for a in answers if a.lower().startswith(word)]
+    return sides[0] if len(sides) == 1 else None

@@ -22,19 +22,26 @@ sentences plus ``context_sentences`` on each side (a citation without an alignme
 best candidate window), or ``document``, the document from its start; both are capped at
 ``max_evidence_tokens`` word tokens around the aligned span.
 
-The final status (:func:`combine`): the question is whether the document fully supports the
-sentence, so the LLM decides the ``supported`` level and the support judge the rest. The LLM's
-probability of YES is P(YES) from the answer token's log-probabilities when the server gives
-them, else 1 for YES and 0 for NO. At P(YES) >= 0.5 the citation is ``supported``; below, it is
-``partial`` when the support judge said ``supported`` or ``partial``, else ``unsupported``:
+The final status (:func:`combine`) depends on the question (``attest.question``,
+:mod:`judges.attest.prompt`):
 
-| support judge says | LLM YES | LLM NO |
-|---|---|---|
-| supported | supported | partial |
-| partial | supported | partial |
-| unsupported | supported | unsupported |
+* ``yes_no`` (the default): the question is whether the document fully supports the sentence,
+  so the LLM decides the ``supported`` level and the support judge the rest. The LLM's
+  probability of YES is P(YES) from the answer token's log-probabilities when the server gives
+  them, else 1 for YES and 0 for NO. At P(YES) >= 0.5 the citation is ``supported``; below, it
+  is ``partial`` when the support judge said ``supported`` or ``partial``, else ``unsupported``:
 
-A reply that is neither YES nor NO (``unparsed``) or no reply (``failed``) follows
+  | support judge says | LLM YES | LLM NO |
+  |---|---|---|
+  | supported | supported | partial |
+  | partial | supported | partial |
+  | unsupported | supported | unsupported |
+
+* ``support_level``: the LLM's level is the status (FULL ``supported``, PARTIAL ``partial``,
+  NONE ``unsupported``), whatever the support judge said; P(FULL) from the log-probabilities
+  is recorded (``llm_p_yes``) but does not decide.
+
+A reply that is none of the question's answers (``unparsed``) or no reply (``failed``) follows
 ``attest.on_unparsed``: keep the support judge's status (``judge``), or ``unsupported``.
 """
 
@@ -48,7 +55,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from judges.align.passages import DocIndex
-from judges.attest.answers import parse_answer
+from judges.attest.answers import ANSWERS, LEVEL_STATUS, P_YES_SUPPORTED, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
@@ -56,11 +63,11 @@ from judges.config import AttestSettings
 from judges.formats.debuglog import DebugLog
 from judges.records import STATUS_GRADE, Judgment
 
-P_YES_SUPPORTED = 0.5  # P(YES) at or above which the LLM's answer makes a citation supported
 
-
-def combine(judge_status: str, answer: str, p_yes) -> str:
+def combine(judge_status: str, answer: str, p_yes, question: str = "yes_no") -> str:
     """The status from the support judge's status and the LLM's answer (see the module doc)."""
+    if question == "support_level":
+        return LEVEL_STATUS[answer]
     p = p_yes if p_yes is not None else (1.0 if answer == "YES" else 0.0)
     if p >= P_YES_SUPPORTED:
         return "supported"
@@ -106,6 +113,7 @@ class Attester:
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
 
         self.messages = prompt.messages
+        self.answers = ANSWERS[settings.question]
         self.cache = AnswerCache(Path(cache_dir))
         self.guard = re.compile(
             "|".join(f"(?:{p})" for p in GUARD_PATTERNS + tuple(settings.guard_patterns)), re.IGNORECASE
@@ -183,7 +191,7 @@ class Attester:
                 out[i] = case.judgment._replace(status="unsupported", grade=0, llm_answer="guarded")
                 self._log_output(case, None, "guarded", out[i], None)
                 continue
-            msgs = self.messages(case.sentence, evidence)
+            msgs = self.messages(case.sentence, evidence, self.s.question)
             key = question_key(self.endpoint.model, msgs, self.params)
             chosen.append((i, key, msgs, n_tokens))
             if self.log.enabled:
@@ -204,7 +212,9 @@ class Attester:
         for _, key, msgs, _ in chosen:
             if key not in answers and key not in asked:
                 asked.add(key)
-                requests.append(Request(key, {"model": self.endpoint.model, "messages": msgs, **self.params}))
+                requests.append(
+                    Request(key, {"model": self.endpoint.model, "messages": msgs, **self.params}, self.answers)
+                )
 
         def on_result(request: Request, result: Union[Answer, Failure]) -> None:
             answers[request.key] = result
@@ -237,12 +247,12 @@ class Attester:
             else:
                 source = "cache" if key in cached else "llm"
                 counts["attest_cache_hits"] += key in cached
-                parsed = parse_answer(result.reply)
+                parsed = parse_answer(result.reply, self.s.question)
                 if parsed is None:
                     counts["attest_unparsed"] += 1
                     answer, status = "unparsed", self._unparsed(aligned)
                 else:
-                    answer, status = parsed, combine(aligned, parsed, result.p_yes)
+                    answer, status = parsed, combine(aligned, parsed, result.p_yes, self.s.question)
                 final = case.judgment._replace(
                     status=status,
                     grade=STATUS_GRADE[status],

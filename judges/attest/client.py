@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Optional, Union
 
 import httpx
 
-from judges.attest.answers import p_yes
+from judges.attest.answers import ANSWERS, p_yes
 from judges.attest.cache import Answer
 from judges.attest.endpoint import Endpoint
 
@@ -32,6 +32,7 @@ class Failure(NamedTuple):
 class Request(NamedTuple):
     key: str
     body: dict  # the JSON body: model, messages and sampling parameters
+    answers: tuple[str, ...] = ANSWERS["yes_no"]  # the question's answers (for P(YES) from log-probabilities)
 
 
 class _Retryable(Exception):
@@ -40,7 +41,9 @@ class _Retryable(Exception):
         self.reason, self.delay = reason, delay
 
 
-async def _ask_once(client: httpx.AsyncClient, endpoint: Endpoint, body: dict) -> Union[Answer, Failure]:
+async def _ask_once(
+    client: httpx.AsyncClient, endpoint: Endpoint, body: dict, answers: tuple[str, ...]
+) -> Union[Answer, Failure]:
     try:
         response = await client.post(endpoint.chat_url, json=body, headers=endpoint.headers())
     except httpx.TimeoutException:
@@ -64,7 +67,10 @@ async def _ask_once(client: httpx.AsyncClient, endpoint: Endpoint, body: dict) -
         raise _Retryable("malformed response") from None
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Answer(
-        reply, p_yes(choice.get("logprobs")), _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+        reply,
+        p_yes(choice.get("logprobs"), answers),
+        _int(usage.get("prompt_tokens")),
+        _int(usage.get("completion_tokens")),
     )
 
 
@@ -79,11 +85,11 @@ def _retry_after(response: httpx.Response) -> Optional[float]:
         return None
 
 
-async def _ask(client, endpoint: Endpoint, body: dict, max_retries: int, backoff_s: float, rng: random.Random):
+async def _ask(client, endpoint: Endpoint, request: Request, max_retries: int, backoff_s: float, rng: random.Random):
     attempt = 0
     while True:
         try:
-            result = await _ask_once(client, endpoint, body)
+            result = await _ask_once(client, endpoint, request.body, request.answers)
             return result if isinstance(result, Answer) else result._replace(attempts=attempt + 1)
         except _Retryable as e:
             if attempt >= max_retries:
@@ -114,7 +120,7 @@ async def _ask_all(
         async def worker() -> None:
             while not queue.empty():
                 request = queue.get_nowait()
-                on_result(request, await _ask(client, endpoint, request.body, max_retries, backoff_s, rng))
+                on_result(request, await _ask(client, endpoint, request, max_retries, backoff_s, rng))
 
         await asyncio.gather(*(worker() for _ in range(min(concurrency, len(requests)))))
 

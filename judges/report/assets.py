@@ -95,7 +95,7 @@ CJ.show = function (P, c, btn) {
     ['alignment score', c.score], ['answer coverage', CJ.num(c.answer_coverage)], ['evidence coverage', CJ.num(c.evidence_coverage)],
     ['numbers missing', (c.numbers_missing || []).join(', ') || 'none'], ['entities missing', (c.entities_missing || []).join(', ') || 'none'],
     ['capped', c.capped ? 'yes: lowered to partial' : 'no']];
-  if (c.llm_answer !== null && c.llm_answer !== undefined) rows.push(['LLM answer', c.llm_answer + (c.llm_p_yes !== null ? ' (P(YES) ' + CJ.num(c.llm_p_yes) + ')' : '')]);
+  if (c.llm_answer !== null && c.llm_answer !== undefined) rows.push(['LLM answer', c.llm_answer + (c.llm_p_yes !== null ? (['FULL', 'PARTIAL', 'NONE'].includes(c.llm_answer) ? ' (P(FULL) ' : ' (P(YES) ') + CJ.num(c.llm_p_yes) + ')' : '')]);
   if (c.label) rows.push(['human label', c.label + (c.disagree ? '  (disagrees)' : '')]);
   if (c.xlang) rows.push(['languages', c.xlang]);
   if (c.reason) rows.push(['reason', c.reason]);
