@@ -2,7 +2,7 @@
 
 Usage (from anywhere; paths are resolved against the repository root)::
 
-    python bench/run.py --size small|medium|large [--skip-python] [--skip-peer] [--seed 13]
+    python bench/run.py --size small|medium|large|segments [--skip-python] [--skip-peer] [--seed 13]
 
 Steps:
 
@@ -22,6 +22,9 @@ Steps:
    the sum of ``Pss`` (``/proc/<pid>/smaps_rollup``: shared pages split among the processes
    sharing them, so forked workers are not double-counted) over the child's process tree,
    sampled every 50 ms (what ``--workers 2`` really holds; it can miss a peak shorter than that). citations/s = the manifest's citations / wall seconds.
+   Start-up is measured apart (``--skip-startup`` to skip): the median wall time of 5 runs of
+   ``run_judge.py --version`` (imports only) and of the judge on the bundled DRAGUN sample
+   (2 reports; kernels loaded from the warm cache), the fixed cost every run pays.
 3. Run ``bench/kernel_gcups.py`` if it exists and include its printed lines.
 4. Measure cite-right with :func:`peer_cite_right.measure` on the first ``--peer-n`` cited
    sentences of the same workload, with 1 and 2 processes, in each of ``--peer-modes``.
@@ -195,6 +198,40 @@ def python_subset(size: str, seed: int, manifest: dict, target_citations: int) -
     return sub, m
 
 
+def startup_rows(judge_script: Path, repeats: int = 5) -> list[dict]:
+    """Median wall seconds of the fixed cost: imports (``--version``) and a tiny input."""
+    tiny = [
+        "--judge",
+        "citation",
+        "--rag-topics",
+        "datasets/dragun/topics.jsonl",
+        "--rag-responses",
+        "runs/dragun/",
+        "--corpus",
+        "datasets/rag25/corpus.jsonl",
+        "--workflow",
+        "workflows/citation.yml",
+        "--name",
+        "tiny",
+    ]
+    rows = []
+    for label, args in (("start-up: --version", ["--version"]), ("start-up: tiny input (DRAGUN sample)", tiny)):
+        walls = []
+        with tempfile.TemporaryDirectory() as out:
+            extra = ["--out-dir", out] if args is tiny else []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                p = subprocess.run([sys.executable, str(judge_script), *args, *extra], cwd=ROOT, capture_output=True)
+                walls.append(time.perf_counter() - t0)
+                if p.returncode != 0:
+                    rows.append({"config": label, "workload": "-", "error": f"FAILED rc={p.returncode}"})
+                    break
+            else:
+                walls.sort()
+                rows.append({"config": label, "workload": "-", "wall_s": walls[len(walls) // 2]})
+    return rows
+
+
 def run_kernel_gcups(script: Path, timeout: float | None) -> dict | None:
     if not script.exists():
         return None
@@ -241,6 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-python", action="store_true", help="skip the python-backend run")
     ap.add_argument("--skip-peer", action="store_true", help="skip cite-right")
     ap.add_argument("--skip-kernel", action="store_true", help="skip bench/kernel_gcups.py")
+    ap.add_argument("--skip-startup", action="store_true", help="skip the start-up timings")
     ap.add_argument(
         "--python-citations",
         type=int,
@@ -327,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep_out:
             shutil.rmtree(out_dir, ignore_errors=True)
         rows.append(row)
+
+    if not args.skip_startup:
+        print("timing start-up ...", file=sys.stderr)
+        rows += startup_rows(judge_script)
 
     kernel = None
     if not args.skip_kernel:

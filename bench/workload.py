@@ -71,6 +71,7 @@ SIZES: dict[str, tuple[int, int]] = {
     "small": (50, 10),  # ~1e4 citations
     "medium": (200, 25),  # ~1e5 citations
     "large": (1000, 50),  # ~1e6 citations, corpus ~230 MB uncompressed
+    "segments": (60, 20),  # ~2.4e4 citations of short segments: a judged track of MS MARCO v2.1 segments
 }
 
 VOCAB_SIZE = 30_000
@@ -78,6 +79,30 @@ ZIPF_EXPONENT = 1.1
 POOL_MIN, POOL_MAX = 20, 40  # documents per topic
 DOC_WORDS_MIN, DOC_WORDS_MAX = 300, 3000  # log-uniform target; last sentence is kept whole
 DOC_SENT_MIN, DOC_SENT_MAX = 8, 35
+
+
+@dataclass(frozen=True)
+class Shape:
+    """The documents of a workload: how many per topic, and how long."""
+
+    pool: tuple[int, int]  # documents per topic
+    doc_words: tuple[int, int]  # log-uniform target length in words (last sentence kept whole)
+    doc_sentence_words: tuple[int, int]
+
+
+#: ``documents``: long synthetic documents (the sizes tiny ... large); ``segments``: short
+#: passages of 100-300 words, more per topic, so each is cited several times (the shape of the
+#: MS MARCO v2.1 segments real TREC RAG runs cite).
+SHAPES = {
+    "documents": Shape((POOL_MIN, POOL_MAX), (DOC_WORDS_MIN, DOC_WORDS_MAX), (DOC_SENT_MIN, DOC_SENT_MAX)),
+    "segments": Shape((40, 80), (100, 300), (DOC_SENT_MIN, DOC_SENT_MAX)),
+}
+
+
+def shape_of(size: str) -> Shape:
+    return SHAPES["segments" if size == "segments" else "documents"]
+
+
 TOPIC_WORDS = 40  # per-topic content words, mixed into that topic's documents
 TOPIC_WORD_RATE = 0.06
 COMMA_RATE = 0.06
@@ -234,18 +259,19 @@ def _title(rng: Generator, vocab: Vocab, topic_ids: np.ndarray, lo: int, hi: int
     return words
 
 
-def make_topic_docs(vocab: Vocab, seed: int, topic: int) -> tuple[str, list[Doc]]:
+def make_topic_docs(vocab: Vocab, seed: int, topic: int, shape: Shape = SHAPES["documents"]) -> tuple[str, list[Doc]]:
     """Title and document pool of topic ``topic`` (1-based)."""
     rng = Generator(PCG64([seed, 1, topic]))
     V = vocab.size
     topic_ids = rng.integers(150, 12000, TOPIC_WORDS)
     title = " ".join(_title(rng, vocab, topic_ids, 4, 9)) + "?"
-    pool = int(rng.integers(POOL_MIN, POOL_MAX + 1))
+    pool = int(rng.integers(shape.pool[0], shape.pool[1] + 1))
     docs: list[Doc] = []
-    lo, hi = math.log(DOC_WORDS_MIN), math.log(DOC_WORDS_MAX - DOC_SENT_MAX + 1)
+    (words_min, words_max), (sent_min, sent_max) = shape.doc_words, shape.doc_sentence_words
+    lo, hi = math.log(words_min), math.log(words_max - sent_max + 1)
     for k in range(pool):
         target = int(math.exp(rng.uniform(lo, hi)))
-        lens = rng.integers(DOC_SENT_MIN, DOC_SENT_MAX + 1, target // DOC_SENT_MIN + 2)
+        lens = rng.integers(sent_min, sent_max + 1, target // sent_min + 2)
         cum = np.cumsum(lens)
         nsent = int(np.searchsorted(cum, target)) + 1  # sentences until >= target words
         lens = lens[:nsent]
@@ -472,6 +498,7 @@ def generate(
     for stale in (out / "runs").glob("run-*.jsonl"):
         stale.unlink()
     vocab = build_vocab(seed)
+    shape = shape_of(size)
     counts = Counts()
     documents = corpus_words = corpus_bytes = 0
     cited_docs: set[str] = set()
@@ -484,7 +511,7 @@ def generate(
     try:
         with open(out / "topics.jsonl", "w", encoding="utf-8") as topics_f:
             for t in range(1, n_topics + 1):
-                title, docs = make_topic_docs(vocab, seed, t)
+                title, docs = make_topic_docs(vocab, seed, t, shape)
                 topics_f.write(_dumps({"request_id": f"t{t:04d}", "title": title}))
                 chunk = []
                 for d in docs:
@@ -522,9 +549,9 @@ def generate(
         "params": {
             "vocab_size": VOCAB_SIZE,
             "zipf_exponent": ZIPF_EXPONENT,
-            "pool_docs": [POOL_MIN, POOL_MAX],
-            "doc_words": [DOC_WORDS_MIN, DOC_WORDS_MAX],
-            "doc_sentence_words": [DOC_SENT_MIN, DOC_SENT_MAX],
+            "pool_docs": list(shape.pool),
+            "doc_words": list(shape.doc_words),
+            "doc_sentence_words": list(shape.doc_sentence_words),
             "references_per_report": [REFS_MIN, REFS_MAX],
             "sentences_per_report": [REPORT_SENT_MIN, REPORT_SENT_MAX],
             "answer_sentence_tokens": [ANSWER_TOK_MIN, ANSWER_TOK_MAX],
@@ -602,6 +629,7 @@ def ensure(workload_dir: str | os.PathLike, size: str, seed: int = 13, **kw) -> 
         want_runs = kw.get("runs") or want_runs
         if (
             m.get("seed") == seed
+            and m.get("size") == size
             and m.get("generator_version") == GENERATOR_VERSION
             and m["counts"]["topics"] == want_topics
             and m["counts"]["runs"] == want_runs
