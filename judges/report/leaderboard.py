@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 
 from judges.measures import MEASURE_NAMES
-from judges.meta.bootstrap import topic_intervals
 
 HEADLINE = "WEIGHTED_PRECISION"  # the measure runs are ranked by (TREC 2024 RAG support precision)
 ALL = "all"
@@ -46,6 +45,7 @@ def board(
     seed: int = 0,
 ) -> Board:
     """The leaderboard table from the judge's long leaderboard (and a truth leaderboard)."""
+    from judges.meta.bootstrap import topic_intervals  # scipy (0.3 s): not for top_runs in every judge run
     present = set(lb["measure"])
     measures = [m for m in MEASURE_NAMES if m in present] + sorted(present - set(MEASURE_NAMES))
     headline = headline_of(measures)
