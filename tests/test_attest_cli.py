@@ -267,6 +267,7 @@ def _cached(out: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_without_asking_again_and_ends_identical(tmp_path, alignment_only):
     resolvable = int((alignment_only.status != "missing").sum())
     slow = lambda n, body: by_hash(n, body)._replace(delay=0.15)  # noqa: E731
@@ -367,6 +368,7 @@ def test_text_addressed_to_the_judge_never_raises_a_score(tmp_path):
             assert after[(variant, measure)] <= before[(variant, measure)], (variant, measure)
 
 
+@pytest.mark.slow
 def test_worker_processes_share_the_cache_and_give_the_same_outputs(tmp_path):
     with ScriptedServer(by_hash) as server:
         one = judge(tmp_path / "one", "--attest", "all", "--workers", "1", server=server)

@@ -22,6 +22,8 @@ from conftest import ROOT
 
 from judges.formats.outset import OutputSet, journal_path
 
+pytestmark = pytest.mark.slow  # real signals and kill -9 on subprocesses: about 100 s
+
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 RUN_A = ROOT / "runs" / "dragun" / "teamD-base.jsonl"
 RUN_B = ROOT / "runs" / "dragun" / "teamD-strong.jsonl"

@@ -322,6 +322,7 @@ def setup_case(tmp_path: Path, files: dict, args: list) -> tuple[list, dict]:
     return cli, fill
 
 
+@pytest.mark.slow  # one CLI subprocess per case
 @pytest.mark.parametrize("files, args, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_bad_input_ends_in_one_line(tmp_path, files, args, expected):
     before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
