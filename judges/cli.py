@@ -94,7 +94,7 @@ def main(
         None,
         "--workers",
         min=1,
-        help="Worker processes, topics split between them (default: all cores for jobs over 20k citations).",
+        help="Worker processes, topics split between them (default: all cores from 50k citations; the summary says which).",
     ),
     attest: Optional[AttestMode] = typer.Option(
         None,
@@ -332,6 +332,8 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     if compiling:
         rate = f"{compiling:.1f} s of it compiling the kernels once" + (f"; {rate} after" if rate else "")
     table.add_row("time", f"{seconds:.1f} s" + (f" ({rate})" if rate else ""))
+    if summary.processes:
+        table.add_row("processes", summary.processes)
     for kind, path in summary.files.items():
         table.add_row(kind, path)
     out.print(table)

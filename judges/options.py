@@ -45,3 +45,4 @@ class Summary:
     coverage: list = field(default_factory=list)  # per-run coverage rows (judges.coverage)
     filled: list = field(default_factory=list)  # (run, topic) pairs without a report, filled by leaderboard.on_missing
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
+    processes: str = ""  # how many processes judged, and why
