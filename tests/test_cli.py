@@ -156,3 +156,14 @@ def test_debug_log_path_override(tmp_path):
     assert events[0]["event"] == "session_start" and events[-1]["event"] == "summary"
     assert sum(e["event"] == "CITATION_OUTPUT" for e in events) == events[-1]["counts"]["citations"]
     assert not (tmp_path / "out" / "t.jsonl").exists()
+
+
+def test_the_summary_says_how_many_processes_judged_and_why(tmp_path):
+    from judges.pipeline import AUTO_PARALLEL_CITATIONS
+
+    auto = run_cli(*base_args(tmp_path))
+    assert auto.returncode == 0, auto.stderr
+    line = next(x for x in auto.stdout.splitlines() if x.startswith("processes"))
+    assert "1 process" in line and f"automatic below {AUTO_PARALLEL_CITATIONS:,}" in line
+    chosen = run_cli(*base_args(tmp_path), "--workers", "1")
+    assert "1 process (--workers 1)" in chosen.stdout
