@@ -493,14 +493,14 @@ def _print_top(path: Optional[str], n: int = 5) -> None:
         return
     import pyarrow.parquet as pq
 
-    from judges.report.leaderboard import headline_of, top_runs
+    from judges.leaderboard import top_runs
 
-    lb = pq.read_table(path).to_pandas()
-    if lb.empty:
+    table = pq.read_table(path, columns=["run_id", "topic_id", "measure", "value"])
+    if table.num_rows == 0:
         return
-    rows = top_runs(lb, n)
+    head, rows = top_runs(list(zip(*(table.column(c).to_pylist() for c in table.column_names))), n)
     width = max(len(run) for run, _ in rows)
-    lines = [f"top runs by {headline_of(sorted(set(lb['measure'])))} (mean over topics):"]
+    lines = [f"top runs by {head} (mean over topics):"]
     lines += [f"{k:>3}  {run:<{width}}  {value:.4f}" for k, (run, value) in enumerate(rows, 1)]
     out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
 

@@ -7,7 +7,7 @@ topic as zero in the ``all`` mean, ``error`` refuses (the pipeline checks this b
 
 from __future__ import annotations
 
-from judges.measures import MEASURE_NAMES
+from judges.measures import MEASURE_NAMES, headline_of
 
 
 def leaderboard_rows(
@@ -33,3 +33,11 @@ def leaderboard_rows(
         for m in MEASURE_NAMES:
             rows.append((run, "all", m, sum(v[m] for v in values) / len(values) if values else 0.0))
     return rows
+
+
+def top_runs(rows: list[tuple[str, str, str, float]], n: int = 5) -> tuple[str, list[tuple[str, float]]]:
+    """The headline measure and the best ``n`` runs by its ``all`` row (for the judge's summary);
+    ``rows`` as :func:`leaderboard_rows` gives them (run, topic, measure, value)."""
+    head = headline_of(sorted({m for _, _, m, _ in rows}))
+    best = sorted(((run, v) for run, topic, m, v in rows if topic == "all" and m == head), key=lambda x: (-x[1], x[0]))
+    return head, best[:n]

@@ -122,8 +122,8 @@ def _processes(options: Options, workers: Optional[Workers], citations: int) -> 
     if options.workers:
         return f"{chosen} (--workers {options.workers})"
     if workers is not None:
-        return f"{chosen} (automatic from {AUTO_PARALLEL_CITATIONS:,} citations: {citations:,})"
-    return f"{chosen} (automatic below {AUTO_PARALLEL_CITATIONS:,} citations; --workers N)"
+        return f"{chosen} (automatic: {citations:,} citations >= {AUTO_PARALLEL_CITATIONS:,})"
+    return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
 
 
 def _run(

@@ -164,6 +164,6 @@ def test_the_summary_says_how_many_processes_judged_and_why(tmp_path):
     auto = run_cli(*base_args(tmp_path))
     assert auto.returncode == 0, auto.stderr
     line = next(x for x in auto.stdout.splitlines() if x.startswith("processes"))
-    assert "1 process" in line and f"automatic below {AUTO_PARALLEL_CITATIONS:,}" in line
+    assert "1 process (automatic: " in line and f"citations < {AUTO_PARALLEL_CITATIONS:,})" in line
     chosen = run_cli(*base_args(tmp_path), "--workers", "1")
     assert "1 process (--workers 1)" in chosen.stdout

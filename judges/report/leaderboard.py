@@ -8,9 +8,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pandas as pd
 
-from judges.measures import MEASURE_NAMES
+from judges.measures import MEASURE_NAMES, headline_of
 
-HEADLINE = "WEIGHTED_PRECISION"  # the measure runs are ranked by (TREC 2024 RAG support precision)
 ALL = "all"
 
 
@@ -24,17 +23,6 @@ class Board(NamedTuple):
     truth: Optional[pd.Series]  # run -> the truth's `all` value of truth_measure
     truth_measure: Optional[str]
     headline: str
-
-
-def headline_of(measures: list[str]) -> str:
-    return HEADLINE if HEADLINE in measures else measures[0]
-
-
-def top_runs(lb: pd.DataFrame, n: int = 5) -> list[tuple[str, float]]:
-    """The best ``n`` runs by the headline measure's ``all`` row (for the judge's summary)."""
-    rows = lb[(lb["topic_id"] == ALL) & (lb["measure"] == headline_of(sorted(set(lb["measure"]))))]
-    rows = rows.sort_values(["value", "run_id"], ascending=[False, True], kind="stable").head(n)
-    return list(zip(rows["run_id"], rows["value"]))
 
 
 def board(
