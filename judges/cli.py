@@ -93,7 +93,6 @@ def main(
     workers: Optional[int] = typer.Option(
         None,
         "--workers",
-        min=1,
         help="Worker processes, topics split between them (default: all cores from 50k citations; the summary says which).",
     ),
     attest: Optional[AttestMode] = typer.Option(
@@ -126,12 +125,12 @@ def main(
 
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
-        if workers is not None and workers > MAX_WORKERS:
+        if workers is not None and not 1 <= workers <= MAX_WORKERS:
             raise InputError(
                 "--workers",
                 None,
                 None,
-                f"{workers} is more than {MAX_WORKERS} (and never more than the topics are used)",
+                f"{workers} is not between 1 and {MAX_WORKERS} (and never more than the topics are used)",
             )
         if no_debug_log and debug_log is not None:
             raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")

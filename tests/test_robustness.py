@@ -146,7 +146,13 @@ CASES = [
         "--workers 1000",
         {},
         ["--workers", "1000"],
-        "--workers: 1000 is more than 256 (and never more than the topics are used)",
+        "--workers: 1000 is not between 1 and 256 (and never more than the topics are used)",
+    ),
+    (
+        "--workers 0",
+        {},
+        ["--workers", "0"],
+        "--workers: 0 is not between 1 and 256 (and never more than the topics are used)",
     ),
     # misleading or silent
     (
