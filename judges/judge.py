@@ -28,7 +28,7 @@ from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
 from judges.grounder import Grounder
 from judges.options import Options
-from judges.outputs import Assessments, qrels_doc_id
+from judges.assessments import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
 from judges.runscan import Scan
 from judges.support.features import FEATURES, LEXICAL, clause_ids

@@ -6,7 +6,7 @@ corpus documents → judge (here or in worker processes) → merge → write the
 2. :mod:`judges.judge` judges the reports in batches, in this process or in worker processes
    (:mod:`judges.workers`), each worker owning whole topics;
 3. the parts are merged (with the LLM attestation summary when the workflow attests) and
-   :mod:`judges.outputs` writes every output, sorted, into a staging directory that
+   :mod:`judges.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
 Nothing is created before the inputs are validated: the output targets are checked first, the
@@ -33,7 +33,7 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import judge_part
 from judges.options import Options, Summary
-from judges.outputs import describe_inputs, output_targets, write_outputs
+from judges.writer import describe_inputs, output_targets, write_outputs
 from judges.records import Document
 from judges.runscan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
