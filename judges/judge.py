@@ -22,6 +22,7 @@ import pyarrow as pa
 from judges.align import reference, support
 from judges.align.backends import get_backend
 from judges.align.passages import DocIndex
+from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
@@ -409,9 +410,9 @@ def judge_part(
 
     def add(rep: Report) -> None:
         nonlocal pending_citations
-        counts["reports"] += 1
-        counts["sentences"] += len(rep.sentences)
-        counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
+        counts[REPORTS] += 1
+        counts[SENTENCES] += len(rep.sentences)
+        counts[CITATIONS_BEYOND_LIMIT] += sum(s.dropped for s in rep.sentences)
         pending.append(rep)
         pending_citations += sum(len(s.citations) for s in rep.sentences)
         if pending_citations >= batch_size:

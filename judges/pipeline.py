@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from judges import __version__
 from judges.align.backends import get_backend
+from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS
 from judges.errors import InputError
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
@@ -155,7 +156,7 @@ def _run(
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
-            counts["corpus_documents"] = sum(isinstance(d, Document) for d in corpus.values())
+            counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(options, scan, corpus)
         stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
         if log_path is not None:
@@ -188,8 +189,8 @@ def _run(
         del parts
         for item in pc.value_counts(table.column("status")).to_pylist():
             summary.statuses[item["values"]] = item["counts"]
-        counts["citations"] = table.num_rows
-        counts["capped"] = int(pc.sum(table.column("capped")).as_py() or 0)
+        counts[CITATIONS] = table.num_rows
+        counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
         write_outputs(options, summary, per_topic, table, scan, topics, place=outset.stage)
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

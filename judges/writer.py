@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges import __version__
+from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
@@ -88,9 +89,12 @@ def write_outputs(
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
     out_dir, name = Path(options.out_dir), options.name
     files, counts = summary.files, summary.counts
-    for kind, key, suffix in (("qrels", "qrels_doc_id", "qrels"), ("doc_qrels", "doc_id", "doc.qrels")):
+    for kind, key, suffix, count in (
+        ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
+        ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
+    ):
         path = out_dir / f"{name}.{suffix}"
-        counts[f"{kind}_rows"] = trec.write_qrels(place(path), qrels_rows(table, key))
+        counts[count] = trec.write_qrels(place(path), qrels_rows(table, key))
         files[kind] = str(path)
 
     on_missing = options.workflow.leaderboard.on_missing
