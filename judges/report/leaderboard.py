@@ -46,6 +46,7 @@ def board(
 ) -> Board:
     """The leaderboard table from the judge's long leaderboard (and a truth leaderboard)."""
     from judges.meta.bootstrap import topic_intervals  # scipy (0.3 s): not for top_runs in every judge run
+
     present = set(lb["measure"])
     measures = [m for m in MEASURE_NAMES if m in present] + sorted(present - set(MEASURE_NAMES))
     headline = headline_of(measures)
