@@ -19,6 +19,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from judges.align import BACKENDS
+from judges.counts import (
+    CAPPED,
+    CITATIONS,
+    CITATIONS_BEYOND_LIMIT,
+    CORPUS_DOCUMENTS,
+    REPORTS,
+    REPORTS_UNKNOWN_TOPIC,
+    RUNS_NOT_SELECTED,
+    SENTENCES,
+    SKIPPED,
+)
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
@@ -258,34 +269,34 @@ def _prepare_numba(options) -> float:
 
 def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     """``compiling``: seconds of a first run's kernel compilation, left out of the rate."""
-    c = summary.counts
+    counts = summary.counts
     st = summary.statuses
-    n = c["citations"]
+    n = counts[CITATIONS]
     table = Table(title="citejudge summary", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     table.add_row(
         "runs",
         f"{len(summary.runs)}"
-        + (f" ({c['runs_not_selected']} not selected by --max-runs)" if c["runs_not_selected"] else ""),
+        + (f" ({counts[RUNS_NOT_SELECTED]} not selected by --max-runs)" if counts[RUNS_NOT_SELECTED] else ""),
     )
     table.add_row("topics", str(summary.topics))
-    table.add_row("reports judged", str(c["reports"]))
-    skipped = {k: v for k, v in c.items() if k.startswith("skipped_") and v} | (
-        {"reports_unknown_topic": c["reports_unknown_topic"]} if c["reports_unknown_topic"] else {}
+    table.add_row("reports judged", str(counts[REPORTS]))
+    skipped = {k: v for k, v in counts.items() if k in SKIPPED.values() and v} | (
+        {REPORTS_UNKNOWN_TOPIC: counts[REPORTS_UNKNOWN_TOPIC]} if counts[REPORTS_UNKNOWN_TOPIC] else {}
     )
     if skipped:
         table.add_row(
             "skipped",
             ", ".join(f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items())),
         )
-    table.add_row("sentences", str(c["sentences"]))
+    table.add_row("sentences", str(counts[SENTENCES]))
     table.add_row(
         "citations judged",
         str(n)
         + (
-            f" ({c['citations_beyond_limit']} beyond max_per_sentence, not judged)"
-            if c["citations_beyond_limit"]
+            f" ({counts[CITATIONS_BEYOND_LIMIT]} beyond max_per_sentence, not judged)"
+            if counts[CITATIONS_BEYOND_LIMIT]
             else ""
         ),
     )
@@ -298,12 +309,13 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
             f"{st['cross_language']} ({100 * st['cross_language'] / n:.1f}%): sentence and cited "
             "text in different scripts, not aligned (give a translated --corpus, or --attest)",
         )
-    if c["capped"]:
+    if counts[CAPPED]:
         table.add_row(
-            "  capped", f"{c['capped']} of the partial: aligned as supported, but the document lacks a number or entity"
+            "  capped",
+            f"{counts[CAPPED]} of the partial: aligned as supported, but the document lacks a number or entity",
         )
-    if c["corpus_documents"]:
-        table.add_row("corpus documents", str(c["corpus_documents"]))
+    if counts[CORPUS_DOCUMENTS]:
+        table.add_row("corpus documents", str(counts[CORPUS_DOCUMENTS]))
     if summary.attest:
         a = summary.attest
         table.add_row(

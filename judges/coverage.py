@@ -50,12 +50,12 @@ def missing_by_reason(table: pa.Table) -> dict[str, Counter]:
     kind = pa.array(["other"] * missing.num_rows)
     for key, needle, _ in reversed(MISSING_REASONS):
         kind = pc.if_else(pc.match_substring(reason, needle), key, kind)
-    counts = (
+    grouped = (
         pa.table({"run_id": missing["run_id"], "kind": kind})
         .group_by(["run_id", "kind"])
         .aggregate([("kind", "count")])
     )
-    for run, k, n in zip(counts["run_id"].to_pylist(), counts["kind"].to_pylist(), counts["kind_count"].to_pylist()):
+    for run, k, n in zip(grouped["run_id"].to_pylist(), grouped["kind"].to_pylist(), grouped["kind_count"].to_pylist()):
         out.setdefault(run, Counter())[k] = n
     return out
 

@@ -21,14 +21,16 @@ import pyarrow as pa
 
 from judges.align import reference, support
 from judges.align.backends import get_backend
+from judges.align.packed import Packed
 from judges.align.passages import DocIndex
+from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import seekable
 from judges.formats.runs import read_report_at, read_reports
 from judges.grounder import Grounder
 from judges.options import Options
-from judges.outputs import Assessments, qrels_doc_id
+from judges.assessments import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
 from judges.runscan import Scan
 from judges.support.features import FEATURES, LEXICAL, clause_ids
@@ -211,7 +213,7 @@ class Judge:
             out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
         return len(items)
 
-    def _decide(self, packed: "Packed", texts: list[str], answers: list[Tokens], items: list, judgments: list) -> list:
+    def _decide(self, packed: Packed, texts: list[str], answers: list[Tokens], items: list, judgments: list) -> list:
         """Support features of every resolvable citation, and the support judge's status."""
         todo = [i for i, it in enumerate(items) if it[4] >= 0]
         if not todo:
@@ -258,7 +260,7 @@ class Judge:
             )
         return out
 
-    def _align(self, packed: "Packed", docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
+    def _align(self, packed: Packed, docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
         """Best alignment per citation (absolute document tokens) and the candidate windows."""
         n, k = len(items), self.wf.windows.candidates
         cit_a = np.array([it[3] for it in items], dtype=np.int64)
@@ -349,25 +351,6 @@ def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: s
     return Judgment("cross_language", 0, 0, 0.0, 0.0, 0.0, answer_tokens, 0, 0, "", source, reason, "cross_language")
 
 
-class Packed(NamedTuple):
-    """A batch's answers and documents as flat token-id arrays with offsets (the engines' layout)."""
-
-    a_tokens: np.ndarray  # answer q is a_tokens[a_offsets[q]:a_offsets[q + 1]]
-    a_offsets: np.ndarray
-    d_tokens: np.ndarray  # document d is d_tokens[d_base[d]:d_base[d + 1]]
-    d_base: np.ndarray
-
-    @classmethod
-    def of(cls, answers: list[Tokens], docs: list[DocIndex]) -> "Packed":
-        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
-        np.cumsum([len(a) for a in answers], out=a_offsets[1:])
-        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
-        a_tokens = np.concatenate([a.ids for a in answers]) if answers else np.zeros(0, np.int32)
-        d_tokens = np.concatenate([d.tokens.ids for d in docs]) if docs else np.zeros(0, np.int32)
-        return cls(a_tokens, a_offsets, d_tokens, d_base)
-
-
 class Part(NamedTuple):
     """What judging one group of topics produced (in one process)."""
 
@@ -409,9 +392,9 @@ def judge_part(
 
     def add(rep: Report) -> None:
         nonlocal pending_citations
-        counts["reports"] += 1
-        counts["sentences"] += len(rep.sentences)
-        counts["citations_beyond_limit"] += sum(s.dropped for s in rep.sentences)
+        counts[REPORTS] += 1
+        counts[SENTENCES] += len(rep.sentences)
+        counts[CITATIONS_BEYOND_LIMIT] += sum(s.dropped for s in rep.sentences)
         pending.append(rep)
         pending_citations += sum(len(s.citations) for s in rep.sentences)
         if pending_citations >= batch_size:

@@ -36,7 +36,7 @@ class Options:
 
 @dataclass
 class Summary:
-    counts: Counter = field(default_factory=Counter)
+    counts: Counter = field(default_factory=Counter)  # keys declared in judges.counts
     statuses: Counter = field(default_factory=Counter)
     runs: list[str] = field(default_factory=list)
     topics: int = 0

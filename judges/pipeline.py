@@ -6,7 +6,7 @@ corpus documents → judge (here or in worker processes) → merge → write the
 2. :mod:`judges.judge` judges the reports in batches, in this process or in worker processes
    (:mod:`judges.workers`), each worker owning whole topics;
 3. the parts are merged (with the LLM attestation summary when the workflow attests) and
-   :mod:`judges.outputs` writes every output, sorted, into a staging directory that
+   :mod:`judges.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
 Nothing is created before the inputs are validated: the output targets are checked first, the
@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from judges import __version__
 from judges.align.backends import get_backend
+from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS
 from judges.errors import InputError
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
@@ -33,7 +34,7 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import judge_part
 from judges.options import Options, Summary
-from judges.outputs import describe_inputs, output_targets, write_outputs
+from judges.writer import describe_inputs, output_targets, write_outputs
 from judges.records import Document
 from judges.runscan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.support.judges import is_probabilistic
@@ -169,7 +170,7 @@ def _run(
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
         if wanted and options.corpus is not None:
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
-            counts["corpus_documents"] = sum(isinstance(d, Document) for d in corpus.values())
+            counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(options, scan, corpus)
         stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
         if log_path is not None:
@@ -203,8 +204,8 @@ def _run(
         del parts
         for item in pc.value_counts(table.column("status")).to_pylist():
             summary.statuses[item["values"]] = item["counts"]
-        counts["citations"] = table.num_rows
-        counts["capped"] = int(pc.sum(table.column("capped")).as_py() or 0)
+        counts[CITATIONS] = table.num_rows
+        counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
         write_outputs(options, summary, per_topic, table, scan, topics, place=outset.stage)
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

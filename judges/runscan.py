@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
+from judges.counts import FILES_NOT_READ, REPORTS_UNKNOWN_TOPIC, RUNS_NOT_SELECTED, SKIPPED
 from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover
@@ -28,10 +29,11 @@ class Problems:
     def __init__(self, on_error: str, log: DebugLog, counts: Counter, warn: Callable[[str], None]):
         self.on_error, self.log, self.counts, self.warn = on_error, log, counts, warn
 
-    def __call__(self, error: InputError, what: str = "record") -> None:
+    def __call__(self, error: InputError, what: str) -> None:
+        """``what``: a kind of record in ``judges.counts.SKIPPED`` (topic, report, corpus line)."""
         if self.on_error == "fail":
             raise error
-        self.counts[f"skipped_{what}s"] += 1
+        self.counts[SKIPPED[what]] += 1
         self.log.event("INPUT_ERROR", path=error.path, line=error.line, field=error.field, problem=error.problem)
         self.warn(f"skipped {what}: {error.render()}")
 
@@ -90,7 +92,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     not_read: list[Path] = []
     files = discover(options.responses, "--rag-responses", not_read)
     if not_read:
-        counts["files_not_read"] = len(not_read)
+        counts[FILES_NOT_READ] = len(not_read)
         shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (
             f" and {len(not_read) - 10} more" if len(not_read) > 10 else ""
         )
@@ -129,7 +131,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
                 run_order.append(rep.run_id)
                 answered[rep.run_id] = set()
             if rep.topic_id not in topics:
-                counts["reports_unknown_topic"] += 1
+                counts[REPORTS_UNKNOWN_TOPIC] += 1
                 continue
             located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
             answered[rep.run_id].add(rep.topic_id)
@@ -148,10 +150,10 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
                     elif c.doc_id is not None:
                         cov["embedded"] += 1
     runs = run_order if options.max_runs is None else run_order[: options.max_runs]
-    counts["runs_not_selected"] = len(run_order) - len(runs)
-    if counts["reports_unknown_topic"]:
+    counts[RUNS_NOT_SELECTED] = len(run_order) - len(runs)
+    if counts[REPORTS_UNKNOWN_TOPIC]:
         warn(
-            f"{counts['reports_unknown_topic']} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)"
+            f"{counts[REPORTS_UNKNOWN_TOPIC]} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)"
         )
     selected = set(runs)
     return Scan(

@@ -1,4 +1,6 @@
-"""Checking and converting the packed batch arguments every alignment backend takes.
+"""The packed batch layout every alignment backend takes: a batch's answers and documents as
+flat token-id arrays with offsets (:class:`Packed`, built by :mod:`judges.judge`), and the
+checking and converting of the packed arguments (:func:`normalize_packed`).
 
 A leaf module (numpy only): :mod:`judges.align.backends` and the Numba kernels in
 :mod:`judges.align.kernel` both import it, so neither needs the other.
@@ -6,7 +8,32 @@ A leaf module (numpy only): :mod:`judges.align.backends` and the Numba kernels i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, NamedTuple
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from judges.align.passages import DocIndex
+    from judges.text.tokenize import Tokens
+
+
+class Packed(NamedTuple):
+    """A batch's answers and documents as flat token-id arrays with offsets (the engines' layout)."""
+
+    a_tokens: np.ndarray  # answer q is a_tokens[a_offsets[q]:a_offsets[q + 1]]
+    a_offsets: np.ndarray
+    d_tokens: np.ndarray  # document d is d_tokens[d_base[d]:d_base[d + 1]]
+    d_base: np.ndarray
+
+    @classmethod
+    def of(cls, answers: list[Tokens], docs: list[DocIndex]) -> "Packed":
+        a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
+        np.cumsum([len(a) for a in answers], out=a_offsets[1:])
+        d_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
+        a_tokens = np.concatenate([a.ids for a in answers]) if answers else np.zeros(0, np.int32)
+        d_tokens = np.concatenate([d.tokens.ids for d in docs]) if docs else np.zeros(0, np.int32)
+        return cls(a_tokens, a_offsets, d_tokens, d_base)
 
 
 def normalize_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap):

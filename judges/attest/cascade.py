@@ -60,6 +60,21 @@ from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
 from judges.config import AttestSettings
+from judges.counts import (
+    ATTESTATION_PREFIXES,
+    ATTEST_CACHE_HITS,
+    ATTEST_CALLS,
+    ATTEST_CHANGED,
+    ATTEST_FAILED,
+    ATTEST_FAILED_REQUESTS,
+    ATTEST_FAILURE,
+    ATTEST_GUARDED,
+    ATTEST_SELECTED,
+    ATTEST_UNPARSED,
+    LLM_TOKENS_IN,
+    LLM_TOKENS_OUT,
+    attest_failure,
+)
 from judges.formats.debuglog import DebugLog
 from judges.records import STATUS_GRADE, Judgment
 
@@ -183,11 +198,11 @@ class Attester:
         for i, case in enumerate(cases):
             if not self.selects(case.judgment):
                 continue
-            counts["attest_selected"] += 1
+            counts[ATTEST_SELECTED] += 1
             evidence, n_tokens = self.evidence(case)
             if self.guard.search(case.sentence) or self.guard.search(evidence):
-                counts["attest_guarded"] += 1
-                counts["attest_changed"] += case.judgment.status != "unsupported"
+                counts[ATTEST_GUARDED] += 1
+                counts[ATTEST_CHANGED] += case.judgment.status != "unsupported"
                 out[i] = case.judgment._replace(status="unsupported", grade=0, llm_answer="guarded")
                 self._log_output(case, None, "guarded", out[i], None)
                 continue
@@ -220,12 +235,12 @@ class Attester:
             answers[request.key] = result
             if isinstance(result, Answer):
                 self.cache.put(request.key, self.endpoint.model, result)
-                counts["attest_calls"] += 1
-                counts["llm_tokens_in"] += result.tokens_in
-                counts["llm_tokens_out"] += result.tokens_out
+                counts[ATTEST_CALLS] += 1
+                counts[LLM_TOKENS_IN] += result.tokens_in
+                counts[LLM_TOKENS_OUT] += result.tokens_out
             else:
-                counts["attest_failed_requests"] += 1
-                counts[f"attest_failure: {result.reason}"] += 1
+                counts[ATTEST_FAILED_REQUESTS] += 1
+                counts[attest_failure(result.reason)] += 1
 
         ask_all(
             self.endpoint,
@@ -242,14 +257,14 @@ class Attester:
             aligned = case.judgment.status
             if isinstance(result, Failure):
                 answer, status, source = "failed", self._unparsed(aligned), "failed"
-                counts["attest_failed"] += 1
+                counts[ATTEST_FAILED] += 1
                 final = case.judgment._replace(status=status, grade=STATUS_GRADE[status], llm_answer=answer)
             else:
                 source = "cache" if key in cached else "llm"
-                counts["attest_cache_hits"] += key in cached
+                counts[ATTEST_CACHE_HITS] += key in cached
                 parsed = parse_answer(result.reply, self.s.question)
                 if parsed is None:
-                    counts["attest_unparsed"] += 1
+                    counts[ATTEST_UNPARSED] += 1
                     answer, status = "unparsed", self._unparsed(aligned)
                 else:
                     answer, status = parsed, combine(aligned, parsed, result.p_yes, self.s.question)
@@ -261,7 +276,7 @@ class Attester:
                     llm_tokens_in=result.tokens_in,
                     llm_tokens_out=result.tokens_out,
                 )
-            counts["attest_changed"] += final.status != aligned
+            counts[ATTEST_CHANGED] += final.status != aligned
             out[i] = final
             self._log_output(case, key, source, final, result)
         return out
@@ -299,21 +314,21 @@ def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> 
     ``cache_hits`` are citations answered from the cache; the cost estimate prices this
     session's calls only.
     """
-    mine = {k: counts.pop(k) for k in [k for k in counts if k.startswith(("attest_", "llm_tokens_"))]}
+    mine = {k: counts.pop(k) for k in [k for k in counts if k.startswith(ATTESTATION_PREFIXES)]}
     counts = Counter(mine)  # taken out of the session's counts: they are reported here
-    failures = {k.split(": ", 1)[1]: int(v) for k, v in sorted(counts.items()) if k.startswith("attest_failure: ")}
-    tokens_in, tokens_out = int(counts["llm_tokens_in"]), int(counts["llm_tokens_out"])
+    failures = {k[len(ATTEST_FAILURE) :]: int(v) for k, v in sorted(counts.items()) if k.startswith(ATTEST_FAILURE)}
+    tokens_in, tokens_out = int(counts[LLM_TOKENS_IN]), int(counts[LLM_TOKENS_OUT])
     cost = tokens_in / 1000 * settings.price_per_1k_input + tokens_out / 1000 * settings.price_per_1k_output
     return {
         "mode": settings.mode,
         **endpoint.describe(),
-        "selected": int(counts["attest_selected"]),
-        "guarded": int(counts["attest_guarded"]),
-        "cache_hits": int(counts["attest_cache_hits"]),
-        "calls": int(counts["attest_calls"]),
-        "failed": int(counts["attest_failed"]),
-        "unparsed": int(counts["attest_unparsed"]),
-        "changed": int(counts["attest_changed"]),
+        "selected": int(counts[ATTEST_SELECTED]),
+        "guarded": int(counts[ATTEST_GUARDED]),
+        "cache_hits": int(counts[ATTEST_CACHE_HITS]),
+        "calls": int(counts[ATTEST_CALLS]),
+        "failed": int(counts[ATTEST_FAILED]),
+        "unparsed": int(counts[ATTEST_UNPARSED]),
+        "changed": int(counts[ATTEST_CHANGED]),
         "tokens_in": tokens_in,
         "tokens_out": tokens_out,
         "estimated_cost": round(cost, 6),

@@ -1,9 +1,12 @@
-"""Everything a session writes: assessments, qrels, leaderboards, Parquet tables, config.
+"""Writing a session's output set: qrels, leaderboards, coverage, Parquet tables, config.
 
-Qrels are derived from the assessments table (one row per judged citation), so there is one
-source of truth: ``NAME.qrels`` keeps, per (topic, md5 of sentence + citation id), the best
-grade; ``NAME.doc.qrels`` per (topic, cited document). Every file is sorted and written
-into the session's staging directory; :mod:`judges.formats.outset` replaces the whole set at once.
+The pipeline hands :func:`write_outputs` what the judge accumulated (:mod:`judges.assessments`:
+the assessments table and each report's measures). Qrels are derived from the assessments table
+(one row per judged citation), so there is one source of truth: ``NAME.qrels`` keeps, per (topic,
+md5 of sentence + citation id), the best grade; ``NAME.doc.qrels`` per (topic, cited document).
+Every file is sorted and written into the session's staging directory;
+:mod:`judges.formats.outset` replaces the whole set at once. :func:`output_targets` names every
+file a session replaces, and :func:`describe_inputs` the input files (for the config record).
 """
 
 from __future__ import annotations
@@ -20,107 +23,17 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges import __version__
+from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows
-from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
 from judges.options import Options, Summary
-from judges.records import STATUSES, Judgment, Report
-from judges.support.features import FEATURES
+from judges.records import STATUSES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
-
-
-def doc_id_md5(text: str) -> str:
-    return hashlib.md5(text.encode("utf-8")).hexdigest()
-
-
-def qrels_doc_id(sentence_text: str, citation_id: str) -> str:
-    """The qrels doc id of a (sentence, citation) pair: md5 of ``"<sentence>_<citation id>"``
-    (the convention of the AutoJudge seed citation judge)."""
-    return doc_id_md5(f"{sentence_text}_{citation_id}")
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-class Assessments:
-    """Accumulates judgments into assessment rows (columnar) and per-report measures."""
-
-    def __init__(self) -> None:
-        self.per_topic: dict[tuple[str, str], dict[str, float]] = {}
-        self._columns: dict[str, list] = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
-        self._batches: list[pa.RecordBatch] = []
-        self._statuses: dict[tuple[str, str], dict[int, list[str]]] = {}  # report -> sentence -> statuses
-
-    def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
-        """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
-        cols = self._columns
-        for name, value in (
-            ("run_id", rep.run_id),
-            ("topic_id", rep.topic_id),
-            ("sentence_index", sent.index),
-            ("citation_rank", c.rank),
-            ("citation", c.raw),
-            ("doc_id", c.doc_id),
-            ("qrels_doc_id", qid),
-            ("status", j.status),
-            ("grade", j.grade),
-            ("score", j.score),
-            ("norm_score", j.norm_score),
-            ("answer_coverage", j.answer_coverage),
-            ("evidence_coverage", j.evidence_coverage),
-            ("answer_tokens", j.answer_tokens),
-            ("char_start", j.char_start),
-            ("char_end", j.char_end),
-            ("evidence", j.evidence),
-            ("doc_source", j.doc_source),
-            ("reason", j.reason),
-            ("confidence", c.confidence),
-            ("sentence", sent.text),
-            ("support_status", j.support_status),
-            ("p_any", j.p_any),
-            ("p_full", j.p_full),
-            ("llm_answer", j.llm_answer),
-            ("llm_p_yes", j.llm_p_yes),
-            ("llm_tokens_in", j.llm_tokens_in),
-            ("llm_tokens_out", j.llm_tokens_out),
-            ("numbers_missing", list(j.numbers_missing)),
-            ("entities_missing", list(j.entities_missing)),
-            ("capped", j.capped),
-            ("explanation", j.explanation),
-        ):
-            cols[name].append(value)
-        for k, name in enumerate(FEATURES):
-            cols[f"f_{name}"].append(j.features[k] if j.features else None)
-        self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
-
-    def finish_report(self, rep: Report, grounding: dict[int, SentenceGrounding]) -> None:
-        """The report's measures, once all its citations are added; ``grounding`` per sentence index."""
-        key = (rep.run_id, rep.topic_id)
-        statuses = self._statuses.pop(key, {})
-        results = [
-            SentenceResult(len(s.text.strip()), tuple(statuses.get(s.index, ())), grounding.get(s.index, NO_GROUNDING))
-            for s in rep.sentences
-        ]
-        self.per_topic[key] = evaluate(results)
-
-    def flush_rows(self) -> None:
-        if self._columns["run_id"]:
-            self._batches.append(pa.RecordBatch.from_pydict(self._columns, schema=tables.ASSESSMENT_SCHEMA))
-            self._columns = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
-
-    def table(self) -> pa.Table:
-        self.flush_rows()
-        return pa.Table.from_batches(self._batches, schema=tables.ASSESSMENT_SCHEMA)
 
 
 def qrels_rows(table: pa.Table, key: str) -> list[tuple[str, str, int]]:
@@ -176,9 +89,12 @@ def write_outputs(
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
     out_dir, name = Path(options.out_dir), options.name
     files, counts = summary.files, summary.counts
-    for kind, key, suffix in (("qrels", "qrels_doc_id", "qrels"), ("doc_qrels", "doc_id", "doc.qrels")):
+    for kind, key, suffix, count in (
+        ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
+        ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
+    ):
         path = out_dir / f"{name}.{suffix}"
-        counts[f"{kind}_rows"] = trec.write_qrels(place(path), qrels_rows(table, key))
+        counts[count] = trec.write_qrels(place(path), qrels_rows(table, key))
         files[kind] = str(path)
 
     on_missing = options.workflow.leaderboard.on_missing
@@ -257,3 +173,11 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
     if options.workflow_path is not None:
         inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
     return inputs
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

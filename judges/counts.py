@@ -1,0 +1,90 @@
+"""The vocabulary of a session's counts: every key of :attr:`judges.options.Summary.counts`.
+
+A session counts into one ``Counter`` (worker processes into their part's, merged by
+:mod:`judges.pipeline`). Every key written or read is declared here, grouped by the stage that
+counts it, and used by name where it is written and read: a misspelt name fails ``ruff check``
+and the import, and ``tests/test_counts.py`` checks that no count is keyed by a bare string.
+The counts go, sorted, under ``counts`` in ``NAME.config.yml`` and into the debug log's
+``summary`` event; :func:`judges.attest.cascade.summarize` takes the attestation counts
+(``ATTESTATION``, ``attest_failure(reason)``) out and reports them under ``attest`` instead.
+"""
+
+from __future__ import annotations
+
+# The first pass over topics, runs and corpus (judges.runscan, judges.pipeline).
+FILES_NOT_READ = "files_not_read"  # files in the run directories that are not run files
+REPORTS_UNKNOWN_TOPIC = "reports_unknown_topic"  # not judged: topic not in --rag-topics (or beyond --max-topics)
+RUNS_NOT_SELECTED = "runs_not_selected"  # beyond --max-runs
+CORPUS_DOCUMENTS = "corpus_documents"  # cited documents read from --corpus
+SKIPPED = {  # --on-error skip: bad input records skipped, by what was skipped (judges.runscan.Problems)
+    "topic": "skipped_topics",
+    "report": "skipped_reports",
+    "corpus line": "skipped_corpus lines",
+}
+
+# Judging (judges.judge.judge_part, then judges.pipeline from the merged assessments).
+REPORTS = "reports"
+SENTENCES = "sentences"
+CITATIONS_BEYOND_LIMIT = "citations_beyond_limit"  # beyond citations.max_per_sentence: not judged
+CITATIONS = "citations"  # judged citations (assessment rows)
+CAPPED = "capped"  # lowered from supported to partial by the grounding checks
+
+# Writing (judges.writer).
+QRELS_ROWS = "qrels_rows"
+DOC_QRELS_ROWS = "doc_qrels_rows"
+
+# LLM attestation (judges.attest.cascade.Attester): taken out by summarize.
+ATTEST_SELECTED = "attest_selected"
+ATTEST_GUARDED = "attest_guarded"
+ATTEST_CHANGED = "attest_changed"
+ATTEST_CALLS = "attest_calls"
+ATTEST_CACHE_HITS = "attest_cache_hits"
+ATTEST_FAILED = "attest_failed"  # citations whose question failed
+ATTEST_FAILED_REQUESTS = "attest_failed_requests"  # questions that failed (by reason: attest_failure)
+ATTEST_UNPARSED = "attest_unparsed"
+LLM_TOKENS_IN = "llm_tokens_in"
+LLM_TOKENS_OUT = "llm_tokens_out"
+ATTEST_FAILURE = "attest_failure: "  # + the reason: failed questions by reason
+
+
+def attest_failure(reason: str) -> str:
+    """The key counting the questions that failed for ``reason``."""
+    return ATTEST_FAILURE + reason
+
+
+ATTESTATION = (
+    ATTEST_SELECTED,
+    ATTEST_GUARDED,
+    ATTEST_CHANGED,
+    ATTEST_CALLS,
+    ATTEST_CACHE_HITS,
+    ATTEST_FAILED,
+    ATTEST_FAILED_REQUESTS,
+    ATTEST_UNPARSED,
+    LLM_TOKENS_IN,
+    LLM_TOKENS_OUT,
+)
+ATTESTATION_PREFIXES = ("attest_", "llm_tokens_")  # what summarize takes out of the session's counts
+
+KEYS = frozenset(
+    (
+        FILES_NOT_READ,
+        REPORTS_UNKNOWN_TOPIC,
+        RUNS_NOT_SELECTED,
+        CORPUS_DOCUMENTS,
+        *SKIPPED.values(),
+        REPORTS,
+        SENTENCES,
+        CITATIONS_BEYOND_LIMIT,
+        CITATIONS,
+        CAPPED,
+        QRELS_ROWS,
+        DOC_QRELS_ROWS,
+        *ATTESTATION,
+    )
+)
+
+
+def declared(key: str) -> bool:
+    """Whether ``key`` is a declared count (a fixed key, or ``attest_failure(reason)``)."""
+    return key in KEYS or key.startswith(ATTEST_FAILURE)
