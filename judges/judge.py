@@ -11,10 +11,8 @@ prefilter and the alignment engine each see thousands of citations per call.
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter, OrderedDict
-from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -26,13 +24,11 @@ from judges.align.passages import DocIndex
 from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
-from judges.formats.jsonl import seekable
-from judges.formats.runs import read_report_at, read_reports
 from judges.grounder import Grounder
 from judges.options import Options
 from judges.assessments import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
-from judges.runscan import Scan
+from judges.runscan import Scan, reread
 from judges.support.features import FEATURES, LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
@@ -364,9 +360,9 @@ def judge_part(
 ) -> Part:
     """Judge the selected runs' reports on ``topics`` (``None``: all), topic by topic.
 
-    Reports are re-read topic by topic (by byte offset; gzip run files, which cannot seek, are
-    streamed once at the end), so only one topic's documents are prepared at a time: memory
-    does not grow with the number of runs, and no document is tokenized twice.
+    Reports come topic by topic from the run scan's second pass (:func:`judges.runscan.reread`),
+    so only one topic's documents are prepared at a time: memory does not grow with the number
+    of runs, and no document is tokenized twice.
     """
     judge = Judge(options)
     judge.corpus = corpus
@@ -408,32 +404,14 @@ def judge_part(
             progress(done)
         pending, pending_citations = [], 0
 
-    mine = sorted(t for t in scan.reports if topics is None or t in topics)
-    streamed: dict[str, set[int]] = {}
-    arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
-    with contextlib.ExitStack() as stack:
-        files: dict[str, BinaryIO] = {}
-        for topic in mine:
-            for path, line, offset in scan.reports[topic]:
-                if offset < 0:
-                    arrays.setdefault(path, set()).add(-offset - 1)
-                    continue
-                if not seekable(path):
-                    streamed.setdefault(path, set()).add(line)
-                    continue
-                if path not in files:
-                    files[path] = stack.enter_context(open(path, "rb"))
-                add(read_report_at(files[path], path, line, offset, options.dataset, max_citations))
-            if pending_citations >= SPAN_CITATIONS:
-                flush()  # small topics share a batch: one engine call (and thread pool) for many
-            if not pending:
-                judge.forget_documents()  # the next topic cites other documents
-    for path in sorted(streamed):
-        for _, rep in read_reports(Path(path), options.dataset, max_citations, streamed[path]):
-            add(rep)
-    for path in sorted(arrays):
-        for _, rep in read_reports(Path(path), options.dataset, max_citations, items=arrays[path]):
-            add(rep)
+    for report in reread(scan, topics, options.dataset, max_citations):
+        if report is not None:
+            add(report)
+            continue
+        if pending_citations >= SPAN_CITATIONS:  # a topic ends here
+            flush()  # small topics share a batch: one engine call (and thread pool) for many
+        if not pending:
+            judge.forget_documents()  # the next topic cites other documents
     flush()
     if judge.attester is not None:
         judge.attester.close()

@@ -3,24 +3,26 @@
 Run files are read twice and never held whole: this pass checks every record (bad ones fail
 the run or, with ``--on-error skip``, are counted and logged), rejects duplicate reports, picks
 the runs to judge, and records per line which report to judge, which documents to take from the
-corpus, and how many citations there are (for the progress bar).
+corpus, and how many citations there are (for the progress bar). The second pass,
+:func:`reread`, gives the reports to judge again, topic by topic, from what the first learned.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import BinaryIO, Callable, Iterator, Optional
 
 from judges.counts import FILES_NOT_READ, REPORTS_UNKNOWN_TOPIC, RUNS_NOT_SELECTED, SKIPPED
 from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
-from judges.formats.jsonl import discover
-from judges.formats.runs import read_reports
+from judges.formats.jsonl import discover, seekable
+from judges.formats.runs import read_report_at, read_reports
 from judges.formats.topics import TOPIC_SUFFIXES, read_topics
 from judges.options import Options
-from judges.records import Document, Topic
+from judges.records import Document, Report, Topic
 
 
 class Problems:
@@ -166,6 +168,39 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
         coverage={r: coverage.get(r, Counter()) for r in runs},
         without_text=sum((without_text.get(r, Counter()) for r in runs), Counter()),
     )
+
+
+def reread(
+    scan: Scan, topics: Optional[frozenset], dataset: str, max_citations: Optional[int]
+) -> Iterator[Optional[Report]]:
+    """The second pass: the reports to judge on ``topics`` (``None``: all) again, with ``None``
+    after the last report of each topic read by offset.
+
+    Reports are read topic by topic, by byte offset, so that a consumer prepares one topic's
+    documents at a time; those of gzip run files (which cannot seek) and of JSON-array run files
+    come last, file by file, each file streamed in one read.
+    """
+    streamed: dict[str, set[int]] = {}
+    arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
+    with contextlib.ExitStack() as stack:
+        files: dict[str, BinaryIO] = {}
+        for topic in sorted(t for t in scan.reports if topics is None or t in topics):
+            for path, line, offset in scan.reports[topic]:
+                if offset < 0:
+                    arrays.setdefault(path, set()).add(-offset - 1)
+                elif not seekable(path):
+                    streamed.setdefault(path, set()).add(line)
+                else:
+                    if path not in files:
+                        files[path] = stack.enter_context(open(path, "rb"))
+                    yield read_report_at(files[path], path, line, offset, dataset, max_citations)
+            yield None
+    for path in sorted(streamed):
+        for _, report in read_reports(Path(path), dataset, max_citations, streamed[path]):
+            yield report
+    for path in sorted(arrays):
+        for _, report in read_reports(Path(path), dataset, max_citations, items=arrays[path]):
+            yield report
 
 
 def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
