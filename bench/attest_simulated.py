@@ -206,7 +206,8 @@ def main() -> None:
         a_rows, a_level, _, _ = scored(out, "align", labels)
         print("SIMULATED LLM (answers from the NIST labels with a chosen error rate; not a real model)")
         print(
-            f"no LLM (support model): run tau {base['run_tau']:.3f}  exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
+            f"no LLM (support model): run tau {base['run_tau']:.3f}  "
+            f"exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
         print("| question | error | budget | sent | run tau | topic tau | exact | kappa |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -251,7 +252,8 @@ def main() -> None:
                     )
                 s = agreement(a_rows, np.array(old))
                 print(
-                    f"| yes_no | {error} | all, grade table before the model (alignment ±1 level) | 100% | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
+                    f"| yes_no | {error} | all, grade table before the model (alignment ±1 level) | 100% | "
+                    f"{s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
                 )
             finally:
                 server.shutdown()

@@ -5,7 +5,8 @@
 
 Synthetic English-like text from a fixed word list, with made-up names in several shapes (two
 words, acronyms, ``X Holdings``, hyphenated, accented, ``eX``) and numbers in several forms
-(``512``, ``5,120``, ``15%``, ``$2.3 million``, years, ``€20``, ``3bn``) mixed in. Half of the sentences are copied from a document (their numbers and names are found), half
+(``512``, ``5,120``, ``15%``, ``$2.3 million``, years, ``€20``, ``3bn``) mixed in. \
+Half of the sentences are copied from a document (their numbers and names are found), half
 are drawn fresh (mostly missing). Every sentence is checked against every document.
 
 Printed, each the best of ``--repeat`` runs:

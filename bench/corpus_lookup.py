@@ -140,7 +140,8 @@ def main() -> None:
     for n in a.lookups:
         r = child("lookup", a, n=n)
         print(
-            f"lookups, {r['ids']:,} cited ids: {r['seconds']:.2f} s, {r['ids_per_s']:,.0f} ids/s, peak RSS {r['peak_rss_mb']:.0f} MB"
+            f"lookups, {r['ids']:,} cited ids: {r['seconds']:.2f} s, {r['ids_per_s']:,.0f} ids/s, "
+            f"peak RSS {r['peak_rss_mb']:.0f} MB"
         )
 
 

@@ -37,7 +37,8 @@ supported when that sentence's spans have a citation from that doc. This amortis
 preparation over a report but aligns every sentence against every document the report cites.
 
 Each measurement is the median of ``--repeats`` (default 3) timed passes over the same selection
-(the ``prepared`` cache is rebuilt in every pass). Timing covers only cite-right's work (the calls above plus the verdict bookkeeping); loading the
+(the ``prepared`` cache is rebuilt in every pass). Timing covers only cite-right's work (the calls \
+above plus the verdict bookkeeping); loading the
 workload, importing, starting worker processes and one warm-up call per process are excluded.
 ``--processes P`` splits the units (sentences or reports) into contiguous chunks and maps them
 over a ``multiprocessing`` pool (spawn start method: Rayon's thread pool does not survive fork)
@@ -225,7 +226,8 @@ def measure(
     """cite-right's citations/s judging the first ``n`` cited sentences of ``workload_dir``.
 
     Returns a dict with ``status`` ("ok" or "skipped"), ``citations``, ``seconds``,
-    ``citations_per_s`` (median of ``repeats`` timed passes) and details. ``selection`` (from :func:`load_selection`) can be passed to
+    ``citations_per_s`` (median of ``repeats`` timed passes) and details. ``selection`` (from \
+:func:`load_selection`) can be passed to
     reuse one loaded selection across calls.
     """
     ok, version = _available()
@@ -302,7 +304,8 @@ def _noop(_):
 
 def format_table(rows: list[dict]) -> str:
     lines = [
-        "| peer | mode | processes | rayon threads | sentences | citations | seconds (median) | citations/s | supported |",
+        "| peer | mode | processes | rayon threads | sentences | "
+        "citations | seconds (median) | citations/s | supported |",
         "|---|---|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
@@ -313,7 +316,8 @@ def format_table(rows: list[dict]) -> str:
             continue
         lines.append(
             f"| cite-right {r['version']} | {r['mode']} | {r['processes']} | {r['rayon_threads']} | {r['sentences']} | "
-            f"{r['citations']} | {r['seconds']:.2f} | {r['citations_per_s']:,.0f} | {r['supported'] / r['citations']:.1%} |"
+            f"{r['citations']} | {r['seconds']:.2f} | "
+            f"{r['citations_per_s']:,.0f} | {r['supported'] / r['citations']:.1%} |"
         )
     return "\n".join(lines)
 

@@ -21,7 +21,8 @@ Steps:
    Linux reports the max of the child and its reaped descendants), ``tree PSS`` is the peak of
    the sum of ``Pss`` (``/proc/<pid>/smaps_rollup``: shared pages split among the processes
    sharing them, so forked workers are not double-counted) over the child's process tree,
-   sampled every 50 ms (what ``--workers 2`` really holds; it can miss a peak shorter than that). citations/s = the manifest's citations / wall seconds.
+   sampled every 50 ms (what ``--workers 2`` really holds; it can miss a peak shorter than that). \
+citations/s = the manifest's citations / wall seconds.
    Start-up is measured apart (``--skip-startup`` to skip): the median wall time of 5 runs of
    ``run_judge.py --version`` (imports only) and of the judge on the bundled DRAGUN sample
    (2 reports; kernels loaded from the warm cache), the fixed cost every run pays.

@@ -69,7 +69,12 @@ BackendName = Enum("BackendName", {n: n for n in sorted(BACKENDS)}, type=str)
 
 @app.command(
     help="Judge the citations of RAG runs: qrels, leaderboards, debug log and Parquet tables.",
-    epilog="Other commands: run_judge.py report OUT_DIR --help (a static HTML report of the outputs); run_judge.py corpus index | lookup | info --help (a docstore for big corpora); run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help (meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels).",
+    epilog=(
+        "Other commands: run_judge.py report OUT_DIR --help (a static HTML report of the outputs); "
+        "run_judge.py corpus index | lookup | info --help (a docstore for big corpora); "
+        "run_judge.py meta-evaluate | agreement | convert-labelled | calibrate --help "
+        "(meta-evaluation against a truth leaderboard and human labels; fitting the support model to labels)."
+    ),
 )
 def main(
     judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
@@ -83,7 +88,10 @@ def main(
     corpus: Optional[Path] = typer.Option(
         None,
         "--corpus",
-        help="Corpus for documents not embedded in runs: a JSONL(.gz) file (streamed), or a shard directory or docstore built by `run_judge.py corpus index` (only cited ids read).",
+        help=(
+            "Corpus for documents not embedded in runs: a JSONL(.gz) file (streamed), "
+            "or a shard directory or docstore built by `run_judge.py corpus index` (only cited ids read)."
+        ),
     ),
     out_dir: Path = typer.Option(Path("output"), "--out-dir", help="Directory for all outputs."),
     name: str = typer.Option("citejudge", "--name", help="Base name of every output file."),
@@ -104,12 +112,18 @@ def main(
     workers: Optional[int] = typer.Option(
         None,
         "--workers",
-        help="Worker processes, topics split between them (default: all cores from 50k citations; the summary says which).",
+        help=(
+            "Worker processes, topics split between them (default: all cores from 50k citations; "
+            "the summary says which)."
+        ),
     ),
     attest: Optional[AttestMode] = typer.Option(
         None,
         "--attest",
-        help="LLM attestation: none, uncertain (only citations alignment cannot decide) or all (default: the workflow's).",
+        help=(
+            "LLM attestation: none, uncertain (only citations alignment cannot decide) "
+            "or all (default: the workflow's)."
+        ),
     ),
     use_env_llm: bool = typer.Option(
         False, "--use-env-llm", help="LLM endpoint from OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY."
@@ -377,7 +391,10 @@ corpus_app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     no_args_is_help=True,
-    help="A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): build once, then --corpus reads only cited ids.",
+    help=(
+        "A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): "
+        "build once, then --corpus reads only cited ids."
+    ),
 )
 
 
@@ -520,7 +537,11 @@ report_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, r
 
 
 @report_app.command(
-    help="Turn a judge's output directory into a static HTML report that opens from the file system: leaderboard with 95% intervals (and the truth), plots, and per run and topic the answer with every citation's document, evidence, scores and explanation."
+    help=(
+        "Turn a judge's output directory into a static HTML report that opens from the file system: "
+        "leaderboard with 95% intervals (and the truth), plots, "
+        "and per run and topic the answer with every citation's document, evidence, scores and explanation."
+    )
 )
 def report(
     out_dir: Path = typer.Argument(..., help="The judge's output directory (--out-dir of the judge run)."),
@@ -569,7 +590,8 @@ def report(
         err.print(f"error: {out_dir}: {e}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
     out.print(
-        f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, largest {done['largest'] / 1e3:.0f} kB) "
+        f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, "
+        f"largest {done['largest'] / 1e3:.0f} kB) "
         f"in {done['seconds']:.1f} s",
         markup=False,
         highlight=False,

@@ -93,21 +93,27 @@ class AttestSettings(_Strict):
 
     mode: Literal["none", "uncertain", "all"] = Field(
         "none",
-        description="none: no LLM; uncertain: the least certain citations (budget or band); all: every resolvable citation",
+        description=(
+            "none: no LLM; uncertain: the least certain citations (budget or band); all: every resolvable citation"
+        ),
     )
     budget: float = Field(
         0.25,
         ge=0,
         le=1,
-        description="uncertain: share of citations to ask about, least certain P(full) first (on the model's training data)",
+        description=(
+            "uncertain: share of citations to ask about, least certain P(full) first (on the model's training data)"
+        ),
     )
     band: Optional[tuple[float, float]] = Field(
         None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget"
     )
     question: Literal[tuple(ANSWERS)] = Field(  # type: ignore[valid-type]
         "yes_no",
-        description="yes_no: does the document support the whole sentence, YES/NO (Auto-ARGUE; the support judge "
-        "splits NO into partial or unsupported); support_level: FULL/PARTIAL/NONE, the LLM's level is the status",
+        description=(
+            "yes_no: does the document support the whole sentence, YES/NO (Auto-ARGUE; the support judge "
+            "splits NO into partial or unsupported); support_level: FULL/PARTIAL/NONE, the LLM's level is the status"
+        ),
     )
     evidence: Literal["window", "document"] = Field(
         "window", description="window: aligned passage plus neighbouring sentences; document: whole text"
@@ -118,11 +124,16 @@ class AttestSettings(_Strict):
     max_evidence_tokens: int = Field(300, ge=16, le=1_000_000, description="cap on the evidence shown, in word tokens")
     on_unparsed: Literal["judge", "unsupported"] = Field(
         "judge",
-        description="an answer that is not one of the question's, or no answer: keep the support judge's status, or unsupported",
+        description=(
+            "an answer that is not one of the question's, or no answer: keep the support judge's status, or unsupported"
+        ),
     )
     guard_patterns: tuple[str, ...] = Field(
         (),
-        description="extra regexes (case-insensitive) for text addressed to the judge; such citations are not sent and judged unsupported",
+        description=(
+            "extra regexes (case-insensitive) for text addressed to the judge; "
+            "such citations are not sent and judged unsupported"
+        ),
     )
     max_tokens: int = Field(16, ge=1, le=100_000, description="completion tokens per answer")
     seed: int = Field(0, ge=-(2**63), lt=2**63, description="sent to servers that accept a seed")
@@ -168,7 +179,10 @@ class GroundingSettings(_Strict):
 
     cap: tuple[Literal["numbers", "entities"], ...] = Field(
         ("numbers", "entities"),
-        description="a citation whose document lacks a number / an entity of its sentence is at most 'partial'; [] = never capped",
+        description=(
+            "a citation whose document lacks a number / an entity of its sentence is at most 'partial'; "
+            "[] = never capped"
+        ),
     )
     number_tolerance: float = Field(0.0, ge=0, lt=1, description="relative tolerance when comparing numbers (0: equal)")
     entity_fuzzy: Optional[float] = Field(

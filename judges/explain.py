@@ -79,7 +79,10 @@ def explain(
         body = f"the sentence or its evidence addresses the judge, so it was not sent to the LLM (guarded); {said}"
     elif answer in ("YES", "NO"):
         p = j.llm_p_yes if j.llm_p_yes is not None else (1.0 if answer == "YES" else 0.0)
-        llm = f"the LLM answered {answer} (P(YES) {num(p, P_YES_SUPPORTED)} {'>=' if p >= P_YES_SUPPORTED else '<'} {P_YES_SUPPORTED})"
+        llm = (
+            f"the LLM answered {answer} "
+            f"(P(YES) {num(p, P_YES_SUPPORTED)} {'>=' if p >= P_YES_SUPPORTED else '<'} {P_YES_SUPPORTED})"
+        )
         sent = (
             f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
             if band and j.p_full is not None

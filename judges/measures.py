@@ -156,17 +156,20 @@ MEASURES: tuple[Measure, ...] = (
     ),
     Measure(
         "NUMERIC_GROUNDED",
-        "Share of the answer's numbers (after normalisation: `$1.5M` = `1,500,000`) stated by a document the report cites; 1 when the answer states no number.",
+        "Share of the answer's numbers (after normalisation: `$1.5M` = `1,500,000`) "
+        "stated by a document the report cites; 1 when the answer states no number.",
         numeric_grounded,
     ),
     Measure(
         "ENTITY_GROUNDED",
-        "Share of the answer's named entities (pattern-based: names, acronyms, brands, companies) found in a document the report cites; 1 when it names none.",
+        "Share of the answer's named entities (pattern-based: names, acronyms, brands, companies) "
+        "found in a document the report cites; 1 when it names none.",
         entity_grounded,
     ),
     Measure(
         "PLACEHOLDER_FREE",
-        '1 if no sentence matches a placeholder pattern (John Doe, TechCorp, "studies show", lorem ipsum, `[insert name]`...), else 0.',
+        '1 if no sentence matches a placeholder pattern (John Doe, TechCorp, "studies show", '
+        "lorem ipsum, `[insert name]`...), else 0.",
         placeholder_free,
     ),
 )

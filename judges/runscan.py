@@ -99,7 +99,8 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             f" and {len(not_read) - 10} more" if len(not_read) > 10 else ""
         )
         warn(
-            f"{len(not_read)} file(s) in the run directories not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}"
+            f"{len(not_read)} file(s) in the run directories "
+            f"not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}"
         )
     if not files:
         raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
@@ -230,7 +231,8 @@ def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
         "--corpus",
         (
             f"none of the {len(scan.without_text)} cited document ids ({example}, ...) is in this corpus "
-            f"({scan.citations} citations, none resolvable): is it the collection the runs cite? {hint[0].upper()}{hint[1:]}"
+            f"({scan.citations} citations, none resolvable): is it the collection the runs cite? "
+            f"{hint[0].upper()}{hint[1:]}"
         ),
     )
 

@@ -79,7 +79,8 @@ def test_a_misspelled_command_is_named_with_the_commands(word, hint):
 def test_attestation_without_dspy_says_what_to_install(tmp_path):
     code = (
         "import sys; sys.modules['dspy'] = None; from judges.cli import run; "  # an environment without dspy
-        f"sys.argv = ['run_judge.py'] + {[str(a) for a in judge_args(tmp_path)]!r} + ['--attest', 'all', '--use-env-llm']; run()"
+        f"sys.argv = ['run_judge.py'] + {[str(a) for a in judge_args(tmp_path)]!r} + "
+        "['--attest', 'all', '--use-env-llm']; run()"
     )
     env = {
         "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",

@@ -44,11 +44,13 @@ def lab(run="r", topic="t", sentence=0, label="supported", **extra):
         ),
         (
             [lab(doc_id="d"), lab(sentence=1)],
-            "{p}:2: doc_id: absent here but present on line 1: labels are all per citation (with doc_id) or all per sentence",
+            "{p}:2: doc_id: absent here but present on line 1: labels are all per citation "
+            "(with doc_id) or all per sentence",
         ),
         (
             [lab(), lab(sentence=1, doc_id="d")],
-            "{p}:2: doc_id: present here but not on line 1: labels are all per citation (with doc_id) or all per sentence",
+            "{p}:2: doc_id: present here but not on line 1: labels are all per citation "
+            "(with doc_id) or all per sentence",
         ),
         ([lab(src={"a": 1})], "{p}:1: src: an extra column must be a string, number, boolean or null, got an object"),
         ([lab(_x=1)], "{p}:1: _x: extra column names must not start with '_'"),
@@ -112,8 +114,8 @@ def test_join_uncited_sentence_and_missing_judgments(tmp_path):
     with pytest.raises(InputError) as e:
         ag.join(labels, A)
     assert (
-        e.value.render()
-        == f"{labels.path}:3: topic_id: no judged report for run 'r', topic 'u' (--on-missing warn or skip leaves them out)"
+        e.value.render() == f"{labels.path}:3: topic_id: no judged report for run 'r', topic 'u' "
+        "(--on-missing warn or skip leaves them out)"
     )
     said = []
     joined = ag.join(labels, A, "warn", said.append)

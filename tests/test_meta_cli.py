@@ -88,7 +88,8 @@ def test_names_are_shown_as_written(tmp_path):
     [
         (
             ("--correlation", "kendal"),
-            "error: --correlation: unknown correlation 'kendal'; known: kendall, spearman, pearson, tau_ap, kendall@K (K >= 2)",
+            "error: --correlation: unknown correlation 'kendal'; known: kendall, spearman, pearson, "
+            "tau_ap, kendall@K (K >= 2)",
         ),
         (("--output", "x.parquet"), "error: x.parquet: --output: unknown output suffix '.parquet'; use .jsonl or .csv"),
         (("--eval-measure", "NOPE"), "error: {judge}: --eval-measure: 'NOPE' not in this leaderboard (it has 'M')"),
@@ -108,8 +109,8 @@ def test_meta_evaluate_missing_run_policy(tmp_path, boards):
     r = run_cli("meta-evaluate", "--truth", truth, judge, "--bootstrap", "0")
     assert r.returncode == 2
     assert (
-        r.stderr.strip()
-        == f"error: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e' (--on-missing warn or skip leaves them out)"
+        r.stderr.strip() == f"error: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e' "
+        "(--on-missing warn or skip leaves them out)"
     )
     r = run_cli("meta-evaluate", "--truth", truth, judge, "--bootstrap", "0", "--on-missing", "warn")
     assert (

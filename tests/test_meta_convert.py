@@ -106,7 +106,8 @@ def test_output_is_byte_identical_on_rerun(tmp_path):
         (
             [{"claim": "x"}],
             "auto",
-            "{p}:1: neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); pass --layout",
+            "{p}:1: neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); "
+            "pass --layout",
         ),
         ([WICE[0]], "attributionbench", "{p}:1: id: missing"),
         ([], "auto", "{p}: no items"),

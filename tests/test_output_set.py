@@ -217,8 +217,8 @@ def test_a_second_session_on_the_same_name_stops_with_one_line(out_a, refs):
     code, err = finish(start(out_a, RUN_A))
     assert code == 2
     assert (
-        err
-        == f"error: {out_a}: --out-dir: another citejudge session (pid {first.pid}) is writing the outputs named 't' here\n"
+        err == f"error: {out_a}: --out-dir: another citejudge session (pid {first.pid}) "
+        "is writing the outputs named 't' here\n"
     )
     code, err = finish(first)
     assert code == 0, err

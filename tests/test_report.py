@@ -71,8 +71,8 @@ def test_explanation_of_llm_cap_missing_and_empty_sentence():
         j(status="partial", support_status="supported", p_full=0.9, capped=True, numbers_missing=("2019",)), MODEL
     )
     assert (
-        capped
-        == "partial: P(full) 0.9 >= supported threshold 0.454, which makes it supported, but capped at partial: the document lacks numbers 2019"
+        capped == "partial: P(full) 0.9 >= supported threshold 0.454, which makes it supported, "
+        "but capped at partial: the document lacks numbers 2019"
     )
     assert (
         explain(j(status="missing", support_status="missing", reason="document 'd9' has no text"), MODEL)
@@ -304,7 +304,8 @@ def browser():
 def _loaded_only_local_files(driver) -> None:
     """Every script, stylesheet and link of the page is a local file; nothing was fetched from elsewhere."""
     urls = driver.execute_script(
-        "return Array.prototype.map.call(document.querySelectorAll('[src],[href]'), function (e) { return new URL(e.getAttribute('src') || e.getAttribute('href'), document.baseURI).href; })"
+        "return Array.prototype.map.call(document.querySelectorAll('[src],[href]'), function (e) { "
+        "return new URL(e.getAttribute('src') || e.getAttribute('href'), document.baseURI).href; })"
     )
     fetched = driver.execute_script(
         "return performance.getEntriesByType('resource').map(function (e) { return e.name; })"

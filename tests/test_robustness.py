@@ -178,25 +178,29 @@ CASES = [
         "run id with a TAB",
         {"run": line(rec(run_id="a\tb"))},
         [],
-        "{run}:1: metadata.run_id: 'a\\tb' contains whitespace (U+0009) at position 2: ids must fit in one field of a TREC file",
+        "{run}:1: metadata.run_id: 'a\\tb' contains whitespace (U+0009) at position 2: "
+        "ids must fit in one field of a TREC file",
     ),
     (
         "run id with a newline",
         {"run": line(rec(run_id="a\nb"))},
         [],
-        "{run}:1: metadata.run_id: 'a\\nb' contains whitespace (U+000A) at position 2: ids must fit in one field of a TREC file",
+        "{run}:1: metadata.run_id: 'a\\nb' contains whitespace (U+000A) at position 2: "
+        "ids must fit in one field of a TREC file",
     ),
     (
         "topic id with a space",
         {"topics": b'{"request_id": "dg 1", "title": "t"}'},
         [],
-        "{topics}:1: request_id: 'dg 1' contains whitespace (SPACE) at position 3: ids must fit in one field of a TREC file",
+        "{topics}:1: request_id: 'dg 1' contains whitespace (SPACE) at position 3: "
+        "ids must fit in one field of a TREC file",
     ),
     (
         "topic id with a control character",
         {"topics": b'{"request_id": "dg\\u00071", "title": "t"}'},
         [],
-        "{topics}:1: request_id: 'dg\\x071' contains a control character (U+0007) at position 3: ids must fit in one field of a TREC file",
+        "{topics}:1: request_id: 'dg\\x071' contains a control character (U+0007) at position 3: "
+        "ids must fit in one field of a TREC file",
     ),
     (
         "topic named all",
@@ -214,7 +218,8 @@ CASES = [
         "doc id with a space inside",
         {"run": line(rec(cites=["q 1"]))},
         [],
-        "{run}:1: responses[0].citations[0]: 'q 1' contains whitespace (SPACE) at position 2: ids must fit in one field of a TREC file",
+        "{run}:1: responses[0].citations[0]: 'q 1' contains whitespace (SPACE) at position 2: "
+        "ids must fit in one field of a TREC file",
     ),
     (
         "--debug-log naming an input run",

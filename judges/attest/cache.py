@@ -55,7 +55,8 @@ class AnswerCache:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             rows = self._db.execute(
-                f"SELECT key, reply, p_yes, tokens_in, tokens_out FROM answers WHERE key IN ({','.join('?' * len(chunk))})",
+                "SELECT key, reply, p_yes, tokens_in, tokens_out FROM answers "
+                f"WHERE key IN ({','.join('?' * len(chunk))})",
                 chunk,
             )
             for key, *values in rows:

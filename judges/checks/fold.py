@@ -6,7 +6,8 @@ point into the original text.
 
 ``key_words`` turns text into the word sequence entities are matched on: folded ``\\w+`` runs,
 each lightly stemmed (:func:`stem`), with the ``s`` of a possessive (``Bieber's`` → ``bieber``)
-dropped and dotted abbreviations closed up (``U.S.`` → ``us``). The same function is applied to both sides of a comparison, so a stem only has to be
+dropped and dotted abbreviations closed up (``U.S.`` → ``us``). The same function is applied to both sides \
+of a comparison, so a stem only has to be
 consistent, not linguistically right.
 """
 

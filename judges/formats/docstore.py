@@ -178,7 +178,8 @@ def build(
             CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
             CREATE TABLE files (file INTEGER PRIMARY KEY, name TEXT NOT NULL, shard INTEGER,
                                 length INTEGER NOT NULL, lines INTEGER NOT NULL, fingerprint TEXT NOT NULL);
-            CREATE TABLE blocks (file INTEGER NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL);
+            CREATE TABLE blocks (file INTEGER NOT NULL, start INTEGER NOT NULL, size INTEGER NOT NULL,\
+ data BLOB NOT NULL);
             CREATE TEMP TABLE ids_unsorted (doc_id TEXT NOT NULL, file INTEGER NOT NULL, offset INTEGER NOT NULL);
             BEGIN;
         """)
@@ -241,7 +242,8 @@ def build(
         db.execute("CREATE INDEX blocks_at ON blocks (file, start)")
         if layout == LAYOUT_GENERIC:  # sorted by SQLite (external sort), first occurrence kept
             db.execute(
-                "CREATE TABLE ids (doc_id TEXT PRIMARY KEY, file INTEGER NOT NULL, offset INTEGER NOT NULL) WITHOUT ROWID"
+                "CREATE TABLE ids (doc_id TEXT PRIMARY KEY, file INTEGER NOT NULL, "
+                "offset INTEGER NOT NULL) WITHOUT ROWID"
             )
             db.execute("INSERT OR IGNORE INTO ids SELECT doc_id, file, offset FROM ids_unsorted ORDER BY doc_id, rowid")
         db.execute("DROP TABLE temp.ids_unsorted")
@@ -286,7 +288,8 @@ class DocStore:
                 self.path,
                 None,
                 None,
-                f"docstore format {meta.get('format')!r}, this citejudge reads {FORMAT_VERSION}: run corpus index again",
+                f"docstore format {meta.get('format')!r}, this citejudge reads {FORMAT_VERSION}: "
+                "run corpus index again",
             )
         self.layout = meta["layout"]
         self.files = {file: (name, shard, length, fp) for file, name, shard, length, fp in rows}
@@ -312,7 +315,8 @@ class DocStore:
                     path,
                     None,
                     None,
-                    f"changed since it was indexed into {self.path.name}: run `run_judge.py corpus index {source_dir}` again",
+                    f"changed since it was indexed into {self.path.name}: "
+                    f"run `run_judge.py corpus index {source_dir}` again",
                 )
 
     def shard_name(self, file: int) -> str:

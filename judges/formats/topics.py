@@ -49,7 +49,8 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
 
 
 SHAPES = (
-    "accepted topic files: JSON Lines (one {request_id|topic_id|id|qid: ..., title|query|narrative|problem_statement: ...} "
+    "accepted topic files: JSON Lines (one {request_id|topic_id|id|qid: ..., "
+    "title|query|narrative|problem_statement: ...} "
     "per line), a JSON array of such objects, or TREC TSV (topic_id<TAB>query per line)"
 )
 

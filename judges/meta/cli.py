@@ -124,7 +124,10 @@ def meta_evaluate(
     truth_topics: bool = typer.Option(
         False,
         "--truth-topics",
-        help="Rank each run, on both sides, by its mean over the topics the truth has for that run (runs judged on different topics).",
+        help=(
+            "Rank each run, on both sides, by its mean over the topics the truth has for that run "
+            "(runs judged on different topics)."
+        ),
     ),
     on_missing: OnMissing = typer.Option(
         OnMissing.error,
@@ -241,7 +244,10 @@ def agreement(
     by: List[str] = typer.Option(
         [],
         "--by",
-        help="Break the scores down by this label-file column; repeatable (default: every extra column with at most 50 values).",
+        help=(
+            "Break the scores down by this label-file column; repeatable "
+            "(default: every extra column with at most 50 values)."
+        ),
     ),
     no_breakdown: bool = typer.Option(False, "--no-breakdown", help="Only the scores over all labels."),
     positive: Positive = typer.Option(
@@ -392,7 +398,8 @@ def calibrate(
     out.print(t)
     out.print(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
     out.print(
-        f"default thresholds (the labels' mix on the training data): p_supported {model.p_supported}, p_partial {model.p_partial}"
+        "default thresholds (the labels' mix on the training data): "
+        f"p_supported {model.p_supported}, p_partial {model.p_partial}"
     )
     out.print(f"wrote {output} (support.model: {output})")
 
@@ -437,7 +444,8 @@ def convert_labelled(
         out.print(f"{kind}: {path}", markup=False, highlight=False)
     out.print(
         f"next: python run_judge.py --judge citation --rag-topics {done.topics} --rag-responses {done.runs} "
-        f"--out-dir OUT --name NAME; python run_judge.py agreement --assessments OUT --name NAME --labels {done.labels}",
+        "--out-dir OUT --name NAME; "
+        f"python run_judge.py agreement --assessments OUT --name NAME --labels {done.labels}",
         markup=False,
         highlight=False,
         soft_wrap=True,

@@ -5,18 +5,22 @@ body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:0 1
 nav{padding:10px 0;border-bottom:1px solid #ddd;margin-bottom:10px;font-size:14px}
 a{color:#1565c0;text-decoration:none}a:hover{text-decoration:underline}
 h1{font-size:22px;margin:10px 0}h2{font-size:18px;margin:26px 0 8px;border-bottom:1px solid #eee}
-table{border-collapse:collapse;font-size:13px}th,td{padding:3px 7px;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
+table{border-collapse:collapse;font-size:13px}
+th,td{padding:3px 7px;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
 th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:nowrap}td.l,th.l{text-align:left}
 td small{color:#777;display:block;font-size:10px;white-space:nowrap}
 .st-supported{background:#e3f1e4}.st-partial{background:#fff1cc}.st-unsupported{background:#fbe0e0}.st-missing{background:#e6e6e6}.st-uncited{background:none}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px}
 .b-supported{background:#2e7d32}.b-partial{background:#c98a00}.b-unsupported{background:#c62828}.b-missing{background:#777}
-.layout{display:flex;gap:18px;align-items:flex-start}.answer{flex:1 1 50%;min-width:0}.panel{flex:1 1 50%;min-width:0;position:sticky;top:8px;max-height:96vh;overflow:auto;border:1px solid #ddd;border-radius:6px;padding:10px;background:#fcfcfc}
+.layout{display:flex;gap:18px;align-items:flex-start}.answer{flex:1 1 50%;min-width:0}
+.panel{flex:1 1 50%;min-width:0;position:sticky;top:8px;max-height:96vh;overflow:auto;border:1px solid #ddd;
+  border-radius:6px;padding:10px;background:#fcfcfc}
 .sent{padding:1px 2px;border-radius:3px;line-height:1.9}.sent.dim{opacity:.3}
 button.cite{font-size:11px;border:1px solid #999;border-radius:3px;padding:0 4px;margin:0 1px;cursor:pointer;color:#fff}
 button.cite.on{outline:3px solid #1565c0}button.cite.hide{display:none}
 button.s-supported{background:#2e7d32}button.s-partial{background:#c98a00}button.s-unsupported{background:#c62828}button.s-missing{background:#777}
-mark{background:#ffe066;padding:0}.doc{white-space:pre-wrap;font-family:Georgia,serif;font-size:14px;border-left:3px solid #ccc;padding-left:8px}
+mark{background:#ffe066;padding:0}
+.doc{white-space:pre-wrap;font-family:Georgia,serif;font-size:14px;border-left:3px solid #ccc;padding-left:8px}
 .explanation{font-weight:600;margin:6px 0}.filters{margin:8px 0;font-size:14px}.filters label{margin-right:14px}
 .muted{color:#777}.plots svg{margin:6px 12px 6px 0;background:#fff}.kv td{text-align:left}
 """
@@ -29,8 +33,12 @@ CJ.el = function (tag, attrs, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 };
-CJ.num = function (v, d) { return (v === null || v === undefined) ? '—' : (typeof v === 'number' ? v.toFixed(d === undefined ? 3 : d) : String(v)); };
-CJ.FILTERS = [['unsupported', 'unsupported only'], ['missing', 'missing'], ['capped', 'capped'], ['xlang', 'cross-language'], ['disagree', 'disagrees with a label']];
+CJ.num = function (v, d) {
+  return (v === null || v === undefined) ? '—' :
+    (typeof v === 'number' ? v.toFixed(d === undefined ? 3 : d) : String(v));
+};
+CJ.FILTERS = [['unsupported', 'unsupported only'], ['missing', 'missing'], ['capped', 'capped'],
+  ['xlang', 'cross-language'], ['disagree', 'disagrees with a label']];
 CJ.kinds = function (c) {
   var k = {};
   if (c.status === 'unsupported') k.unsupported = 1;
@@ -72,7 +80,8 @@ CJ.marked = function (text, a, b, ctx, id) {
   if (ctx) { lo = Math.max(0, a - ctx); hi = Math.min(text.length, b + ctx); }
   if (lo > 0) box.appendChild(document.createTextNode('… '));
   box.appendChild(document.createTextNode(text.slice(lo, a)));
-  var m = CJ.el('mark', id ? {id: id, 'class': 'evidence'} : {'class': 'evidence'}); m.textContent = text.slice(a, b); box.appendChild(m);
+  var m = CJ.el('mark', id ? {id: id, 'class': 'evidence'} : {'class': 'evidence'});
+  m.textContent = text.slice(a, b); box.appendChild(m);
   box.appendChild(document.createTextNode(text.slice(b, hi)));
   if (hi < text.length) box.appendChild(document.createTextNode(' …'));
   return box;
@@ -83,26 +92,44 @@ CJ.show = function (P, c, btn) {
   if (btn) btn.classList.add('on');
   panel.textContent = '';
   var h = CJ.el('h3'); h.appendChild(CJ.el('span', {'class': 'badge b-' + c.status}, c.status));
-  h.appendChild(document.createTextNode(' sentence ' + c.sentence_index + ', citation [' + (c.rank + 1) + ']: ' + (c.doc_id === null ? c.citation : c.doc_id)));
+  h.appendChild(document.createTextNode(' sentence ' + c.sentence_index + ', citation [' + (c.rank + 1) + ']: ' +
+    (c.doc_id === null ? c.citation : c.doc_id)));
   panel.appendChild(h);
   panel.appendChild(CJ.el('div', {'class': 'explanation', id: 'explanation'}, c.explanation));
-  var sent = CJ.el('p'); sent.appendChild(CJ.el('b', {}, 'Sentence: ')); sent.appendChild(document.createTextNode(c.sentence)); panel.appendChild(sent);
+  var sent = CJ.el('p'); sent.appendChild(CJ.el('b', {}, 'Sentence: '));
+  sent.appendChild(document.createTextNode(c.sentence)); panel.appendChild(sent);
   var t = CJ.el('table', {'class': 'kv'}), T = P.thresholds || {};
   var rows = [['support judge said', c.support_status + (T.judge ? ' (' + T.judge + ')' : '')],
-    ['P(full)', CJ.num(c.p_full) + (T.p_supported !== undefined ? '   (supported at ≥ ' + CJ.num(T.p_supported) + ')' : '')],
-    ['P(any)', CJ.num(c.p_any) + (T.p_partial !== undefined ? '   (partial at ≥ ' + CJ.num(T.p_partial) + ')' : '')],
-    ['norm_score', CJ.num(c.norm_score) + (T.norm_supported !== undefined ? '   (supported ≥ ' + T.norm_supported + ', partial ≥ ' + T.norm_partial + ')' : '')],
-    ['alignment score', c.score], ['answer coverage', CJ.num(c.answer_coverage)], ['evidence coverage', CJ.num(c.evidence_coverage)],
-    ['numbers missing', (c.numbers_missing || []).join(', ') || 'none'], ['entities missing', (c.entities_missing || []).join(', ') || 'none'],
+    ['P(full)', CJ.num(c.p_full) +
+      (T.p_supported !== undefined ? '   (supported at ≥ ' + CJ.num(T.p_supported) + ')' : '')],
+    ['P(any)', CJ.num(c.p_any) +
+      (T.p_partial !== undefined ? '   (partial at ≥ ' + CJ.num(T.p_partial) + ')' : '')],
+    ['norm_score', CJ.num(c.norm_score) +
+      (T.norm_supported !== undefined ?
+        '   (supported ≥ ' + T.norm_supported + ', partial ≥ ' + T.norm_partial + ')' : '')],
+    ['alignment score', c.score], ['answer coverage', CJ.num(c.answer_coverage)],
+    ['evidence coverage', CJ.num(c.evidence_coverage)],
+    ['numbers missing', (c.numbers_missing || []).join(', ') || 'none'],
+    ['entities missing', (c.entities_missing || []).join(', ') || 'none'],
     ['capped', c.capped ? 'yes: lowered to partial' : 'no']];
-  if (c.llm_answer !== null && c.llm_answer !== undefined) rows.push(['LLM answer', c.llm_answer + (c.llm_p_yes !== null ? (['FULL', 'PARTIAL', 'NONE'].includes(c.llm_answer) ? ' (P(FULL) ' : ' (P(YES) ') + CJ.num(c.llm_p_yes) + ')' : '')]);
+  if (c.llm_answer !== null && c.llm_answer !== undefined) rows.push(['LLM answer', c.llm_answer +
+    (c.llm_p_yes !== null ?
+      (['FULL', 'PARTIAL', 'NONE'].includes(c.llm_answer) ? ' (P(FULL) ' : ' (P(YES) ') + CJ.num(c.llm_p_yes) + ')' :
+      '')]);
   if (c.label) rows.push(['human label', c.label + (c.disagree ? '  (disagrees)' : '')]);
   if (c.xlang) rows.push(['languages', c.xlang]);
   if (c.reason) rows.push(['reason', c.reason]);
-  rows.push(['document', (c.doc_source || '') + (c.doc_chars ? ', ' + c.doc_chars + ' characters' : '') + ', evidence at characters ' + c.char_start + '–' + c.char_end]);
-  if (c.pages && c.pages.length) rows.push(['pages', c.pages.map(function (p) { return p + 1; }).join(', ')]);
-  if (c.boxes && c.boxes.length) rows.push(['boxes', c.boxes.map(function (b) { return 'p' + (b.page_index + 1) + ' [' + b.bbox.join(', ') + ']'; }).join('; ')]);
-  rows.forEach(function (r) { var tr = CJ.el('tr'); tr.appendChild(CJ.el('th', {'class': 'l'}, r[0])); tr.appendChild(CJ.el('td', {}, r[1])); t.appendChild(tr); });
+  rows.push(['document', (c.doc_source || '') + (c.doc_chars ? ', ' + c.doc_chars + ' characters' : '') +
+    ', evidence at characters ' + c.char_start + '–' + c.char_end]);
+  if (c.pages && c.pages.length) rows.push(['pages', c.pages.map(function (p) { return p + 1; })
+    .join(', ')]);
+  if (c.boxes && c.boxes.length) rows.push(['boxes', c.boxes.map(function (b) {
+    return 'p' + (b.page_index + 1) + ' [' + b.bbox.join(', ') + ']';
+  }).join('; ')]);
+  rows.forEach(function (r) {
+    var tr = CJ.el('tr'); tr.appendChild(CJ.el('th', {'class': 'l'}, r[0])); tr.appendChild(CJ.el('td', {}, r[1]));
+    t.appendChild(tr);
+  });
   panel.appendChild(t);
   var doc = c.doc ? D[c.doc] : null;
   if (doc) {
@@ -110,30 +137,43 @@ CJ.show = function (P, c, btn) {
     if (c.char_end > c.char_start) {
       panel.appendChild(CJ.el('h4', {}, 'Evidence in context'));
       var p = CJ.marked(doc.text, c.a16, c.b16, 400, 'evidence'); p.id = 'passage'; panel.appendChild(p);
-    } else panel.appendChild(CJ.el('p', {'class': 'muted'}, 'No aligned evidence: nothing in the document matched the sentence.'));
-    var det = CJ.el('details', {id: 'whole'}); det.appendChild(CJ.el('summary', {}, 'Whole document (' + doc.text.length + ' characters)'));
+    } else panel.appendChild(CJ.el('p', {'class': 'muted'},
+      'No aligned evidence: nothing in the document matched the sentence.'));
+    var det = CJ.el('details', {id: 'whole'});
+    det.appendChild(CJ.el('summary', {}, 'Whole document (' + doc.text.length + ' characters)'));
     det.appendChild(CJ.marked(doc.text, c.a16, c.b16, 0, null)); panel.appendChild(det);
   } else if (c.status !== 'missing') {
-    panel.appendChild(CJ.el('p', {'class': 'muted'}, 'Document text not available to the report (inputs moved?); the evidence from the assessments:'));
-    var q = CJ.el('div', {'class': 'doc', id: 'passage'}); var mk = CJ.el('mark', {id: 'evidence', 'class': 'evidence'}, c.evidence); q.appendChild(mk); panel.appendChild(q);
+    panel.appendChild(CJ.el('p', {'class': 'muted'},
+      'Document text not available to the report (inputs moved?); the evidence from the assessments:'));
+    var q = CJ.el('div', {'class': 'doc', id: 'passage'});
+    var mk = CJ.el('mark', {id: 'evidence', 'class': 'evidence'}, c.evidence); q.appendChild(mk); panel.appendChild(q);
   }
   var m = document.getElementById('evidence'); if (m) m.scrollIntoView({block: 'center'});
-  history.replaceState(null, '', '#c=' + c.key + (location.hash.match(/&?f=[a-z,]*/) ? '&' + location.hash.match(/f=[a-z,]*/)[0] : ''));
+  history.replaceState(null, '', '#c=' + c.key +
+    (location.hash.match(/&?f=[a-z,]*/) ? '&' + location.hash.match(/f=[a-z,]*/)[0] : ''));
 };
 CJ.page = function () {
   var P = window.CJ_PAGE, app = document.getElementById('app');
   var counts = {}, byKey = {};
-  P.sentences.forEach(function (s) { s.cites.forEach(function (c) { var k = CJ.kinds(c); for (var f in k) counts[f] = (counts[f] || 0) + 1; byKey[c.key] = c; }); });
+  P.sentences.forEach(function (s) {
+    s.cites.forEach(function (c) {
+      var k = CJ.kinds(c); for (var f in k) counts[f] = (counts[f] || 0) + 1; byKey[c.key] = c;
+    });
+  });
   var on = CJ.filterBar(app, counts, apply);
-  var lay = CJ.el('div', {'class': 'layout'}), ans = CJ.el('div', {'class': 'answer', id: 'answer'}), panel = CJ.el('div', {'class': 'panel', id: 'panel'});
-  panel.appendChild(CJ.el('p', {'class': 'muted'}, 'Click a citation to see the cited document with the evidence highlighted, the scores, and why it was judged so.'));
+  var lay = CJ.el('div', {'class': 'layout'}), ans = CJ.el('div', {'class': 'answer', id: 'answer'}),
+    panel = CJ.el('div', {'class': 'panel', id: 'panel'});
+  panel.appendChild(CJ.el('p', {'class': 'muted'},
+    'Click a citation to see the cited document with the evidence highlighted, the scores, and why it was judged so.'));
   lay.appendChild(ans); lay.appendChild(panel); app.appendChild(lay);
   var buttons = [];
   P.sentences.forEach(function (s) {
-    var sp = CJ.el('span', {'class': 'sent st-' + s.status, id: 's' + s.index, title: 'sentence ' + s.index + ': ' + s.status}, s.text);
+    var sp = CJ.el('span', {'class': 'sent st-' + s.status, id: 's' + s.index,
+      title: 'sentence ' + s.index + ': ' + s.status}, s.text);
     ans.appendChild(sp);
     s.cites.forEach(function (c) {
-      var b = CJ.el('button', {'class': 'cite s-' + c.status, 'data-key': c.key, title: c.explanation}, '[' + (c.rank + 1) + ']');
+      var b = CJ.el('button', {'class': 'cite s-' + c.status, 'data-key': c.key, title: c.explanation},
+        '[' + (c.rank + 1) + ']');
       b.addEventListener('click', function () { CJ.show(P, c, b); });
       ans.appendChild(b); buttons.push([b, c, sp, s]);
     });
@@ -142,13 +182,19 @@ CJ.page = function () {
   });
   function apply(on) {
     var keep = {};
-    buttons.forEach(function (x) { var ok = CJ.pass(x[1], on); x[0].classList.toggle('hide', !ok); if (ok) keep[x[3].index] = 1; });
+    buttons.forEach(function (x) {
+      var ok = CJ.pass(x[1], on); x[0].classList.toggle('hide', !ok); if (ok) keep[x[3].index] = 1;
+    });
     var any = Object.keys(on).length > 0;
-    P.sentences.forEach(function (s) { document.getElementById('s' + s.index).classList.toggle('dim', any && !keep[s.index]); });
+    P.sentences.forEach(function (s) {
+      document.getElementById('s' + s.index).classList.toggle('dim', any && !keep[s.index]);
+    });
   }
   apply(on);
   var m = /[#&]c=([^&]+)/.exec(location.hash);
-  if (m && byKey[m[1]]) { var b = document.querySelector('button[data-key="' + m[1] + '"]'); CJ.show(P, byKey[m[1]], b); }
+  if (m && byKey[m[1]]) {
+    var b = document.querySelector('button[data-key="' + m[1] + '"]'); CJ.show(P, byKey[m[1]], b);
+  }
 };
 CJ.run = function () {
   var R = window.CJ_RUN, host = document.getElementById('citations'), counts = {};
@@ -157,14 +203,19 @@ CJ.run = function () {
   function draw(on) {
     box.textContent = '';
     var shown = R.rows.filter(function (r) { return CJ.pass(r, on); }), limit = 1000;
-    box.appendChild(CJ.el('p', {'class': 'muted', id: 'shown'}, shown.length + ' of ' + R.rows.length + ' citations' + (shown.length > limit ? ' (the first ' + limit + ' listed)' : '')));
+    box.appendChild(CJ.el('p', {'class': 'muted', id: 'shown'}, shown.length + ' of ' + R.rows.length + ' citations' +
+      (shown.length > limit ? ' (the first ' + limit + ' listed)' : '')));
     var t = CJ.el('table', {'class': 'sortable'}), head = CJ.el('tr');
-    ['topic', 'sentence', 'citation', 'document', 'status', 'P(full)', 'explanation'].forEach(function (h) { head.appendChild(CJ.el('th', {'class': 'l'}, h)); });
+    ['topic', 'sentence', 'citation', 'document', 'status', 'P(full)', 'explanation'].forEach(function (h) {
+      head.appendChild(CJ.el('th', {'class': 'l'}, h));
+    });
     t.appendChild(head);
     shown.slice(0, limit).forEach(function (r) {
-      var tr = CJ.el('tr', {'class': 'st-' + r.status}), a = CJ.el('a', {href: r.href + '#c=' + r.key}, r.topic_id), td = CJ.el('td', {'class': 'l'});
+      var tr = CJ.el('tr', {'class': 'st-' + r.status}), a = CJ.el('a', {href: r.href + '#c=' + r.key}, r.topic_id),
+        td = CJ.el('td', {'class': 'l'});
       td.appendChild(a); tr.appendChild(td);
-      [r.sentence_index, '[' + (r.rank + 1) + ']', r.doc_id, r.status, CJ.num(r.p_full), r.explanation].forEach(function (v) { tr.appendChild(CJ.el('td', {'class': 'l'}, v)); });
+      [r.sentence_index, '[' + (r.rank + 1) + ']', r.doc_id, r.status, CJ.num(r.p_full), r.explanation]
+        .forEach(function (v) { tr.appendChild(CJ.el('td', {'class': 'l'}, v)); });
       t.appendChild(tr);
     });
     box.appendChild(t);
@@ -175,9 +226,15 @@ CJ.sortable = function () {
   document.querySelectorAll('table.sortable').forEach(function (t) {
     t.querySelectorAll('th').forEach(function (th, i) {
       th.addEventListener('click', function () {
-        var rows = Array.prototype.slice.call(t.querySelectorAll('tr')).filter(function (r) { return r.querySelector('td'); });
-        var dir = th.getAttribute('data-dir') === 'desc' ? 1 : -1; th.setAttribute('data-dir', dir === 1 ? 'asc' : 'desc');
-        function key(r) { var c = r.children[i]; if (!c) return ''; var v = c.getAttribute('data-v'); if (v === null) return c.textContent; var n = parseFloat(v); return isNaN(n) ? -Infinity : n; }
+        var rows = Array.prototype.slice.call(t.querySelectorAll('tr'))
+          .filter(function (r) { return r.querySelector('td'); });
+        var dir = th.getAttribute('data-dir') === 'desc' ? 1 : -1;
+        th.setAttribute('data-dir', dir === 1 ? 'asc' : 'desc');
+        function key(r) {
+          var c = r.children[i]; if (!c) return '';
+          var v = c.getAttribute('data-v'); if (v === null) return c.textContent;
+          var n = parseFloat(v); return isNaN(n) ? -Infinity : n;
+        }
         rows.sort(function (a, b) { var x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * dir; });
         rows.forEach(function (r) { r.parentNode.appendChild(r); });
       });

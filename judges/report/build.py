@@ -86,7 +86,8 @@ def _page(title: str, depth: int, body: str, scripts: tuple[str, ...] = (), tail
     up = "../" * depth
     tags = "".join(f'<script src="{up}{s}"></script>' for s in scripts)
     return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width">'
         f'<title>{escape(title)}</title><link rel="stylesheet" href="{up}assets/report.css"></head><body>'
         f'{body}{tags}<script src="{up}assets/report.js"></script>{tail}</body></html>\n'
     )
@@ -296,8 +297,9 @@ def build_report(
             f'<a href="../../topics/t{j}.html">topic {escape(topic)}</a></nav>'
             f'<h1>{escape(run)} on topic {escape(topic)}</h1><p class="muted">{escape(titles.get(topic, ""))}</p>'
             f"<p>{_measure_line(lb_idx.get((run, topic), {}), b.headline)}</p>"
-            f'<p class="muted">Sentences are coloured by their best citation: supported, partial, unsupported, missing; '
-            f'uncited sentences are plain.</p><div id="app"></div>'
+            '<p class="muted">Sentences are coloured by their best citation: '
+            "supported, partial, unsupported, missing; "
+            'uncited sentences are plain.</p><div id="app"></div>'
         )
         _write(
             out / "runs" / f"r{i}" / f"t{j}.html",
@@ -319,7 +321,8 @@ def build_report(
     missing_reports = [k for k in by_report if k not in seen_reports]
     if missing_reports:
         warn(
-            f"{len(missing_reports)} reports not found in the run files: their pages show the cited sentences only, without documents"
+            f"{len(missing_reports)} reports not found in the run files: "
+            "their pages show the cited sentences only, without documents"
         )
     for run, topic in missing_reports:
         sents = sorted({(c["sentence_index"], c["sentence"]) for c in by_report[(run, topic)]})
@@ -352,20 +355,28 @@ def build_report(
             c = per_report_counts.get((run, t), Counter())
             v = lb_idx[(run, t)].get(b.headline)
             rows.append(
-                f'<tr><td class="l"><a href="r{i}/t{j}.html">{escape(t)}</a></td><td class="l">{escape(_short(titles.get(t, ""), 70))}</td>'
+                f'<tr><td class="l"><a href="r{i}/t{j}.html">{escape(t)}</a></td>'
+                f'<td class="l">{escape(_short(titles.get(t, ""), 70))}</td>'
                 f"{_ci(v, float('nan'), float('nan'))}"
                 + "".join(f'<td data-v="{c[s]}">{c[s]}</td>' for s in svg.STATUSES)
                 + "</tr>"
             )
         measures = "".join(
-            f'<tr><th class="l">{m}</th>{_ci(b.value.loc[run, m] if run in b.value.index else None, b.low.loc[run, m] if run in b.low.index else float("nan"), b.high.loc[run, m] if run in b.high.index else float("nan"))}</tr>'
+            f'<tr><th class="l">{m}</th>'
+            + _ci(
+                b.value.loc[run, m] if run in b.value.index else None,
+                b.low.loc[run, m] if run in b.low.index else float("nan"),
+                b.high.loc[run, m] if run in b.high.index else float("nan"),
+            )
+            + "</tr>"
             for m in b.measures
         )
         body = (
             f'<nav><a href="../index.html">leaderboard</a> › run {escape(run)}</nav><h1>Run {escape(run)}</h1>'
             + svg.status_bars([(run, status_by_run[run], None)])
             + f"<h2>Measures (mean over topics, 95% interval by bootstrap over topics)</h2><table>{measures}</table>"
-            + f'<h2>Topics</h2><table class="sortable"><tr><th class="l">topic</th><th class="l">title</th><th>{b.headline}</th>'
+            + '<h2>Topics</h2><table class="sortable"><tr><th class="l">topic</th><th class="l">title</th>'
+            + f"<th>{b.headline}</th>"
             + "".join(f"<th>{s}</th>" for s in svg.STATUSES)
             + "</tr>"
             + "".join(rows)
@@ -602,8 +613,9 @@ def _index(
     )
     body = (
         f"<nav>citejudge report · <b>{escape(name)}</b></nav><h1>{escape(name)}: leaderboard</h1>{summary}"
-        f'<p class="muted">Runs ranked by {escape(b.headline)} (the mean over each run\'s topics); under each value its 95% '
-        f"interval from a bootstrap over the run's topics. Click a header to sort, a run for its answers, a count for those citations.</p>"
+        f'<p class="muted">Runs ranked by {escape(b.headline)} (the mean over each run\'s topics); '
+        "under each value its 95% interval from a bootstrap over the run's topics. "
+        "Click a header to sort, a run for its answers, a count for those citations.</p>"
         f'{table}<h2>Plots</h2><div class="plots">{"".join(plots)}</div><h2>Topics</h2><ul>{topic_list}</ul>'
     )
     return _page(f"{name}: citejudge report", 0, body)

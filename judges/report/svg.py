@@ -50,7 +50,8 @@ def status_bars(rows: Sequence[tuple[str, dict, Optional[str]]], width: int = 76
         y = 24 + i * (bar_h + gap)
         total = sum(counts.get(s, 0) for s in STATUSES)
         body.append(
-            f'<text x="{label_w - 6}" y="{y + bar_h - 3}" text-anchor="end">{_link(href, escape(_short(name)))}<title>{escape(name)}</title></text>'
+            f'<text x="{label_w - 6}" y="{y + bar_h - 3}" text-anchor="end">'
+            f"{_link(href, escape(_short(name)))}<title>{escape(name)}</title></text>"
         )
         x = float(label_w)
         for s in STATUSES:
@@ -140,7 +141,8 @@ def scatter(
 
     body = [
         f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#444"/>',
-        f'<line x1="{_f(px(lo))}" y1="{_f(py(lo))}" x2="{_f(px(hi))}" y2="{_f(py(hi))}" stroke="#bbb" stroke-dasharray="4 3"/>',
+        f'<line x1="{_f(px(lo))}" y1="{_f(py(lo))}" '
+        f'x2="{_f(px(hi))}" y2="{_f(py(hi))}" stroke="#bbb" stroke-dasharray="4 3"/>',
     ]
     for k in range(5):
         v = lo + span * k / 4
@@ -150,7 +152,8 @@ def scatter(
         )
     body.append(f'<text x="{left + pw / 2}" y="{height - 8}" text-anchor="middle">{escape(xlabel)}</text>')
     body.append(
-        f'<text x="12" y="{top + ph / 2}" text-anchor="middle" transform="rotate(-90 12 {top + ph / 2})">{escape(ylabel)}</text>'
+        f'<text x="12" y="{top + ph / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {top + ph / 2})">{escape(ylabel)}</text>'
     )
     for name, x, y, href in points:
         if x != x or y != y:
@@ -183,18 +186,21 @@ def heatmap(rows: Sequence[str], cols: Sequence[str], value, href, measure: str,
     for j, c in enumerate(cols):
         x = label_w + j * cell + cell / 2
         body.append(
-            f'<text x="{_f(x)}" y="{top - 4}" transform="rotate(-60 {_f(x)} {top - 4})">{escape(_short(c, 14))}<title>{escape(c)}</title></text>'
+            f'<text x="{_f(x)}" y="{top - 4}" transform="rotate(-60 {_f(x)} {top - 4})">'
+            f"{escape(_short(c, 14))}<title>{escape(c)}</title></text>"
         )
     for i, r in enumerate(rows):
         y = top + i * cell
         body.append(
-            f'<text x="{label_w - 6}" y="{y + cell - 3}" text-anchor="end">{escape(_short(r))}<title>{escape(r)}</title></text>'
+            f'<text x="{label_w - 6}" y="{y + cell - 3}" text-anchor="end">'
+            f"{escape(_short(r))}<title>{escape(r)}</title></text>"
         )
         for j, c in enumerate(cols):
             v = value(r, c)
+            shown = "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
             rect = (
                 f'<rect x="{label_w + j * cell}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_heat(v)}">'
-                f"<title>{escape(r)} / {escape(c)}: {measure} {'—' if v is None or (isinstance(v, float) and math.isnan(v)) else f'{v:.3f}'}</title></rect>"
+                f"<title>{escape(r)} / {escape(c)}: {measure} {shown}</title></rect>"
             )
             body.append(_link(href(r, c) if v is not None and v == v else None, rect))
     return _svg(width, height, body, f"{measure} per run and topic")
