@@ -122,8 +122,8 @@ class Attester:
         counts: Counter,
         band: Optional[tuple[float, float]] = None,
     ):
-        """``band``: the [low, high) of P(full) that ``uncertain`` sends (from ``attest.band`` or the support \
-judge's band for ``attest.budget``)."""
+        """``band``: the [low, high) of P(full) that ``uncertain`` sends (from ``attest.band`` or the
+        support judge's band for ``attest.budget``)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
         self.band = band
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
