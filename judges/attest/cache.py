@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import NamedTuple, Optional
 
 FILE_NAME = "attest-cache.sqlite3"
+BUSY_TIMEOUT_S = 60.0  # how long a process waits for another that holds the cache
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -45,10 +47,24 @@ class AnswerCache:
     def __init__(self, directory: Path):
         directory.mkdir(parents=True, exist_ok=True)
         self.path = directory / FILE_NAME
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        self._wal()
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(_SCHEMA)
+
+    def _wal(self) -> None:
+        """Switch the file to WAL mode (kept in the file). Processes opening a new cache at once
+        (``--workers N``) race for the switch, and SQLite reports the loser busy at once,
+        without waiting: retry until the busy timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def get_many(self, keys: list[str]) -> dict[str, Answer]:
         found: dict[str, Answer] = {}
