@@ -394,7 +394,7 @@ class DocStore:
 
     @staticmethod
     def _document(line: bytes, doc_id: str, name: str, offset: int, on_error) -> Optional[Document]:
-        from judges.formats.corpus import _parse
+        from judges.formats.corpusfile import parse_document
 
         where = f"{name}@{offset}"
         try:
@@ -402,7 +402,7 @@ class DocStore:
                 obj = orjson.loads(line)
             except orjson.JSONDecodeError as e:
                 raise InputError(where, None, None, f"invalid JSON ({e})") from None
-            return _parse(obj, where, None)
+            return parse_document(obj, where, None)
         except InputError as e:
             on_error(e)
             return None
@@ -481,7 +481,7 @@ def read_store_or_dir(
 ) -> Optional[dict[str, Document | Unresolved]]:
     """For ``--corpus`` naming a store or a directory: the wanted documents, plus an
     :class:`Unresolved` for each id whose offset is bad (out of range, not a line, another id).
-    ``None`` when ``path`` is a plain corpus file (streamed by :func:`judges.formats.corpus.read_corpus`)."""
+    ``None`` when ``path`` is a plain corpus file (streamed by :func:`judges.formats.corpusfile.read_corpus_file`)."""
     path = Path(path)
     store = open_store(path)
     if store is not None:
@@ -498,14 +498,14 @@ def read_store_or_dir(
 def _scan_dir(path: Path, wanted: set[str], on_error) -> dict[str, Document | Unresolved]:
     """A directory without a store: MS MARCO v2.1 shards are read only as far as their last cited
     offset (and only the shards cited); other directories are streamed file by file."""
-    from judges.formats.corpus import _parse, read_corpus
+    from judges.formats.corpusfile import parse_document, read_corpus_file
     from judges.formats.jsonl import iter_lines, parse_line
 
     files = corpus_files(path)
     out: dict[str, Document | Unresolved] = {}
     if layout_of(files) != LAYOUT_MSMARCO:
         for f in files:
-            for k, v in read_corpus(f, wanted - out.keys(), on_error).items():
+            for k, v in read_corpus_file(f, wanted - out.keys(), on_error).items():
                 out.setdefault(k, v)
         return out
     by_shard = {int(MSMARCO_SHARD.match(f.name).group(1)): f for f in files}
@@ -524,7 +524,7 @@ def _scan_dir(path: Path, wanted: set[str], on_error) -> dict[str, Document | Un
                 try:
                     if isinstance(value, InputError):
                         raise value
-                    doc = _parse(value, str(f), line_no)
+                    doc = parse_document(value, str(f), line_no)
                 except InputError as e:
                     on_error(e)
                     doc = None
