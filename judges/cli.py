@@ -38,6 +38,17 @@ from judges.records import MAIN_STATUSES
 out = Console()
 err = Console(stderr=True)
 
+
+def _warn(message: str) -> None:
+    err.print(f"warning: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    """Print ``error: message`` as one line; returns the exit (code 2) for the caller to raise."""
+    err.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(2)
+
+
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -218,18 +229,15 @@ def main(
 
             summary = pipeline.run(
                 options,
-                warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True),
+                warn=_warn,
                 progress=progress,
             )
     except InputError as e:
-        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(e.render())
     except BackendUnavailable as e:
-        err.print(f"error: --backend: {e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(f"--backend: {e}")
     except OSError as e:  # e.g. an output directory that cannot be written
-        err.print(f"error: {e.filename or ''}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(f"{e.filename or ''}: {e.strerror or e}")
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", signal.SIGINT)
         if getattr(e, "replaced", False):
@@ -425,7 +433,7 @@ def corpus_index(
         if on_error is OnError.fail:
             raise e
         skipped.append(e)
-        err.print(f"warning: skipped corpus line: {e.render()}", markup=False, highlight=False, soft_wrap=True)
+        _warn(f"skipped corpus line: {e.render()}")
 
     try:
         with Progress(
@@ -443,16 +451,11 @@ def corpus_index(
                 source, output, problem, lambda done, total: bar.update(task, completed=done, total=total)
             )
     except InputError as e:
-        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(e.render())
     except OSError as e:
-        err.print(f"error: {e.filename or source}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(f"{e.filename or source}: {e.strerror or e}")
     except sqlite3.Error as e:  # e.g. the store's directory cannot be written
-        err.print(
-            f"error: {output or docstore.store_path_for(source)}: {e}", markup=False, highlight=False, soft_wrap=True
-        )
-        raise typer.Exit(2)
+        raise _fail(f"{output or docstore.store_path_for(source)}: {e}")
     seconds = time.perf_counter() - started
     table = Table(title="citejudge corpus index", show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
@@ -467,6 +470,16 @@ def corpus_index(
     out.print(table)
 
 
+def _open_store(corpus: Path):
+    """The docstore at ``corpus`` (an :class:`InputError` when there is none)."""
+    from judges.formats import docstore
+
+    store = docstore.open_store(corpus)
+    if store is None:
+        raise InputError(corpus, None, None, "no docstore here: run `run_judge.py corpus index` first")
+    return store
+
+
 @corpus_app.command(
     "lookup", help="Print the documents of ids (JSON Lines); ids not found go to stderr with the reason."
 )
@@ -476,17 +489,11 @@ def corpus_lookup(
 ) -> None:
     import orjson
 
-    from judges.formats import docstore
-
     try:
-        store = docstore.open_store(corpus)
-        if store is None:
-            raise InputError(corpus, None, None, "no docstore here: run `run_judge.py corpus index` first")
-        with store:
+        with _open_store(corpus) as store:
             found, missing = store.get(ids)
     except InputError as e:
-        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(e.render())
     for doc_id in ids:
         if doc_id in found:
             print(orjson.dumps(found[doc_id]._asdict()).decode())
@@ -500,17 +507,11 @@ def corpus_lookup(
 def corpus_info(
     corpus: Path = typer.Argument(..., help="Shard directory with a docstore, or the docstore file."),
 ) -> None:
-    from judges.formats import docstore
-
     try:
-        store = docstore.open_store(corpus)
-        if store is None:
-            raise InputError(corpus, None, None, "no docstore here: run `run_judge.py corpus index` first")
-        with store:
+        with _open_store(corpus) as store:
             stats = store.stats()
     except InputError as e:
-        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(e.render())
     for key, value in stats.items():
         out.print(f"{key}: {value}", markup=False, highlight=False)
 
@@ -581,14 +582,12 @@ def report(
             list(responses) or None,
             corpus,
             resamples,
-            warn=lambda msg: err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True),
+            warn=_warn,
         )
     except InputError as e:
-        err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(e.render())
     except FileNotFoundError as e:
-        err.print(f"error: {out_dir}: {e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise _fail(f"{out_dir}: {e}")
     out.print(
         f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, "
         f"largest {done['largest'] / 1e3:.0f} kB) "
