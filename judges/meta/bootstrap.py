@@ -26,6 +26,12 @@ class Intervals(NamedTuple):
     high: np.ndarray
     undefined: np.ndarray  # resamples in which the statistic was NaN
 
+    @classmethod
+    def none(cls, k: int) -> "Intervals":
+        """No intervals (no bootstrap) for ``k`` statistics: NaN bounds."""
+        nan = np.full(k, np.nan)
+        return cls(nan, nan, np.zeros(k, dtype=np.int64))
+
 
 def topic_intervals(
     n_topics: int,

@@ -230,9 +230,14 @@ def correlate_pair(
 
         iv = bootstrap.topic_intervals(len(topics), stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence)
     else:
-        nan = np.full(len(opts.methods), np.nan)
-        iv = bootstrap.Intervals(nan, nan, np.zeros(len(opts.methods), dtype=np.int64))
+        iv = bootstrap.Intervals.none(len(opts.methods))
     ranking = f"mean over {len(topics)} topics" if opts.recomputing else ALL
+    n_topics = len(topics) if topics else None
+    return _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, n_topics, ranking)
+
+
+def _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, n_topics, ranking) -> list[dict]:
+    """One row of the correlations table per method."""
     return [
         dict(
             eval=judged.label,
@@ -243,7 +248,7 @@ def correlate_pair(
             ci_low=_ci(iv, i)[0],
             ci_high=_ci(iv, i)[1],
             runs=len(runs),
-            topics=len(topics) if topics else None,
+            topics=n_topics,
             ranking=ranking,
         )
         for i, m in enumerate(opts.methods)
@@ -287,23 +292,9 @@ def _correlate_truth_topics(
 
         iv = bootstrap.topic_intervals(len(topics), stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence)
     else:
-        nan = np.full(len(opts.methods), np.nan)
-        iv = bootstrap.Intervals(nan, nan, np.zeros(len(opts.methods), dtype=np.int64))
-    return [
-        dict(
-            eval=judged.label,
-            truth_measure=truth_measure,
-            eval_measure=eval_measure,
-            method=m,
-            value=point[i],
-            ci_low=_ci(iv, i)[0],
-            ci_high=_ci(iv, i)[1],
-            runs=len(runs),
-            topics=len(topics),
-            ranking="mean over the truth's topics of each run",
-        )
-        for i, m in enumerate(opts.methods)
-    ]
+        iv = bootstrap.Intervals.none(len(opts.methods))
+    ranking = "mean over the truth's topics of each run"
+    return _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, len(topics), ranking)
 
 
 def leaderboard_values(
@@ -345,8 +336,7 @@ def leaderboard_values(
                 opts.confidence,
             )
         else:
-            nan = np.full(len(runs), np.nan)
-            iv = bootstrap.Intervals(nan, nan, np.zeros(len(runs), dtype=np.int64))
+            iv = bootstrap.Intervals.none(len(runs))
         for i, run in enumerate(runs):
             rows.append(
                 dict(
