@@ -33,7 +33,6 @@ import argparse
 import hashlib
 import json
 import re
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,6 +47,9 @@ sys.path.insert(0, str(ROOT))
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.support.calibrate import STATUS_LEVEL, agreement, labelled_features  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+import support_agreement  # noqa: E402  (its judge(): the CLI with a workflow)
 
 SENTENCE = re.compile(r"\[\[ ## sentence ## \]\]\n(.*?)\n\n\[\[ ## document ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
 OLD_TABLE = {
@@ -149,29 +151,11 @@ def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
 
 
 def judge(data: Path, out: Path, name: str, workflow: dict, extra: list[str]) -> None:
+    """The real CLI on rag24-support (its segments as the corpus) with ``workflow``."""
     d = data / "rag24-support"
-    wf = out / f"{name}.workflow.yml"
-    wf.write_text(json.dumps(workflow))  # JSON is YAML
-    cmd = [
-        sys.executable,
-        "run_judge.py",
-        "--judge",
-        "citation",
-        "--rag-topics",
-        str(d / "topics.jsonl"),
-        "--rag-responses",
-        str(d / "runs"),
-        "--corpus",
-        str(d / "segments.jsonl"),
-        "--out-dir",
-        str(out),
-        "--name",
-        name,
-        "--workflow",
-        str(wf),
-        *extra,
-    ]
-    subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True)
+    support_agreement.judge(
+        d / "topics.jsonl", d / "runs", out, name, workflow, "--corpus", str(d / "segments.jsonl"), *extra
+    )
 
 
 def scored(out: Path, name: str, labels) -> tuple:
