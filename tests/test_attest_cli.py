@@ -48,6 +48,15 @@ def judge(
     return run_cli(*args, env=server.env(api_key=api_key) if server else None)
 
 
+def start_judge(out: Path, server, *extra: str) -> subprocess.Popen:
+    """The judge on the RAGTIME sample as a background process asking ``server`` (to be killed)."""
+    cmd = [sys.executable, str(ROOT / "run_judge.py"), "--rag-topics", str(TOPICS), "--rag-responses", str(RUNS)]
+    cmd += ["--out-dir", str(out), "--name", "x", *extra, "--use-env-llm"]
+    return subprocess.Popen(
+        cmd, cwd=ROOT, env={**os.environ, **server.env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+
+
 def attest_figures(out: Path) -> dict:
     return yaml.safe_load((out / "x.config.yml").read_text())["attest"]
 
@@ -276,24 +285,7 @@ def test_a_killed_run_resumes_without_asking_again_and_ends_identical(tmp_path, 
         out = tmp_path / "k"
         out.mkdir()
         (tmp_path / "k.workflow.yml").write_text(yaml.safe_dump({"attest": wf}))
-        cmd = [
-            sys.executable,
-            str(ROOT / "run_judge.py"),
-            "--rag-topics",
-            str(TOPICS),
-            "--rag-responses",
-            str(RUNS),
-            "--out-dir",
-            str(out),
-            "--name",
-            "x",
-            "--workflow",
-            str(tmp_path / "k.workflow.yml"),
-            "--use-env-llm",
-        ]
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env={**os.environ, **server.env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        proc = start_judge(out, server, "--workflow", str(tmp_path / "k.workflow.yml"))
         deadline = time.time() + 120
         while _cached(out) < resolvable // 3 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)

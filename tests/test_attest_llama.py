@@ -9,19 +9,16 @@ not pay. Install with ``pip install -e '.[test,llm]'`` (the README's test comman
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
 import yaml
 
 import judges
-from conftest import ROOT
 from llm_servers import ScriptedServer, smollm2_gguf, start_llama_server
-from test_attest_cli import RUNS, TOPICS, _adversarial_runs, _cached, attest_figures, judge
+from test_attest_cli import _adversarial_runs, _cached, attest_figures, judge, start_judge
 
 pytestmark = pytest.mark.slow
 SUBSET = ("--max-runs", "1")  # one run of the RAGTIME sample: 20 citations, each a real model call
@@ -123,27 +120,7 @@ def test_a_killed_run_resumes_and_ends_like_the_uninterrupted_one(all_mode, llam
     out.mkdir()
     with Proxy(llama) as proxy:
         (tmp_path / "k.workflow.yml").write_text(yaml.safe_dump({"attest": FAST}))
-        cmd = [
-            sys.executable,
-            str(ROOT / "run_judge.py"),
-            "--rag-topics",
-            str(TOPICS),
-            "--rag-responses",
-            str(RUNS),
-            "--out-dir",
-            str(out),
-            "--name",
-            "x",
-            "--attest",
-            "all",
-            *SUBSET,
-            "--use-env-llm",
-            "--workflow",
-            str(tmp_path / "k.workflow.yml"),
-        ]
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, env={**os.environ, **proxy.env()}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
+        proc = start_judge(out, proxy, "--attest", "all", *SUBSET, "--workflow", str(tmp_path / "k.workflow.yml"))
         deadline = time.time() + 300
         while _cached(out) < resolvable // 2 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.05)
