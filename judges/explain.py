@@ -75,6 +75,11 @@ def explain(
     support = support_reason(j, thresholds)
     said = f"the support judge said {j.support_status} ({support})"
     answer = j.llm_answer
+    sent = (  # why an answered citation was asked
+        f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
+        if band and j.p_full is not None
+        else ""
+    )
     if answer == "guarded":
         body = f"the sentence or its evidence addresses the judge, so it was not sent to the LLM (guarded); {said}"
     elif answer in ("YES", "NO"):
@@ -83,19 +88,9 @@ def explain(
             f"the LLM answered {answer} "
             f"(P(YES) {num(p, P_YES_SUPPORTED)} {'>=' if p >= P_YES_SUPPORTED else '<'} {P_YES_SUPPORTED})"
         )
-        sent = (
-            f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
-            if band and j.p_full is not None
-            else ""
-        )
         body = f"{llm}{sent}; {said}"
     elif answer in LEVEL_STATUS:
         p = f" (P(FULL) {num(j.llm_p_yes)})" if j.llm_p_yes is not None else ""
-        sent = (
-            f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
-            if band and j.p_full is not None
-            else ""
-        )
         body = f"the LLM answered {answer}{p}, which decides the level (attest.question: support_level){sent}; {said}"
     elif answer in ("unparsed", "failed"):
         what = "could not be read as one of the question's answers" if answer == "unparsed" else "never came (failed)"
