@@ -178,6 +178,9 @@ def main() -> None:
     ap.add_argument("--errors", type=float, nargs="+", default=[0.0, 0.1, 0.2])
     ap.add_argument("--budgets", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.5, 1.0])
     ap.add_argument("--questions", nargs="+", default=["yes_no", "support_level"], help="attest.question values")
+    ap.add_argument(
+        "--leverage", nargs="+", default=["on", "off"], choices=["on", "off"], help="attest.leverage values"
+    )
     args = ap.parse_args()
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
     oracle = Oracle(args.data)
@@ -193,8 +196,8 @@ def main() -> None:
             f"no LLM (support model): run tau {base['run_tau']:.3f}  "
             f"exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
-        print("| question | error | budget | sent | run tau | topic tau | exact | kappa |")
-        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| question | leverage | error | budget | sent | run tau | topic tau | exact | kappa |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
             server = serve(oracle, error)
             cfg = out / f"llm-{error}.yml"
@@ -210,16 +213,22 @@ def main() -> None:
             try:
                 for question in args.questions:
                     for budget in args.budgets:
-                        name = f"{question}-e{error}-b{budget}"
-                        attest = {"mode": "all"} if budget >= 1 else {"mode": "uncertain", "budget": budget}
-                        attest |= {"logprobs": False, "concurrency": 8, "question": question}
-                        judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
-                        rows, level, sent, _ = scored(out, name, labels)
-                        s = agreement(rows, level)
-                        print(
-                            f"| {question} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
-                            f"| {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
-                        )
+                        for lev in args.leverage if budget < 1 else ["-"]:
+                            name = f"{question}-e{error}-b{budget}-{lev}"
+                            attest = (
+                                {"mode": "all"}
+                                if budget >= 1
+                                else {"mode": "uncertain", "budget": budget, "leverage": lev == "on"}
+                            )
+                            attest |= {"logprobs": False, "concurrency": 8, "question": question}
+                            judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
+                            rows, level, sent, _ = scored(out, name, labels)
+                            s = agreement(rows, level)
+                            print(
+                                f"| {question} | {lev} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
+                                f"| {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |",
+                                flush=True,
+                            )
                 # the grade table before the support model, asked about every citation, same answers
                 old = []
                 for (r, t, i, d), status in zip(
@@ -236,7 +245,7 @@ def main() -> None:
                     )
                 s = agreement(a_rows, np.array(old))
                 print(
-                    f"| yes_no | {error} | all, grade table before the model (alignment ±1 level) | 100% | "
+                    f"| yes_no | - | {error} | all, grade table before the model (alignment ±1 level) | 100% | "
                     f"{s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
                 )
             finally:

@@ -108,6 +108,13 @@ class AttestSettings(_Strict):
     band: Optional[tuple[float, float]] = Field(
         None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget"
     )
+    leverage: bool = Field(
+        True,
+        description=(
+            "uncertain with budget: widen the band of a report whose citations weigh more in their run's score "
+            "(fewer citations, fewer topics answered), so the budget goes where it moves the leaderboard"
+        ),
+    )
     question: Literal[tuple(ANSWERS)] = Field(  # type: ignore[valid-type]
         "yes_no",
         description=(

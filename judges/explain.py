@@ -76,7 +76,7 @@ def explain(
     said = f"the support judge said {j.support_status} ({support})"
     answer = j.llm_answer
     sent = (  # why an answered citation was asked
-        f", asked because P(full) {num(j.p_full)} lies in the uncertain band [{num(band[0])}, {num(band[1])})"
+        f", asked because P(full) {num(j.p_full)} lies in its report's uncertain band [{num(band[0])}, {num(band[1])})"
         if band and j.p_full is not None
         else ""
     )

@@ -185,8 +185,8 @@ class Judge:
             )
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
-        band = self.attester.band if self.attester is not None else None
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
+            band = self.attester.band_of(rep.run_id, rep.topic_id) if self.attester is not None else None
             j = self.grounder.cap(judgments[i])
             j = j._replace(explanation=explain(j, thresholds, on_unparsed, band))
             qid = qrels_doc_id(sent.text, c.citation_id)
@@ -372,15 +372,16 @@ def judge_part(
     if options.workflow.attest.mode != "none":
         batch_size = ATTEST_BATCH_CITATIONS
         attest = options.workflow.attest
-        band = (
-            (tuple(attest.band) if attest.band is not None else judge.support_judge.band(attest.budget))
+        from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
+        from judges.attest.selection import Bands
+
+        bands = (
+            Bands.for_session(attest, judge.support_judge, scan.report_citations, scan.answered)
             if attest.mode == "uncertain"
             else None
         )
-        from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
-
         judge.attester = Attester(
-            options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, band
+            options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, bands
         )
     pending: list[Report] = []
     pending_citations = 0

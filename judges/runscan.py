@@ -67,6 +67,7 @@ class Scan:
     answered: dict[str, set[str]]  # run -> topics it answered
     wanted_docs: dict[str, set[str]]  # topic -> cited ids without embedded text (look up in the corpus)
     citations: int  # judged citations, for the progress bar
+    report_citations: dict[tuple[str, str], int]  # (run, topic) -> judged citations of the report
     coverage: dict[str, Counter] = field(default_factory=dict)  # run -> sentences, cited_sentences, citations, embedded
     without_text: Counter = field(
         default_factory=Counter
@@ -110,6 +111,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     answered: dict[str, set[str]] = {}
     wanted: dict[tuple[str, str], set[str]] = {}
     citations: Counter = Counter()
+    report_citations: dict[tuple[str, str], int] = {}
     coverage: dict[str, Counter] = {}
     without_text: dict[str, Counter] = {}
     for path in files:
@@ -142,6 +144,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             cov = coverage.setdefault(rep.run_id, Counter())
             unresolved = without_text.setdefault(rep.run_id, Counter())
             cov["sentences"] += len(rep.sentences)
+            report_citations[key] = sum(len(sent.citations) for sent in rep.sentences)
             for sent in rep.sentences:
                 citations[rep.run_id] += len(sent.citations)
                 cov["cited_sentences"] += bool(sent.citations)
@@ -166,6 +169,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
         answered={r: answered[r] for r in runs},
         wanted_docs=_wanted_by_topic(wanted, set(runs)),
         citations=sum(citations[r] for r in runs),
+        report_citations={k: n for k, n in report_citations.items() if k[0] in selected},
         coverage={r: coverage.get(r, Counter()) for r in runs},
         without_text=sum((without_text.get(r, Counter()) for r in runs), Counter()),
     )

@@ -16,6 +16,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -144,15 +145,26 @@ def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
     assert (tmp_path / "a" / "x.qrels").read_bytes() == (tmp_path / "b" / "x.qrels").read_bytes()
 
 
-def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_level(tmp_path, alignment_only):
-    from judges.support.model import load_model
+def in_bands(a: pd.DataFrame, **attest) -> np.ndarray:
+    """Which resolvable citations of the assessments ``a`` lie in their report's band under the
+    ``attest`` settings (default: the default budget and leverage), the reports' sizes and runs'
+    topics counted from ``a`` itself (as the run scan counts them when ``a`` holds every judged
+    citation)."""
+    from judges.attest.selection import Bands
+    from judges.config import AttestSettings, SupportSettings
+    from judges.support.judges import get_judge
 
-    model = load_model("rag24")
-    low, high = model.band(0.25, model.p_supported)  # the default budget
-    assert low < model.p_supported < high
-    resolvable = alignment_only[alignment_only.status != "missing"]
-    band = resolvable[resolvable.p_full.between(low, high, inclusive="left")]
-    assert 0 < len(band) < len(resolvable)
+    report_citations = a.groupby(["run_id", "topic_id"]).size().to_dict()
+    answered = a.groupby("run_id").topic_id.agg(set).to_dict()
+    bands = Bands.for_session(AttestSettings(**attest), get_judge(SupportSettings()), report_citations, answered)
+    low_high = [bands.of(r, t) for r, t in zip(a.run_id, a.topic_id)]
+    inside = np.array([lo <= p < hi for (lo, hi), p in zip(low_high, a.p_full.fillna(-1.0))])
+    return inside & (a.status != "missing").to_numpy()
+
+
+def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_level(tmp_path, alignment_only):
+    band = alignment_only[in_bands(alignment_only)]
+    assert 0 < len(band) < int((alignment_only.status != "missing").sum())
     with ScriptedServer(lambda n, body: Reply(content="NO")) as server:
         result = judge(tmp_path / "u", "--attest", "uncertain", server=server)
         assert result.returncode == 0, result.stderr

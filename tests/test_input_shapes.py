@@ -334,8 +334,8 @@ def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
     j = cross_language("Latin", "CJK", "d", "corpus", 5)
     assert (j.status, j.grade, j.support_status) == ("cross_language", 0, "cross_language")
     for mode in ("uncertain", "all"):
-        assert Attester.selects(SimpleNamespace(s=SimpleNamespace(mode=mode), band=(0.2, 0.8)), j)
-    assert not Attester.selects(SimpleNamespace(s=SimpleNamespace(mode="none"), band=None), j)
+        assert Attester.selects(SimpleNamespace(s=SimpleNamespace(mode=mode)), j, (0.2, 0.8))
+    assert not Attester.selects(SimpleNamespace(s=SimpleNamespace(mode="none")), j, None)
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,10 @@
 Which citations go to the LLM (workflow ``attest.mode``):
 
 * ``none``: none; the judge makes no network call and is fully deterministic;
-* ``uncertain``: resolvable citations whose ``P(full)`` (from the support model) lies in a band
-  around the ``supported`` threshold: ``attest.band`` = [low, high) when given, else the band
-  that held ``attest.budget`` of the model's training citations
-  (:meth:`judges.support.model.SupportModel.band`), so ``budget: 0.25`` asks about roughly the
-  25% least certain citations;
+* ``uncertain``: resolvable citations whose ``P(full)`` (from the support model) lies in their
+  report's band around the ``supported`` threshold (:mod:`judges.attest.selection`): the band
+  ``attest.band`` when given, else bands that hold ``attest.budget`` of the citations, widest
+  where a citation weighs most in its run's score (``attest.leverage``);
 * ``all``: every resolvable citation (one question per citation, as the TREC AutoJudge citation
   judge asks); alignment still chooses the evidence shown.
 
@@ -59,6 +58,7 @@ from judges.attest.answers import ANSWERS, LEVEL_STATUS, P_YES_SUPPORTED, parse_
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
+from judges.attest.selection import Band, Bands
 from judges.config import AttestSettings
 from judges.counts import (
     ATTESTATION_PREFIXES,
@@ -120,12 +120,11 @@ class Attester:
         cache_dir: Path,
         log: DebugLog,
         counts: Counter,
-        band: Optional[tuple[float, float]] = None,
+        bands: Optional[Bands] = None,
     ):
-        """``band``: the [low, high) of P(full) that ``uncertain`` sends (from ``attest.band`` or the
-        support judge's band for ``attest.budget``)."""
+        """``bands``: each report's [low, high) of P(full) that ``uncertain`` sends."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
-        self.band = band
+        self.bands = bands
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
 
         self.messages = prompt.messages
@@ -141,12 +140,16 @@ class Attester:
     def close(self) -> None:
         self.cache.close()
 
-    def selects(self, j: Judgment) -> bool:
+    def band_of(self, run_id: str, topic_id: str) -> Optional[Band]:
+        """The band of P(full) the report's citations are sent in (``uncertain`` only)."""
+        return self.bands.of(run_id, topic_id) if self.bands is not None else None
+
+    def selects(self, j: Judgment, band: Optional[Band]) -> bool:
         if self.s.mode == "none" or j.status == "missing":
             return False
         if self.s.mode == "all" or j.status == "cross_language":  # alignment could not judge it: the LLM can
             return True
-        low, high = self.band
+        low, high = band
         return j.p_full is not None and low <= j.p_full < high
 
     # -- what the model sees ---------------------------------------------------------------
@@ -197,7 +200,7 @@ class Attester:
         chosen: list[tuple[int, str, list, int]] = []  # (case index, key, messages, evidence tokens)
         counts = self.counts
         for i, case in enumerate(cases):
-            if not self.selects(case.judgment):
+            if not self.selects(case.judgment, self.band_of(case.ids["run_id"], case.ids["topic_id"])):
                 continue
             counts[ATTEST_SELECTED] += 1
             evidence, n_tokens = self.evidence(case)

@@ -59,9 +59,14 @@ class SupportJudge:
         """The judge's name and the thresholds its statuses follow (for explanations and the report)."""
         return {"judge": self.name}
 
-    def band(self, budget: float) -> tuple[float, float]:
-        """The band of P(full) around the ``supported`` threshold that held ``budget`` of the
-        judge's reference citations (probabilistic judges only)."""
+    def share_within(self, half_width: np.ndarray) -> np.ndarray:
+        """The share of the judge's reference citations whose P(full) lies within ``half_width``
+        log-odds of the ``supported`` threshold (probabilistic judges only)."""
+        raise NotImplementedError
+
+    def band_at(self, half_width: float) -> tuple[float, float]:
+        """The band ``[low, high)`` of P(full) ``half_width`` log-odds around the ``supported``
+        threshold (probabilistic judges only)."""
         raise NotImplementedError
 
 
@@ -94,8 +99,11 @@ class ModelJudge(SupportJudge):
         p_any, p_full = np.round(p_any, 6), np.round(p_full, 6)  # as written; the status follows from these
         return Decisions(LEVEL_STATUS[levels(p_any, p_full, self.p_supported, self.p_partial)], p_any, p_full)
 
-    def band(self, budget: float) -> tuple[float, float]:
-        return self.model.band(budget, self.p_supported)
+    def share_within(self, half_width: np.ndarray) -> np.ndarray:
+        return self.model.share_within(half_width, self.p_supported)
+
+    def band_at(self, half_width: float) -> tuple[float, float]:
+        return self.model.band_at(half_width, self.p_supported)
 
     def thresholds(self) -> dict:
         return {"judge": self.name, "p_supported": self.p_supported, "p_partial": self.p_partial}

@@ -16,8 +16,8 @@ checked for convergence: no randomness, so the same labels and features give the
 byte for byte (numbers are written rounded to 8 significant digits).
 
 A model file (JSON) names the features it expects, its training data, its cross-validated
-scores and the distribution of ``P(full)`` on its training data (:meth:`SupportModel.band`
-turns an attestation budget into a band of ``P(full)`` with it).
+scores and the distribution of ``P(full)`` on its training data (:mod:`judges.attest.selection`
+turns an attestation budget into bands of ``P(full)`` with it).
 """
 
 from __future__ import annotations
@@ -90,30 +90,25 @@ class SupportModel:
         p_full = np.minimum(sigmoid(self.full_intercept + z @ self.full_coef), p_any)
         return p_any, p_full
 
-    def band(self, budget: float, threshold: float) -> tuple[float, float]:
-        """The band ``[low, high)`` of ``P(full)`` around ``threshold`` that held ``budget`` of the
-        training citations (symmetric in log-odds; found by bisection on the training quantiles)."""
-        if budget <= 0:
-            return threshold, threshold
-        if budget >= 1:
-            return 0.0, 1.0 + 1e-9
+    def share_within(self, half_width: np.ndarray, threshold: float) -> np.ndarray:
+        """The share of the training citations whose ``P(full)`` lies within ``half_width`` (in
+        log-odds, each element one width) of ``threshold``: the band's ``[low, high)`` held them."""
         qs = self.p_full_quantiles
+        t, h = math.log(threshold / (1 - threshold)), np.asarray(half_width, dtype=np.float64)
+        low, high = sigmoid(t - h), sigmoid(t + h)
+        if qs[-1] <= qs[0]:
+            return (high >= qs[0]).astype(np.float64) - (low >= qs[0])
         levels = np.linspace(0.0, 1.0, len(qs))
+        return np.interp(high, qs, levels) - np.interp(low, qs, levels)
 
-        def cdf(p: float) -> float:
-            return float(np.interp(p, qs, levels)) if qs[-1] > qs[0] else float(p >= qs[0])
-
+    @staticmethod
+    def band_at(half_width: float, threshold: float) -> tuple[float, float]:
+        """The band ``[low, high)`` of ``P(full)`` ``half_width`` log-odds either side of ``threshold``
+        (rounded as written; the whole range ``[0, 1]`` from 40 on)."""
+        if half_width >= 40:
+            return 0.0, 1.0 + 1e-9
         t = math.log(threshold / (1 - threshold))
-        lo_d, hi_d = 0.0, 40.0
-        for _ in range(100):
-            mid = (lo_d + hi_d) / 2
-            a, b = 1 / (1 + math.exp(-(t - mid))), 1 / (1 + math.exp(-(t + mid)))
-            if cdf(b) - cdf(a) < budget:
-                lo_d = mid
-            else:
-                hi_d = mid
-        a, b = 1 / (1 + math.exp(-(t - hi_d))), 1 / (1 + math.exp(-(t + hi_d)))
-        return _sig(a), _sig(b)
+        return _sig(1 / (1 + math.exp(-(t - half_width)))), _sig(1 / (1 + math.exp(-(t + half_width))))
 
     # -- file ------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
