@@ -42,7 +42,13 @@ sys.path.insert(0, str(ROOT))
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta import agreement as ag  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
-from judges.support.calibrate import STATUS_LEVEL, agreement, cross_validate, labelled_features  # noqa: E402
+from judges.support.calibrate import (  # noqa: E402
+    FEATURE_COLUMNS,
+    STATUS_LEVEL,
+    agreement,
+    cross_validate,
+    labelled_features,
+)
 
 LABELLED = {
     "AttributionBench dev": "attributionbench/dev_all_subset_balanced.jsonl",
@@ -107,6 +113,86 @@ def ceiling(table, level: np.ndarray, draws: int = 200) -> None:
         print(f"| {a} | {np.mean(exact):.3f} | {np.mean(taus):.3f} | {np.std(taus):.3f} |")
 
 
+def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
+    """The attestation cascade on unseen topics, with a SIMULATED LLM (see the module doc)."""
+    from types import SimpleNamespace
+
+    from judges.attest.cascade import combine
+    from judges.attest.selection import Bands
+    from judges.config import AttestSettings
+    from judges.support.calibrate import folds
+    from judges.support.model import fit, levels
+
+    statuses = np.array(["unsupported", "partial", "supported"])
+    level_of = {s: k for k, s in enumerate(statuses)}
+    x = table[FEATURE_COLUMNS].to_numpy(dtype=np.float64)
+    y, topics = table["y"].to_numpy(), table["topic_id"].to_numpy()
+    lacks = (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
+    report_citations = table.groupby(["run_id", "topic_id"]).size().to_dict()
+    answered = table.groupby("run_id")["topic_id"].agg(set).to_dict()
+    keys = list(zip(table["run_id"], table["topic_id"]))
+    models, p_full, level = {}, np.zeros(len(y)), np.zeros(len(y), dtype=np.int64)
+    for group in folds(topics):
+        test = np.isin(topics, group)
+        m = fit(x[~test], y[~test], {})
+        pa, pf = m.probabilities(x[test])
+        p_full[test], level[test] = pf, levels(pa, pf, m.p_supported, m.p_partial)
+        models[tuple(group)] = (test, m)
+
+    def capped(lv: np.ndarray) -> np.ndarray:  # the grounding cap, applied after the LLM as the judge does
+        return np.where((lv == 2) & lacks, 1, lv)
+
+    def sent_by(budget: float, leverage: bool) -> np.ndarray:
+        sent = np.zeros(len(y), dtype=bool)
+        for test, m in models.values():
+            like = SimpleNamespace(
+                share_within=lambda h, m=m: m.share_within(h, m.p_supported),
+                band_at=lambda h, m=m: m.band_at(h, m.p_supported),
+            )
+            bands = Bands.for_session(
+                AttestSettings(mode="uncertain", budget=budget, leverage=leverage), like, report_citations, answered
+            )
+            for i in np.flatnonzero(test):
+                lo, hi = bands.of(*keys[i])
+                sent[i] = lo <= p_full[i] < hi
+        return sent
+
+    rng = np.random.default_rng(0)
+    answers = {}
+    for question in ("yes_no", "support_level"):
+        answers[question] = []
+        for _ in range(draws):
+            wrong = rng.random(len(y)) < 0.2
+            if question == "yes_no":
+                answers[question].append(np.where((y == 2) ^ wrong, "YES", "NO"))
+            else:
+                other = (y + rng.integers(1, 3, len(y))) % 3
+                answers[question].append(np.array(["NONE", "PARTIAL", "FULL"])[np.where(wrong, other, y)])
+    base = agreement(table, capped(level))
+    print("\nThe cascade on unseen topics: SIMULATED LLM, error 0.2 (wrong answers drawn at random,")
+    print(f"{draws} draws); support model cross-validated by topic, grounding cap applied;")
+    print(f"no LLM: run tau {base['run_tau']:.3f}, exact {base['exact']:.3f}\n")
+    print("| question | leverage | budget | sent | run tau (mean ± sd) | exact |")
+    print("|---|---|---:|---:|---:|---:|")
+    for question in ("yes_no", "support_level"):
+        for budget in budgets:
+            for leverage in (True, False):
+                sent = sent_by(budget, leverage)
+                taus, exact = [], []
+                for ans in answers[question]:
+                    final = level.copy()
+                    for i in np.flatnonzero(sent):
+                        final[i] = level_of[combine(statuses[level[i]], ans[i], None, question)]
+                    s = agreement(table, capped(final))
+                    taus.append(s["run_tau"])
+                    exact.append(s["exact"])
+                print(
+                    f"| {question} | {'on' if leverage else 'off'} | {budget} | {sent.mean():.1%} "
+                    f"| {np.mean(taus):.3f} ± {np.std(taus):.3f} | {np.mean(exact):.3f} |",
+                    flush=True,
+                )
+
+
 def rag24(data: Path, out: Path) -> None:
     d = data / "rag24-support"
     labels = read_labels(d / "labels.jsonl")
@@ -127,6 +213,7 @@ def rag24(data: Path, out: Path) -> None:
     level = np.array([STATUS_LEVEL[s] for s in t2.status])
     print(row("model as shipped (in-sample, optimistic)", agreement(t2, level, t2.p_any, t2.p_full)))
     ceiling(table, cv_level)
+    cascade(table)
 
 
 def labelled(data: Path, out: Path) -> None:
