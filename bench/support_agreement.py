@@ -113,6 +113,13 @@ def ceiling(table, level: np.ndarray, draws: int = 200) -> None:
         print(f"| {a} | {np.mean(exact):.3f} | {np.mean(taus):.3f} | {np.std(taus):.3f} |")
 
 
+def capped(table, level: np.ndarray) -> np.ndarray:
+    """``level`` with the grounding cap the judge applies last: supported becomes partial where
+    the document lacks a number or entity of the sentence (the default ``grounding.cap``)."""
+    lacks = (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
+    return np.where((level == 2) & lacks, 1, level)
+
+
 def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     """The attestation cascade on unseen topics, with a SIMULATED LLM (see the module doc)."""
     from types import SimpleNamespace
@@ -127,7 +134,6 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     level_of = {s: k for k, s in enumerate(statuses)}
     x = table[FEATURE_COLUMNS].to_numpy(dtype=np.float64)
     y, topics = table["y"].to_numpy(), table["topic_id"].to_numpy()
-    lacks = (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
     report_citations = table.groupby(["run_id", "topic_id"]).size().to_dict()
     answered = table.groupby("run_id")["topic_id"].agg(set).to_dict()
     keys = list(zip(table["run_id"], table["topic_id"]))
@@ -138,9 +144,6 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
         pa, pf = m.probabilities(x[test])
         p_full[test], level[test] = pf, levels(pa, pf, m.p_supported, m.p_partial)
         models[tuple(group)] = (test, m)
-
-    def capped(lv: np.ndarray) -> np.ndarray:  # the grounding cap, applied after the LLM as the judge does
-        return np.where((lv == 2) & lacks, 1, lv)
 
     def sent_by(budget: float, leverage: bool) -> np.ndarray:
         sent = np.zeros(len(y), dtype=bool)
@@ -168,7 +171,7 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
             else:
                 other = (y + rng.integers(1, 3, len(y))) % 3
                 answers[question].append(np.array(["NONE", "PARTIAL", "FULL"])[np.where(wrong, other, y)])
-    base = agreement(table, capped(level))
+    base = agreement(table, capped(table, level))
     print("\nThe cascade on unseen topics: SIMULATED LLM, error 0.2 (wrong answers drawn at random,")
     print(f"{draws} draws); support model cross-validated by topic, grounding cap applied;")
     print(f"no LLM: run tau {base['run_tau']:.3f}, exact {base['exact']:.3f}\n")
@@ -183,7 +186,7 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
                     final = level.copy()
                     for i in np.flatnonzero(sent):
                         final[i] = level_of[combine(statuses[level[i]], ans[i], None, question)]
-                    s = agreement(table, capped(final))
+                    s = agreement(table, capped(table, final))
                     taus.append(s["run_tau"])
                     exact.append(s["exact"])
                 print(
@@ -207,6 +210,8 @@ def rag24(data: Path, out: Path) -> None:
     print(row("alignment (norm_score 0.4 / 0.25)", agreement(table, level, table.f_norm_score, table.f_norm_score)))
     p_any, p_full, level = cross_validate(table)
     print(row("model, cross-validated by topic (14 folds)", agreement(table, level, p_any, p_full)))
+    with_cap = agreement(table, capped(table, level), p_any, p_full)
+    print(row("the same, grounding cap applied (as the judge does)", with_cap))
     cv_level = level
     shipped = read_assessments(out, "r24-model")
     t2 = labelled_features(shipped, labels)
