@@ -354,6 +354,11 @@ def test_numba_backend_equals_python_backend(batch, scoring):
     np.testing.assert_array_equal(nb, py)
 
 
+def in_fresh_python(code: str) -> None:
+    """Run ``code`` in a new interpreter (what it imports is not what this test session did)."""
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
 def test_python_backend_never_imports_numba():
     code = (
         "import sys\n"
@@ -362,8 +367,7 @@ def test_python_backend_never_imports_numba():
         "assert out.tolist() == [[4, 0, 2, 1, 3, 2]], out\n"
         "assert 'numba' not in sys.modules\n"
     )
-    root = Path(__file__).resolve().parents[1]
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+    in_fresh_python(code)
 
 
 def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_after():
@@ -378,5 +382,4 @@ def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_af
         "import scipy.linalg.cython_blas, scipy.linalg\n"
         "assert abs(scipy.linalg.det([[2.0, 0.0], [0.0, 3.0]]) - 6.0) < 1e-12\n"
     )
-    root = Path(__file__).resolve().parents[1]
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
+    in_fresh_python(code)
