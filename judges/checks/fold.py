@@ -17,7 +17,8 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"\w+")
-_DOTTED = re.compile(r"\b(?:\w\.){2,}")
+# a dotted abbreviation where the entity tokenizer starts a word (not inside ``AA.A.A.`` or ``x-U.S.``)
+_DOTTED = re.compile(r"(?<!\w)(?<!\w[-'’&.])(?:[^\W\d_]\.){2,}")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 
 
