@@ -8,28 +8,9 @@ import sys
 
 import pytest
 from conftest import ROOT, run_cli
+from test_cli import base_args  # the DRAGUN sample, python backend, name t, into DIR/out
 
 import judges
-
-TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
-RUNS = ROOT / "runs" / "dragun"
-
-
-def judge_args(out):
-    return [
-        "--judge",
-        "citation",
-        "--rag-topics",
-        TOPICS,
-        "--rag-responses",
-        RUNS,
-        "--out-dir",
-        out,
-        "--name",
-        "t",
-        "--backend",
-        "python",
-    ]
 
 
 def test_version_from_every_entry_point():
@@ -46,9 +27,9 @@ def test_version_from_every_entry_point():
 
 
 def test_python_m_judges_judges_like_run_judge(tmp_path):
-    via_script = run_cli(*judge_args(tmp_path / "a"))
+    via_script = run_cli(*base_args(tmp_path / "a"))
     via_module = subprocess.run(
-        [sys.executable, "-m", "judges", *map(str, judge_args(tmp_path / "b"))],
+        [sys.executable, "-m", "judges", *map(str, base_args(tmp_path / "b"))],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -56,7 +37,9 @@ def test_python_m_judges_judges_like_run_judge(tmp_path):
     )
     assert via_script.returncode == 0 and via_module.returncode == 0, via_module.stderr
     for suffix in ("qrels", "leaderboard.txt"):
-        assert (tmp_path / "a" / f"t.{suffix}").read_bytes() == (tmp_path / "b" / f"t.{suffix}").read_bytes()
+        assert (tmp_path / "a" / "out" / f"t.{suffix}").read_bytes() == (
+            tmp_path / "b" / "out" / f"t.{suffix}"
+        ).read_bytes()
 
 
 @pytest.mark.parametrize(
@@ -79,7 +62,7 @@ def test_a_misspelled_command_is_named_with_the_commands(word, hint):
 def test_attestation_without_dspy_says_what_to_install(tmp_path):
     code = (
         "import sys; sys.modules['dspy'] = None; from judges.cli import run; "  # an environment without dspy
-        f"sys.argv = ['run_judge.py'] + {[str(a) for a in judge_args(tmp_path)]!r} + "
+        f"sys.argv = ['run_judge.py'] + {[str(a) for a in base_args(tmp_path)]!r} + "
         "['--attest', 'all', '--use-env-llm']; run()"
     )
     env = {
@@ -95,14 +78,15 @@ def test_attestation_without_dspy_says_what_to_install(tmp_path):
     assert result.stderr.strip().endswith("needs dspy, which is not installed: pip install 'citejudge[attest]'"), (
         result.stderr
     )
-    assert not (tmp_path / "t.qrels").exists()
+    assert not (tmp_path / "out" / "t.qrels").exists()
 
 
 def test_read_leaderboard_reads_the_text_file_and_the_table_alike(tmp_path):
-    assert run_cli(*judge_args(tmp_path)).returncode == 0
-    table = judges.read_leaderboard(tmp_path, "t").sort_values(["run_id", "topic_id", "measure"]).reset_index(drop=True)
+    assert run_cli(*base_args(tmp_path)).returncode == 0
+    out = tmp_path / "out"
+    table = judges.read_leaderboard(out, "t").sort_values(["run_id", "topic_id", "measure"]).reset_index(drop=True)
     text = (
-        judges.read_leaderboard(tmp_path / "t.leaderboard.txt")
+        judges.read_leaderboard(out / "t.leaderboard.txt")
         .sort_values(["run_id", "topic_id", "measure"])
         .reset_index(drop=True)
     )

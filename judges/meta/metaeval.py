@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -302,6 +302,21 @@ def leaderboard_values(
 ) -> list[dict]:
     """Rows of the values table: each run's score per measure, with its interval."""
     rows = []
+
+    def add(measure: str, run: str, value: float, ci: tuple[float, float], topics: Optional[int]) -> None:
+        rows.append(
+            dict(
+                leaderboard=lb.label,
+                role=role,
+                measure=measure,
+                run_id=run,
+                value=value,
+                ci_low=ci[0],
+                ci_high=ci[1],
+                topics=topics,
+            )
+        )
+
     for measure in measures:
         m = _matrix(lb, measure)
         runs = sorted(m.index[m.notna().any(axis=1)]) if opts.recomputing else list(all_values(lb.table, measure).index)
@@ -309,18 +324,7 @@ def leaderboard_values(
         if opts.truth_topics:  # topics differ by run: each run's mean over its own rows, no interval
             for run in runs:
                 row = m.loc[run].dropna()
-                rows.append(
-                    dict(
-                        leaderboard=lb.label,
-                        role=role,
-                        measure=measure,
-                        run_id=run,
-                        value=float(row.mean()),
-                        ci_low=float("nan"),
-                        ci_high=float("nan"),
-                        topics=int(len(row)),
-                    )
-                )
+                add(measure, run, float(row.mean()), (float("nan"), float("nan")), int(len(row)))
             continue
         if not m.empty and runs and (opts.recomputing or opts.resamples > 0):
             topics = _shared_topics([(lb, m)], runs, opts, policy, measure)
@@ -338,18 +342,7 @@ def leaderboard_values(
         else:
             iv = bootstrap.Intervals.none(len(runs))
         for i, run in enumerate(runs):
-            rows.append(
-                dict(
-                    leaderboard=lb.label,
-                    role=role,
-                    measure=measure,
-                    run_id=run,
-                    value=float(scores.iloc[i]),
-                    ci_low=_ci(iv, i)[0],
-                    ci_high=_ci(iv, i)[1],
-                    topics=len(topics) if topics else None,
-                )
-            )
+            add(measure, run, float(scores.iloc[i]), _ci(iv, i), len(topics) if topics else None)
     return rows
 
 
