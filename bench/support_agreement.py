@@ -125,7 +125,7 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     from types import SimpleNamespace
 
     from judges.attest.cascade import combine
-    from judges.attest.selection import Bands
+    from judges.attest.selection import Selection
     from judges.config import AttestSettings
     from judges.support.calibrate import folds
     from judges.support.model import fit, levels
@@ -137,27 +137,24 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     report_citations = table.groupby(["run_id", "topic_id"]).size().to_dict()
     answered = table.groupby("run_id")["topic_id"].agg(set).to_dict()
     keys = list(zip(table["run_id"], table["topic_id"]))
-    models, p_full, level = {}, np.zeros(len(y)), np.zeros(len(y), dtype=np.int64)
+    models, p_any, p_full = {}, np.zeros(len(y)), np.zeros(len(y))
+    level = np.zeros(len(y), dtype=np.int64)
     for group in folds(topics):
         test = np.isin(topics, group)
         m = fit(x[~test], y[~test], {})
         pa, pf = m.probabilities(x[test])
-        p_full[test], level[test] = pf, levels(pa, pf, m.p_supported, m.p_partial)
+        p_any[test], p_full[test], level[test] = pa, pf, levels(pa, pf, m.p_supported, m.p_partial)
         models[tuple(group)] = (test, m)
 
     def sent_by(budget: float, leverage: bool) -> np.ndarray:
         sent = np.zeros(len(y), dtype=bool)
         for test, m in models.values():
-            like = SimpleNamespace(
-                share_within=lambda h, m=m: m.share_within(h, m.p_supported),
-                band_at=lambda h, m=m: m.band_at(h, m.p_supported),
-            )
-            bands = Bands.for_session(
-                AttestSettings(mode="uncertain", budget=budget, leverage=leverage), like, report_citations, answered
+            selection = Selection.for_session(
+                AttestSettings(mode="uncertain", budget=budget, leverage=leverage), m, report_citations, answered
             )
             for i in np.flatnonzero(test):
-                lo, hi = bands.of(*keys[i])
-                sent[i] = lo <= p_full[i] < hi
+                j = SimpleNamespace(p_any=p_any[i], p_full=p_full[i], support_status=statuses[level[i]])
+                sent[i] = selection.of(*keys[i]).sends(j)
         return sent
 
     rng = np.random.default_rng(0)

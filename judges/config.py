@@ -102,7 +102,8 @@ class AttestSettings(_Strict):
         ge=0,
         le=1,
         description=(
-            "uncertain: share of citations to ask about, least certain P(full) first (on the model's training data)"
+            "uncertain: share of citations to ask about, largest expected error x leverage first "
+            "(estimated on the model's training data)"
         ),
     )
     band: Optional[tuple[float, float]] = Field(
@@ -111,8 +112,8 @@ class AttestSettings(_Strict):
     leverage: bool = Field(
         True,
         description=(
-            "uncertain with budget: widen the band of a report whose citations weigh more in their run's score "
-            "(fewer citations, fewer topics answered), so the budget goes where it moves the leaderboard"
+            "uncertain with budget: weigh a citation's expected error by its weight in its run's score "
+            "(fewer citations, fewer topics answered: more), so the budget goes where it moves the leaderboard"
         ),
     )
     question: Literal[tuple(ANSWERS)] = Field(  # type: ignore[valid-type]

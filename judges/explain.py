@@ -66,20 +66,30 @@ def _lacks(j: Judgment) -> str:
     return "; ".join(parts)
 
 
-def explain(
-    j: Judgment, thresholds: dict, on_unparsed: str = "judge", band: Optional[tuple[float, float]] = None
-) -> str:
+def _asked_because(j: Judgment, rule) -> str:
+    """Why an answered citation was sent, from its report's selection rule
+    (:mod:`judges.attest.selection`)."""
+    if rule is None or j.p_full is None:
+        return ""
+    f = rule.fields(j)
+    if "band" in f:
+        low, high = f["band"]
+        return f", asked because P(full) {num(j.p_full)} lies in attest.band [{num(low)}, {num(high)})"
+    e, lev, cutoff = f["expected_error"], f["leverage"], f["cutoff"]
+    return (
+        f", asked because its expected error {num(e)} x its report's leverage {num(lev)} "
+        f"= {num(e * lev, cutoff)} >= the session's cutoff {num(cutoff, e * lev)}"
+    )
+
+
+def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None) -> str:
     """The verdict of ``j`` in one line (see the module doc)."""
     if j.status == "missing":
         return f"missing: {j.reason or 'the cited document could not be resolved'}"
     support = support_reason(j, thresholds)
     said = f"the support judge said {j.support_status} ({support})"
     answer = j.llm_answer
-    sent = (  # why an answered citation was asked
-        f", asked because P(full) {num(j.p_full)} lies in its report's uncertain band [{num(band[0])}, {num(band[1])})"
-        if band and j.p_full is not None
-        else ""
-    )
+    sent = _asked_because(j, rule)
     if answer == "guarded":
         body = f"the sentence or its evidence addresses the judge, so it was not sent to the LLM (guarded); {said}"
     elif answer in ("YES", "NO"):
@@ -106,15 +116,16 @@ def explain(
     return f"{j.status}: {body}"
 
 
-def decision(thresholds: dict, band: Optional[tuple[float, float]] = None, attested: bool = False) -> dict:
+def decision(thresholds: dict, rule=None, j: Optional[Judgment] = None, attested: bool = False) -> dict:
     """The rule behind the verdicts as named fields (for the debug log): the support judge and its
-    thresholds, and for a citation sent to the LLM the P(YES) threshold and the band."""
+    thresholds, and for a citation ``j`` sent to the LLM the P(YES) threshold and why it was sent
+    (its report's selection rule)."""
     out: dict = {
         "support_judge": thresholds.get("judge"),
         "thresholds": {k: v for k, v in thresholds.items() if k != "judge"},
     }
     if attested:
         out["p_yes_supported"] = P_YES_SUPPORTED
-        if band is not None:
-            out["band"] = list(band)
+        if rule is not None and j is not None and j.p_full is not None:
+            out["selected_by"] = rule.fields(j)
     return out

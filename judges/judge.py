@@ -188,9 +188,9 @@ class Judge:
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
-            band = self.attester.band_of(rep.run_id, rep.topic_id) if self.attester is not None else None
+            rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
             j = self.grounder.cap(judgments[i])
-            j = j._replace(explanation=explain(j, thresholds, on_unparsed, band))
+            j = j._replace(explanation=explain(j, thresholds, on_unparsed, rule))
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(
@@ -204,7 +204,7 @@ class Judge:
                     best[i],
                     j,
                     qid,
-                    decision(thresholds, band, j.llm_answer is not None),
+                    decision(thresholds, rule, j, j.llm_answer is not None),
                 )
             out.add(rep, sent, c, j, qid)
         for rep in reports:
@@ -375,15 +375,15 @@ def judge_part(
         batch_size = ATTEST_BATCH_CITATIONS
         attest = options.workflow.attest
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
-        from judges.attest.selection import Bands
+        from judges.attest.selection import Selection
 
-        bands = (
-            Bands.for_session(attest, judge.support_judge, scan.report_citations, scan.answered)
+        selection = (
+            Selection.for_session(attest, judge.support_judge, scan.report_citations, scan.answered)
             if attest.mode == "uncertain"
             else None
         )
         judge.attester = Attester(
-            options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, bands
+            options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, selection
         )
     pending: list[Report] = []
     pending_citations = 0

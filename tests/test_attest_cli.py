@@ -145,25 +145,24 @@ def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
     assert (tmp_path / "a" / "x.qrels").read_bytes() == (tmp_path / "b" / "x.qrels").read_bytes()
 
 
-def in_bands(a: pd.DataFrame, **attest) -> np.ndarray:
-    """Which resolvable citations of the assessments ``a`` lie in their report's band under the
+def selected(a: pd.DataFrame, **attest) -> np.ndarray:
+    """Which resolvable citations of the assessments ``a`` their report's rule sends under the
     ``attest`` settings (default: the default budget and leverage), the reports' sizes and runs'
     topics counted from ``a`` itself (as the run scan counts them when ``a`` holds every judged
     citation)."""
-    from judges.attest.selection import Bands
+    from judges.attest.selection import Selection
     from judges.config import AttestSettings, SupportSettings
     from judges.support.judges import get_judge
 
     report_citations = a.groupby(["run_id", "topic_id"]).size().to_dict()
     answered = a.groupby("run_id").topic_id.agg(set).to_dict()
-    bands = Bands.for_session(AttestSettings(**attest), get_judge(SupportSettings()), report_citations, answered)
-    low_high = [bands.of(r, t) for r, t in zip(a.run_id, a.topic_id)]
-    inside = np.array([lo <= p < hi for (lo, hi), p in zip(low_high, a.p_full.fillna(-1.0))])
-    return inside & (a.status != "missing").to_numpy()
+    sel = Selection.for_session(AttestSettings(**attest), get_judge(SupportSettings()), report_citations, answered)
+    sends = [sel.of(j.run_id, j.topic_id).sends(j) for j in a.astype(object).where(a.notna(), None).itertuples()]
+    return np.array(sends, dtype=bool) & (a.status != "missing").to_numpy()
 
 
 def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_level(tmp_path, alignment_only):
-    band = alignment_only[in_bands(alignment_only)]
+    band = alignment_only[selected(alignment_only)]
     assert 0 < len(band) < int((alignment_only.status != "missing").sum())
     with ScriptedServer(lambda n, body: Reply(content="NO")) as server:
         result = judge(tmp_path / "u", "--attest", "uncertain", server=server)

@@ -18,7 +18,7 @@ import yaml
 
 import judges
 from llm_servers import ScriptedServer, smollm2_gguf, start_llama_server
-from test_attest_cli import _adversarial_runs, _cached, attest_figures, in_bands, judge, start_judge
+from test_attest_cli import _adversarial_runs, _cached, attest_figures, judge, selected, start_judge
 
 pytestmark = pytest.mark.slow
 SUBSET = ("--max-runs", "1")  # one run of the RAGTIME sample: 20 citations, each a real model call
@@ -97,10 +97,10 @@ def test_all_calls_the_model_once_per_question_and_a_rerun_not_at_all(all_mode, 
         assert (out / name).read_bytes() == data, name
 
 
-def test_uncertain_calls_the_model_for_the_band_only(all_mode, llama, tmp_path):
+def test_uncertain_calls_the_model_for_the_selected_only(all_mode, llama, tmp_path):
     out_all, _ = all_mode
     a = judges.read_assessments(out_all)
-    band = a[in_bands(a, budget=0.5)]  # of 20 citations: some
+    band = a[selected(a, budget=0.5)]  # of 20 citations: some
     with Proxy(llama) as proxy:
         result = judge(tmp_path / "u", "--attest", "uncertain", *SUBSET, server=proxy, workflow=FAST | {"budget": 0.5})
         assert result.returncode == 0, result.stderr

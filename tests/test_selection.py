@@ -1,8 +1,10 @@
-"""Which citations ``attest.mode: uncertain`` sends: the bands of P(full) per report
-(:mod:`judges.attest.selection`)."""
+"""Which citations ``attest.mode: uncertain`` sends: the rule of each report
+(:mod:`judges.attest.selection`) and the expected error it ranks by
+(:func:`judges.support.model.expected_error`)."""
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,48 +12,60 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.attest.selection import Bands, leverage
+from judges.attest.selection import Band, Cutoff, Selection, error_of, leverage
 from judges.config import AttestSettings
-from judges.support.model import fit
+from judges.support.model import expected_error, fit, levels
+
+STATUS = np.array(["unsupported", "partial", "supported"])
 
 
 @pytest.fixture(scope="module")
-def model_and_p_full():
+def model_and_errors():
+    """A model fitted to synthetic labels, and the expected errors of its training citations."""
     rng = np.random.default_rng(0)
     x = rng.random((400, 9))
     y = np.clip((x[:, 2] * 3 + rng.normal(0, 0.5, 400)).astype(int), 0, 2)
     model = fit(x, y, {"data": "synthetic"})
-    return model, model.probabilities(x)[1]
+    p_any, p_full = model.probabilities(x)
+    return model, expected_error(p_any, p_full, levels(p_any, p_full, model.p_supported, model.p_partial))
 
 
-def judge_of(model):
-    """The two methods of a probabilistic support judge the selection uses."""
-    return SimpleNamespace(
-        share_within=lambda h: model.share_within(h, model.p_supported),
-        band_at=lambda h: model.band_at(h, model.p_supported),
-    )
-
-
-def held(bands: Bands, counts: dict, model) -> float:
-    """The share of the citations of reports of ``counts`` citations that the bands hold, with
-    P(full) distributed as on the model's training citations."""
-    t = np.log(model.p_supported / (1 - model.p_supported))
+def held(selection: Selection, counts: dict, model) -> float:
+    """The share of the citations of reports of ``counts`` citations that the rules send, with
+    expected errors distributed as on the model's training citations."""
     total = 0.0
     for k, n in counts.items():
-        lo, hi = bands.of(*k)
-        width = 40.0 if hi > 1 else np.log(hi / (1 - hi)) - t
-        total += n * float(model.share_within(np.array([width]), model.p_supported)[0])
+        rule = selection.of(*k)
+        total += n * float(model.share_at_least(np.array([rule.cutoff / rule.leverage]))[0])
     return total / sum(counts.values())
 
 
-def test_one_band_holds_the_budget_of_the_training_citations(model_and_p_full):
-    model, p_full = model_and_p_full
+@given(p=st.tuples(st.floats(0, 1), st.floats(0, 1)))
+def test_expected_error_is_the_mean_distance_of_the_statuss_weight_from_the_levels_weights(p):
+    p_any, p_full = max(p), min(p)
+    probs = np.array([1 - p_any, p_any - p_full, p_full])  # P(none), P(partial), P(full)
+    weights = np.array([0.0, 0.5, 1.0])
+    for level in range(3):
+        by_definition = float(probs @ np.abs(weights - weights[level]))
+        assert expected_error(np.array([p_any]), np.array([p_full]), np.array([level]))[0] == pytest.approx(
+            by_definition, abs=1e-12
+        )
+
+
+def test_expected_error_is_small_where_the_model_is_sure():
+    sure = expected_error(np.array([0.99, 0.02]), np.array([0.98, 0.01]), np.array([2, 0]))
+    torn = expected_error(np.array([0.9]), np.array([0.45]), np.array([2]))
+    assert sure.max() < 0.03 and torn[0] > 0.3
+
+
+def test_one_cutoff_holds_the_budget_of_the_training_citations(model_and_errors):
+    model, errors = model_and_errors
     for budget in (0.1, 0.3, 0.6):
-        bands = Bands.for_session(AttestSettings(budget=budget, leverage=False), judge_of(model), {("r", "t"): 5}, {})
-        assert bands.per_report is None
-        lo, hi = bands.of("any run", "any topic")
-        assert lo < model.p_supported < hi
-        assert abs(np.mean((p_full >= lo) & (p_full < hi)) - budget) < 0.02
+        sel = Selection.for_session(AttestSettings(budget=budget, leverage=False), model, {("r", "t"): 5}, {})
+        assert sel.per_report is None
+        rule = sel.of("any run", "any topic")
+        assert rule.leverage == 1.0
+        assert abs(np.mean(errors >= rule.cutoff) - budget) < 0.02
 
 
 def test_leverage_is_a_citations_weight_in_its_runs_score_relative_to_the_mean():
@@ -67,40 +81,51 @@ def test_leverage_is_a_citations_weight_in_its_runs_score_relative_to_the_mean()
     assert lev[("a", "2")] > lev[("b", "1")] > lev[("a", "1")]
 
 
-def test_leveraged_bands_hold_the_budget_and_widen_with_leverage(model_and_p_full):
-    model, p_full = model_and_p_full
+def test_leveraged_rules_hold_the_budget_and_send_more_where_a_citation_weighs_more(model_and_errors):
+    model, errors = model_and_errors
     counts = {("a", "1"): 40, ("a", "2"): 3, ("b", "1"): 12, ("b", "2"): 1, ("c", "1"): 25}
     answered = {"a": {"1", "2"}, "b": {"1", "2"}, "c": {"1"}}
     lev = leverage(counts, answered)
-    bands = Bands.for_session(AttestSettings(budget=0.3), judge_of(model), counts, answered)
-    assert held(bands, counts, model) == pytest.approx(0.3, abs=1e-3)
+    sel = Selection.for_session(AttestSettings(budget=0.3), model, counts, answered)
+    assert held(sel, counts, model) == pytest.approx(0.3, abs=1e-3)
+    assert len({sel.of(*k).cutoff for k in counts}) == 1  # one cutoff for the session
     by_leverage = sorted(lev, key=lev.get)
-    widths = [bands.of(*k)[1] - bands.of(*k)[0] for k in by_leverage]
-    assert widths == sorted(widths) and widths[0] < widths[-1]
-    for lower, higher in zip(by_leverage, by_leverage[1:]):  # nested: a weightier report's band holds the other's
-        (lo1, hi1), (lo2, hi2) = bands.of(*lower), bands.of(*higher)
-        assert lo2 <= lo1 and hi1 <= hi2
+    shares = [np.mean(lev[k] * errors >= sel.of(*k).cutoff) for k in by_leverage]
+    assert shares == sorted(shares) and shares[0] < shares[-1]
 
 
-def test_equal_leverage_gives_the_one_band(model_and_p_full):
-    model, _ = model_and_p_full
+def test_equal_leverage_gives_the_one_cutoff(model_and_errors):
+    model, _ = model_and_errors
     counts = {(r, t): 7 for r in "abc" for t in "12"}
     answered = {r: {"1", "2"} for r in "abc"}
-    one = Bands.for_session(AttestSettings(budget=0.25, leverage=False), judge_of(model), counts, answered)
-    each = Bands.for_session(AttestSettings(budget=0.25), judge_of(model), counts, answered)
+    one = Selection.for_session(AttestSettings(budget=0.25, leverage=False), model, counts, answered)
+    each = Selection.for_session(AttestSettings(budget=0.25), model, counts, answered)
     for k in counts:
-        assert each.of(*k) == pytest.approx(one.of(*k), abs=1e-7)
+        assert each.of(*k).leverage == pytest.approx(1.0)
+        assert each.of(*k).cutoff == pytest.approx(one.of(*k).cutoff, rel=1e-6)
 
 
-def test_budget_zero_sends_nothing_budget_one_everything_and_a_given_band_is_kept(model_and_p_full):
-    model, _ = model_and_p_full
+def test_budget_zero_sends_nothing_budget_one_everything_and_a_given_band_is_kept(model_and_errors):
+    model, _ = model_and_errors
     counts, answered = {("a", "1"): 3, ("b", "1"): 9}, {"a": {"1"}, "b": {"1"}}
-    lo, hi = Bands.for_session(AttestSettings(budget=0), judge_of(model), counts, answered).of("a", "1")
-    assert lo == hi  # [t, t) holds nothing
-    lo, hi = Bands.for_session(AttestSettings(budget=1), judge_of(model), counts, answered).of("a", "1")
-    assert lo == 0 and hi > 1
-    given_band = Bands.for_session(AttestSettings(band=(0.2, 0.7)), judge_of(model), counts, answered)
-    assert given_band.of("a", "1") == given_band.of("b", "1") == (0.2, 0.7)
+    torn = SimpleNamespace(p_any=0.9, p_full=0.45, support_status="supported")
+    sure = SimpleNamespace(p_any=1.0, p_full=1.0, support_status="supported")
+    nothing = Selection.for_session(AttestSettings(budget=0), model, counts, answered).of("a", "1")
+    assert nothing.cutoff == math.inf and not nothing.sends(torn)
+    everything = Selection.for_session(AttestSettings(budget=1), model, counts, answered).of("a", "1")
+    assert everything.sends(torn) and everything.sends(sure) and error_of(sure) == 0.0
+    given_band = Selection.for_session(AttestSettings(band=(0.2, 0.7)), model, counts, answered)
+    assert given_band.of("a", "1") == given_band.of("b", "1") == Band(0.2, 0.7)
+    assert given_band.of("a", "1").sends(torn) and not given_band.of("a", "1").sends(sure)
+    alignment_judged = SimpleNamespace(p_any=None, p_full=None, support_status="supported")
+    assert not Cutoff(0.0).sends(alignment_judged) and not Band(0.0, 1.1).sends(alignment_judged)
+
+
+def test_a_rule_sends_by_leverage_times_expected_error():
+    j = SimpleNamespace(p_any=0.8, p_full=0.5, support_status="supported")  # expected error 0.35
+    assert error_of(j) == pytest.approx(0.35)
+    assert Cutoff(0.5, leverage=2.0).sends(j) and not Cutoff(0.5, leverage=1.0).sends(j)
+    assert Cutoff(0.5, leverage=2.0).fields(j) == {"expected_error": 0.35, "leverage": 2.0, "cutoff": 0.5}
 
 
 @settings(max_examples=60, deadline=None)
@@ -109,13 +134,13 @@ def test_budget_zero_sends_nothing_budget_one_everything_and_a_given_band_is_kep
     topics=st.integers(1, 4),
     budget=st.floats(0.01, 0.99),
 )
-def test_bands_hold_the_budget_whatever_the_reports(model_and_p_full, sizes, topics, budget):
-    model, _ = model_and_p_full
+def test_rules_hold_the_budget_whatever_the_reports(model_and_errors, sizes, topics, budget):
+    model, _ = model_and_errors
     counts = {(f"r{i % 3}", str(i)): n for i, n in enumerate(sizes)}
     answered = {}
     for run, topic in counts:
         answered.setdefault(run, set()).add(topic)
     for run in answered:
         answered[run] |= {f"x{k}" for k in range(topics - 1)}  # topics answered without citations
-    bands = Bands.for_session(AttestSettings(budget=budget), judge_of(model), counts, answered)
-    assert held(bands, counts, model) == pytest.approx(budget, abs=2e-3)
+    sel = Selection.for_session(AttestSettings(budget=budget), model, counts, answered)
+    assert held(sel, counts, model) == pytest.approx(budget, abs=2e-3)

@@ -3,10 +3,11 @@
 Which citations go to the LLM (workflow ``attest.mode``):
 
 * ``none``: none; the judge makes no network call and is fully deterministic;
-* ``uncertain``: resolvable citations whose ``P(full)`` (from the support model) lies in their
-  report's band around the ``supported`` threshold (:mod:`judges.attest.selection`): the band
-  ``attest.band`` when given, else bands that hold ``attest.budget`` of the citations, widest
-  where a citation weighs most in its run's score (``attest.leverage``);
+* ``uncertain``: the resolvable citations that their report's rule selects
+  (:mod:`judges.attest.selection`): ``P(full)`` in ``attest.band`` when given, else about
+  ``attest.budget`` of the citations, those whose status's expected error (from the support
+  model's probabilities) times their weight in their run's score (``attest.leverage``) is
+  largest;
 * ``all``: every resolvable citation (one question per citation, as the TREC AutoJudge citation
   judge asks); alignment still chooses the evidence shown.
 
@@ -58,7 +59,7 @@ from judges.attest.answers import ANSWERS, LEVEL_STATUS, P_YES_SUPPORTED, parse_
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
-from judges.attest.selection import Band, Bands
+from judges.attest.selection import Rule, Selection
 from judges.config import AttestSettings
 from judges.counts import (
     ATTESTATION_PREFIXES,
@@ -120,11 +121,11 @@ class Attester:
         cache_dir: Path,
         log: DebugLog,
         counts: Counter,
-        bands: Optional[Bands] = None,
+        selection: Optional[Selection] = None,
     ):
-        """``bands``: each report's [low, high) of P(full) that ``uncertain`` sends."""
+        """``selection``: the rule of each report that ``uncertain`` sends by."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
-        self.bands = bands
+        self.selection = selection
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
 
         self.messages = prompt.messages
@@ -140,17 +141,16 @@ class Attester:
     def close(self) -> None:
         self.cache.close()
 
-    def band_of(self, run_id: str, topic_id: str) -> Optional[Band]:
-        """The band of P(full) the report's citations are sent in (``uncertain`` only)."""
-        return self.bands.of(run_id, topic_id) if self.bands is not None else None
+    def rule_of(self, run_id: str, topic_id: str) -> Optional[Rule]:
+        """The rule the report's citations are sent by (``uncertain`` only)."""
+        return self.selection.of(run_id, topic_id) if self.selection is not None else None
 
-    def selects(self, j: Judgment, band: Optional[Band]) -> bool:
+    def selects(self, j: Judgment, rule: Optional[Rule]) -> bool:
         if self.s.mode == "none" or j.status == "missing":
             return False
         if self.s.mode == "all" or j.status == "cross_language":  # alignment could not judge it: the LLM can
             return True
-        low, high = band
-        return j.p_full is not None and low <= j.p_full < high
+        return rule.sends(j)
 
     # -- what the model sees ---------------------------------------------------------------
     def evidence(self, case: Case) -> tuple[str, int]:
@@ -200,7 +200,7 @@ class Attester:
         chosen: list[tuple[int, str, list, int]] = []  # (case index, key, messages, evidence tokens)
         counts = self.counts
         for i, case in enumerate(cases):
-            if not self.selects(case.judgment, self.band_of(case.ids["run_id"], case.ids["topic_id"])):
+            if not self.selects(case.judgment, self.rule_of(case.ids["run_id"], case.ids["topic_id"])):
                 continue
             counts[ATTEST_SELECTED] += 1
             evidence, n_tokens = self.evidence(case)

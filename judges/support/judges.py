@@ -44,7 +44,7 @@ class SupportJudge:
 
     name: str = ""
     install_hint: str = ""
-    probabilistic: bool = False  # gives P(any), P(full) and a band (attest.mode uncertain needs them)
+    probabilistic: bool = False  # gives P(any), P(full) and expected errors (attest.mode uncertain needs them)
 
     def __init__(self, settings: SupportSettings, workflow_path: Optional[Path] = None):
         self.s = settings
@@ -59,14 +59,10 @@ class SupportJudge:
         """The judge's name and the thresholds its statuses follow (for explanations and the report)."""
         return {"judge": self.name}
 
-    def share_within(self, half_width: np.ndarray) -> np.ndarray:
-        """The share of the judge's reference citations whose P(full) lies within ``half_width``
-        log-odds of the ``supported`` threshold (probabilistic judges only)."""
-        raise NotImplementedError
-
-    def band_at(self, half_width: float) -> tuple[float, float]:
-        """The band ``[low, high)`` of P(full) ``half_width`` log-odds around the ``supported``
-        threshold (probabilistic judges only)."""
+    def share_at_least(self, min_error: np.ndarray) -> np.ndarray:
+        """The share of the judge's reference citations whose status's expected error
+        (:func:`judges.support.model.expected_error`) is at least each of ``min_error``
+        (probabilistic judges only)."""
         raise NotImplementedError
 
 
@@ -99,11 +95,8 @@ class ModelJudge(SupportJudge):
         p_any, p_full = np.round(p_any, 6), np.round(p_full, 6)  # as written; the status follows from these
         return Decisions(LEVEL_STATUS[levels(p_any, p_full, self.p_supported, self.p_partial)], p_any, p_full)
 
-    def share_within(self, half_width: np.ndarray) -> np.ndarray:
-        return self.model.share_within(half_width, self.p_supported)
-
-    def band_at(self, half_width: float) -> tuple[float, float]:
-        return self.model.band_at(half_width, self.p_supported)
+    def share_at_least(self, min_error: np.ndarray) -> np.ndarray:
+        return self.model.share_at_least(min_error)  # at the model's thresholds, whatever the workflow's
 
     def thresholds(self) -> dict:
         return {"judge": self.name, "p_supported": self.p_supported, "p_partial": self.p_partial}
@@ -114,7 +107,7 @@ JUDGES = tuple(_REGISTRY)
 
 
 def is_probabilistic(name: str) -> bool:
-    """Whether the judge called ``name`` gives probabilities (and so an uncertainty band)."""
+    """Whether the judge called ``name`` gives probabilities (and so expected errors, which attest.mode uncertain ranks by)."""
     return _REGISTRY[name].probabilistic
 
 

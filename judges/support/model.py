@@ -15,15 +15,20 @@ maximum likelihood by Newton's method in float64 from zero, with a fixed number 
 checked for convergence: no randomness, so the same labels and features give the same file,
 byte for byte (numbers are written rounded to 8 significant digits).
 
+A status's *expected error* (:func:`expected_error`) is how far, on average, the weight it gives
+a citation on the leaderboard (supported 1, partial 0.5, unsupported 0) lies from the weight of
+the level people would give, if the model's probabilities are right: with ``m = (P(any) +
+P(full)) / 2`` the expected weight, it is ``m`` for ``unsupported``, ``1 - m`` for ``supported``
+and ``(1 - P(any) + P(full)) / 2`` for ``partial``.
+
 A model file (JSON) names the features it expects, its training data, its cross-validated
-scores and the distribution of ``P(full)`` on its training data (:mod:`judges.attest.selection`
-turns an attestation budget into bands of ``P(full)`` with it).
+scores and the distribution of the expected error of its training citations at its default
+thresholds (:mod:`judges.attest.selection` turns an attestation budget into a cutoff with it).
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -35,10 +40,19 @@ from judges.errors import InputError
 from judges.support.features import FEATURES
 
 FORMAT = "citejudge-support-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: expected_error_quantiles replace p_full_quantiles
 L2 = 1.0  # penalty on the standardised coefficients (sum of squares / 2), intercept unpenalised
 NEWTON_STEPS = 50
 BUILTIN = "rag24"  # the shipped model (judges/support/models/rag24.json)
+
+
+def expected_error(p_any: np.ndarray, p_full: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """The expected error of the weight of a status of ``level`` (0/1/2) given the model's
+    ``P(any)``, ``P(full)`` (see the module doc); in ``[0, 1]``."""
+    p_any, p_full = np.asarray(p_any, dtype=np.float64), np.asarray(p_full, dtype=np.float64)
+    mean_weight = (p_any + p_full) / 2
+    err = np.where(level == 2, 1 - mean_weight, np.where(level == 1, (1 - p_any + p_full) / 2, mean_weight))
+    return np.clip(err, 0.0, 1.0)
 
 
 def _sig(x: float) -> float:
@@ -76,7 +90,7 @@ class SupportModel:
     any_coef: np.ndarray
     full_intercept: float
     full_coef: np.ndarray
-    p_full_quantiles: np.ndarray  # P(full) on the training data at 0%, 1%, ..., 100%
+    error_quantiles: np.ndarray  # expected error on the training data at 0%, 1%, ..., 100%
     p_supported: float = 0.5  # default thresholds: on the training data they give the labels' mix
     p_partial: float = 0.5
     training: dict = field(default_factory=dict)
@@ -90,25 +104,13 @@ class SupportModel:
         p_full = np.minimum(sigmoid(self.full_intercept + z @ self.full_coef), p_any)
         return p_any, p_full
 
-    def share_within(self, half_width: np.ndarray, threshold: float) -> np.ndarray:
-        """The share of the training citations whose ``P(full)`` lies within ``half_width`` (in
-        log-odds, each element one width) of ``threshold``: the band's ``[low, high)`` held them."""
-        qs = self.p_full_quantiles
-        t, h = math.log(threshold / (1 - threshold)), np.asarray(half_width, dtype=np.float64)
-        low, high = sigmoid(t - h), sigmoid(t + h)
+    def share_at_least(self, min_error: np.ndarray) -> np.ndarray:
+        """The share of the training citations whose expected error (at the model's default
+        thresholds) is at least each of ``min_error``."""
+        qs, m = self.error_quantiles, np.asarray(min_error, dtype=np.float64)
         if qs[-1] <= qs[0]:
-            return (high >= qs[0]).astype(np.float64) - (low >= qs[0])
-        levels = np.linspace(0.0, 1.0, len(qs))
-        return np.interp(high, qs, levels) - np.interp(low, qs, levels)
-
-    @staticmethod
-    def band_at(half_width: float, threshold: float) -> tuple[float, float]:
-        """The band ``[low, high)`` of ``P(full)`` ``half_width`` log-odds either side of ``threshold``
-        (rounded as written; the whole range ``[0, 1]`` from 40 on)."""
-        if half_width >= 40:
-            return 0.0, 1.0 + 1e-9
-        t = math.log(threshold / (1 - threshold))
-        return _sig(1 / (1 + math.exp(-(t - half_width)))), _sig(1 / (1 + math.exp(-(t + half_width))))
+            return (m <= qs[0]).astype(np.float64)
+        return 1.0 - np.interp(m, qs, np.linspace(0.0, 1.0, len(qs)), left=0.0)
 
     # -- file ------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -119,7 +121,7 @@ class SupportModel:
             "standardise": {"mean": [_sig(v) for v in self.mean], "scale": [_sig(v) for v in self.scale]},
             "p_any": {"intercept": _sig(self.any_intercept), "coef": [_sig(v) for v in self.any_coef]},
             "p_full": {"intercept": _sig(self.full_intercept), "coef": [_sig(v) for v in self.full_coef]},
-            "p_full_quantiles": [_sig(v) for v in self.p_full_quantiles],
+            "expected_error_quantiles": [_sig(v) for v in self.error_quantiles],
             "thresholds": {"p_supported": _sig(self.p_supported), "p_partial": _sig(self.p_partial)},
             "training": self.training,
             "cross_validation": self.cross_validation,
@@ -134,7 +136,9 @@ class SupportModel:
     @classmethod
     def from_dict(cls, data: dict, source: str = "") -> "SupportModel":
         if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
-            raise ValueError(f"not a {FORMAT} file of version {FORMAT_VERSION}")
+            raise ValueError(
+            f"not a {FORMAT} file of version {FORMAT_VERSION} (a file of an older version: run calibrate again)"
+        )
         features = tuple(data["features"])
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
@@ -148,7 +152,7 @@ class SupportModel:
             arr(data["p_any"]["coef"]),
             float(data["p_full"]["intercept"]),
             arr(data["p_full"]["coef"]),
-            arr(data["p_full_quantiles"]),
+            arr(data["expected_error_quantiles"]),
             float(data["thresholds"]["p_supported"]),
             float(data["thresholds"]["p_partial"]),
             data.get("training", {}),
@@ -236,8 +240,9 @@ def fit(
     # round-trip through the file's precision, so the written model is the one scored
     model = SupportModel.from_dict(model.to_dict())
     p_any, p_full = model.probabilities(x)
-    model.p_full_quantiles = np.quantile(p_full, np.linspace(0, 1, 101))
     model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
+    errors = expected_error(p_any, p_full, levels(p_any, p_full, model.p_supported, model.p_partial))
+    model.error_quantiles = np.quantile(errors, np.linspace(0, 1, 101))
     return SupportModel.from_dict(model.to_dict())
 
 
