@@ -107,7 +107,7 @@ JUDGES = tuple(_REGISTRY)
 
 
 def is_probabilistic(name: str) -> bool:
-    """Whether the judge called ``name`` gives probabilities (and so expected errors, which attest.mode uncertain ranks by)."""
+    """Whether the judge called ``name`` gives probabilities (so expected errors for attest.mode uncertain)."""
     return _REGISTRY[name].probabilistic
 
 

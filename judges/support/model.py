@@ -137,8 +137,8 @@ class SupportModel:
     def from_dict(cls, data: dict, source: str = "") -> "SupportModel":
         if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
             raise ValueError(
-            f"not a {FORMAT} file of version {FORMAT_VERSION} (a file of an older version: run calibrate again)"
-        )
+                f"not a {FORMAT} file of version {FORMAT_VERSION} (a file of an older version: run calibrate again)"
+            )
         features = tuple(data["features"])
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
