@@ -127,8 +127,8 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     from judges.attest.cascade import combine
     from judges.attest.selection import Selection
     from judges.config import AttestSettings
-    from judges.support.calibrate import folds
-    from judges.support.model import fit, levels
+    from judges.support.calibrate import calibrate, folds
+    from judges.support.model import levels
 
     statuses = np.array(["unsupported", "partial", "supported"])
     level_of = {s: k for k, s in enumerate(statuses)}
@@ -141,7 +141,7 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     level = np.zeros(len(y), dtype=np.int64)
     for group in folds(topics):
         test = np.isin(topics, group)
-        m = fit(x[~test], y[~test], {})
+        m = calibrate(table[~test], "the other topics")  # as an organiser would fit it
         pa, pf = m.probabilities(x[test])
         p_any[test], p_full[test], level[test] = pa, pf, levels(pa, pf, m.p_supported, m.p_partial)
         models[tuple(group)] = (test, m)

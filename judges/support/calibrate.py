@@ -32,7 +32,7 @@ from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
 from judges.meta.labels import Labels
 from judges.support.features import FEATURES
-from judges.support.model import SupportModel, fit, levels
+from judges.support.model import SupportModel, error_quantiles, fit, levels
 
 LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
 STATUS_LEVEL = {"unsupported": 0, "missing": 0, "cross_language": 0, "partial": 1, "supported": 2}
@@ -137,7 +137,9 @@ def agreement(
 
 def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATURES) -> SupportModel:
     """A model fitted on every row of ``table``, recording its training data and its scores by
-    topic-grouped cross-validation (each fold at its own model's default thresholds)."""
+    topic-grouped cross-validation (each fold at its own model's default thresholds); the
+    distribution of expected errors it records is that of the cross-validated probabilities (what
+    the model makes of topics it was not fitted on) at its default thresholds."""
     if table["topic_id"].nunique() < 2:
         raise ValueError("calibration needs labels on at least two topics (cross-validation is grouped by topic)")
     p_any, p_full, level = cross_validate(table, features)
@@ -152,4 +154,6 @@ def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATUR
         "labels": {k: int(np.sum(y == v)) for k, v in LEVEL.items()},
     }
     x = table[[f"f_{f}" for f in features]].to_numpy(dtype=np.float64)
-    return fit(x, y, training, cv, features)
+    model = fit(x, y, training, cv, features)
+    model.error_quantiles = error_quantiles(p_any, p_full, model.p_supported, model.p_partial)
+    return SupportModel.from_dict(model.to_dict())

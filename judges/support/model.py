@@ -23,7 +23,10 @@ and ``(1 - P(any) + P(full)) / 2`` for ``partial``.
 
 A model file (JSON) names the features it expects, its training data, its cross-validated
 scores and the distribution of the expected error of its training citations at its default
-thresholds (:mod:`judges.attest.selection` turns an attestation budget into a cutoff with it).
+thresholds, as a model fitted without them would judge them (:func:`error_quantiles`; from the
+cross-validation when :func:`judges.support.calibrate.calibrate` fitted it): with it
+:mod:`judges.attest.selection` turns an attestation budget into a cutoff that holds about that
+share of the citations of unseen topics.
 """
 
 from __future__ import annotations
@@ -241,9 +244,14 @@ def fit(
     model = SupportModel.from_dict(model.to_dict())
     p_any, p_full = model.probabilities(x)
     model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
-    errors = expected_error(p_any, p_full, levels(p_any, p_full, model.p_supported, model.p_partial))
-    model.error_quantiles = np.quantile(errors, np.linspace(0, 1, 101))
+    model.error_quantiles = error_quantiles(p_any, p_full, model.p_supported, model.p_partial)
     return SupportModel.from_dict(model.to_dict())
+
+
+def error_quantiles(p_any: np.ndarray, p_full: np.ndarray, p_supported: float, p_partial: float) -> np.ndarray:
+    """The expected errors of statuses at these thresholds at the quantiles 0%, 1%, ..., 100%."""
+    errors = expected_error(p_any, p_full, levels(p_any, p_full, p_supported, p_partial))
+    return np.quantile(errors, np.linspace(0, 1, 101))
 
 
 def mix_thresholds(p_any: np.ndarray, p_full: np.ndarray, labels: np.ndarray) -> tuple[float, float]:
