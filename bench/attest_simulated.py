@@ -17,8 +17,8 @@ Usage::
                                      [--budgets 0.1 0.2 0.3 0.5 1] [--questions yes_no support_level]
                                      [--leverage on off]
 
-For each question, error rate, budget and ``attest.leverage`` (on: bands widened for citations
-that weigh more in their run's score; off: one band) it runs the real CLI (``--attest
+For each question, error rate, budget and ``attest.leverage`` (on: expected errors weighed by the
+citation's weight in its run's score; off: expected errors alone) it runs the real CLI (``--attest
 uncertain`` with ``attest.budget``; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the
 labels and prints run tau, exact three-level agreement, kappa and the share of citations sent
 (:func:`judges.support.calibrate.agreement`). The shipped support model is scored on the topics
