@@ -132,8 +132,8 @@ def main(
         None,
         "--attest",
         help=(
-            "LLM attestation: none, uncertain (only citations alignment cannot decide) "
-            "or all (default: the workflow's)."
+            "LLM attestation: none, uncertain (about attest.budget of the citations, where an answer is "
+            "expected to move the leaderboard most) or all (default: the workflow's)."
         ),
     ),
     use_env_llm: bool = typer.Option(
@@ -340,11 +340,14 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
         table.add_row("corpus documents", str(counts[CORPUS_DOCUMENTS]))
     if summary.attest:
         a = summary.attest
+        share = f" ({a['selected'] / n:.1%})" if n else ""
         table.add_row(
             "LLM attestation",
-            f"{a['mode']}: {a['selected']} selected, {a['guarded']} guarded, "
-            f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed, "
-            f"{a['changed']} changed",
+            f"{a['mode']}: {a['selected']} selected{share}, {a['guarded']} guarded, {a['changed']} changed",
+        )
+        table.add_row(
+            "LLM questions",
+            f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed",
         )
         table.add_row(
             "LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"
