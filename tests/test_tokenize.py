@@ -81,7 +81,7 @@ import numpy as np
 import pytest
 
 from judges.text import scan
-from judges.text.tokenize import TOKEN_PATTERN
+from judges.text.tokenize import TOKEN_PATTERN, stand_in
 
 
 def original_tokens(text):
@@ -273,6 +273,20 @@ def test_token_like_compositions_match_the_regex(text):
 def test_arbitrary_unicode_matches_the_regex(text):
     # every category, lone surrogates included; non-ASCII texts take the regex path
     assert_exact(text)
+
+
+def test_a_non_ascii_character_stands_in_as_an_ascii_one_of_its_class():
+    text = "é٣’\u2010€‰ ̀x"
+    buf, wide = stand_in(text)
+    assert buf.tobytes().decode() == "a0--$$  x" and wide.tolist() == [True] * 6 + [False, True, False]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(exclude_categories=()), max_size=120))
+def test_the_stand_in_has_the_texts_tokens_at_the_same_offsets(text):
+    buf, _ = stand_in(text)
+    spans = [m.span() for m in TOKEN_PATTERN.finditer(text)]
+    assert [m.span() for m in TOKEN_PATTERN.finditer(buf.tobytes().decode("ascii"))] == spans
 
 
 _UNICODE_PIECES = st.sampled_from(["é", "’", "\u2010", "\u2011", "€", "２", "ﬁ", "ß", "İ", "\u212a", "‰", "٣", "Ω"])

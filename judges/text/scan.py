@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 # --------------------------------------------------------------------------------------------
-# Tokenizer (ASCII texts only)
+# Tokenizer (ASCII texts, and other texts through their ASCII stand-in: judges.text.tokenize)
 #
 # The ASCII restriction of ``TOKEN_PATTERN``: in ASCII ``\d`` is ``[0-9]``, ``[^\W_]`` is
 # ``[0-9A-Za-z]``, the joiners are ``-`` and ``'`` and the only symbols are ``%`` and ``$``.

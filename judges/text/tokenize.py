@@ -12,11 +12,15 @@ Token grammar, first alternative wins at each position:
 
 Everything else (spaces, punctuation, underscores) separates tokens.
 
-``TOKEN_PATTERN`` and :func:`iter_tokens` are the definition. ASCII texts (NFKC is the
-identity on them and casefold is ``lower()``) are scanned by a Numba kernel
-(:mod:`judges.text.scan`) that implements the same grammar and maps tokens to ids through a
-hash table; other texts go through the regex. The tests check
-that every path gives exactly the reference's tokens, offsets and ids.
+``TOKEN_PATTERN`` and :func:`iter_tokens` are the definition. Texts are scanned by a Numba
+kernel (:mod:`judges.text.scan`) that implements the same grammar on ASCII and maps tokens to
+ids through a hash table. A text with other characters is scanned as its *stand-in*: the same
+text with each non-ASCII character replaced by an ASCII one of the same class in the grammar
+(``0`` for a decimal digit, ``a`` for another letter or digit, ``-`` for a Unicode hyphen or
+apostrophe, ``$`` for a currency sign or ``‰``, a space for anything else). The grammar only
+looks at these classes, so the stand-in has the same tokens at the same offsets; a token with a
+non-ASCII character then takes its id from the vocabulary's dict (NFKC, casefold), not from the
+table. The tests check that every path gives exactly the reference's tokens, offsets and ids.
 """
 
 from __future__ import annotations
@@ -66,6 +70,41 @@ def iter_tokens(text: str) -> Iterator[tuple[str, int, int]]:
         yield normalize(m.group()), m.start(), m.end()
 
 
+_UNKNOWN = 255
+# The stand-in byte of each code point of the Basic Multilingual Plane, filled as they are met.
+_BMP_STAND_IN = np.full(0x10000, _UNKNOWN, dtype=np.uint8)
+_BMP_STAND_IN[:128] = np.arange(128)
+
+
+def _class_byte(cp: int) -> int:
+    ch = chr(cp)
+    if re.fullmatch(r"\d", ch):
+        return ord("0")
+    if re.fullmatch(r"[^\W_]", ch):
+        return ord("a")
+    if ch in _HYPHENS or ch in _APOSTROPHES:
+        return ord("-")
+    if re.fullmatch(r"[%\u2030" + re.escape(_CURRENCY) + "]", ch):
+        return ord("$")
+    return ord(" ")
+
+
+def stand_in(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(bytes, wide)``: the ASCII stand-in of ``text`` (see the module doc), one byte per code
+    point, and whether each code point is non-ASCII."""
+    cp = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    out = _BMP_STAND_IN[np.minimum(cp, 0xFFFF)]
+    astral = cp > 0xFFFF
+    if astral.any():
+        out[astral] = [_class_byte(c) for c in cp[astral].tolist()]
+    unknown = out == _UNKNOWN
+    if unknown.any():
+        for c in np.unique(cp[unknown]).tolist():
+            _BMP_STAND_IN[c] = _class_byte(c)
+        out[unknown] = _BMP_STAND_IN[cp[unknown]]
+    return out, cp >= 128
+
+
 class Tokens(NamedTuple):
     """A text's tokens as parallel arrays: vocabulary ids and character offsets."""
 
@@ -103,20 +142,39 @@ class Vocabulary:
 
         Identical to :meth:`encode_reference` (the tests check this).
         """
-        ids = self._ids
-        if not text.isascii():
-            return self.encode_reference(text)
-        buf = np.frombuffer(text.encode("ascii"), np.uint8)
+        if text.isascii():
+            buf, wide = np.frombuffer(text.encode("ascii"), np.uint8), None
+        else:
+            buf, wide = stand_in(text)
         starts, ends, token_ids, missed = lookup_ascii_tokens(buf, self._slots, self._arena)
-        if len(missed):
+        if wide is not None:
+            before = np.zeros(len(wide) + 1, dtype=np.int32)
+            np.cumsum(wide, out=before[1:])
+            missed = self._resolve_wide(text, starts, ends, token_ids, missed, before[ends] > before[starts])
+        elif len(missed):
             # Not in the table (new, or first met in a non-ASCII text): the dict decides, in
             # text order, so new tokens take ids in order of first occurrence.
+            ids = self._ids
             for k, s, e in missed.tolist():
                 token_ids[k] = ids.setdefault(text[s:e].lower(), len(ids))
+        if len(missed):
             self._slots, self._arena = insert_ascii_tokens(
                 buf, missed, token_ids, self._slots, self._arena, self._counts
             )
         return Tokens(token_ids, starts, ends)
+
+    def _resolve_wide(self, text, starts, ends, token_ids, missed, is_wide) -> np.ndarray:
+        """Ids of the tokens with a non-ASCII character (``is_wide``) and of the table's misses,
+        from the dict in text order (so new tokens take ids in order of first occurrence);
+        returns the misses that are ASCII tokens: the rows to insert into the table."""
+        ids = self._ids
+        ascii_missed = missed[~is_wide[missed[:, 0]]]
+        todo = is_wide.copy()
+        todo[ascii_missed[:, 0]] = True
+        for k in np.flatnonzero(todo).tolist():
+            surface = text[starts[k] : ends[k]]
+            token_ids[k] = ids.setdefault(normalize(surface) if is_wide[k] else surface.lower(), len(ids))
+        return ascii_missed
 
     def encode_many(self, texts: list[str]) -> list[Tokens]:
         """``[self.encode(t) for t in texts]`` in one call (one kernel dispatch, not one per text).
@@ -138,7 +196,7 @@ class Vocabulary:
         return out
 
     def encode_reference(self, text: str) -> Tokens:
-        """The readable :meth:`encode`, on :func:`iter_tokens` (also its path for non-ASCII texts)."""
+        """The readable :meth:`encode`, on :func:`iter_tokens`."""
         ids = self._ids
         found = list(iter_tokens(text))
         token_ids = [ids.setdefault(tok, len(ids)) for tok, _, _ in found]
