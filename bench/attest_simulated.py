@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
-from judges.support.calibrate import STATUS_LEVEL, agreement, labelled_features  # noqa: E402
+from judges.support.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 import support_agreement  # noqa: E402  (its judge(): the CLI with a workflow)
@@ -185,21 +185,26 @@ def main() -> None:
     )
     args = ap.parse_args()
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
+    truth = support_agreement.read_truth(args.data / "rag24-support" / "truth.eval.txt")
     oracle = Oracle(args.data)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         judge(args.data, out, "none", {}, [])
         rows, level, _, _ = scored(out, "none", labels)
-        base = agreement(rows, level)
+        base = support_agreement.score(rows, level, truth)
         judge(args.data, out, "align", {"support": {"judge": "alignment"}}, [])
         a_rows, a_level, _, _ = scored(out, "align", labels)
         print("SIMULATED LLM (answers from the NIST labels with a chosen error rate; not a real model)")
         print(
-            f"no LLM (support model): run tau {base['run_tau']:.3f}  "
+            f"no LLM (support model): leaderboard run tau {base['lb_tau']:.3f}  "
+            f"labelled-reports run tau {base['run_tau']:.3f}  "
             f"exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
-        print("| question | leverage | error | budget | sent | run tau | topic tau | exact | kappa |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        print(
+            "| question | leverage | error | budget | sent | leaderboard run tau | labelled-reports run tau "
+            "| topic tau | exact | kappa |"
+        )
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
             server = serve(oracle, error)
             cfg = out / f"llm-{error}.yml"
@@ -225,10 +230,11 @@ def main() -> None:
                             attest |= {"logprobs": False, "concurrency": 8, "question": question}
                             judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
                             rows, level, sent, _ = scored(out, name, labels)
-                            s = agreement(rows, level)
+                            s = support_agreement.score(rows, level, truth)
                             print(
                                 f"| {question} | {lev} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
-                                f"| {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |",
+                                f"| {s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} "
+                                f"| {s['kappa']:.3f} |",
                                 flush=True,
                             )
                 # the grade table before the support model, asked about every citation, same answers
@@ -245,10 +251,11 @@ def main() -> None:
                             ({2: "supported", 1: "partial", 0: "unsupported"}[int(status)], "YES" if yes else "NO")
                         ]
                     )
-                s = agreement(a_rows, np.array(old))
+                s = support_agreement.score(a_rows, np.array(old), truth)
                 print(
                     f"| yes_no | - | {error} | all, grade table before the model (alignment ±1 level) | 100% | "
-                    f"{s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} |"
+                    f"{s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} "
+                    f"| {s['kappa']:.3f} |"
                 )
             finally:
                 server.shutdown()

@@ -35,12 +35,14 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta import agreement as ag  # noqa: E402
+from judges.meta.correlation import kendall  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.support.calibrate import (  # noqa: E402
     FEATURE_COLUMNS,
@@ -82,16 +84,41 @@ def judge(topics: Path, runs: Path, out: Path, name: str, workflow: dict, *extra
     return time.perf_counter() - t
 
 
+def read_truth(path: Path) -> pd.Series:
+    """The published human leaderboard's per-report values (``run topic measure value``; the
+    ``all`` rows left out), indexed by (run, topic)."""
+    rows = [line.split() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    values = {(r[0], r[1]): float(r[3]) for r in rows if r[1] != "all"}
+    return pd.Series(values).rename_axis(["run_id", "topic_id"])
+
+
+def leaderboard_tau(table, level: np.ndarray, truth: pd.Series) -> float:
+    """Run tau against the published leaderboard, as ``meta-evaluate --truth-topics`` computes
+    it from the judge's leaderboard: per report the mean weight of its citations, 0 for a report
+    with no citation here (as the judge scores it; its cited segments have no text in this set,
+    and the leaderboard gives it 0 too), per run the mean over the topics the leaderboard has
+    for it."""
+    judged = pd.Series(np.asarray(level) / 2.0).groupby([table["run_id"].to_numpy(), table["topic_id"].to_numpy()])
+    judged = judged.mean().reindex(truth.index).fillna(0.0)
+    runs_h = truth.groupby(level=0).mean()
+    return round(float(kendall(runs_h.to_numpy(), judged.groupby(level=0).mean().reindex(runs_h.index).to_numpy())), 4)
+
+
+def score(table, level: np.ndarray, truth: pd.Series, p_any=None, p_full=None) -> dict:
+    """:func:`agreement` (labelled reports only) plus ``lb_tau`` (:func:`leaderboard_tau`)."""
+    return {**agreement(table, level, p_any, p_full), "lb_tau": leaderboard_tau(table, level, truth)}
+
+
 def row(name: str, s: dict) -> str:
     mix = lambda m: "/".join(f"{m[k]:.0%}" for k in ("supported", "partial", "unsupported"))  # noqa: E731
     auc = f"{s['auc_full']:.3f} / {s['auc_any']:.3f}" if "auc_full" in s else "n/a"
     return (
-        f"| {name} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} | {s['kappa']:.3f} | {auc} "
-        f"| {mix(s['judged_mix'])} | {mix(s['human_mix'])} |"
+        f"| {name} | {s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} "
+        f"| {s['kappa']:.3f} | {auc} | {mix(s['judged_mix'])} | {mix(s['human_mix'])} |"
     )
 
 
-def ceiling(table, level: np.ndarray, draws: int = 200) -> None:
+def ceiling(table, level: np.ndarray, truth: pd.Series, draws: int = 200) -> None:
     """Run tau of simulated judges with independent errors (see the module doc)."""
     y = table["y"].to_numpy()
     confusion = np.zeros((3, 3))
@@ -100,17 +127,21 @@ def ceiling(table, level: np.ndarray, draws: int = 200) -> None:
     rng = np.random.default_rng(0)
     print("\nNoise ceiling: levels drawn independently per citation, P(judged | human) =")
     print("(1 - a) x the cross-validated confusion + a x identity; 200 draws each\n")
-    print("| a | exact | run tau mean | run tau sd |")
+    print("| a | exact | leaderboard run tau (mean ± sd) | labelled-reports run tau (mean ± sd) |")
     print("|---:|---:|---:|---:|")
     for a in (0.0, 0.2, 0.4, 0.6):
         cumulative = ((1 - a) * rates + a * np.eye(3))[y].cumsum(axis=1)
-        taus, exact = [], []
+        taus, lb, exact = [], [], []
         for _ in range(draws):
             drawn = (rng.random(len(y))[:, None] > cumulative).sum(axis=1)
-            s = agreement(table, drawn)
+            s = score(table, drawn, truth)
             taus.append(s["run_tau"])
+            lb.append(s["lb_tau"])
             exact.append(s["exact"])
-        print(f"| {a} | {np.mean(exact):.3f} | {np.mean(taus):.3f} | {np.std(taus):.3f} |")
+        print(
+            f"| {a} | {np.mean(exact):.3f} | {np.mean(lb):.3f} ± {np.std(lb):.3f} "
+            f"| {np.mean(taus):.3f} ± {np.std(taus):.3f} |"
+        )
 
 
 def capped(table, level: np.ndarray) -> np.ndarray:
@@ -120,7 +151,7 @@ def capped(table, level: np.ndarray) -> np.ndarray:
     return np.where((level == 2) & lacks, 1, level)
 
 
-def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
+def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     """The attestation cascade on unseen topics, with a SIMULATED LLM (see the module doc)."""
     from types import SimpleNamespace
 
@@ -135,7 +166,9 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
     x = table[FEATURE_COLUMNS].to_numpy(dtype=np.float64)
     y, topics = table["y"].to_numpy(), table["topic_id"].to_numpy()
     report_citations = table.groupby(["run_id", "topic_id"]).size().to_dict()
-    answered = table.groupby("run_id")["topic_id"].agg(set).to_dict()
+    # the topics each run answered, with or without a citation here (the run scan counts them so)
+    answered = pd.Series(truth.index.get_level_values(1), index=truth.index.get_level_values(0))
+    answered = answered.groupby(level=0).agg(set).to_dict()
     keys = list(zip(table["run_id"], table["topic_id"]))
     models, p_any, p_full = {}, np.zeros(len(y)), np.zeros(len(y))
     level = np.zeros(len(y), dtype=np.int64)
@@ -168,27 +201,33 @@ def cascade(table, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
             else:
                 other = (y + rng.integers(1, 3, len(y))) % 3
                 answers[question].append(np.array(["NONE", "PARTIAL", "FULL"])[np.where(wrong, other, y)])
-    base = agreement(table, capped(table, level))
+    base = score(table, capped(table, level), truth)
     print("\nThe cascade on unseen topics: SIMULATED LLM, error 0.2 (wrong answers drawn at random,")
     print(f"{draws} draws); support model cross-validated by topic, grounding cap applied;")
-    print(f"no LLM: run tau {base['run_tau']:.3f}, exact {base['exact']:.3f}\n")
-    print("| question | leverage | budget | sent | run tau (mean ± sd) | exact |")
-    print("|---|---|---:|---:|---:|---:|")
+    print(
+        f"no LLM: leaderboard run tau {base['lb_tau']:.3f}, labelled-reports run tau {base['run_tau']:.3f}, "
+        f"exact {base['exact']:.3f}\n"
+    )
+    print(
+        "| question | leverage | budget | sent | leaderboard run tau (mean ± sd) | labelled-reports run tau | exact |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|")
     for question in ("yes_no", "support_level"):
         for budget in budgets:
             for leverage in (True, False):
                 sent = sent_by(budget, leverage)
-                taus, exact = [], []
+                taus, lb, exact = [], [], []
                 for ans in answers[question]:
                     final = level.copy()
                     for i in np.flatnonzero(sent):
                         final[i] = level_of[combine(statuses[level[i]], ans[i], None, question)]
-                    s = agreement(table, capped(table, final))
+                    s = score(table, capped(table, final), truth)
                     taus.append(s["run_tau"])
+                    lb.append(s["lb_tau"])
                     exact.append(s["exact"])
                 print(
                     f"| {question} | {'on' if leverage else 'off'} | {budget} | {sent.mean():.1%} "
-                    f"| {np.mean(taus):.3f} ± {np.std(taus):.3f} | {np.mean(exact):.3f} |",
+                    f"| {np.mean(lb):.3f} ± {np.std(lb):.3f} | {np.mean(taus):.3f} | {np.mean(exact):.3f} |",
                     flush=True,
                 )
 
@@ -199,23 +238,47 @@ def rag24(data: Path, out: Path) -> None:
     extra = ("--corpus", str(d / "segments.jsonl"))
     judge(d / "topics.jsonl", d / "runs", out, "r24-align", {"support": {"judge": "alignment"}}, *extra)
     judge(d / "topics.jsonl", d / "runs", out, "r24-model", {}, *extra)
+    truth = read_truth(d / "truth.eval.txt")
     print(f"## rag24-support ({d})\n")
-    print("| judge | run tau | topic tau | exact | kappa | AUC full / any | judged mix (S/P/N) | human mix |")
-    print("|---|---:|---:|---:|---:|---:|---|---|")
+    print("Leaderboard run tau: against the published human leaderboard (truth.eval.txt, 585 reports;")
+    print("99 of them have no citation with text here and score 0 on both sides), as meta-evaluate")
+    print("--truth-topics computes it. Labelled-reports run tau: over the 486 reports with labels only.\n")
+    print(
+        "| judge | leaderboard run tau | labelled-reports run tau | topic tau | exact | kappa | AUC full / any "
+        "| judged mix (S/P/N) | human mix |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|---|")
     table = labelled_features(read_assessments(out, "r24-align"), labels)
     level = np.array([STATUS_LEVEL[s] for s in table.status])
-    print(row("alignment (norm_score 0.4 / 0.25)", agreement(table, level, table.f_norm_score, table.f_norm_score)))
+    print(row("alignment (norm_score 0.4 / 0.25)", score(table, level, truth, table.f_norm_score, table.f_norm_score)))
     p_any, p_full, level = cross_validate(table)
-    print(row("model, cross-validated by topic (14 folds)", agreement(table, level, p_any, p_full)))
-    with_cap = agreement(table, capped(table, level), p_any, p_full)
+    print(row("model, cross-validated by topic (14 folds)", score(table, level, truth, p_any, p_full)))
+    with_cap = score(table, capped(table, level), truth, p_any, p_full)
     print(row("the same, grounding cap applied (as the judge does)", with_cap))
     cv_level = level
     shipped = read_assessments(out, "r24-model")
     t2 = labelled_features(shipped, labels)
     level = np.array([STATUS_LEVEL[s] for s in t2.status])
-    print(row("model as shipped (in-sample, optimistic)", agreement(t2, level, t2.p_any, t2.p_full)))
-    ceiling(table, cv_level)
-    cascade(table)
+    print(row("model as shipped (in-sample, optimistic)", score(t2, level, truth, t2.p_any, t2.p_full)))
+    check = out / "meta.jsonl"
+    cli(
+        "meta-evaluate",
+        str(out / "r24-model.leaderboard.txt"),
+        "--truth",
+        str(d / "truth.eval.txt"),
+        "--eval-measure",
+        "WEIGHTED_PRECISION",
+        "--correlation",
+        "kendall",
+        "--truth-topics",
+        "--bootstrap",
+        "0",
+        "--output",
+        str(check),
+    )
+    print(f"\n(check: meta-evaluate --truth-topics on the shipped model's leaderboard: {check.read_text().strip()})")
+    ceiling(table, cv_level, truth)
+    cascade(table, truth)
 
 
 def labelled(data: Path, out: Path) -> None:
