@@ -127,6 +127,29 @@ def test_shipped_model_names_its_training_data_and_scores():
     assert {"run_tau", "exact", "kappa", "auc_full", "auc_any"} <= set(model.cross_validation)
 
 
+def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
+    old = json.loads((ROOT / "judges" / "support" / "models" / "rag24.json").read_text())
+    old["format_version"] = 1
+    old["p_full_quantiles"] = old.pop("expected_error_quantiles")
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    (tmp_path / "wf.yml").write_text("support:\n  model: old.json\n")
+    r = run_cli(
+        "--rag-topics",
+        ROOT / "datasets" / "dragun" / "topics.jsonl",
+        "--rag-responses",
+        ROOT / "runs" / "dragun",
+        "--corpus",
+        ROOT / "datasets" / "rag25" / "corpus.jsonl",
+        "--workflow",
+        tmp_path / "wf.yml",
+        "--out-dir",
+        tmp_path / "out",
+    )
+    assert r.returncode == 2
+    assert "old.json" in r.stderr and "version 2" in r.stderr and "run calibrate again" in r.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
 @pytest.mark.shared
 @pytest.mark.slow
 def test_calibrate_writes_the_same_model_twice(tmp_path):
