@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, run_cli
+from test_cli import base_args
 from judges.align.backends import get_backend
 from judges.support.features import (
     CLAUSE_BREAK,
@@ -134,20 +135,16 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
     (tmp_path / "old.json").write_text(json.dumps(old))
     (tmp_path / "wf.yml").write_text("support:\n  model: old.json\n")
     r = run_cli(
-        "--rag-topics",
-        ROOT / "datasets" / "dragun" / "topics.jsonl",
-        "--rag-responses",
-        ROOT / "runs" / "dragun",
+        *base_args(tmp_path),
         "--corpus",
         ROOT / "datasets" / "rag25" / "corpus.jsonl",
         "--workflow",
         tmp_path / "wf.yml",
-        "--out-dir",
-        tmp_path / "out",
     )
     assert r.returncode == 2
     assert "old.json" in r.stderr and "version 2" in r.stderr and "run calibrate again" in r.stderr
-    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    written = [p.name for p in (tmp_path / "out").glob("*")]  # the hidden lock file aside
+    assert written == []
 
 
 @pytest.mark.shared
