@@ -36,13 +36,13 @@ from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, new_table
 
 # Every currency symbol (all of Unicode category Sc lies below U+20000).
 _CURRENCY = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
-_HYPHENS = "\\-\u2010\u2011"
-_APOSTROPHES = "'\u2019"
+_JOINERS = "-\u2010\u2011'\u2019"  # hyphens and apostrophes that join the parts of a word
+_SYMBOLS = "%\u2030" + _CURRENCY  # single-character tokens
 
 TOKEN_PATTERN = re.compile(
     r"\d+(?:[.,]\d+)+"
-    rf"|[^\W_]+(?:[{_HYPHENS}{_APOSTROPHES}][^\W_]+)*"
-    rf"|[%\u2030{re.escape(_CURRENCY)}]"
+    rf"|[^\W_]+(?:[{re.escape(_JOINERS)}][^\W_]+)*"
+    rf"|[{re.escape(_SYMBOLS)}]"
 )
 _FOLD = str.maketrans({"\u2019": "'", "\u2010": "-", "\u2011": "-"})
 
@@ -82,9 +82,9 @@ def _class_byte(cp: int) -> int:
         return ord("0")
     if re.fullmatch(r"[^\W_]", ch):
         return ord("a")
-    if ch in _HYPHENS or ch in _APOSTROPHES:
+    if ch in _JOINERS:
         return ord("-")
-    if re.fullmatch(r"[%\u2030" + re.escape(_CURRENCY) + "]", ch):
+    if ch in _SYMBOLS:
         return ord("$")
     return ord(" ")
 
@@ -172,8 +172,7 @@ class Vocabulary:
         todo = is_wide.copy()
         todo[ascii_missed[:, 0]] = True
         for k in np.flatnonzero(todo).tolist():
-            surface = text[starts[k] : ends[k]]
-            token_ids[k] = ids.setdefault(normalize(surface) if is_wide[k] else surface.lower(), len(ids))
+            token_ids[k] = ids.setdefault(normalize(text[starts[k] : ends[k]]), len(ids))
         return ascii_missed
 
     def encode_many(self, texts: list[str]) -> list[Tokens]:
