@@ -12,7 +12,6 @@ prefilter and the alignment engine each see thousands of citations per call.
 from __future__ import annotations
 
 import sys
-
 from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING, NamedTuple, Optional
 

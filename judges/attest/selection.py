@@ -45,9 +45,9 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from judges.config import AttestSettings
+from judges.records import STATUS_GRADE
 from judges.support.model import expected_error
 
-_LEVEL = {"unsupported": 0, "partial": 1, "supported": 2}
 _STEPS = 100  # bisection steps
 _RANGE = 80.0  # the cutoff is searched as exp(-s) for s in [-_RANGE, _RANGE]
 
@@ -89,7 +89,7 @@ Rule = Union[Band, Cutoff]
 def error_of(j) -> float:
     """The expected error of the support judge's status of ``j`` (a judgment with ``p_any``,
     ``p_full`` and ``support_status``)."""
-    return float(expected_error(j.p_any, j.p_full, np.int64(_LEVEL.get(j.support_status, 0))))
+    return float(expected_error(j.p_any, j.p_full, np.int64(STATUS_GRADE.get(j.support_status, 0))))
 
 
 def leverage(report_citations: dict[tuple[str, str], int], answered: dict[str, set]) -> dict[tuple[str, str], float]:

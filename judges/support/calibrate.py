@@ -31,11 +31,12 @@ from judges.errors import InputError
 from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
 from judges.meta.labels import Labels
+from judges.records import STATUS_GRADE
 from judges.support.features import FEATURES
-from judges.support.model import SupportModel, error_quantiles, fit, levels
+from judges.support.model import SupportModel, fit, levels
 
 LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
-STATUS_LEVEL = {"unsupported": 0, "missing": 0, "cross_language": 0, "partial": 1, "supported": 2}
+STATUS_LEVEL = STATUS_GRADE  # a status's support level (0/1/2) is its qrels grade
 FEATURE_COLUMNS = [f"f_{name}" for name in FEATURES]
 MAX_SINGLE_TOPIC_FOLDS = 20
 FOLDS = 10
@@ -154,6 +155,4 @@ def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATUR
         "labels": {k: int(np.sum(y == v)) for k, v in LEVEL.items()},
     }
     x = table[[f"f_{f}" for f in features]].to_numpy(dtype=np.float64)
-    model = fit(x, y, training, cv, features)
-    model.error_quantiles = error_quantiles(p_any, p_full, model.p_supported, model.p_partial)
-    return SupportModel.from_dict(model.to_dict())
+    return fit(x, y, training, cv, features, unseen=(p_any, p_full))

@@ -224,9 +224,12 @@ def fit(
     training: dict,
     cross_validation: Optional[dict] = None,
     features: tuple[str, ...] = FEATURES,
+    unseen: Optional[tuple[np.ndarray, np.ndarray]] = None,
 ) -> SupportModel:
     """Fit both regressions to ``x`` (rows of :data:`FEATURES`, columns ``features``) and labels
-    0 (not supported), 1 (partially), 2 (fully)."""
+    0 (not supported), 1 (partially), 2 (fully). ``unseen``: the ``(P(any), P(full))`` of the
+    same citations as models fitted without them gave (cross-validation), for the distribution
+    of expected errors; by default the fitted model's own."""
     x = np.asarray(x, dtype=np.float64)
     labels = np.asarray(labels)
     if len(labels) < 2 or len(set(labels.tolist()) & {0, 1, 2}) < 2:
@@ -244,7 +247,7 @@ def fit(
     model = SupportModel.from_dict(model.to_dict())
     p_any, p_full = model.probabilities(x)
     model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
-    model.error_quantiles = error_quantiles(p_any, p_full, model.p_supported, model.p_partial)
+    model.error_quantiles = error_quantiles(*(unseen or (p_any, p_full)), model.p_supported, model.p_partial)
     return SupportModel.from_dict(model.to_dict())
 
 
