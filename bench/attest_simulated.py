@@ -191,20 +191,23 @@ def main() -> None:
         out = Path(tmp)
         judge(args.data, out, "none", {}, [])
         rows, level, _, _ = scored(out, "none", labels)
-        base = support_agreement.score(rows, level, truth)
+        base = support_agreement.score(rows, level, truth, weights=rows.weight.to_numpy())
+        hard = support_agreement.leaderboard_tau(rows, level / 2.0, truth)
         judge(args.data, out, "align", {"support": {"judge": "alignment"}}, [])
         a_rows, a_level, _, _ = scored(out, "align", labels)
         print("SIMULATED LLM (answers from the NIST labels with a chosen error rate; not a real model)")
+        print("Run taus from the judge's weights (the default `leaderboard.weights: expected`); with status weights")
+        print("(`leaderboard.weights: status`, every citation its status's weight) in the column so named.")
         print(
-            f"no LLM (support model): leaderboard run tau {base['lb_tau']:.3f}  "
+            f"no LLM (support model): leaderboard run tau {base['lb_tau']:.3f} (status weights {hard:.3f})  "
             f"labelled-reports run tau {base['run_tau']:.3f}  "
             f"exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
         print(
-            "| question | leverage | error | budget | sent | leaderboard run tau | labelled-reports run tau "
-            "| topic tau | exact | kappa |"
+            "| question | leverage | error | budget | sent | leaderboard run tau | the same, status weights "
+            "| labelled-reports run tau | topic tau | exact | kappa |"
         )
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
             server = serve(oracle, error)
             cfg = out / f"llm-{error}.yml"
@@ -230,11 +233,12 @@ def main() -> None:
                             attest |= {"logprobs": False, "concurrency": 8, "question": question}
                             judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
                             rows, level, sent, _ = scored(out, name, labels)
-                            s = support_agreement.score(rows, level, truth)
+                            s = support_agreement.score(rows, level, truth, weights=rows.weight.to_numpy())
+                            hard = support_agreement.leaderboard_tau(rows, level / 2.0, truth)
                             print(
                                 f"| {question} | {lev} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
-                                f"| {s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} "
-                                f"| {s['kappa']:.3f} |",
+                                f"| {s['lb_tau']:.3f} | {hard:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "
+                                f"| {s['exact']:.3f} | {s['kappa']:.3f} |",
                                 flush=True,
                             )
                 # the grade table before the support model, asked about every citation, same answers
@@ -254,7 +258,8 @@ def main() -> None:
                 s = support_agreement.score(a_rows, np.array(old), truth)
                 print(
                     f"| yes_no | - | {error} | all, grade table before the model (alignment ±1 level) | 100% | "
-                    f"{s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} | {s['exact']:.3f} "
+                    f"{s['lb_tau']:.3f} | {s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "
+                    f"| {s['exact']:.3f} "
                     f"| {s['kappa']:.3f} |"
                 )
             finally:

@@ -44,6 +44,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta import agreement as ag  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
+from judges.measures import expected_weight  # noqa: E402
 from judges.support.calibrate import (  # noqa: E402
     FEATURE_COLUMNS,
     STATUS_LEVEL,
@@ -92,21 +93,31 @@ def read_truth(path: Path) -> pd.Series:
     return pd.Series(values).rename_axis(["run_id", "topic_id"])
 
 
-def leaderboard_tau(table, level: np.ndarray, truth: pd.Series) -> float:
+def leaderboard_tau(table, weights: np.ndarray, truth: pd.Series) -> float:
     """Run tau against the published leaderboard, as ``meta-evaluate --truth-topics`` computes
-    it from the judge's leaderboard: per report the mean weight of its citations, 0 for a report
+    it from the judge's leaderboard: per report the mean of its citations' ``weights``, 0 for a report
     with no citation here (as the judge scores it; its cited segments have no text in this set,
     and the leaderboard gives it 0 too), per run the mean over the topics the leaderboard has
     for it."""
-    judged = pd.Series(np.asarray(level) / 2.0).groupby([table["run_id"].to_numpy(), table["topic_id"].to_numpy()])
+    judged = pd.Series(np.asarray(weights, dtype=np.float64)).groupby(
+        [table["run_id"].to_numpy(), table["topic_id"].to_numpy()]
+    )
     judged = judged.mean().reindex(truth.index).fillna(0.0)
     runs_h = truth.groupby(level=0).mean()
     return round(float(kendall(runs_h.to_numpy(), judged.groupby(level=0).mean().reindex(runs_h.index).to_numpy())), 4)
 
 
-def score(table, level: np.ndarray, truth: pd.Series, p_any=None, p_full=None) -> dict:
-    """:func:`agreement` (labelled reports only) plus ``lb_tau`` (:func:`leaderboard_tau`)."""
-    return {**agreement(table, level, p_any, p_full), "lb_tau": leaderboard_tau(table, level, truth)}
+def score(table, level: np.ndarray, truth: pd.Series, p_any=None, p_full=None, weights=None) -> dict:
+    """:func:`agreement` (labelled reports only) plus ``lb_tau`` (:func:`leaderboard_tau`); the
+    taus from ``weights`` when given (the leaderboard's expected weights), else the levels' status weights."""
+    w = np.asarray(level) / 2.0 if weights is None else weights
+    return {**agreement(table, level, p_any, p_full, w), "lb_tau": leaderboard_tau(table, w, truth)}
+
+
+def expected(table, p_any: np.ndarray, p_full: np.ndarray) -> np.ndarray:
+    """The weights the leaderboard gives citations the support model decided (``leaderboard.weights:
+    expected``, :func:`judges.measures.citation_weight`), the grounding cap ruling out full support."""
+    return expected_weight(p_any, np.where(lacks(table), 0.0, np.minimum(p_full, p_any)))
 
 
 def row(name: str, s: dict) -> str:
@@ -144,11 +155,15 @@ def ceiling(table, level: np.ndarray, truth: pd.Series, draws: int = 200) -> Non
         )
 
 
+def lacks(table) -> np.ndarray:
+    """Where the document lacks a number or entity of the sentence (the default ``grounding.cap``)."""
+    return (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
+
+
 def capped(table, level: np.ndarray) -> np.ndarray:
     """``level`` with the grounding cap the judge applies last: supported becomes partial where
-    the document lacks a number or entity of the sentence (the default ``grounding.cap``)."""
-    lacks = (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
-    return np.where((level == 2) & lacks, 1, level)
+    the document lacks a number or entity of the sentence."""
+    return np.where((level == 2) & lacks(table), 1, level)
 
 
 def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
@@ -201,33 +216,41 @@ def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0
             else:
                 other = (y + rng.integers(1, 3, len(y))) % 3
                 answers[question].append(np.array(["NONE", "PARTIAL", "FULL"])[np.where(wrong, other, y)])
-    base = score(table, capped(table, level), truth)
+    weights = expected(table, p_any, p_full)
+    base = score(table, capped(table, level), truth, weights=weights)
+    hard = score(table, capped(table, level), truth)
     print("\nThe cascade on unseen topics: SIMULATED LLM, error 0.2 (wrong answers drawn at random,")
-    print(f"{draws} draws); support model cross-validated by topic, grounding cap applied;")
+    print(f"{draws} draws); support model cross-validated by topic, grounding cap applied. Expected weights:")
+    print("a citation the LLM answered weighs its status's weight, the others their expected weight (the default")
+    print("leaderboard); status weights: every citation its status's weight (`leaderboard.weights: status`).")
     print(
-        f"no LLM: leaderboard run tau {base['lb_tau']:.3f}, labelled-reports run tau {base['run_tau']:.3f}, "
-        f"exact {base['exact']:.3f}\n"
+        f"No LLM: leaderboard run tau {base['lb_tau']:.3f} (status weights {hard['lb_tau']:.3f}), "
+        f"labelled-reports run tau {base['run_tau']:.3f} ({hard['run_tau']:.3f}), exact {base['exact']:.3f}\n"
     )
     print(
-        "| question | leverage | budget | sent | leaderboard run tau (mean ± sd) | labelled-reports run tau | exact |"
+        "| question | leverage | budget | sent | leaderboard run tau, expected weights (mean ± sd) "
+        "| the same, status weights | labelled-reports run tau, expected weights | exact |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for question in ("yes_no", "support_level"):
         for budget in budgets:
             for leverage in (True, False):
                 sent = sent_by(budget, leverage)
-                taus, lb, exact = [], [], []
+                taus, lb, lb_status, exact = [], [], [], []
                 for ans in answers[question]:
                     final = level.copy()
                     for i in np.flatnonzero(sent):
                         final[i] = level_of[combine(statuses[level[i]], ans[i], None, question)]
-                    s = score(table, capped(table, final), truth)
+                    final = capped(table, final)
+                    s = score(table, final, truth, weights=np.where(sent, final / 2.0, weights))
                     taus.append(s["run_tau"])
                     lb.append(s["lb_tau"])
+                    lb_status.append(leaderboard_tau(table, final / 2.0, truth))
                     exact.append(s["exact"])
                 print(
                     f"| {question} | {'on' if leverage else 'off'} | {budget} | {sent.mean():.1%} "
-                    f"| {np.mean(lb):.3f} ± {np.std(lb):.3f} | {np.mean(taus):.3f} | {np.mean(exact):.3f} |",
+                    f"| {np.mean(lb):.3f} ± {np.std(lb):.3f} | {np.mean(lb_status):.3f} | {np.mean(taus):.3f} "
+                    f"| {np.mean(exact):.3f} |",
                     flush=True,
                 )
 
@@ -254,12 +277,25 @@ def rag24(data: Path, out: Path) -> None:
     p_any, p_full, level = cross_validate(table)
     print(row("model, cross-validated by topic (14 folds)", score(table, level, truth, p_any, p_full)))
     with_cap = score(table, capped(table, level), truth, p_any, p_full)
-    print(row("the same, grounding cap applied (as the judge does)", with_cap))
+    print(row("the same, grounding cap applied; status weights (`leaderboard.weights: status`)", with_cap))
+    weights = expected(table, p_any, p_full)
+    print(
+        row(
+            "the same, expected weights (the default leaderboard)",
+            score(table, capped(table, level), truth, p_any, p_full, weights),
+        )
+    )
     cv_level = level
     shipped = read_assessments(out, "r24-model")
     t2 = labelled_features(shipped, labels)
     level = np.array([STATUS_LEVEL[s] for s in t2.status])
-    print(row("model as shipped (in-sample, optimistic)", score(t2, level, truth, t2.p_any, t2.p_full)))
+    print(row("model as shipped, status weights (in-sample, optimistic)", score(t2, level, truth, t2.p_any, t2.p_full)))
+    print(
+        row(
+            "model as shipped, the judge's weights (in-sample, optimistic)",
+            score(t2, level, truth, t2.p_any, t2.p_full, t2.weight.to_numpy()),
+        )
+    )
     check = out / "meta.jsonl"
     cli(
         "meta-evaluate",

@@ -31,7 +31,8 @@ class Assessments:
         self.per_topic: dict[tuple[str, str], dict[str, float]] = {}
         self._columns: dict[str, list] = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
         self._batches: list[pa.RecordBatch] = []
-        self._statuses: dict[tuple[str, str], dict[int, list[str]]] = {}  # report -> sentence -> statuses
+        # report -> sentence index -> its citations' (status, weight)
+        self._citations: dict[tuple[str, str], dict[int, list[tuple[str, float]]]] = {}
 
     def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
         """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
@@ -46,6 +47,7 @@ class Assessments:
             ("qrels_doc_id", qid),
             ("status", j.status),
             ("grade", j.grade),
+            ("weight", j.weight),
             ("score", j.score),
             ("norm_score", j.norm_score),
             ("answer_coverage", j.answer_coverage),
@@ -73,16 +75,25 @@ class Assessments:
             cols[name].append(value)
         for k, name in enumerate(FEATURES):
             cols[f"f_{name}"].append(j.features[k] if j.features else None)
-        self._statuses.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(j.status)
+        self._citations.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(
+            (j.status, j.weight)
+        )
 
     def finish_report(self, rep: Report, grounding: dict[int, SentenceGrounding]) -> None:
         """The report's measures, once all its citations are added; ``grounding`` per sentence index."""
         key = (rep.run_id, rep.topic_id)
-        statuses = self._statuses.pop(key, {})
-        results = [
-            SentenceResult(len(s.text.strip()), tuple(statuses.get(s.index, ())), grounding.get(s.index, NO_GROUNDING))
-            for s in rep.sentences
-        ]
+        citations = self._citations.pop(key, {})
+        results = []
+        for s in rep.sentences:
+            judged = citations.get(s.index, ())
+            results.append(
+                SentenceResult(
+                    len(s.text.strip()),
+                    tuple(status for status, _ in judged),
+                    grounding.get(s.index, NO_GROUNDING),
+                    tuple(weight for _, weight in judged),
+                )
+            )
         self.per_topic[key] = evaluate(results)
 
     def flush_rows(self) -> None:

@@ -80,8 +80,16 @@ class CitationSettings(_Strict):
 
 
 class LeaderboardSettings(_Strict):
-    """How topics a run did not answer enter the leaderboard."""
+    """How citations weigh in the support measures, and how topics a run did not answer enter the leaderboard."""
 
+    weights: Literal["expected", "status"] = Field(
+        "expected",
+        description=(
+            "expected: a citation whose status the support model decided weighs its expected TREC weight "
+            "under the model's probabilities in WEIGHTED_PRECISION and WEIGHTED_RECALL; "
+            "status: every citation weighs its status's weight, so those measures follow from the qrels"
+        ),
+    )
     on_missing: Literal["default", "fix_aggregate", "error"] = Field(
         "default",
         description="default: add zero rows; fix_aggregate: zeros only in the 'all' mean; error: fail",

@@ -26,6 +26,7 @@ from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.grounder import Grounder
+from judges.measures import citation_weight
 from judges.options import Options
 from judges.assessments import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
@@ -186,10 +187,13 @@ class Judge:
             )
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
+        expected_weights = self.wf.leaderboard.weights == "expected"
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
             rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
             j = self.grounder.cap(judgments[i])
-            j = j._replace(explanation=explain(j, thresholds, on_unparsed, rule))
+            j = j._replace(
+                weight=citation_weight(j, expected_weights), explanation=explain(j, thresholds, on_unparsed, rule)
+            )
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(

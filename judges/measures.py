@@ -3,16 +3,48 @@
 A measure maps one report (a run's answer to one topic) to a number; the ``all`` row of a run is
 the mean over topics. "Sentences" are the report's sentences with non-blank text; "citations" are
 the judged citations (after ``citations.max_per_sentence``). Support weights follow the TREC 2024
-RAG support assessment: supported 1, partial 0.5, unsupported and missing 0.
+RAG support assessment: supported 1, partial 0.5, unsupported and missing 0. A citation whose
+status the support model decided weighs, by default (``leaderboard.weights: expected``), its
+*expected* weight under the model's probabilities (:func:`citation_weight`): the leaderboard is
+the judge's estimate of the human measure, and the expectation estimates a run's mean better
+than the weights of thresholded statuses (bench/support_agreement.py).
 
 ``python -m judges.measures`` prints the Markdown table that the README embeds.
 """
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+
+if TYPE_CHECKING:
+    from judges.records import Judgment
 
 WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0, "cross_language": 0.0}
+#: The answers an LLM gives when its reply is read: the status is then the LLM's, not the model's.
+_NOT_ANSWERED = (None, "unparsed", "failed")
+
+
+def expected_weight(p_any, p_full):
+    """The expected TREC support weight of a citation that is at least partially supported with
+    probability ``p_any`` and fully with ``p_full`` (<= ``p_any``): floats or NumPy arrays."""
+    return WEIGHT["supported"] * p_full + WEIGHT["partial"] * (p_any - p_full)
+
+
+def citation_weight(j: Judgment, expected: bool) -> float:
+    """The citation's weight in WEIGHTED_PRECISION and WEIGHTED_RECALL.
+
+    Its status's :data:`WEIGHT`, unless ``expected`` and the support model decided the status
+    (the model gave probabilities, no LLM answer replaced its status): then the expected weight,
+    ``P(full) x 1 + (P(any) - P(full)) x 0.5``; when the grounding cap lowered the status to
+    partial (full support ruled out), ``P(any) x 0.5``.
+    """
+    if not expected or j.p_any is None or j.p_full is None or j.llm_answer not in _NOT_ANSWERED:
+        return WEIGHT[j.status]
+    if j.capped and j.status == "partial":
+        return expected_weight(j.p_any, 0.0)
+    if j.status != j.support_status:  # e.g. on_unparsed: unsupported
+        return WEIGHT[j.status]
+    return expected_weight(j.p_any, min(j.p_full, j.p_any))
 
 
 class SentenceGrounding(NamedTuple):
@@ -33,6 +65,10 @@ class SentenceResult(NamedTuple):
     chars: int  # length of the sentence text
     statuses: tuple[str, ...]  # one status per judged citation, in citation order
     grounding: SentenceGrounding = NO_GROUNDING
+    weights: tuple[float, ...] | None = None  # per citation (citation_weight); None: the statuses' WEIGHT
+
+    def citation_weights(self) -> tuple[float, ...]:
+        return self.weights if self.weights is not None else tuple(WEIGHT[s] for s in self.statuses)
 
 
 class Measure(NamedTuple):
@@ -82,13 +118,13 @@ def sentence_support(report):
 
 
 def weighted_precision(report):
-    st = _statuses(report)
-    return _ratio(sum(WEIGHT[s] for s in st), len(st))
+    weights = [w for sent in report for w in sent.citation_weights()]
+    return _ratio(sum(weights), len(weights))
 
 
 def weighted_recall(report):
     sents = _sentences(report)
-    return _ratio(sum(max((WEIGHT[s] for s in sent.statuses), default=0.0) for sent in sents), len(sents))
+    return _ratio(sum(max(sent.citation_weights(), default=0.0) for sent in sents), len(sents))
 
 
 def cited_sentences(report):
@@ -140,12 +176,14 @@ MEASURES: tuple[Measure, ...] = (
     ),
     Measure(
         "WEIGHTED_PRECISION",
-        "TREC 2024 RAG support precision: mean weight over citations (supported 1, partial 0.5, else 0).",
+        "TREC 2024 RAG support precision: mean weight over citations (supported 1, partial 0.5, else 0; "
+        "by default a status the support model decided weighs its expected weight, see `leaderboard.weights`).",
         weighted_precision,
     ),
     Measure(
         "WEIGHTED_RECALL",
-        "TREC 2024 RAG support recall: mean over sentences of the best weight of its citations (uncited 0).",
+        "TREC 2024 RAG support recall: mean over sentences of the best weight of its citations (uncited 0; "
+        "weights as in WEIGHTED_PRECISION).",
         weighted_recall,
     ),
     Measure("CITED_SENTENCES", "Share of sentences with at least one citation.", cited_sentences),

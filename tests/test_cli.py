@@ -167,3 +167,28 @@ def test_the_summary_says_how_many_processes_judged_and_why(tmp_path):
     assert "1 process (automatic: " in line and f"citations < {AUTO_PARALLEL_CITATIONS:,})" in line
     chosen = run_cli(*base_args(tmp_path), "--workers", "1")
     assert "1 process (--workers 1)" in chosen.stdout
+
+
+@pytest.mark.parametrize("weights", ["expected", "status"])
+def test_weighted_precision_is_the_mean_of_the_assessments_weights(tmp_path, weights):
+    """The leaderboard's WEIGHTED_PRECISION per report is the mean of the ``weight`` column; with
+    ``leaderboard.weights: status`` that is the statuses' weight, as the qrels' grades give it."""
+    workflow = tmp_path / "w.yml"
+    workflow.write_text(f"leaderboard:\n  weights: {weights}\n")
+    result = run_cli(*base_args(tmp_path), "--workflow", workflow)
+    assert result.returncode == 0, result.stderr
+    a = judges.read_assessments(tmp_path / "out", "t")
+    lb = judges.read_leaderboard(tmp_path / "out", "t")
+    wp = lb[(lb.measure == "WEIGHTED_PRECISION") & (lb.topic_id != "all")].set_index(["run_id", "topic_id"]).value
+    mean = a.groupby(["run_id", "topic_id"]).weight.mean()
+    assert len(mean) > 3
+    assert wp.reindex(mean.index).to_numpy() == pytest.approx(mean.to_numpy())
+    status_weight = a.status.map({"supported": 1.0, "partial": 0.5}).fillna(0.0)
+    model = a.p_any.notna()
+    assert model.sum() > 3
+    if weights == "status":
+        assert (a.weight == status_weight).all()
+    else:
+        assert (a.weight[~model] == status_weight[~model]).all()
+        assert (a.weight[model] != status_weight[model]).any()
+        assert a.weight.between(0, 1).all()

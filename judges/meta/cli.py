@@ -392,9 +392,18 @@ def calibrate(
     t = Table(
         title=f"support model fitted on {len(rows)} labelled citations; cross-validated by topic ({cv['folds']} folds)"
     )
-    for h in ("run tau", "topic tau", "exact", "kappa", "AUC full", "AUC any"):
+    for h in (
+        "run tau (expected weights)",
+        "run tau (status weights)",
+        "topic tau",
+        "exact",
+        "kappa",
+        "AUC full",
+        "AUC any",
+    ):
         t.add_column(h, justify="right")
-    t.add_row(*(_num(cv[k]) for k in ("run_tau", "topic_tau", "exact", "kappa", "auc_full", "auc_any")))
+    keys = ("run_tau_expected", "run_tau", "topic_tau", "exact", "kappa", "auc_full", "auc_any")
+    t.add_row(*(_num(cv[k]) for k in keys))
     out.print(t)
     out.print(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
     out.print(

@@ -9,6 +9,9 @@ Scores (:func:`agreement`), computed over the labelled citations:
 * ``run_tau``: Kendall tau-b between the runs' judged and human weighted precision (per report
   the mean weight of its labelled citations, full 1, partial 0.5, none 0; per run the mean over
   the topics it has labels for; the TREC 2024 RAG measure);
+* ``run_tau_expected`` (with probabilities): the same with each judged citation weighing its
+  expected weight (:func:`judges.measures.expected_weight`), as the leaderboard weighs a status
+  the model decided (``leaderboard.weights: expected``, the default);
 * ``topic_tau``: per topic, Kendall tau-b over the runs of that topic's report scores, averaged
   over the topics with at least three runs;
 * ``exact`` (three-level agreement), ``kappa`` (Cohen's, three levels), ``auc_full`` (ROC-AUC of
@@ -31,6 +34,7 @@ from judges.errors import InputError
 from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
 from judges.meta.labels import Labels
+from judges.measures import expected_weight
 from judges.records import STATUS_GRADE
 from judges.support.features import FEATURES
 from judges.support.model import SupportModel, fit, levels
@@ -50,7 +54,7 @@ def labelled_features(assessments: pd.DataFrame, labels: Labels) -> pd.DataFrame
             labels.path, None, "doc_id", "calibration needs one label per citation (a doc_id on every line)"
         )
     keys = ["run_id", "topic_id", "sentence_index", "doc_id"]
-    extra = [c for c in ("p_any", "p_full") if c in assessments.columns]
+    extra = [c for c in ("p_any", "p_full", "weight") if c in assessments.columns]
     a = assessments[assessments["f_norm_score"].notna()][keys + ["status", *extra] + FEATURE_COLUMNS].copy()
     a = a.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "doc_id": str})
     a = a.drop_duplicates(keys)  # a document cited twice by one sentence: its first citation
@@ -91,19 +95,25 @@ def cross_validate(
     return p_any, p_full, level
 
 
-def _report_scores(table: pd.DataFrame, level: np.ndarray) -> pd.Series:
-    """Weighted precision per (run, topic) over the labelled citations."""
-    return (pd.Series(level / 2.0, index=table.index)).groupby([table["run_id"], table["topic_id"]]).mean()
+def _report_scores(table: pd.DataFrame, weights: np.ndarray) -> pd.Series:
+    """Weighted precision per (run, topic) over the labelled citations, from their ``weights``."""
+    return pd.Series(weights, index=table.index).groupby([table["run_id"], table["topic_id"]]).mean()
 
 
 def agreement(
-    table: pd.DataFrame, level: np.ndarray, p_any: Optional[np.ndarray] = None, p_full: Optional[np.ndarray] = None
+    table: pd.DataFrame,
+    level: np.ndarray,
+    p_any: Optional[np.ndarray] = None,
+    p_full: Optional[np.ndarray] = None,
+    weights: Optional[np.ndarray] = None,
 ) -> dict:
-    """Agreement of judged levels (0/1/2; and probabilities, for the ROC-AUCs) with ``table.y``."""
+    """Agreement of judged levels (0/1/2; and probabilities, for the ROC-AUCs) with ``table.y``;
+    the taus from the citations' ``weights`` in the judge's weighted precision (default: their
+    levels' status weights)."""
     y = table["y"].to_numpy()
     level = np.asarray(level)
-    human = _report_scores(table, y)
-    judged = _report_scores(table, level)
+    human = _report_scores(table, y / 2.0)
+    judged = _report_scores(table, level / 2.0 if weights is None else np.asarray(weights, dtype=np.float64))
     runs_h = human.groupby(level=0).mean()
     runs_j = judged.groupby(level=0).mean().reindex(runs_h.index)
     topic_taus = []
@@ -145,7 +155,8 @@ def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATUR
         raise ValueError("calibration needs labels on at least two topics (cross-validation is grouped by topic)")
     p_any, p_full, level = cross_validate(table, features)
     cv = agreement(table, level, p_any, p_full)
-    cv = {"grouping": "topic", "folds": len(folds(table["topic_id"].to_numpy())), **cv}
+    expected = agreement(table, level, weights=expected_weight(p_any, p_full))["run_tau"]
+    cv = {"grouping": "topic", "folds": len(folds(table["topic_id"].to_numpy())), **cv, "run_tau_expected": expected}
     y = table["y"].to_numpy()
     training = {
         "data": data,

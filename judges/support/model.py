@@ -40,6 +40,7 @@ from typing import Optional
 import numpy as np
 
 from judges.errors import InputError
+from judges.measures import expected_weight
 from judges.support.features import FEATURES
 
 FORMAT = "citejudge-support-model"
@@ -53,7 +54,7 @@ def expected_error(p_any: np.ndarray, p_full: np.ndarray, level: np.ndarray) -> 
     """The expected error of the weight of a status of ``level`` (0/1/2) given the model's
     ``P(any)``, ``P(full)`` (see the module doc); in ``[0, 1]``."""
     p_any, p_full = np.asarray(p_any, dtype=np.float64), np.asarray(p_full, dtype=np.float64)
-    mean_weight = (p_any + p_full) / 2
+    mean_weight = expected_weight(p_any, p_full)
     err = np.where(level == 2, 1 - mean_weight, np.where(level == 1, (1 - p_any + p_full) / 2, mean_weight))
     return np.clip(err, 0.0, 1.0)
 
