@@ -116,8 +116,8 @@ def score(table, level: np.ndarray, truth: pd.Series, p_any=None, p_full=None, w
 
 def expected(table, p_any: np.ndarray, p_full: np.ndarray) -> np.ndarray:
     """The weights the leaderboard gives citations the support model decided (``leaderboard.weights:
-    expected``, :func:`judges.measures.citation_weight`), the grounding cap ruling out full support."""
-    return expected_weight(p_any, np.where(lacks(table), 0.0, np.minimum(p_full, p_any)))
+    expected``, :mod:`judges.weights`), the grounding cap ruling out full support."""
+    return expected_weight(p_any, np.minimum(p_full, p_any), full_weight=np.where(lacks(table), 0.5, 1.0))
 
 
 def row(name: str, s: dict) -> str:
@@ -173,8 +173,10 @@ def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0
     from judges.attest.cascade import combine
     from judges.attest.selection import Selection
     from judges.config import AttestSettings
+    from judges.records import Judgment
     from judges.support.calibrate import calibrate, folds
     from judges.support.model import levels
+    from judges.weights import citation_weight
 
     statuses = np.array(["unsupported", "partial", "supported"])
     level_of = {s: k for k, s in enumerate(statuses)}
@@ -217,40 +219,56 @@ def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0
                 other = (y + rng.integers(1, 3, len(y))) % 3
                 answers[question].append(np.array(["NONE", "PARTIAL", "FULL"])[np.where(wrong, other, y)])
     weights = expected(table, p_any, p_full)
+    answer_error = AttestSettings().answer_error
+
+    def weight_after(i: int, status: str, answer: str) -> float:
+        """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.weights)."""
+        cap = bool(lacks(table)[i]) and status == "supported"
+        final = "partial" if cap else status
+        j = Judgment(final, STATUS_LEVEL[final], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "corpus", "", statuses[level[i]])
+        j = j._replace(p_any=p_any[i], p_full=p_full[i], llm_answer=answer, capped=cap)
+        return citation_weight(j, True, answer_error)
+
     base = score(table, capped(table, level), truth, weights=weights)
     hard = score(table, capped(table, level), truth)
     print("\nThe cascade on unseen topics: SIMULATED LLM, error 0.2 (wrong answers drawn at random,")
     print(f"{draws} draws); support model cross-validated by topic, grounding cap applied. Expected weights:")
-    print("a citation the LLM answered weighs its status's weight, the others their expected weight (the default")
-    print("leaderboard); status weights: every citation its status's weight (`leaderboard.weights: status`).")
+    print("a citation the LLM answered weighs its expected weight given the answer (Bayes' rule, attest.answer_error")
+    print(f"{answer_error}), the others their expected weight (the default leaderboard); answers as statuses: an")
+    print("answered citation weighs its status's weight; status weights: every citation its status's weight")
+    print("(`leaderboard.weights: status`).")
     print(
         f"No LLM: leaderboard run tau {base['lb_tau']:.3f} (status weights {hard['lb_tau']:.3f}), "
         f"labelled-reports run tau {base['run_tau']:.3f} ({hard['run_tau']:.3f}), exact {base['exact']:.3f}\n"
     )
     print(
         "| question | leverage | budget | sent | leaderboard run tau, expected weights (mean ± sd) "
-        "| the same, status weights | labelled-reports run tau, expected weights | exact |"
+        "| the same, answers as statuses | the same, status weights | labelled-reports run tau, expected weights "
+        "| exact |"
     )
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for question in ("yes_no", "support_level"):
         for budget in budgets:
             for leverage in (True, False):
                 sent = sent_by(budget, leverage)
-                taus, lb, lb_status, exact = [], [], [], []
+                taus, lb, lb_answers, lb_status, exact = [], [], [], [], []
                 for ans in answers[question]:
-                    final = level.copy()
+                    final, answered_weights = level.copy(), weights.copy()
                     for i in np.flatnonzero(sent):
-                        final[i] = level_of[combine(statuses[level[i]], ans[i], None, question)]
+                        status = combine(statuses[level[i]], ans[i], None, question)
+                        final[i] = level_of[status]
+                        answered_weights[i] = weight_after(i, status, ans[i])
                     final = capped(table, final)
-                    s = score(table, final, truth, weights=np.where(sent, final / 2.0, weights))
+                    s = score(table, final, truth, weights=answered_weights)
                     taus.append(s["run_tau"])
                     lb.append(s["lb_tau"])
+                    lb_answers.append(leaderboard_tau(table, np.where(sent, final / 2.0, weights), truth))
                     lb_status.append(leaderboard_tau(table, final / 2.0, truth))
                     exact.append(s["exact"])
                 print(
                     f"| {question} | {'on' if leverage else 'off'} | {budget} | {sent.mean():.1%} "
-                    f"| {np.mean(lb):.3f} ± {np.std(lb):.3f} | {np.mean(lb_status):.3f} | {np.mean(taus):.3f} "
-                    f"| {np.mean(exact):.3f} |",
+                    f"| {np.mean(lb):.3f} ± {np.std(lb):.3f} | {np.mean(lb_answers):.3f} | {np.mean(lb_status):.3f} "
+                    f"| {np.mean(taus):.3f} | {np.mean(exact):.3f} |",
                     flush=True,
                 )
 

@@ -138,6 +138,15 @@ class AttestSettings(_Strict):
         1, ge=0, le=1000, description="window: sentences added on each side of the aligned span"
     )
     max_evidence_tokens: int = Field(300, ge=16, le=1_000_000, description="cap on the evidence shown, in word tokens")
+    answer_error: float = Field(
+        0.1,
+        ge=0.0,
+        le=0.5,
+        description=(
+            "leaderboard.weights expected: the share of the LLM's answers taken to be wrong when an answer updates "
+            "the support model's expected weight of a citation (Bayes' rule; judges.weights); 0: the answer decides"
+        ),
+    )
     on_unparsed: Literal["judge", "unsupported"] = Field(
         "judge",
         description=(

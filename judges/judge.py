@@ -26,7 +26,6 @@ from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.grounder import Grounder
-from judges.measures import citation_weight
 from judges.options import Options
 from judges.assessments import Assessments, qrels_doc_id
 from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
@@ -36,6 +35,7 @@ from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
+from judges.weights import citation_weight
 
 if TYPE_CHECKING:
     from judges.attest.cascade import Attester
@@ -188,11 +188,13 @@ class Judge:
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         expected_weights = self.wf.leaderboard.weights == "expected"
+        answer_error = self.wf.attest.answer_error
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
             rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
             j = self.grounder.cap(judgments[i])
             j = j._replace(
-                weight=citation_weight(j, expected_weights), explanation=explain(j, thresholds, on_unparsed, rule)
+                weight=citation_weight(j, expected_weights, answer_error),
+                explanation=explain(j, thresholds, on_unparsed, rule),
             )
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:

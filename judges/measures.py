@@ -5,7 +5,7 @@ the mean over topics. "Sentences" are the report's sentences with non-blank text
 the judged citations (after ``citations.max_per_sentence``). Support weights follow the TREC 2024
 RAG support assessment: supported 1, partial 0.5, unsupported and missing 0. A citation whose
 status the support model decided weighs, by default (``leaderboard.weights: expected``), its
-*expected* weight under the model's probabilities (:func:`citation_weight`): the leaderboard is
+*expected* weight under the model's probabilities (:mod:`judges.weights`): the leaderboard is
 the judge's estimate of the human measure, and the expectation estimates a run's mean better
 than the weights of thresholded statuses (bench/support_agreement.py).
 
@@ -14,37 +14,19 @@ than the weights of thresholded statuses (bench/support_agreement.py).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
-
-if TYPE_CHECKING:
-    from judges.records import Judgment
+from typing import Callable, NamedTuple, Sequence
 
 WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0, "cross_language": 0.0}
-#: The answers an LLM gives when its reply is read: the status is then the LLM's, not the model's.
-_NOT_ANSWERED = (None, "unparsed", "failed")
 
 
-def expected_weight(p_any, p_full):
+def expected_weight(p_any, p_full, likelihood=(1.0, 1.0, 1.0), full_weight=WEIGHT["supported"]):
     """The expected TREC support weight of a citation that is at least partially supported with
-    probability ``p_any`` and fully with ``p_full`` (<= ``p_any``): floats or NumPy arrays."""
-    return WEIGHT["supported"] * p_full + WEIGHT["partial"] * (p_any - p_full)
-
-
-def citation_weight(j: Judgment, expected: bool) -> float:
-    """The citation's weight in WEIGHTED_PRECISION and WEIGHTED_RECALL.
-
-    Its status's :data:`WEIGHT`, unless ``expected`` and the support model decided the status
-    (the model gave probabilities, no LLM answer replaced its status): then the expected weight,
-    ``P(full) x 1 + (P(any) - P(full)) x 0.5``; when the grounding cap lowered the status to
-    partial (full support ruled out), ``P(any) x 0.5``.
-    """
-    if not expected or j.p_any is None or j.p_full is None or j.llm_answer not in _NOT_ANSWERED:
-        return WEIGHT[j.status]
-    if j.capped and j.status == "partial":
-        return expected_weight(j.p_any, 0.0)
-    if j.status != j.support_status:  # e.g. on_unparsed: unsupported
-        return WEIGHT[j.status]
-    return expected_weight(j.p_any, min(j.p_full, j.p_any))
+    probability ``p_any`` and fully with ``p_full`` (<= ``p_any``), after an observation of
+    ``likelihood`` (its probability under none, partial and full support: Bayes' rule) and with
+    full support weighing ``full_weight`` (``WEIGHT["partial"]`` where the grounding cap rules it
+    out). Floats or NumPy arrays, element by element."""
+    none, partial, full = (1 - p_any) * likelihood[0], (p_any - p_full) * likelihood[1], p_full * likelihood[2]
+    return (WEIGHT["partial"] * partial + full_weight * full) / (none + partial + full)
 
 
 class SentenceGrounding(NamedTuple):
@@ -65,7 +47,7 @@ class SentenceResult(NamedTuple):
     chars: int  # length of the sentence text
     statuses: tuple[str, ...]  # one status per judged citation, in citation order
     grounding: SentenceGrounding = NO_GROUNDING
-    weights: tuple[float, ...] | None = None  # per citation (citation_weight); None: the statuses' WEIGHT
+    weights: tuple[float, ...] | None = None  # per citation (judges.weights); None: the statuses' WEIGHT
 
     def citation_weights(self) -> tuple[float, ...]:
         return self.weights if self.weights is not None else tuple(WEIGHT[s] for s in self.statuses)

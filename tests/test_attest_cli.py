@@ -132,6 +132,28 @@ def test_the_support_level_question_sets_the_status_from_the_llms_level(tmp_path
     assert attest_figures(tmp_path / "s")["unparsed"] == 0
 
 
+def test_an_answer_moves_the_citations_weight_by_bayes_rule(tmp_path, alignment_only):
+    """leaderboard.weights: expected: an answered citation weighs its expected weight given the
+    answer, taken as wrong with probability attest.answer_error: a YES/NO of error 0.5 says
+    nothing (the weights stay the support model's), one of error 0 decides full support."""
+    with ScriptedServer(by_hash) as server:
+        for error in (0.0, 0.5):
+            result = judge(tmp_path / str(error), "--attest", "all", server=server, workflow={"answer_error": error})
+            assert result.returncode == 0, result.stderr
+    coin = judges.read_assessments(tmp_path / "0.5")
+    assert coin.llm_answer.notna().sum() > 5 and (coin.status != alignment_only.status).any()
+    assert coin.weight.to_numpy() == pytest.approx(alignment_only.weight.to_numpy())
+    sure = judges.read_assessments(tmp_path / "0.0")
+    yes, no = sure[sure.llm_answer == "YES"], sure[sure.llm_answer == "NO"]
+    assert len(yes) and len(no)
+    assert (yes.weight == np.where(yes.capped, 0.5, 1.0)).all()
+    assert no.weight.to_numpy() == pytest.approx((0.5 * (no.p_any - no.p_full) / (1 - no.p_full)).to_numpy())
+    lb = judges.read_leaderboard(tmp_path / "0.0")
+    wp = lb[(lb.measure == "WEIGHTED_PRECISION") & (lb.topic_id != "all")].set_index(["run_id", "topic_id"]).value
+    mean = sure.groupby(["run_id", "topic_id"]).weight.mean()
+    assert wp.reindex(mean.index).to_numpy() == pytest.approx(mean.to_numpy())
+
+
 def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
     with ScriptedServer(by_hash) as server:
         assert (

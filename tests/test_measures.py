@@ -71,58 +71,6 @@ def test_error_policy_refuses_gaps():
         leaderboard_rows(_per_topic(), ["r1", "r2"], ["t1", "t2"], "error")
 
 
-# Citation weights: the expected TREC weight where the support model decided the status.
-
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from judges.measures import WEIGHT, citation_weight, expected_weight  # noqa: E402
-from judges.records import STATUS_GRADE, Judgment  # noqa: E402
-
-
-def judgment(status, p_any=None, p_full=None, support_status=None, **kw):
-    base = Judgment(status, STATUS_GRADE[status], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "embedded", "", support_status or status)
-    return base._replace(p_any=p_any, p_full=p_full, **kw)
-
-
-probabilities = st.tuples(st.floats(0, 1), st.floats(0, 1)).map(lambda p: (max(p), min(p)))
-
-
-@given(probabilities, st.sampled_from(["supported", "partial", "unsupported"]))
-def test_expected_weight_is_the_mean_of_the_three_levels_weights(p, status):
-    p_any, p_full = p
-    distribution = {"unsupported": 1 - p_any, "partial": p_any - p_full, "supported": p_full}
-    mean = sum(WEIGHT[s] * q for s, q in distribution.items())
-    j = judgment(status, p_any, p_full)
-    assert citation_weight(j, expected=True) == pytest.approx(mean) == pytest.approx(expected_weight(p_any, p_full))
-    assert 0.0 <= citation_weight(j, expected=True) <= 1.0
-    assert citation_weight(j, expected=False) == WEIGHT[status]  # leaderboard.weights: status
-
-
-@given(probabilities)
-def test_a_status_the_model_did_not_decide_weighs_its_status_weight(p):
-    p_any, p_full = p
-    assert citation_weight(judgment("supported"), True) == 1.0  # no probabilities (the alignment judge)
-    for status in ("missing", "cross_language"):
-        assert citation_weight(judgment(status), True) == 0.0
-    for answer in ("YES", "NO", "FULL", "PARTIAL", "NONE", "guarded"):  # the LLM's answer decided it
-        j = judgment("partial", p_any, p_full, support_status="supported", llm_answer=answer)
-        assert citation_weight(j, True) == 0.5
-    # an unparsed reply with on_unparsed: unsupported replaced the model's status
-    j = judgment("unsupported", p_any, p_full, support_status="partial", llm_answer="unparsed")
-    assert citation_weight(j, True) == 0.0
-    # ... with on_unparsed: judge the model's status stands, and so does its expected weight
-    j = judgment("partial", p_any, p_full, support_status="partial", llm_answer="unparsed")
-    assert citation_weight(j, True) == pytest.approx(expected_weight(p_any, p_full))
-
-
-@given(probabilities)
-def test_a_capped_citation_weighs_half_its_chance_of_any_support(p):
-    p_any, p_full = p
-    j = judgment("partial", p_any, p_full, support_status="supported", capped=True)
-    assert citation_weight(j, True) == pytest.approx(0.5 * p_any)
-    assert citation_weight(j, True) <= expected_weight(p_any, p_full) + 1e-12
-
 
 def test_weighted_measures_use_the_citation_weights():
     report = [S(10, ("supported", "partial"), weights=(0.8, 0.3)), S(10, ("unsupported",), weights=(0.2,)), S(10, ())]

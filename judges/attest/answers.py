@@ -19,6 +19,30 @@ ANSWERS: dict[str, tuple[str, ...]] = {"yes_no": ("YES", "NO"), "support_level":
 P_YES_SUPPORTED = 0.5  # yes_no: P(YES) at or above which the LLM's answer makes a citation supported
 LEVEL_STATUS = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}  # support_level: the status
 _ALIASES = {"support_level": {"NO": "NONE", "PARTIALLY": "PARTIAL"}}
+_LEVEL_INDEX = {"NONE": 0, "PARTIAL": 1, "FULL": 2}  # support_level: the answer's level (none, partial, full)
+
+
+def affirms(answer: str, p_yes: Optional[float]) -> bool:
+    """``yes_no``: whether the answer says the document fully supports the sentence: P(YES) >=
+    :data:`P_YES_SUPPORTED`, P(YES) from the log-probabilities when given, else 1 for YES, 0 for NO."""
+    p = p_yes if p_yes is not None else (1.0 if answer == "YES" else 0.0)
+    return p >= P_YES_SUPPORTED
+
+
+def likelihood(answer: str, p_yes: Optional[float], error: float) -> Optional[tuple[float, float, float]]:
+    """The probability of the LLM's ``answer`` if the citation were not, partially or fully
+    supported, for an LLM whose answers are wrong with probability ``error``: ``yes_no`` (read as
+    :func:`affirms` reads it) is right about full support with 1 - error; ``support_level`` names
+    the right level with 1 - error and each other one with error / 2. ``None`` for anything else
+    (unparsed, failed, guarded): the answer says nothing about support."""
+    if answer in ANSWERS["yes_no"]:
+        full = affirms(answer, p_yes)
+        return (error, error, 1 - error) if full else (1 - error, 1 - error, error)
+    if answer in _LEVEL_INDEX:
+        return tuple(1 - error if k == _LEVEL_INDEX[answer] else error / 2 for k in range(3))
+    return None
+
+
 _MARKER = re.compile(r"\[\[\s*##\s*\w+\s*##\s*\]\]")
 
 

@@ -55,7 +55,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from judges.align.passages import DocIndex
-from judges.attest.answers import ANSWERS, LEVEL_STATUS, P_YES_SUPPORTED, parse_answer
+from judges.attest.answers import ANSWERS, LEVEL_STATUS, affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
@@ -84,8 +84,7 @@ def combine(judge_status: str, answer: str, p_yes, question: str = "yes_no") -> 
     """The status from the support judge's status and the LLM's answer (see the module doc)."""
     if question == "support_level":
         return LEVEL_STATUS[answer]
-    p = p_yes if p_yes is not None else (1.0 if answer == "YES" else 0.0)
-    if p >= P_YES_SUPPORTED:
+    if affirms(answer, p_yes):
         return "supported"
     return "partial" if judge_status in ("supported", "partial") else "unsupported"
 

@@ -21,7 +21,7 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("qrels_doc_id", pa.string()),  # md5(sentence + "_" + citation id), the qrels key
         ("status", pa.string()),
         ("grade", pa.int8()),
-        ("weight", pa.float64()),  # the citation's weight in WEIGHTED_PRECISION (judges.measures.citation_weight)
+        ("weight", pa.float64()),  # the citation's weight in WEIGHTED_PRECISION (judges.weights)
         ("score", pa.int32()),
         ("norm_score", pa.float64()),
         ("answer_coverage", pa.float64()),

@@ -1,0 +1,47 @@
+"""A citation's weight in WEIGHTED_PRECISION and WEIGHTED_RECALL (workflow ``leaderboard.weights``).
+
+The leaderboard is the judge's estimate of the measure people would give. With ``status`` every
+citation weighs the TREC weight of its status (supported 1, partial 0.5, otherwise 0), as its
+qrels grade says. With ``expected`` (the default) a citation the support model gave probabilities
+weighs its *expected* TREC weight (:func:`judges.measures.expected_weight`) under the model's
+distribution over the three levels people give: none ``1 - P(any)``, partial
+``P(any) - P(full)``, full ``P(full)``. When the LLM answered, that distribution is first
+updated by Bayes' rule with the answer, taken to be wrong with probability
+``attest.answer_error`` (:func:`judges.attest.answers.likelihood`): a YES, or the level an LLM
+names, moves the weight toward that level's, as far as the model did not already expect it, and
+a NO divides the remaining mass between partial and none as the model does. Where the grounding
+cap lowered the status, full support is ruled out and weighs as partial.
+
+Everything else weighs its status's weight: missing and cross-language citations, citations the
+alignment judge decided (no probabilities), guarded ones, and an unparsed or failed answer that
+``attest.on_unparsed: unsupported`` replaced (with ``judge`` the model's status stands, and so
+does its expected weight). The status itself, and so the qrels, the status counts and the other
+measures, does not depend on this setting.
+"""
+
+from __future__ import annotations
+
+from judges.attest.answers import likelihood
+from judges.measures import WEIGHT, expected_weight
+from judges.records import Judgment
+
+NO_OBSERVATION = (1.0, 1.0, 1.0)
+
+
+def citation_weight(j: Judgment, expected: bool, answer_error: float) -> float:
+    """``j``'s weight (see the module doc); ``expected``: ``leaderboard.weights == "expected"``."""
+    if not expected or j.p_any is None or j.p_full is None:
+        return WEIGHT[j.status]
+    observed = NO_OBSERVATION
+    if j.llm_answer is not None:
+        observed = likelihood(j.llm_answer, j.llm_p_yes, answer_error)
+        if observed is None:  # guarded, unparsed or failed: no answer to learn from
+            if j.llm_answer == "guarded" or not (j.status == j.support_status or j.capped):
+                return WEIGHT[j.status]  # guarded, or replaced by on_unparsed: unsupported
+            observed = NO_OBSERVATION
+    p_full = min(j.p_full, j.p_any)
+    none, partial, full = (1 - j.p_any) * observed[0], (j.p_any - p_full) * observed[1], p_full * observed[2]
+    if none + partial + full <= 0.0:  # with answer_error 0, the answer names a level the model ruled out
+        return WEIGHT[j.status]
+    full_weight = WEIGHT["partial"] if j.capped else WEIGHT["supported"]
+    return float(expected_weight(j.p_any, p_full, observed, full_weight))

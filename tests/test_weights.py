@@ -1,0 +1,116 @@
+"""A citation's weight in the support measures: the status's, or the expected weight under the
+support model's probabilities, updated by Bayes' rule with the LLM's answer (judges.weights)."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from judges.attest.answers import likelihood
+from judges.measures import WEIGHT, expected_weight
+from judges.records import STATUS_GRADE, Judgment
+from judges.weights import citation_weight
+
+LEVEL_WEIGHTS = (WEIGHT["unsupported"], WEIGHT["partial"], WEIGHT["supported"])
+
+
+def judgment(status, p_any=None, p_full=None, support_status=None, **kw):
+    base = Judgment(
+        status, STATUS_GRADE[status], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "embedded", "", support_status or status
+    )
+    return base._replace(p_any=p_any, p_full=p_full, **kw)
+
+
+# probabilities kept off 0 and 1 so that every level is possible
+probabilities = st.tuples(st.floats(0.001, 0.999), st.floats(0.001, 0.999)).map(lambda p: (max(p), min(p) * 0.999))
+errors = st.floats(0.0, 0.5)
+
+
+def brute_force(p_any, p_full, answer_likelihood, capped=False):
+    """Bayes' rule written out: P(level | answer) over the three levels, then the mean weight."""
+    prior = (1 - p_any, p_any - p_full, p_full)
+    joint = [q * lk for q, lk in zip(prior, answer_likelihood)]
+    weights = (0.0, 0.5, 0.5 if capped else 1.0)
+    return sum(j * w for j, w in zip(joint, weights)) / sum(joint)
+
+
+@given(probabilities, st.sampled_from(["supported", "partial", "unsupported"]))
+def test_without_an_answer_the_weight_is_the_mean_of_the_three_levels_weights(p, status):
+    p_any, p_full = p
+    mean = sum(w * q for w, q in zip(LEVEL_WEIGHTS, (1 - p_any, p_any - p_full, p_full)))
+    j = judgment(status, p_any, p_full)
+    assert citation_weight(j, True, 0.1) == pytest.approx(mean) == pytest.approx(expected_weight(p_any, p_full))
+    assert 0.0 <= citation_weight(j, True, 0.1) <= 1.0
+    assert citation_weight(j, False, 0.1) == WEIGHT[status]  # leaderboard.weights: status
+
+
+@given(probabilities, errors, st.sampled_from(["YES", "NO", "FULL", "PARTIAL", "NONE"]), st.booleans())
+def test_an_answer_updates_the_weight_by_bayes_rule(p, error, answer, capped):
+    p_any, p_full = p
+    status = "partial" if capped else "supported"
+    j = judgment(status, p_any, p_full, support_status="supported", llm_answer=answer, capped=capped)
+    expected = brute_force(p_any, p_full, likelihood(answer, None, error), capped)
+    assert citation_weight(j, True, error) == pytest.approx(expected)
+    assert citation_weight(j, False, error) == WEIGHT[status]
+
+
+@given(probabilities, errors)
+def test_yes_raises_and_no_lowers_the_weight(p, error):
+    p_any, p_full = p
+    before = citation_weight(judgment("partial", p_any, p_full), True, error)
+    yes = citation_weight(judgment("supported", p_any, p_full, "partial", llm_answer="YES"), True, error)
+    no = citation_weight(judgment("partial", p_any, p_full, "partial", llm_answer="NO"), True, error)
+    assert no - 1e-9 <= before <= yes + 1e-9
+
+
+@given(probabilities)
+def test_an_answer_of_error_zero_decides_the_level_and_a_coin_toss_says_nothing(p):
+    p_any, p_full = p
+    prior = expected_weight(p_any, p_full)
+    for answer, status in (("FULL", "supported"), ("PARTIAL", "partial"), ("NONE", "unsupported")):
+        j = judgment(status, p_any, p_full, "partial", llm_answer=answer)
+        assert citation_weight(j, True, 0.0) == pytest.approx(WEIGHT[status])
+        # one level in three is a coin toss for support_level
+        assert expected_weight(p_any, p_full, likelihood(answer, None, 2 / 3)) == pytest.approx(prior)
+    j = judgment("supported", p_any, p_full, "partial", llm_answer="YES")
+    assert citation_weight(j, True, 0.0) == pytest.approx(1.0)
+    assert citation_weight(j, True, 0.5) == pytest.approx(prior)
+    # a NO with error 0 leaves partial and none in the proportion the model gave them
+    j = judgment("partial", p_any, p_full, "partial", llm_answer="NO")
+    assert citation_weight(j, True, 0.0) == pytest.approx(0.5 * (p_any - p_full) / (1 - p_full))
+
+
+def test_p_yes_from_log_probabilities_reads_the_answer_as_the_status_does():
+    j = judgment("partial", 0.8, 0.5, "partial", llm_answer="YES", llm_p_yes=0.3)  # YES, but P(YES) < 0.5
+    assert citation_weight(j, True, 0.0) == pytest.approx(0.5 * 0.3 / 0.5)  # read as NO
+
+
+@given(probabilities)
+def test_a_status_the_model_did_not_decide_weighs_its_status_weight(p):
+    p_any, p_full = p
+    assert citation_weight(judgment("supported"), True, 0.1) == 1.0  # no probabilities: the alignment judge
+    for status in ("missing", "cross_language"):
+        assert citation_weight(judgment(status), True, 0.1) == 0.0
+    # guarded: unsupported whatever the model said (instructing the judge never pays)
+    for support_status in ("supported", "unsupported"):
+        j = judgment("unsupported", p_any, p_full, support_status, llm_answer="guarded")
+        assert citation_weight(j, True, 0.1) == 0.0
+    # an unparsed or failed answer replaced by on_unparsed: unsupported
+    for answer in ("unparsed", "failed"):
+        j = judgment("unsupported", p_any, p_full, "partial", llm_answer=answer)
+        assert citation_weight(j, True, 0.1) == 0.0
+        # ... with on_unparsed: judge the model's status stands, and so does its expected weight
+        j = judgment("partial", p_any, p_full, "partial", llm_answer=answer)
+        assert citation_weight(j, True, 0.1) == pytest.approx(expected_weight(p_any, p_full))
+
+
+@given(probabilities)
+def test_a_capped_citation_weighs_half_its_chance_of_any_support(p):
+    p_any, p_full = p
+    j = judgment("partial", p_any, p_full, support_status="supported", capped=True)
+    assert citation_weight(j, True, 0.1) == pytest.approx(0.5 * p_any)
+    assert citation_weight(j, True, 0.1) <= expected_weight(p_any, p_full) + 1e-12
+
+
+def test_an_answer_naming_a_level_the_model_ruled_out_with_error_zero_weighs_the_status():
+    j = judgment("supported", 0.4, 0.0, "partial", llm_answer="FULL")  # P(full) = 0, the LLM says FULL
+    assert citation_weight(j, True, 0.0) == 1.0
