@@ -155,6 +155,31 @@ def ceiling(table, level: np.ndarray, truth: pd.Series, draws: int = 200) -> Non
         )
 
 
+def topic_bootstrap(table, truth: pd.Series, ours: np.ndarray, theirs: np.ndarray, draws: int = 300) -> str:
+    """Leaderboard run tau of citation weights ``ours`` minus ``theirs`` over topic resamples
+    (topics drawn with replacement, both scored on the same draw): mean, 90% interval, share > 0."""
+    keys = [table["run_id"].to_numpy(), table["topic_id"].to_numpy()]
+    reports = {
+        name: pd.Series(np.asarray(w, dtype=np.float64)).groupby(keys).mean().reindex(truth.index).fillna(0.0)
+        for name, w in (("ours", ours), ("theirs", theirs))
+    }
+    runs, topics = truth.index.get_level_values(0).to_numpy(), truth.index.get_level_values(1).to_numpy()
+    unique = np.array(sorted(set(topics)))
+    rng = np.random.default_rng(1)
+    diffs = []
+    for _ in range(draws):
+        rows = np.concatenate([np.flatnonzero(topics == t) for t in rng.choice(unique, len(unique))])
+        human = pd.Series(truth.to_numpy()[rows]).groupby(runs[rows]).mean()
+        tau = {
+            name: kendall(human.to_numpy(), pd.Series(r.to_numpy()[rows]).groupby(runs[rows]).mean().to_numpy())
+            for name, r in reports.items()
+        }
+        diffs.append(tau["ours"] - tau["theirs"])
+    low, high = np.quantile(diffs, [0.05, 0.95])
+    better = np.mean(np.array(diffs) > 0)
+    return f"{np.mean(diffs):+.3f} (90% interval {low:+.3f} to {high:+.3f}; better in {better:.0%})"
+
+
 def lacks(table) -> np.ndarray:
     """Where the document lacks a number or entity of the sentence (the default ``grounding.cap``)."""
     return (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
@@ -221,13 +246,14 @@ def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0
     weights = expected(table, p_any, p_full)
     answer_error = AttestSettings().answer_error
 
-    def weight_after(i: int, status: str, answer: str) -> float:
+    def weight_after(i: int, status: str, answer: str, error: float = answer_error) -> float:
         """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.weights)."""
-        cap = bool(lacks(table)[i]) and status == "supported"
+        lacking = bool(lacks(table)[i])
+        cap = lacking and status == "supported"
         final = "partial" if cap else status
         j = Judgment(final, STATUS_LEVEL[final], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "corpus", "", statuses[level[i]])
         j = j._replace(p_any=p_any[i], p_full=p_full[i], llm_answer=answer, capped=cap)
-        return citation_weight(j, True, answer_error)
+        return citation_weight(j, True, error, full_ruled_out=lacking)
 
     base = score(table, capped(table, level), truth, weights=weights)
     hard = score(table, capped(table, level), truth)
@@ -271,6 +297,21 @@ def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0
                     f"| {np.mean(taus):.3f} | {np.mean(exact):.3f} |",
                     flush=True,
                 )
+    errors = (0.0, 0.05, 0.1, 0.2, 0.3)
+    print("\nThe answer's assumed error (attest.answer_error) against the simulated LLM's true error 0.2: leaderboard")
+    print("run tau, expected weights, budget 0.25 with leverage (mean of the same draws)\n")
+    print("| question | " + " | ".join(f"answer_error {e}" for e in errors) + " |")
+    print("|---|" + "---:|" * len(errors))
+    sent = sent_by(0.25, True)
+    for question in ("yes_no", "support_level"):
+        taus = {e: [] for e in errors}
+        for ans in answers[question]:
+            for e in errors:
+                w = weights.copy()
+                for i in np.flatnonzero(sent):
+                    w[i] = weight_after(i, combine(statuses[level[i]], ans[i], None, question), ans[i], e)
+                taus[e].append(leaderboard_tau(table, w, truth))
+        print(f"| {question} | " + " | ".join(f"{np.mean(taus[e]):.3f}" for e in errors) + " |", flush=True)
 
 
 def rag24(data: Path, out: Path) -> None:
@@ -303,6 +344,7 @@ def rag24(data: Path, out: Path) -> None:
             score(table, capped(table, level), truth, p_any, p_full, weights),
         )
     )
+    gain = topic_bootstrap(table, truth, weights, capped(table, level) / 2.0)
     cv_level = level
     shipped = read_assessments(out, "r24-model")
     t2 = labelled_features(shipped, labels)
@@ -314,6 +356,7 @@ def rag24(data: Path, out: Path) -> None:
             score(t2, level, truth, t2.p_any, t2.p_full, t2.weight.to_numpy()),
         )
     )
+    print(f"\nCross-validated, expected minus status weights, over 300 topic resamples: {gain}")
     check = out / "meta.jsonl"
     cli(
         "meta-evaluate",

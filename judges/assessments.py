@@ -13,7 +13,7 @@ import hashlib
 import pyarrow as pa
 
 from judges.formats import tables
-from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
+from judges.measures import NO_GROUNDING, WEIGHT, SentenceGrounding, SentenceResult, evaluate
 from judges.records import Judgment, Report
 from judges.support.features import FEATURES
 
@@ -37,6 +37,7 @@ class Assessments:
     def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
         """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
         cols = self._columns
+        weight = WEIGHT[j.status] if j.weight is None else j.weight  # None: not weighed (judges.weights)
         for name, value in (
             ("run_id", rep.run_id),
             ("topic_id", rep.topic_id),
@@ -47,7 +48,7 @@ class Assessments:
             ("qrels_doc_id", qid),
             ("status", j.status),
             ("grade", j.grade),
-            ("weight", j.weight),
+            ("weight", weight),
             ("score", j.score),
             ("norm_score", j.norm_score),
             ("answer_coverage", j.answer_coverage),
@@ -75,9 +76,7 @@ class Assessments:
             cols[name].append(value)
         for k, name in enumerate(FEATURES):
             cols[f"f_{name}"].append(j.features[k] if j.features else None)
-        self._citations.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append(
-            (j.status, j.weight)
-        )
+        self._citations.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append((j.status, weight))
 
     def finish_report(self, rep: Report, grounding: dict[int, SentenceGrounding]) -> None:
         """The report's measures, once all its citations are added; ``grounding`` per sentence index."""

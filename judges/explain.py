@@ -10,6 +10,9 @@ pipeline did, e.g.::
     supported: the LLM answered YES (P(YES) 0.91 >= 0.5); the support model said partial (...)
     missing: document 'd7' in neither the report's documents nor the corpus
 
+A citation whose weight in WEIGHTED_PRECISION is not its status's (:mod:`judges.weights`) says
+so at the end: ``...; weighs 0.62 in WEIGHTED_PRECISION: its expected weight (leaderboard.weights: expected)``.
+
 :func:`decision` gives the same facts as named fields for the debug log.
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 from typing import Optional
 
 from judges.attest.answers import LEVEL_STATUS, P_YES_SUPPORTED
+from judges.measures import WEIGHT
 from judges.records import Judgment
 
 ALIGNMENT_FIELDS = ("score", "answer_token_start", "answer_token_end", "doc_token_start", "doc_token_end", "matches")
@@ -113,6 +117,10 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None
         body = f"{body}, which makes it supported, but capped at partial: the document lacks {lacks}"
     elif lacks:
         body = f"{body} (the document lacks {lacks})"
+    if j.weight is not None and j.weight != WEIGHT[j.status]:
+        given = " given the LLM's answer" if j.llm_answer is not None else ""
+        body = f"{body}; weighs {num(j.weight)} in WEIGHTED_PRECISION: its expected weight{given}"
+        body += " (leaderboard.weights: expected)"
     return f"{j.status}: {body}"
 
 

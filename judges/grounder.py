@@ -69,13 +69,21 @@ class Grounder:
         """The sentence's numbers and entities that ``doc`` does not state."""
         return self._missing(self.claim(rep, sent), [self.source(doc)])
 
-    def cap(self, j: Judgment) -> Judgment:
-        """``j`` lowered to ``partial`` when the policy caps a kind its document lacks."""
-        lacking = [
+    def _lacking(self, j: Judgment) -> list[str]:
+        """What ``j``'s document lacks of the kinds the policy caps (``grounding.cap``)."""
+        return [
             f"{kind} {', '.join(items)}"
             for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing))
             if items and kind in self.s.cap
         ]
+
+    def rules_out_full(self, j: Judgment) -> bool:
+        """Whether the policy holds ``j`` at partial at most, whatever decides its status."""
+        return bool(self._lacking(j))
+
+    def cap(self, j: Judgment) -> Judgment:
+        """``j`` lowered to ``partial`` when the policy caps a kind its document lacks."""
+        lacking = self._lacking(j)
         if lacking and j.status == "supported":
             why = f"capped at partial: the document lacks {'; '.join(lacking)}"
             j = j._replace(

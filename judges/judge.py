@@ -192,10 +192,8 @@ class Judge:
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
             rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
             j = self.grounder.cap(judgments[i])
-            j = j._replace(
-                weight=citation_weight(j, expected_weights, answer_error),
-                explanation=explain(j, thresholds, on_unparsed, rule),
-            )
+            j = j._replace(weight=citation_weight(j, expected_weights, answer_error, self.grounder.rules_out_full(j)))
+            j = j._replace(explanation=explain(j, thresholds, on_unparsed, rule))
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(

@@ -10,7 +10,8 @@ updated by Bayes' rule with the answer, taken to be wrong with probability
 ``attest.answer_error`` (:func:`judges.attest.answers.likelihood`): a YES, or the level an LLM
 names, moves the weight toward that level's, as far as the model did not already expect it, and
 a NO divides the remaining mass between partial and none as the model does. Where the grounding
-cap lowered the status, full support is ruled out and weighs as partial.
+cap holds the citation at partial (its document lacks a number or entity of the sentence, of a
+kind in ``grounding.cap``), full support is ruled out and weighs as partial, whatever the status.
 
 Everything else weighs its status's weight: missing and cross-language citations, citations the
 alignment judge decided (no probabilities), guarded ones, and an unparsed or failed answer that
@@ -28,8 +29,9 @@ from judges.records import Judgment
 NO_OBSERVATION = (1.0, 1.0, 1.0)
 
 
-def citation_weight(j: Judgment, expected: bool, answer_error: float) -> float:
-    """``j``'s weight (see the module doc); ``expected``: ``leaderboard.weights == "expected"``."""
+def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled_out: bool = False) -> float:
+    """``j``'s weight (see the module doc); ``expected``: ``leaderboard.weights == "expected"``;
+    ``full_ruled_out``: the grounding cap holds ``j`` at partial (:meth:`judges.grounder.Grounder.rules_out_full`)."""
     if not expected or j.p_any is None or j.p_full is None:
         return WEIGHT[j.status]
     observed = NO_OBSERVATION
@@ -43,5 +45,5 @@ def citation_weight(j: Judgment, expected: bool, answer_error: float) -> float:
     none, partial, full = (1 - j.p_any) * observed[0], (j.p_any - p_full) * observed[1], p_full * observed[2]
     if none + partial + full <= 0.0:  # with answer_error 0, the answer names a level the model ruled out
         return WEIGHT[j.status]
-    full_weight = WEIGHT["partial"] if j.capped else WEIGHT["supported"]
+    full_weight = WEIGHT["partial"] if full_ruled_out or j.capped else WEIGHT["supported"]
     return float(expected_weight(j.p_any, p_full, observed, full_weight))

@@ -71,7 +71,6 @@ def test_error_policy_refuses_gaps():
         leaderboard_rows(_per_topic(), ["r1", "r2"], ["t1", "t2"], "error")
 
 
-
 def test_weighted_measures_use_the_citation_weights():
     report = [S(10, ("supported", "partial"), weights=(0.8, 0.3)), S(10, ("unsupported",), weights=(0.2,)), S(10, ())]
     m = evaluate(report)

@@ -49,7 +49,7 @@ def test_an_answer_updates_the_weight_by_bayes_rule(p, error, answer, capped):
     status = "partial" if capped else "supported"
     j = judgment(status, p_any, p_full, support_status="supported", llm_answer=answer, capped=capped)
     expected = brute_force(p_any, p_full, likelihood(answer, None, error), capped)
-    assert citation_weight(j, True, error) == pytest.approx(expected)
+    assert citation_weight(j, True, error, full_ruled_out=capped) == pytest.approx(expected)
     assert citation_weight(j, False, error) == WEIGHT[status]
 
 
@@ -103,14 +103,34 @@ def test_a_status_the_model_did_not_decide_weighs_its_status_weight(p):
         assert citation_weight(j, True, 0.1) == pytest.approx(expected_weight(p_any, p_full))
 
 
-@given(probabilities)
-def test_a_capped_citation_weighs_half_its_chance_of_any_support(p):
+@given(probabilities, st.sampled_from(["supported", "partial", "unsupported"]))
+def test_where_the_cap_rules_full_support_out_a_citation_weighs_half_its_chance_of_any_support(p, status):
     p_any, p_full = p
-    j = judgment("partial", p_any, p_full, support_status="supported", capped=True)
-    assert citation_weight(j, True, 0.1) == pytest.approx(0.5 * p_any)
-    assert citation_weight(j, True, 0.1) <= expected_weight(p_any, p_full) + 1e-12
+    capped = judgment("partial", p_any, p_full, support_status="supported", capped=True)
+    assert citation_weight(capped, True, 0.1, full_ruled_out=True) == pytest.approx(0.5 * p_any)
+    # below supported the cap changes no status, but full support is ruled out all the same
+    j = judgment(status, p_any, p_full)
+    assert citation_weight(j, True, 0.1, full_ruled_out=True) == pytest.approx(0.5 * p_any)
+    assert citation_weight(j, True, 0.1, full_ruled_out=True) <= expected_weight(p_any, p_full) + 1e-12
+    assert citation_weight(j, False, 0.1, full_ruled_out=True) == WEIGHT[status]
 
 
 def test_an_answer_naming_a_level_the_model_ruled_out_with_error_zero_weighs_the_status():
     j = judgment("supported", 0.4, 0.0, "partial", llm_answer="FULL")  # P(full) = 0, the LLM says FULL
     assert citation_weight(j, True, 0.0) == 1.0
+
+
+def test_the_explanation_says_when_the_weight_is_not_the_statuss():
+    from judges.explain import explain
+
+    thresholds = {"judge": "model", "p_supported": 0.45, "p_partial": 0.65}
+    j = judgment("partial", 0.8, 0.3)
+    expected = j._replace(weight=citation_weight(j, True, 0.1))
+    assert explain(expected, thresholds).endswith(
+        "; weighs 0.55 in WEIGHTED_PRECISION: its expected weight (leaderboard.weights: expected)"
+    )
+    answered = j._replace(llm_answer="NO")
+    assert "its expected weight given the LLM's answer" in explain(
+        answered._replace(weight=citation_weight(answered, True, 0.1)), thresholds
+    )
+    assert "WEIGHTED_PRECISION" not in explain(j._replace(weight=citation_weight(j, False, 0.1)), thresholds)
