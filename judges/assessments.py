@@ -31,8 +31,8 @@ class Assessments:
         self.per_topic: dict[tuple[str, str], dict[str, float]] = {}
         self._columns: dict[str, list] = {name: [] for name in tables.ASSESSMENT_SCHEMA.names}
         self._batches: list[pa.RecordBatch] = []
-        # report -> sentence index -> its citations' (status, weight)
-        self._citations: dict[tuple[str, str], dict[int, list[tuple[str, float]]]] = {}
+        # report -> sentence index -> its citations' statuses and weights
+        self._citations: dict[tuple[str, str], dict[int, tuple[list[str], list[float]]]] = {}
 
     def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
         """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
@@ -76,21 +76,21 @@ class Assessments:
             cols[name].append(value)
         for k, name in enumerate(FEATURES):
             cols[f"f_{name}"].append(j.features[k] if j.features else None)
-        self._citations.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, []).append((j.status, weight))
+        statuses, weights = self._citations.setdefault((rep.run_id, rep.topic_id), {}).setdefault(sent.index, ([], []))
+        statuses.append(j.status)
+        weights.append(weight)
 
     def finish_report(self, rep: Report, grounding: dict[int, SentenceGrounding]) -> None:
         """The report's measures, once all its citations are added; ``grounding`` per sentence index."""
         key = (rep.run_id, rep.topic_id)
         citations = self._citations.pop(key, {})
+        none = ((), ())
         results = []
         for s in rep.sentences:
-            judged = citations.get(s.index, ())
+            statuses, weights = citations.get(s.index, none)
             results.append(
                 SentenceResult(
-                    len(s.text.strip()),
-                    tuple(status for status, _ in judged),
-                    grounding.get(s.index, NO_GROUNDING),
-                    tuple(weight for _, weight in judged),
+                    len(s.text.strip()), tuple(statuses), grounding.get(s.index, NO_GROUNDING), tuple(weights)
                 )
             )
         self.per_topic[key] = evaluate(results)

@@ -11,7 +11,8 @@ pipeline did, e.g.::
     missing: document 'd7' in neither the report's documents nor the corpus
 
 A citation whose weight in WEIGHTED_PRECISION is not its status's (:mod:`judges.weights`) says
-so at the end: ``...; weighs 0.62 in WEIGHTED_PRECISION: its expected weight (leaderboard.weights: expected)``.
+so at the end: ``...; weighs 0.62 in WEIGHTED_PRECISION, its expected weight`` (``leaderboard.weights:
+expected``).
 
 :func:`decision` gives the same facts as named fields for the debug log.
 """
@@ -119,8 +120,7 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None
         body = f"{body} (the document lacks {lacks})"
     if j.weight is not None and j.weight != WEIGHT[j.status]:
         given = " given the LLM's answer" if j.llm_answer is not None else ""
-        body = f"{body}; weighs {num(j.weight)} in WEIGHTED_PRECISION: its expected weight{given}"
-        body += " (leaderboard.weights: expected)"
+        body = f"{body}; weighs {num(j.weight)} in WEIGHTED_PRECISION, its expected weight{given}"
     return f"{j.status}: {body}"
 
 

@@ -71,6 +71,8 @@ class Grounder:
 
     def _lacking(self, j: Judgment) -> list[str]:
         """What ``j``'s document lacks of the kinds the policy caps (``grounding.cap``)."""
+        if not (j.numbers_missing or j.entities_missing):
+            return []
         return [
             f"{kind} {', '.join(items)}"
             for kind, items in (("numbers", j.numbers_missing), ("entities", j.entities_missing))
