@@ -14,7 +14,9 @@ Printed, each the best of ``--repeat`` runs:
 * document preparation: ``Source(text)`` plus building its number and entity indexes, per document;
 * sentence preparation: ``Claim(sentence)`` plus extracting its numbers and entities, per sentence;
 * per pair, prepared: ``missing(claim, source)`` with both prepared (how a judge should call it);
-* per pair, unprepared sentence: a fresh ``Claim`` for every pair (documents prepared).
+* per pair, unprepared sentence: a fresh ``Claim`` for every pair (documents prepared);
+* placeholders: ``find_placeholders`` with the built-in table, per sentence (the judge runs it
+  once per answer sentence).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from judges.checks import Claim, Source, missing
+from judges.checks import Claim, Source, find_placeholders, missing
 
 WORDS = (
     "the of and to in a is that for it as was with be by on not he this are or his from at which "
@@ -133,6 +135,7 @@ def main() -> int:
     t_claims = best_of(args.repeat, prepare_claims)
     t_pairs = best_of(args.repeat, lambda: [missing(c, s) for c in claims for s in sources])
     t_fresh = best_of(args.repeat, lambda: [missing(Claim(t), s) for t in sentences for s in sources])
+    t_placeholders = best_of(args.repeat, lambda: [find_placeholders(t) for t in sentences])
 
     words_per_doc = sum(len(t.split()) for t in docs) / len(docs)
     words_per_sentence = sum(len(t.split()) for t in sentences) / len(sentences)
@@ -146,6 +149,8 @@ def main() -> int:
     print(f"{'sentence preparation (per sentence)':38}{t_claims:10.3f}{t_claims / len(sentences) * 1e6:12.1f}")
     print(f"{'pair, both prepared':38}{t_pairs:10.3f}{t_pairs / n_pairs * 1e6:12.1f}")
     print(f"{'pair, fresh Claim per pair':38}{t_fresh:10.3f}{t_fresh / n_pairs * 1e6:12.1f}")
+    t_each = t_placeholders / len(sentences) * 1e6
+    print(f"{'placeholders (per sentence)':38}{t_placeholders:10.3f}{t_each:12.1f}")
     return 0
 
 

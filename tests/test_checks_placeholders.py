@@ -181,3 +181,19 @@ def test_every_match_contains_one_of_its_needles(pattern):
 def test_needles_never_change_what_is_found(text):
     without = [p._replace(needles=()) for p in PATTERNS]
     assert find_placeholders(text) == find_placeholders(text, patterns=without)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(sorted({n for p in PATTERNS for n in p.needles} | {"x", " ", "İ", "ſ", "."})), max_size=6)
+)
+def test_the_needle_set_test_is_the_per_pattern_test(pieces):
+    """find_placeholders looks each needle up once (_prepared); a pattern then runs exactly when
+    _may_match says it may."""
+    from judges.checks.placeholders import _prepared
+
+    lowered = re_lower("".join(pieces))
+    needles, entries = _prepared(PATTERNS)
+    present = {n for n in needles if n in lowered}
+    for p, _, its in entries:
+        assert (not its or not its.isdisjoint(present)) == _may_match(p, lowered), p.name

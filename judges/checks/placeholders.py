@@ -172,7 +172,16 @@ def pattern_table(
 
 
 def _may_match(pattern: Pattern, lowered: str) -> bool:
+    """The needle test of one pattern (the reference of :func:`_prepared`'s set test)."""
     return not pattern.needles or any(n in lowered for n in pattern.needles)
+
+
+@lru_cache(maxsize=16)
+def _prepared(table: tuple[Pattern, ...]) -> tuple[tuple[str, ...], tuple[tuple[Pattern, re.Pattern, frozenset], ...]]:
+    """Every needle of ``table`` once, and each pattern with its regex and needle set: a text's
+    needles are looked up once, not once per pattern (:func:`_may_match` gives the same)."""
+    needles = tuple(sorted({n for p in table for n in p.needles}))
+    return needles, tuple((p, _compile(p), frozenset(p.needles)) for p in table)
 
 
 def find_placeholders(
@@ -187,14 +196,17 @@ def find_placeholders(
     ``patterns`` replaces the built-in table, ``extra`` adds to it, ``categories`` keeps only
     patterns of those categories.
     """
-    table = pattern_table(extra, base=PATTERNS if patterns is None else patterns)
+    base = PATTERNS if patterns is None else patterns
+    table = base if not extra and isinstance(base, tuple) else pattern_table(extra, base=base)
+    needles, entries = _prepared(table)
     wanted = None if categories is None else frozenset(categories)
     found = []
     lowered = re_lower(text)
-    for p in table:
-        if (wanted is not None and p.category not in wanted) or not _may_match(p, lowered):
+    present = {n for n in needles if n in lowered}
+    for p, regex, its in entries:
+        if (wanted is not None and p.category not in wanted) or (its and its.isdisjoint(present)):
             continue
-        for m in _compile(p).finditer(text):
+        for m in regex.finditer(text):
             if m.end() > m.start():
                 found.append(Placeholder(p.name, p.category, m.group(), m.start(), m.end()))
     found.sort(key=lambda h: (h.start, h.end, h.name))
