@@ -251,3 +251,42 @@ def test_fast_words_are_the_reference(text):
 
     assert E._words(text) == E._words_reference(text)
     assert E._capitalised_in.__wrapped__(text) == E._capitalised_in_reference(text)
+
+
+# -- The shortcut (_states_none) never changes what extract_entities finds.
+
+OPENERS = st.sampled_from(["Apple", "Said", "The", "İstanbul", "Bieber's", "Dr", "Ⓐpple", "ǅemal", "x", "3"])
+LOWER = st.lists(st.sampled_from(["apple", "said", "the", "of", "iphone", "é", "ı", "-", "’s", "’"]), max_size=6)
+SENTENCE = st.one_of(
+    WORDISH,
+    st.tuples(st.sampled_from(["", " ", "“", "("]), OPENERS, LOWER, st.sampled_from(["", ".", "!", " (x)"])).map(
+        lambda p: p[0] + " ".join([p[1], *p[2]]) + p[3]
+    ),
+)
+CONTEXT = st.one_of(
+    st.none(),
+    st.just(""),
+    WORDISH,
+    st.tuples(OPENERS, OPENERS).map(lambda p: f"we met {p[0]} and {p[1]}'s friends. {p[0]} left."),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(SENTENCE, CONTEXT, st.booleans())
+def test_the_shortcut_finds_what_the_full_extraction_finds(text, context, single):
+    from judges.checks import entities as E
+
+    assert extract_entities(text, context=context, single_words=single) == E._extract_entities(text, context, single)
+    if E._states_none(text, context):
+        assert E._extract_entities(text, context, single) == []
+
+
+def test_the_shortcut_is_taken_for_an_uncertain_opener_only():
+    from judges.checks import entities as E
+
+    assert E._states_none("Apple makes phones.", None)
+    assert E._states_none("no capital here", "Apple")
+    assert not E._states_none("Apple makes phones.", "We like Apple a lot.")  # capitalised mid-sentence
+    assert not E._states_none("we like Apple.", None)  # not the first word
+    assert not E._states_none("Apple and Google.", None)  # two capitals
+    assert extract_entities("Apple makes phones.", context="We like Apple a lot.", single_words=True)
