@@ -387,7 +387,7 @@ def extract_entities(text: str, *, context: str | None = None, single_words: boo
 def _states_none(text: str, context: str | None) -> bool:
     """A shortcut, exact: ``True`` only where :func:`_extract_entities` finds nothing, because
     no word is capitalised but perhaps the first, an uncertain sentence opener (rule 3) that
-    ``context`` never capitalises mid-sentence. (About two sentences in five of real answers.)
+    ``context`` never capitalises mid-sentence. (Two sentences in five of real answers have at most one capital.)
 
     With no upper-case character no word is capitalised (rule 1 needs one). With exactly one, at
     the start of the first word, that word is a run of its own, and it is not self-evident (an
