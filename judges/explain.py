@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from judges.attest.answers import LEVEL_STATUS, P_YES_SUPPORTED, affirms
+from judges.attest.answers import LEVEL_STATUS, P_YES_SUPPORTED, yes_probability
 from judges.measures import WEIGHT
 from judges.records import Judgment
 
@@ -98,10 +98,10 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None
     if answer == "guarded":
         body = f"the sentence or its evidence addresses the judge, so it was not sent to the LLM (guarded); {said}"
     elif answer in ("YES", "NO"):
-        p = j.llm_p_yes if j.llm_p_yes is not None else (1.0 if answer == "YES" else 0.0)
+        p = yes_probability(answer, j.llm_p_yes)
         llm = (
             f"the LLM answered {answer} "
-            f"(P(YES) {num(p, P_YES_SUPPORTED)} {'>=' if affirms(answer, j.llm_p_yes) else '<'} {P_YES_SUPPORTED})"
+            f"(P(YES) {num(p, P_YES_SUPPORTED)} {'>=' if p >= P_YES_SUPPORTED else '<'} {P_YES_SUPPORTED})"
         )
         body = f"{llm}{sent}; {said}"
     elif answer in LEVEL_STATUS:

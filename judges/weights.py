@@ -45,5 +45,5 @@ def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled
     none, partial, full = (1 - j.p_any) * observed[0], (j.p_any - p_full) * observed[1], p_full * observed[2]
     if none + partial + full <= 0.0:  # with answer_error 0, the answer names a level the model ruled out
         return WEIGHT[j.status]
-    full_weight = WEIGHT["partial"] if full_ruled_out or j.capped else WEIGHT["supported"]
+    full_weight = WEIGHT["partial"] if full_ruled_out else WEIGHT["supported"]
     return float(expected_weight(j.p_any, p_full, observed, full_weight))

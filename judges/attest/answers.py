@@ -22,11 +22,15 @@ _ALIASES = {"support_level": {"NO": "NONE", "PARTIALLY": "PARTIAL"}}
 _LEVEL_INDEX = {"NONE": 0, "PARTIAL": 1, "FULL": 2}  # support_level: the answer's level (none, partial, full)
 
 
+def yes_probability(answer: str, p_yes: Optional[float]) -> float:
+    """``yes_no``: P(YES), from the log-probabilities when given, else 1 for YES, 0 for NO."""
+    return p_yes if p_yes is not None else (1.0 if answer == "YES" else 0.0)
+
+
 def affirms(answer: str, p_yes: Optional[float]) -> bool:
-    """``yes_no``: whether the answer says the document fully supports the sentence: P(YES) >=
-    :data:`P_YES_SUPPORTED`, P(YES) from the log-probabilities when given, else 1 for YES, 0 for NO."""
-    p = p_yes if p_yes is not None else (1.0 if answer == "YES" else 0.0)
-    return p >= P_YES_SUPPORTED
+    """``yes_no``: whether the answer says the document fully supports the sentence: its
+    :func:`yes_probability` is at least :data:`P_YES_SUPPORTED`."""
+    return yes_probability(answer, p_yes) >= P_YES_SUPPORTED
 
 
 def likelihood(answer: str, p_yes: Optional[float], error: float) -> Optional[tuple[float, float, float]]:

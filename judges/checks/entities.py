@@ -116,6 +116,17 @@ _HARD_END = re.compile(r"[!?:\n]")
 _DOTTED = re.compile(r"(?:[^\W\d_]\.){2,}")
 _JOIN = re.compile(r"[ \t\u00a0]+(?:&[ \t\u00a0]+)?")
 _POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
+
+
+def _surface(raw: str) -> str:
+    """A word as matched without its possessive ending (``Bieber's`` → ``Bieber``)."""
+    if "'" in raw or "’" in raw:
+        cut = _POSSESSIVE.search(raw)
+        if cut and cut.start() > 0:
+            return raw[: cut.start()]
+    return raw
+
+
 _DEFINITION = re.compile(r"\(([A-Z][A-Za-z]*[A-Z]s?)\)")
 _MIN_STEM, _MAX_TAIL = 4, 2  # tolerant word match: both >= 4 letters, one extends the other by <= 2
 
@@ -197,9 +208,8 @@ def _words(text: str) -> list[_Word]:
         pos = end = start + len(raw)
         surface = raw
         if "'" in raw or "’" in raw:
-            cut = _POSSESSIVE.search(raw)
-            if cut and cut.start() > 0:
-                end, surface = start + cut.start(), raw[: cut.start()]
+            surface = _surface(raw)
+            end = start + len(surface)
         if gap == " " and i:
             initial = False
         elif not i or _HARD_END.search(gap):
@@ -318,11 +328,7 @@ def _capitalised_in(context: str) -> frozenset[str]:
         gap = gaps[i]
         if gap != " " and (_HARD_END.search(gap) or ("." in gap and not _is_abbreviation(found[i - 1]))):
             continue
-        if "'" in raw or "’" in raw:
-            cut = _POSSESSIVE.search(raw)
-            if cut and cut.start() > 0:
-                raw = raw[: cut.start()]
-        out.add(fold(raw))
+        out.add(fold(_surface(raw)))
     return frozenset(out)
 
 
@@ -405,11 +411,7 @@ def _states_none(text: str, context: str | None) -> bool:
         return False
     if context is None:
         return True
-    if "'" in first or "’" in first:
-        cut = _POSSESSIVE.search(first)
-        if cut and cut.start() > 0:
-            first = first[: cut.start()]
-    return fold(first) not in _capitalised_in(context)
+    return fold(_surface(first)) not in _capitalised_in(context)
 
 
 def _extract_entities(text: str, context: str | None, single_words: bool) -> list[Entity]:
