@@ -184,6 +184,7 @@ def main(
             llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
         chosen_backend = (backend.value if backend else None) or wf.alignment.backend
         from judges import pipeline
+        from judges.formats.tables import arrow_without_pandas
 
         formats = ("ir_measures",) + tuple(
             f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures
@@ -209,6 +210,7 @@ def main(
             no_debug_log=no_debug_log,
             allow_missing_text=allow_missing_text,
         )
+        arrow_without_pandas()  # this process ends with the summary: no pandas in it
         compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
         with Progress(
             TextColumn("judging citations"),

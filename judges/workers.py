@@ -42,6 +42,9 @@ def _init_worker(queue, options: Options, parent: int) -> None:
     _progress_queue = queue
     import numba
 
+    from judges.formats.tables import arrow_without_pandas
+
+    arrow_without_pandas()  # a worker only judges: no pandas in it
     numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
     if (options.backend or options.workflow.alignment.backend) == "numba":
         warmup(options)

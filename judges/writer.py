@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import platform
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -36,17 +36,23 @@ from judges.records import STATUSES
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
 
 
-def qrels_rows(table: pa.Table, key: str) -> list[tuple[str, str, int]]:
-    """Best grade per (topic, ``key`` column), sorted; rows whose key is null are left out."""
+def qrels_rows(table: pa.Table, key: str) -> Iterator[tuple[str, str, int]]:
+    """Best grade per (topic, ``key`` column), sorted; rows whose key is null are left out.
+
+    Sorted by Arrow (UTF-8 bytes order, which is Python's order of ``str``) and yielded a row
+    group at a time: a million qrels never become one Python list.
+    """
     if table.num_rows == 0:
-        return []
+        return
     best = (
         table.select(["topic_id", key, "grade"])
         .filter(pc.is_valid(table[key]))
         .group_by(["topic_id", key])
         .aggregate([("grade", "max")])
+        .sort_by([("topic_id", "ascending"), (key, "ascending")])
     )
-    return sorted(zip(best["topic_id"].to_pylist(), best[key].to_pylist(), best["grade_max"].to_pylist()))
+    for batch in best.to_batches(max_chunksize=SORTED_ROW_GROUP):
+        yield from zip(batch["topic_id"].to_pylist(), batch[key].to_pylist(), batch["grade_max"].to_pylist())
 
 
 def write_assessments(path: Path, table: pa.Table) -> None:

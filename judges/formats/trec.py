@@ -18,10 +18,10 @@ def format_value(value: float) -> str:
 
 
 def write_qrels(path: Path, rows: Iterable[tuple[str, str, int]]) -> int:
-    """Write sorted ``topic_id 0 doc_id grade`` lines; returns the row count."""
+    """Write ``topic_id 0 doc_id grade`` lines, for ``rows`` already sorted; returns the row count."""
     n = 0
     with atomic_text(path) as f:
-        for topic_id, doc_id, grade in sorted(rows):
+        for topic_id, doc_id, grade in rows:
             f.write(f"{topic_id} 0 {doc_id} {grade}\n")
             n += 1
     return n
