@@ -93,3 +93,32 @@ def test_read_leaderboard_reads_the_text_file_and_the_table_alike(tmp_path):
     assert list(text.columns) == ["run_id", "topic_id", "measure", "value"]
     assert (text[["run_id", "topic_id", "measure"]] == table[["run_id", "topic_id", "measure"]]).all().all()
     assert (abs(text["value"] - table["value"]) <= 5e-5).all()  # the text file has 4 decimals
+
+
+def test_a_judge_run_does_not_import_pandas(tmp_path):
+    """pandas costs about 0.15 s of start-up and the judge has no use for it (its tables are Arrow)."""
+    code = (
+        "import atexit, runpy, sys\n"
+        "atexit.register(lambda: print('imported:', 'pyarrow' in sys.modules, 'pandas' in sys.modules))\n"
+        "sys.argv = sys.argv[1:]\n"
+        "runpy.run_path(sys.argv[0], run_name='__main__')\n"
+    )
+    args = [sys.executable, "-c", code, str(ROOT / "run_judge.py"), *map(str, base_args(tmp_path))]
+    result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "imported: True False"
+    assert (tmp_path / "out" / "t.assessments.parquet").exists()
+
+
+def test_pyarrow_still_gives_dataframes_after_arrow_without_pandas():
+    code = (
+        "import sys, pyarrow as pa\n"
+        "from judges.formats.tables import arrow_without_pandas\n"
+        "arrow_without_pandas()\n"
+        "assert 'pandas' not in sys.modules\n"
+        "table = pa.table({'a': ['x', None], 'b': [1, 2]})\n"
+        "frame = table.to_pandas()\n"
+        "assert 'pandas' in sys.modules and frame.shape == (2, 2) and frame['b'].tolist() == [1, 2]\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
