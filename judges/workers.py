@@ -54,9 +54,25 @@ def _started() -> None:
     """An empty task: submitting one per worker makes the pool start them all now."""
 
 
-def _worker(options: Options, scan: Scan, corpus: dict, topics: frozenset, log_path: Optional[str]) -> Part:
+def _worker(
+    options: Options, scan: Scan, corpus: dict, topics: frozenset, log_path: Optional[str], table_path: str
+) -> Part:
+    """Judge ``topics``; the assessments go to ``table_path`` (an Arrow IPC file), not through
+    the result pipe: pickling them would hold a second copy in this process and in the main one."""
+    import pyarrow as pa
+
     with DebugLog(Path(log_path) if log_path else None) as log:
-        return judge_part(options, scan, corpus, topics, log, _progress_queue.put)
+        part = judge_part(options, scan, corpus, topics, log, _progress_queue.put)
+    with pa.OSFile(table_path, "wb") as sink, pa.ipc.new_file(sink, part.assessments.schema) as writer:
+        writer.write_table(part.assessments)
+    return part._replace(assessments=None)
+
+
+def _assessments(table_path: str):
+    """A worker's assessments, memory-mapped from its Arrow IPC file (no copy is read)."""
+    import pyarrow as pa
+
+    return pa.ipc.open_file(pa.memory_map(table_path)).read_all()
 
 
 class Workers:
@@ -96,6 +112,7 @@ class Workers:
         groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
+            table_paths = [str(Path(tmp) / f"worker{w}.arrow") for w in range(n)]
             futures = [
                 self.pool.submit(
                     _worker,
@@ -104,6 +121,7 @@ class Workers:
                     {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus},
                     g,
                     logs[w],
+                    table_paths[w],
                 )
                 for w, g in enumerate(groups)
             ]
@@ -113,7 +131,7 @@ class Workers:
                     progress(self.queue.get(timeout=0.2))
                 except queue_module.Empty:
                     pass
-            parts = [f.result() for f in futures]
+            parts = [f.result()._replace(assessments=_assessments(path)) for f, path in zip(futures, table_paths)]
             while True:
                 try:
                     progress(self.queue.get_nowait())
