@@ -188,6 +188,7 @@ class Judge:
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         expected_weights = self.wf.leaderboard.weights == "expected"
+        windows = _window_ranges(docs, items, cands) if log.enabled else None
         answer_error = self.wf.attest.answer_error
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
             rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
@@ -203,7 +204,7 @@ class Judge:
                     c,
                     None if d < 0 else docs[d],
                     source,
-                    cands[i].tolist(),
+                    windows[i],
                     best[i],
                     j,
                     qid,
@@ -314,7 +315,9 @@ class Judge:
         best[chosen, 4] += rel[first][keep]
         return best.tolist(), cands
 
-    def _log_citation(self, log, rep, sent, c, di, source, cands, alignment, j: Judgment, qid: str, rule: dict) -> None:
+    def _log_citation(
+        self, log, rep, sent, c, di, source, windows, alignment, j: Judgment, qid: str, rule: dict
+    ) -> None:
         """Two events with named fields: the candidate windows and best alignment as token ranges,
         the features by name, and the rule (support judge, thresholds) behind the explanation."""
         common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
@@ -328,7 +331,7 @@ class Judge:
             doc_chars=None if di is None else len(di.text),
             candidate_windows=None
             if di is None
-            else [dict(zip(("doc_token_start", "doc_token_end"), di.windows[w].tolist())) for w in cands if w >= 0],
+            else [dict(doc_token_start=start, doc_token_end=end) for start, end in windows],
         )
         fields = j._asdict()
         fields["features"] = dict(zip(FEATURES, j.features)) if j.features else None
@@ -341,6 +344,21 @@ class Judge:
             **fields,
             decision=rule,
         )
+
+
+def _window_ranges(docs: list[DocIndex], items: list, cands: np.ndarray) -> list[list[list[int]]]:
+    """Per citation, its candidate windows (``cands``, slots -1 unused) as ``[start, end]``
+    token ranges of its document, in slot order (for the debug log)."""
+    out: list[list[list[int]]] = [[] for _ in items]
+    rows, slots = np.nonzero(cands >= 0)
+    if len(rows):
+        w_base = np.zeros(len(docs) + 1, dtype=np.int64)
+        np.cumsum([len(d.windows) for d in docs], out=w_base[1:])
+        win = np.concatenate([d.windows for d in docs])
+        doc_of = np.array([it[4] for it in items], dtype=np.int64)
+        for row, window in zip(rows.tolist(), win[w_base[doc_of[rows]] + cands[rows, slots]].tolist()):
+            out[row].append(window)
+    return out
 
 
 def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: str, answer_tokens: int) -> Judgment:

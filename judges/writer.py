@@ -116,8 +116,9 @@ def write_outputs(
         path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
         trec.write_leaderboard(place(path), rows, fmt)
         files[f"leaderboard_{fmt}"] = str(path)
-    lb_table = pa.Table.from_pylist(
-        [dict(run_id=r, topic_id=t, measure=m, value=float(v)) for r, t, m, v in rows], schema=tables.LEADERBOARD_SCHEMA
+    run_ids, topic_ids, measures, values = zip(*rows) if rows else ((), (), (), ())
+    lb_table = pa.table(
+        [list(run_ids), list(topic_ids), list(measures), [float(v) for v in values]], schema=tables.LEADERBOARD_SCHEMA
     )
     tables.write_table(place(out_dir / f"{name}.leaderboard.parquet"), lb_table)
     files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")

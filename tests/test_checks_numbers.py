@@ -350,3 +350,23 @@ def test_the_start_kernel_on_real_documents():
     assert texts
     for text in texts:
         assert numbers_module._starts(text) == numbers_module._starts_reference(text)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.one_of(
+        SCANNED,
+        st.lists(st.sampled_from(["5", " to ", "one million", "2019-20", "%", "$3", "-", "bn"]), max_size=8).map(
+            "".join
+        ),
+    )
+)
+def test_a_source_index_is_every_mention_read_with_and_without_the_range_rules(text):
+    """``NumberIndex.of_text`` reads only the mentions the range rules change twice: its index
+    equals the one of both readings in full (the reference)."""
+    raws = numbers_module._raw_mentions(text, True)
+    reference = NumberIndex(
+        numbers_module._numbers(text, numbers_module._inherit(text, raws)) + numbers_module._numbers(text, raws)
+    )
+    index = NumberIndex.of_text(text)
+    assert (index.amounts, index.percents) == (reference.amounts, reference.percents)

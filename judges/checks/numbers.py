@@ -554,7 +554,9 @@ class NumberIndex:
         range rules (``5 to one million`` states 5 million, but a claim read without number
         words sees a bare 5 there, and must find it)."""
         raws = _raw_mentions(text, True)
-        return cls(_numbers(text, _inherit(text, raws)) + _numbers(text, raws))
+        inherited = _inherit(text, raws)  # the same mentions, those in ranges changed
+        changed = [raw for raw, now in zip(raws, inherited) if raw != now]  # the index is a set: once is enough
+        return cls(_numbers(text, inherited) + _numbers(text, changed))
 
     def _close(self, value: float, pool: str, rel_tol: float) -> list[float]:
         if rel_tol <= 0:
