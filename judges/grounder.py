@@ -62,6 +62,8 @@ class Grounder:
         return claim
 
     def _missing(self, claim: Claim, sources: list[Source]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        if not (claim.numbers or claim.entities):  # most sentences: nothing to look up
+            return (), ()
         found = missing(claim, sources, rel_tol=self.s.number_tolerance, fuzzy=self.s.entity_fuzzy)
         return tuple(found.numbers), tuple(found.entities)
 

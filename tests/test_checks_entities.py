@@ -290,3 +290,31 @@ def test_the_shortcut_is_taken_for_an_uncertain_opener_only():
     assert not E._states_none("we like Apple.", None)  # not the first word
     assert not E._states_none("Apple and Google.", None)  # two capitals
     assert extract_entities("Apple makes phones.", context="We like Apple a lot.", single_words=True)
+
+
+# -- has_phrase: the search from the first word's positions is the plain definition (every start).
+
+_PHRASE_WORDS = st.sampled_from(
+    ["bank", "banks", "banker", "bankers", "america", "americas", "obama", "barack", "lopez"]
+)
+
+
+def _has_phrase_reference(index: EntityIndex, key: str) -> bool:
+    """The key's words at some start, each equal or tolerantly equal (tried at every start)."""
+    if f" {key} " in index.phrase:
+        return True
+    variants = [index._variants(w) for w in key.split()]
+    if not variants or not all(variants):
+        return False
+    words = index._words
+    return any(
+        all(words[start + i] in options for i, options in enumerate(variants))
+        for start in range(len(words) - len(variants) + 1)
+    )
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_PHRASE_WORDS, max_size=14), st.lists(_PHRASE_WORDS, min_size=1, max_size=4))
+def test_has_phrase_is_the_definition_at_every_start(source, key):
+    index = EntityIndex(" ".join(source))
+    assert index.has_phrase(" ".join(key)) == _has_phrase_reference(index, " ".join(key))

@@ -552,12 +552,13 @@ class EntityIndex:
             return False
         if len(variants) == 1:
             return True  # one word with a variant in the source (positions not needed)
-        starts = {p for v in variants[0] for p in self.positions[v]}
-        for offset, options in enumerate(variants[1:], 1):
-            starts &= {p - offset for v in options for p in self.positions[v]}
-            if not starts:
-                return False
-        return True
+        words, following = self._words, [set(options) for options in variants[1:]]
+        last = len(words) - len(following)  # a start must leave room for the following words
+        return any(
+            p < last and all(words[p + offset] in options for offset, options in enumerate(following, 1))
+            for v in variants[0]
+            for p in self.positions[v]
+        )
 
     def contains(self, entity: Entity, fuzzy: float | None = None, partial: bool = True) -> bool:
         """Whether the source states ``entity`` (see the module notes for keys, partial, fuzzy)."""
