@@ -370,3 +370,44 @@ def test_a_source_index_is_every_mention_read_with_and_without_the_range_rules(t
     )
     index = NumberIndex.of_text(text)
     assert (index.amounts, index.percents) == (reference.amounts, reference.percents)
+
+
+def test_the_kernel_refuses_needles_it_cannot_dispatch():
+    from judges.checks.scan import needle_table
+
+    with pytest.raises(ValueError, match="at least two ASCII"):
+        needle_table([("a", 0)])
+    with pytest.raises(ValueError, match="at least two ASCII"):
+        needle_table([("€uro", 0)])
+
+
+_WINDOW_PIECES = st.sampled_from(
+    list(numbers_module._STRUCTURE_WORDS)
+    + [
+        "SECTION",
+        "Fig.",
+        "P.",
+        "Id",
+        "ſtep",
+        "ıd",
+        "§§",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        "\x1c",
+        "\u2003",
+        "x",
+        "_",
+        "-",
+        "(",
+        "5",
+    ]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.lists(_WINDOW_PIECES, max_size=6).map("".join), st.text(max_size=16)))
+def test_the_structure_test_is_the_regex_search(window):
+    window = window[-16:]  # the window is the 16 characters before a number
+    assert numbers_module._structure_before(window) == (numbers_module._STRUCTURE.search(window) is not None)

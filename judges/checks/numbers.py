@@ -200,10 +200,25 @@ _PATTERN = re.compile(
     re.VERBOSE,
 )
 
+_STRUCTURE_WORDS = (
+    "section", "§", "sec.", "chapter", "ch.", "figure", "fig.", "table", "appendix", "equation", "eq.",
+    "page", "p.", "pp.", "paragraph", "para.", "footnote", "step", "part", "passage", "id",
+)  # fmt: skip
 _STRUCTURE = re.compile(
-    r"(?i)(?:\bsection|§+|\bsec\.|\bchapter|\bch\.|\bfigure|\bfig\.|\btable|\bappendix|\bequation|\beq\.|"
-    r"\bpage|\bp\.|\bpp\.|\bparagraph|\bpara\.|\bfootnote|\bstep|\bpart|\bpassage|\bid)\s*$"
+    r"(?i)(?:" + "|".join("§+" if w == "§" else r"\b" + re.escape(w) for w in _STRUCTURE_WORDS) + r")\s*$"
 )
+
+
+def _structure_before(window: str) -> bool:
+    """Whether ``window`` (the text just before a number) ends with a structure word: the number
+    is a section, page, step... number. ``_STRUCTURE.search(window)``, searched only where the
+    ASCII window ends with such a word as written (in ASCII, the regex's case-insensitive
+    letters are exactly those that lower-case alike, and its whitespace is what rstrip strips)."""
+    if window.isascii() and not window.rstrip().lower().endswith(_STRUCTURE_WORDS):
+        return False
+    return _STRUCTURE.search(window) is not None
+
+
 _FRACTION_CONTEXT = re.compile(
     r"(?i)\b(?:rate|ratio|fraction|proportion|share|probability|likelihood)"
     r"\s*(?:(?:of|is|was|were|equals?|equal\s+to)\s+|[=:]\s*)?$"
@@ -347,22 +362,10 @@ def _kernel():
     if _KERNEL is None:
         import numpy as np
 
-        from judges.checks.scan import char_class, number_starts
+        from judges.checks.scan import char_class, needle_table, number_starts
 
-        def table(needles: list[tuple[str, int]]):
-            order = sorted(range(len(needles)), key=lambda k: needles[k][0][0])
-            flat = np.array([ord(c) for w, _ in needles for c in w], dtype=np.uint32)
-            offsets = np.zeros(len(needles) + 1, dtype=np.int64)
-            np.cumsum([len(w) for w, _ in needles], out=offsets[1:])
-            head = np.zeros(129, dtype=np.int64)
-            for w, _ in needles:
-                head[ord(w[0]) + 1] += 1
-            np.cumsum(head, out=head)
-            mode = np.array([m for _, m in needles], dtype=np.uint8)
-            return flat, offsets, np.array(order, dtype=np.int64), head, mode
-
-        case = table([(code, 0) for code in _CURRENCY_CODES])
-        low = table([(w, 0) for w in ("http", "www.", *_NUMBER_WORDS)] + [(w, 1) for w in _MULTIPLIER_WORDS])
+        case = needle_table([(code, 0) for code in _CURRENCY_CODES])
+        low = needle_table([(w, 0) for w in ("http", "www.", *_NUMBER_WORDS)] + [(w, 1) for w in _MULTIPLIER_WORDS])
         ascii_classes = np.array([char_class(chr(c), _SYMBOLS) for c in range(128)], dtype=np.uint8)
         _KERNEL = (number_starts, case, low, ascii_classes, char_class)
     return _KERNEL
@@ -441,7 +444,7 @@ def _raw_mentions(text: str, words: bool) -> list[_Raw]:
         if word is not None and word.lower() in ("a", "an") and not mult:
             continue
         start = m.start("cur") if m.group("cur") else m.start("num" if num is not None else "word")
-        if not m.group("cur") and _STRUCTURE.search(text[max(0, start - 16) : start]):
+        if not m.group("cur") and _structure_before(text[max(0, start - 16) : start]):
             continue
         found.append(
             _Raw(

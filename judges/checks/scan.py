@@ -35,22 +35,49 @@ def char_class(c: str, symbols: str) -> int:
     return bits
 
 
+PAIRS = 128 * 128  # needles are dispatched on their first two (ASCII) characters
+
+
+def needle_table(needles: list[tuple[str, int]]):
+    """The kernel's form of ``(needle, mode)`` pairs (ASCII, at least two characters each):
+    their code points end to end, their offsets, their order sorted by first two characters,
+    where each two-character key's run starts in that order, and their modes."""
+    for w, _ in needles:
+        if len(w) < 2 or not w.isascii():
+            raise ValueError(f"needle {w!r}: the kernel needs at least two ASCII characters")
+
+    def key(w: str) -> int:
+        return ord(w[0]) * 128 + ord(w[1])
+
+    order = sorted(range(len(needles)), key=lambda k: key(needles[k][0]))
+    flat = np.array([ord(c) for w, _ in needles for c in w], dtype=np.uint32)
+    offsets = np.zeros(len(needles) + 1, dtype=np.int64)
+    np.cumsum([len(w) for w, _ in needles], out=offsets[1:])
+    head = np.zeros(PAIRS + 1, dtype=np.int64)
+    for w, _ in needles:
+        head[key(w) + 1] += 1
+    np.cumsum(head, out=head)
+    mode = np.array([m for _, m in needles], dtype=np.uint8)
+    return flat, offsets, np.array(order, dtype=np.int64), head, mode
+
+
 @njit(cache=True)
 def _mark_needles(hay, needles, offsets, order, head, mode, cls, text, marks):
-    """Mark where the needles occur in ``hay`` (dispatched on their first character); for a
-    multiplier word (mode 1), the two characters before its run of spaces and hyphens."""
+    """Mark where the needles occur in ``hay`` (dispatched on their first two characters); for
+    a multiplier word (mode 1), the two characters before its run of spaces and hyphens."""
     n = len(hay)
-    for p in range(n):
-        c = hay[p]
-        if c >= 128:
+    for p in range(n - 1):
+        c, d = hay[p], hay[p + 1]
+        if c >= 128 or d >= 128:
             continue
-        for k in range(head[c], head[c + 1]):
+        key = c * 128 + d
+        for k in range(head[key], head[key + 1]):
             w = order[k]
             lo, hi = offsets[w], offsets[w + 1]
             if p + hi - lo > n:
                 continue
             ok = True
-            for j in range(1, hi - lo):
+            for j in range(2, hi - lo):
                 if hay[p + j] != needles[lo + j]:
                     ok = False
                     break
