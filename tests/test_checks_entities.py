@@ -318,3 +318,47 @@ def _has_phrase_reference(index: EntityIndex, key: str) -> bool:
 def test_has_phrase_is_the_definition_at_every_start(source, key):
     index = EntityIndex(" ".join(source))
     assert index.has_phrase(" ".join(key)) == _has_phrase_reference(index, " ".join(key))
+
+
+# -- key_words runs over every cited document: its fast forms are the plain regexes.
+
+
+def _key_words_reference(text: str) -> list[str]:
+    import re
+
+    folded = fold(text)
+    folded = re.sub(r"(?<!\w)(?<!\w[-'’&.])(?:[^\W\d_]\.){2,}", lambda m: m.group().replace(".", "") + " ", folded)
+    folded = re.sub(r"(?<=\w)['’]s\b", "", folded)
+    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in re.findall(r"\w+", folded)]
+
+
+_KEY_PIECES = st.sampled_from(
+    [
+        "U.S.",
+        "u.s",
+        "A.B.C.",
+        "x-U.S.",
+        "AA.A.A.",
+        "é.",
+        ".",
+        "..",
+        " ",
+        "\n",
+        "'s",
+        "’s",
+        "s",
+        "Bieber",
+        "i.e.",
+        "e",
+        "5.",
+        "_",
+        "-",
+        "&",
+    ]
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(st.lists(_KEY_PIECES, max_size=10).map("".join), st.text(max_size=30)))
+def test_key_words_is_the_plain_regexes(text):
+    assert key_words(text) == _key_words_reference(text)

@@ -19,7 +19,9 @@ import unicodedata
 _WORD = re.compile(r"\w+")
 # a dotted abbreviation where the entity tokenizer starts a word (not inside ``AA.A.A.`` or ``x-U.S.``)
 _DOTTED = re.compile(r"(?<!\w)(?<!\w[-'’&.])(?:[^\W\d_]\.){2,}")
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+_TWO_DOTS = re.compile(r"\..\.")  # in every _DOTTED match ("u.s."), and found fast: a "." leads it
+# ``(?<=\w)['’]s\b`` with the look-behind after the quote, so that a search skips to the quotes
+_POSSESSIVE = re.compile(r"['’](?<=\w['’])s\b")
 
 
 def fold(text: str) -> str:
@@ -58,7 +60,7 @@ def key_words(text: str) -> list[str]:
     Dotted abbreviations lose their dots first, so ``U.S.`` and ``US`` are both ``us``.
     """
     folded = fold(text)
-    if "." in folded:
+    if _TWO_DOTS.search(folded):
         folded = _DOTTED.sub(lambda m: m.group().replace(".", "") + " ", folded)
     if "'" in folded or "’" in folded:
         folded = _POSSESSIVE.sub("", folded)
