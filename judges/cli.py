@@ -156,6 +156,9 @@ def main(
     ),
 ) -> None:
     started = time.perf_counter()
+    from judges.process import arrow_without_pandas, quiet_collector, settle_collector
+
+    quiet_collector()  # until the kernels are loaded (settle_collector)
     from judges.align.backends import BackendUnavailable  # here, not at import: --help stays fast
     from judges.config import load_workflow
 
@@ -184,7 +187,6 @@ def main(
             llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
         chosen_backend = (backend.value if backend else None) or wf.alignment.backend
         from judges import pipeline
-        from judges.formats.tables import arrow_without_pandas
 
         formats = ("ir_measures",) + tuple(
             f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures
@@ -212,6 +214,7 @@ def main(
         )
         arrow_without_pandas()  # this process ends with the summary: no pandas in it
         compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
+        settle_collector()
         with Progress(
             TextColumn("judging citations"),
             BarColumn(),

@@ -40,14 +40,16 @@ def _init_worker(queue, options: Options, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
     _progress_queue = queue
+    from judges.process import arrow_without_pandas, quiet_collector, settle_collector
+
+    quiet_collector()
+    arrow_without_pandas()  # a worker only judges: no pandas in it
     import numba
 
-    from judges.formats.tables import arrow_without_pandas
-
-    arrow_without_pandas()  # a worker only judges: no pandas in it
     numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
     if (options.backend or options.workflow.alignment.backend) == "numba":
         warmup(options)
+    settle_collector()
 
 
 def _started() -> None:

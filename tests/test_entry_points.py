@@ -95,25 +95,29 @@ def test_read_leaderboard_reads_the_text_file_and_the_table_alike(tmp_path):
     assert (abs(text["value"] - table["value"]) <= 5e-5).all()  # the text file has 4 decimals
 
 
-def test_a_judge_run_does_not_import_pandas(tmp_path):
-    """pandas costs about 0.15 s of start-up and the judge has no use for it (its tables are Arrow)."""
+def test_a_judge_process_skips_pandas_and_collects_garbage_after_start_up(tmp_path):
+    """pandas costs about 0.15 s of start-up and the judge has no use for it (its tables are
+    Arrow); the collector, off during start-up, is on again with the start-up objects frozen."""
     code = (
-        "import atexit, runpy, sys\n"
+        "import atexit, gc, runpy, sys\n"
         "atexit.register(lambda: print('imported:', 'pyarrow' in sys.modules, 'pandas' in sys.modules))\n"
+        "atexit.register(lambda: print('gc:', gc.isenabled(), gc.get_threshold()[0], gc.get_freeze_count() > 10000))\n"
         "sys.argv = sys.argv[1:]\n"
         "runpy.run_path(sys.argv[0], run_name='__main__')\n"
     )
     args = [sys.executable, "-c", code, str(ROOT / "run_judge.py"), *map(str, base_args(tmp_path))]
     result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[-1] == "imported: True False"
+    from judges.process import GC_YOUNGEST
+
+    assert result.stdout.splitlines()[-2:] == [f"gc: True {GC_YOUNGEST} True", "imported: True False"]
     assert (tmp_path / "out" / "t.assessments.parquet").exists()
 
 
 def test_pyarrow_still_gives_dataframes_after_arrow_without_pandas():
     code = (
         "import sys, pyarrow as pa\n"
-        "from judges.formats.tables import arrow_without_pandas\n"
+        "from judges.process import arrow_without_pandas\n"
         "arrow_without_pandas()\n"
         "assert 'pandas' not in sys.modules\n"
         "table = pa.table({'a': ['x', None], 'b': [1, 2]})\n"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -10,37 +9,6 @@ import pyarrow.parquet as pq
 
 from judges.formats.atomic import atomic_path
 from judges.support.features import FEATURES
-
-
-def arrow_without_pandas() -> None:
-    """Let pyarrow build arrays from Python lists without importing pandas (0.15 s of a judge run).
-
-    The first time pyarrow converts a list it asks whether pandas is installed, to recognise
-    pandas objects, and answering imports pandas. A process that never gives pyarrow a pandas
-    object (the judge command, a worker process) makes that question fail once, with the import
-    of pandas refused for that moment; pyarrow converts lists exactly as before. Asking pyarrow
-    for a DataFrame later still imports pandas. Nothing changes where pandas is already imported.
-    """
-    if "pandas" in sys.modules:
-        return
-    sys.meta_path.insert(0, _REFUSE_PANDAS)
-    try:
-        pa.array([0])
-    finally:
-        sys.meta_path.remove(_REFUSE_PANDAS)
-
-
-class _RefusePandas:
-    """An import finder that refuses ``pandas`` (see :func:`arrow_without_pandas`)."""
-
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name == "pandas":
-            raise ImportError("pandas is not imported by this process")
-        return None
-
-
-_REFUSE_PANDAS = _RefusePandas()
 
 
 ASSESSMENT_SCHEMA = pa.schema(
