@@ -56,7 +56,7 @@ def settle_collector() -> None:
     (``gc.freeze``), and the youngest generation is collected every ``GC_YOUNGEST``
     allocations instead of 700. Judging makes many short-lived objects and few reference cycles,
     and each collection used to walk the hundreds of thousands of objects imports and kernels
-    left: 0.5 s of a 3.5 s run on the segments workload (bench/compare.py)."""
+    left: 0.4 s of a 3.3 s run on the segments workload (bench/compare.py)."""
     gc.freeze()
     gc.set_threshold(GC_YOUNGEST, 10, 10)
     gc.enable()
