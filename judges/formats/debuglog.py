@@ -44,6 +44,7 @@ class DebugLog:
         self._f = None
         self._buffer: Optional[list[bytes]] = None
         self._ms, self._ts = -1, ""
+        self._heads: dict[str, bytes] = {}
 
     @classmethod
     def deferred(cls) -> "DebugLog":
@@ -83,13 +84,19 @@ class DebugLog:
                     self._f.write(block)
 
     def event(self, kind: str, /, **data: object) -> None:
+        """One line: ``{"ts": ..., "event": kind, **data}`` (``data`` names neither ``ts`` nor ``event``)."""
         if not self.enabled:
             return
         now = int(time.time() * 1000)
         if now != self._ms:  # formatting the time costs as much as the event: once per millisecond
             self._ms = now
             self._ts = datetime.fromtimestamp(now / 1000, tz=timezone.utc).isoformat(timespec="milliseconds")
-        line = orjson.dumps({"ts": self._ts, "event": kind, **data}, default=_default, option=_OPTIONS)
+            self._heads.clear()
+        head = self._heads.get(kind)
+        if head is None:  # b'{"ts":"...","event":"..."' for this millisecond and kind
+            head = self._heads[kind] = orjson.dumps({"ts": self._ts, "event": kind})[:-1]
+        body = orjson.dumps(data, default=_default, option=_OPTIONS)  # b'{...}\n': the fields after the head
+        line = head + (b"," + body[1:] if data else body[1:])
         if self._f is not None:
             self._f.write(line)
         else:

@@ -1,0 +1,53 @@
+"""The debug log's lines: ``{"ts", "event", **data}`` as orjson encodes that object, whatever the data."""
+
+from __future__ import annotations
+
+import numpy as np
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judges.formats import debuglog
+from judges.formats.debuglog import DebugLog
+
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)
+_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_é", min_size=1, max_size=6).filter(
+    lambda k: k not in ("ts", "event")
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    events=st.lists(
+        st.tuples(st.sampled_from(["CITATION_INPUT", "summary", "é"]), st.dictionaries(_names, _values, max_size=5)),
+        max_size=6,
+    )
+)
+def test_each_line_is_the_whole_event_encoded(events):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(debuglog.time, "time", lambda: 1_790_000_000.123)
+        log = DebugLog.deferred()
+        for kind, data in events:
+            log.event(kind, **data)
+        expected = [
+            orjson.dumps({"ts": "2026-09-21T14:13:20.123+00:00", "event": kind, **data}, option=debuglog._OPTIONS)
+            for kind, data in events
+        ]
+        assert log._buffer == expected
+
+
+def test_numpy_values_and_paths_are_encoded_as_lists_and_strings(tmp_path):
+    log = DebugLog.deferred()
+    log.event("x", a=np.arange(3), b=np.int64(4), p=tmp_path)
+    assert orjson.loads(log._buffer[0]) | {"ts": None} == {
+        "ts": None,
+        "event": "x",
+        "a": [0, 1, 2],
+        "b": 4,
+        "p": str(tmp_path),
+    }
