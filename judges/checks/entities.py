@@ -112,6 +112,7 @@ CONTEXT_CUES = re.compile(
 _WORD = re.compile(r"(?:[^\W\d_]\.){2,}|\w+(?:[-'’&.]\w+)*")
 _SKIP = re.compile(r"(?i:https?://|www\.)\S+|[\w.+-]+@[\w-]+\.[\w.-]+")
 _QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|(?<!\w)['‘](?:[^'’\n]|['’](?=\w))*['’](?!\w)")
+_WORDS_AND_GAPS = re.compile(f"({_WORD.pattern})")  # split: [gap, word, gap, word, ..., gap] in one scan
 _HARD_END = re.compile(r"[!?:\n]")
 _DOTTED = re.compile(r"(?:[^\W\d_]\.){2,}")
 _JOIN = re.compile(r"[ \t\u00a0]+(?:&[ \t\u00a0]+)?")
@@ -194,25 +195,22 @@ def _words(text: str) -> list[_Word]:
     """All words with spans and sentence-initial flags; possessive endings cut off.
 
     Exactly :func:`_words_reference`, faster: the words and the gaps between them are found by
-    two scans in C (``findall``, ``split``), offsets added up, no match object per word."""
-    found = _WORD.findall(text)
-    if not found:
-        return []
-    gaps = _WORD.split(text)
+    one scan in C (a split keeping the words), offsets added up, no match object per word."""
+    parts = _WORDS_AND_GAPS.split(text)
     words: list[_Word] = []
     append = words.append
     pos, prev = 0, ""
-    for i, raw in enumerate(found):
-        gap = gaps[i]
+    for i in range(1, len(parts), 2):
+        gap, raw = parts[i - 1], parts[i]
         start = pos + len(gap)
         pos = end = start + len(raw)
         surface = raw
         if "'" in raw or "’" in raw:
             surface = _surface(raw)
             end = start + len(surface)
-        if gap == " " and i:
+        if gap == " " and i > 1:
             initial = False
-        elif not i or _HARD_END.search(gap):
+        elif i == 1 or _HARD_END.search(gap):
             initial = True
         else:
             initial = "." in gap and not _is_abbreviation(prev)
@@ -317,16 +315,14 @@ def _capitalised_mid_sentence(words: list[_Word]) -> set[str]:
 def _capitalised_in(context: str) -> frozenset[str]:
     """Words capitalised mid-sentence in ``context`` (cached: a judge passes one answer as the
     context of each of its sentences, which would otherwise be re-read once per sentence)."""
-    found = _WORD.findall(context)
-    if not found:
-        return frozenset()
-    gaps = _WORD.split(context)
+    parts = _WORDS_AND_GAPS.split(context)  # gap, word, gap, word, ..., gap
     out = set()
-    for i, raw in enumerate(found):  # the non-initial words of _words(context) starting with a capital
-        if not raw[0].isupper() or i == 0:
+    for i in range(3, len(parts), 2):  # the non-initial words of _words(context) starting with a capital
+        raw = parts[i]
+        if not raw[0].isupper():
             continue
-        gap = gaps[i]
-        if gap != " " and (_HARD_END.search(gap) or ("." in gap and not _is_abbreviation(found[i - 1]))):
+        gap = parts[i - 1]
+        if gap != " " and (_HARD_END.search(gap) or ("." in gap and not _is_abbreviation(parts[i - 2]))):
             continue
         out.add(fold(_surface(raw)))
     return frozenset(out)
