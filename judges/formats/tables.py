@@ -10,7 +10,6 @@ import pyarrow.parquet as pq
 from judges.formats.atomic import atomic_path
 from judges.support.features import FEATURES
 
-
 ASSESSMENT_SCHEMA = pa.schema(
     [
         ("run_id", pa.string()),
