@@ -51,3 +51,20 @@ def test_numpy_values_and_paths_are_encoded_as_lists_and_strings(tmp_path):
         "b": 4,
         "p": str(tmp_path),
     }
+
+
+def test_appended_logs_land_between_the_events_around_them(tmp_path):
+    parts = [tmp_path / f"worker{w}.jsonl" for w in range(2)]
+    parts[0].write_bytes(b'{"event":"w0"}\n' * 50_000)  # large enough to take several copy calls' worth
+    parts[1].write_bytes(b"")
+    target = tmp_path / "log.jsonl"
+    with DebugLog(target) as log:
+        log.event("before")
+        log.append_file(parts[0])
+        log.event("between")
+        log.append_file(parts[1])
+        log.append_file(parts[0])
+        log.event("after")
+        log.close()
+    lines = [orjson.loads(line)["event"] for line in target.read_bytes().splitlines()]
+    assert lines == ["before"] + ["w0"] * 50_000 + ["between"] + ["w0"] * 50_000 + ["after"]
