@@ -143,7 +143,7 @@ class Judge:
             for _, _, _, a, d, _, _ in items
         ]
         aligned = [it[:4] + (-1,) + it[5:] if x else it for it, x in zip(items, cross)] if any(cross) else items
-        best, cands = self._align(packed, docs, aligned)
+        best, ranges = self._align(packed, docs, aligned)
         match = self.wf.alignment.match
         judgments = []
         for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
@@ -173,7 +173,7 @@ class Judge:
                         sent.text,
                         None if d < 0 else docs[d],
                         judgments[i],
-                        None if d < 0 or cands[i, 0] < 0 else tuple(docs[d].windows[cands[i, 0]].tolist()),
+                        None if d < 0 or ranges[i, 0, 1] < 0 else tuple(ranges[i, 0].tolist()),
                         dict(
                             run_id=rep.run_id,
                             topic_id=rep.topic_id,
@@ -188,7 +188,7 @@ class Judge:
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         expected_weights = self.wf.leaderboard.weights == "expected"
-        windows = _window_ranges(docs, items, cands) if log.enabled else None
+        windows = ranges.tolist() if log.enabled else None
         answer_error = self.wf.attest.answer_error
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
             rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
@@ -263,16 +263,17 @@ class Judge:
         return out
 
     def _align(self, packed: Packed, docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
-        """Best alignment per citation (absolute document tokens) and the candidate windows."""
+        """Best alignment per citation (absolute document tokens), and its candidate windows as
+        ``(n, k, 2)`` token ranges of its document, in slot order (``-1, -1``: slot unused)."""
         n, k = len(items), self.wf.windows.candidates
         cit_a = np.array([it[3] for it in items], dtype=np.int64)
         cit_d = np.array([it[4] for it in items], dtype=np.int64)
-        cands = np.full((n, k), -1, dtype=np.int64)
+        ranges = np.full((n, k, 2), -1, dtype=np.int64)
         best = np.zeros((n, 6), dtype=np.int64)
         lengths = np.diff(packed.a_offsets)
         todo = np.nonzero((cit_d >= 0) & (lengths[cit_a] > 0))[0] if n else np.zeros(0, np.int64)
         if len(todo) == 0:
-            return best.tolist(), cands
+            return best.tolist(), ranges
         a_tokens, a_offsets, d_tokens, d_base = packed
         w_base = np.zeros(len(docs) + 1, dtype=np.int64)
         np.cumsum([len(d.windows) for d in docs], out=w_base[1:])
@@ -282,7 +283,7 @@ class Judge:
         d_weights = np.concatenate(
             [d.weights(self.backend.window_df) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs]
         )
-        cands[todo] = self.backend.candidates(
+        sub = self.backend.candidates(  # per citation to align: its windows' indexes in its document
             a_tokens,
             a_offsets,
             cit_a[todo],
@@ -295,10 +296,10 @@ class Judge:
             k,
             len(self.vocab),
         )
-        sub = cands[todo]
         rows, slots = np.nonzero(sub >= 0)
         owner = todo[rows]
         w_row = w_base[cit_d[owner]] + sub[rows, slots]
+        ranges[owner, slots] = win[w_row]
         al = self.wf.alignment
         res = self.backend.align_batch(
             a_tokens, a_offsets, cit_a[owner], d_tokens, win_lo[w_row], win_hi[w_row], al.match, al.mismatch, al.gap
@@ -313,7 +314,7 @@ class Judge:
         best[chosen] = win_res[keep]
         best[chosen, 3] += rel[first][keep]
         best[chosen, 4] += rel[first][keep]
-        return best.tolist(), cands
+        return best.tolist(), ranges
 
     def _log_citation(
         self, log, rep, sent, c, di, source, windows, alignment, j: Judgment, qid: str, rule: dict
@@ -331,7 +332,7 @@ class Judge:
             doc_chars=None if di is None else len(di.text),
             candidate_windows=None
             if di is None
-            else [dict(doc_token_start=start, doc_token_end=end) for start, end in windows],
+            else [dict(doc_token_start=start, doc_token_end=end) for start, end in windows if end >= 0],
         )
         fields = j._asdict()
         fields["features"] = dict(zip(FEATURES, j.features)) if j.features else None
@@ -344,21 +345,6 @@ class Judge:
             **fields,
             decision=rule,
         )
-
-
-def _window_ranges(docs: list[DocIndex], items: list, cands: np.ndarray) -> list[list[list[int]]]:
-    """Per citation, its candidate windows (``cands``, slots -1 unused) as ``[start, end]``
-    token ranges of its document, in slot order (for the debug log)."""
-    out: list[list[list[int]]] = [[] for _ in items]
-    rows, slots = np.nonzero(cands >= 0)
-    if len(rows):
-        w_base = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([len(d.windows) for d in docs], out=w_base[1:])
-        win = np.concatenate([d.windows for d in docs])
-        doc_of = np.array([it[4] for it in items], dtype=np.int64)
-        for row, window in zip(rows.tolist(), win[w_base[doc_of[rows]] + cands[rows, slots]].tolist()):
-            out[row].append(window)
-    return out
 
 
 def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: str, answer_tokens: int) -> Judgment:
