@@ -8,11 +8,13 @@ their kernels in the pool initializer while the main process still runs the firs
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 from judges.formats.debuglog import DebugLog
+from judges.process import return_freed_memory
 from judges.judge import Part, judge_part, warmup
 from judges.options import Options
 from judges.runscan import Scan
@@ -57,14 +59,25 @@ def _started() -> None:
 
 
 def _worker(
-    options: Options, scan: Scan, corpus: dict, topics: frozenset, log_path: Optional[str], table_path: str
+    options: Options, scan: Scan, corpus_path: str, topics: frozenset, log_path: Optional[str], table_path: str
 ) -> Part:
-    """Judge ``topics``; the assessments go to ``table_path`` (an Arrow IPC file), not through
-    the result pipe: pickling them would hold a second copy in this process and in the main one."""
+    """Judge ``topics`` citing the documents pickled in ``corpus_path``; the assessments go to
+    ``table_path`` (an Arrow IPC file), not through the result pipe: pickling them would hold a
+    second copy in this process and in the main one."""
+    import pickle
+
     import pyarrow as pa
 
-    with DebugLog(Path(log_path) if log_path else None) as log:
+    with open(corpus_path, "rb") as f:
+        corpus = pickle.load(f)
+
+    log = DebugLog(None)
+    if log_path:  # written directly (not renamed into place at the end): the main process follows it
+        log.start(Path(log_path))
+    try:
         part = judge_part(options, scan, corpus, topics, log, _progress_queue.put)
+    finally:
+        log.close()
     with pa.OSFile(table_path, "wb") as sink, pa.ipc.new_file(sink, part.assessments.schema) as writer:
         writer.write_table(part.assessments)
     return part._replace(assessments=None)
@@ -75,6 +88,28 @@ def _assessments(table_path: str):
     import pyarrow as pa
 
     return pa.ipc.open_file(pa.memory_map(table_path)).read_all()
+
+
+class _FollowedLogs:
+    """The workers' debug logs, appended to the session's log in worker order while they are
+    written: a large track logs gigabytes, copied as the workers judge instead of after them."""
+
+    def __init__(self, log: DebugLog, paths: list[str], futures: list):
+        self.log, self.paths, self.futures = log, paths, futures
+        self.worker, self.offset = 0, 0  # the worker being followed, and how far its log is copied
+
+    def follow(self) -> None:
+        import os
+
+        while self.worker < len(self.paths):
+            path, finished = self.paths[self.worker], self.futures[self.worker].done()  # done: its log is closed
+            if os.path.exists(path):
+                self.offset = self.log.append_file(Path(path), self.offset)
+            if not finished:
+                return
+            if os.path.exists(path):
+                os.unlink(path)
+            self.worker, self.offset = self.worker + 1, 0
 
 
 class Workers:
@@ -107,39 +142,40 @@ class Workers:
 
         ``corpus`` is emptied once every worker has its share (the main process keeps no copy).
         """
+        import pickle
         import queue as queue_module
         import tempfile
 
         n, options = self.n, self.options
         groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
-            logs = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
+            log_paths = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
             table_paths = [str(Path(tmp) / f"worker{w}.arrow") for w in range(n)]
-            futures = [
-                self.pool.submit(
-                    _worker,
-                    options,
-                    scan,
-                    {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus},
-                    g,
-                    logs[w],
-                    table_paths[w],
-                )
-                for w, g in enumerate(groups)
-            ]
+            futures = []
+            for w, g in enumerate(groups):  # documents go through a file: the pool keeps a call's arguments
+                docs = {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}
+                corpus_path = str(Path(tmp) / f"worker{w}.corpus.pickle")
+                with open(corpus_path, "wb") as f:
+                    pickle.dump(docs, f, protocol=pickle.HIGHEST_PROTOCOL)
+                futures.append(self.pool.submit(_worker, options, scan, corpus_path, g, log_paths[w], table_paths[w]))
+            del docs
             corpus.clear()
+            gc.collect()  # the documents are freed (the collector runs rarely here: judges.process)
+            return_freed_memory()
+            logs = _FollowedLogs(log, log_paths, futures) if log.enabled else None
             while not all(f.done() for f in futures):
                 try:
                     progress(self.queue.get(timeout=0.2))
                 except queue_module.Empty:
                     pass
+                if logs is not None:
+                    logs.follow()
+            if logs is not None:
+                logs.follow()
             parts = [f.result()._replace(assessments=_assessments(path)) for f, path in zip(futures, table_paths)]
             while True:
                 try:
                     progress(self.queue.get_nowait())
                 except queue_module.Empty:
                     break
-            for path in logs:
-                if path:
-                    log.append_file(Path(path))
         return parts

@@ -68,3 +68,22 @@ def test_appended_logs_land_between_the_events_around_them(tmp_path):
         log.close()
     lines = [orjson.loads(line)["event"] for line in target.read_bytes().splitlines()]
     assert lines == ["before"] + ["w0"] * 50_000 + ["between"] + ["w0"] * 50_000 + ["after"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.binary(max_size=300), st.booleans()), max_size=12))
+def test_a_growing_file_appended_from_where_the_last_call_stopped_is_copied_once_and_whole(tmp_path_factory, writes):
+    """``append_file(path, offset)`` returns how far it copied; called again from there as the
+    file grows (a worker still writing, a half-written line included), every byte lands once."""
+    tmp = tmp_path_factory.mktemp("grow")
+    part, target = tmp / "worker.jsonl", tmp / "log.jsonl"
+    part.write_bytes(b"")
+    offset = 0
+    with DebugLog(target) as log, open(part, "ab", buffering=0) as worker:
+        for data, append_now in writes:
+            worker.write(data)
+            if append_now:
+                offset = log.append_file(part, offset)
+        assert log.append_file(part, offset) == part.stat().st_size
+        log.close()
+    assert target.read_bytes() == b"".join(data for data, _ in writes)

@@ -12,7 +12,7 @@ Events, each an object with ``ts`` and ``event``:
 * ``summary`` -- counts, statuses and the files written.
 
 Events logged before the out-dir exists are kept in memory (:meth:`DebugLog.deferred`); worker
-processes' logs are appended (:meth:`DebugLog.append_file`). The file appears at its path only
+processes' logs are appended (:meth:`DebugLog.append_file`, while they are written). The file appears at its path only
 when the session's outputs are committed. Encoded with orjson: two events per citation made
 the standard library's encoder a quarter of the judge's time.
 """
@@ -75,23 +75,31 @@ class DebugLog:
     def enabled(self) -> bool:
         return self._f is not None or self._buffer is not None
 
-    def append_file(self, path: Path) -> None:
-        """Append the events another process logged to ``path`` (gigabytes for a large track:
-        copied by the kernel where it can, without passing through Python)."""
-        if self._f is not None:
+    def append_file(self, path: Path, offset: int = 0) -> int:
+        """Append what another process logged to ``path`` from byte ``offset`` on; returns the
+        offset reached (the file may still grow: call again from there). Gigabytes for a large
+        track, copied by the kernel where it can, without passing through Python."""
+        with open(path, "rb") as src:
+            end = os.fstat(src.fileno()).st_size
+            if self._f is None or end <= offset:
+                return max(end, offset)
             self._f.flush()
-            with open(path, "rb") as src:
-                try:
-                    left = os.fstat(src.fileno()).st_size
-                    while left > 0:
-                        copied = os.copy_file_range(src.fileno(), self._f.fileno(), left)
-                        if copied == 0:
-                            break
-                        left -= copied
-                except (AttributeError, OSError):  # no copy_file_range here: copy what is left in blocks
-                    pass
-                for block in iter(lambda: src.read(1 << 20), b""):
-                    self._f.write(block)
+            try:
+                while offset < end:
+                    copied = os.copy_file_range(src.fileno(), self._f.fileno(), end - offset, offset)
+                    if copied == 0:
+                        break
+                    offset += copied
+            except (AttributeError, OSError):  # no copy_file_range here: copy what is left in blocks
+                pass
+            src.seek(offset)
+            while offset < end:
+                block = src.read(min(1 << 20, end - offset))
+                if not block:
+                    break
+                self._f.write(block)
+                offset += len(block)
+        return offset
 
     def event(self, kind: str, /, **data: object) -> None:
         """One line: ``{"ts": ..., "event": kind, **data}`` (``data`` names neither ``ts`` nor ``event``)."""
