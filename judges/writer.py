@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import platform
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -95,6 +96,43 @@ def write_outputs(
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
     out_dir, name = Path(options.out_dir), options.name
     files, counts = summary.files, summary.counts
+    with ThreadPoolExecutor(1, thread_name_prefix="assessments") as pool:  # Arrow sorts and writes without the GIL
+        written = pool.submit(write_assessments, place(out_dir / f"{name}.assessments.parquet"), table)
+        _write_text_outputs(options, summary, per_topic, table, scan, topics, place)
+        written.result()
+    files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
+    config = {
+        "name": name,
+        "judge": "citation",
+        "workflow": options.workflow.model_dump(),
+        "backend": options.backend or options.workflow.alignment.backend,
+        "dataset": options.dataset,
+        "on_error": options.on_error,
+        "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
+        "inputs": describe_inputs(options, with_hashes=True),
+        "runs": sorted(scan.runs),
+        "topics": len(topics),
+        "counts": {k: int(v) for k, v in sorted(counts.items())},
+        "statuses": {k: int(summary.statuses[k]) for k in STATUSES},
+        "filled_by_on_missing": {
+            "policy": options.workflow.leaderboard.on_missing,
+            "pairs": {
+                run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
+            },
+        },
+    }
+    if summary.attest:
+        config["attest"] = summary.attest
+    config_path = out_dir / f"{name}.config.yml"
+    with atomic_text(place(config_path)) as f:
+        yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
+    files["config"] = str(config_path)
+
+
+def _write_text_outputs(options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place):
+    """The qrels, coverage and leaderboards: the writing done in Python."""
+    out_dir, name = Path(options.out_dir), options.name
+    files, counts = summary.files, summary.counts
     for kind, key, suffix, count in (
         ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
         ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
@@ -122,35 +160,6 @@ def write_outputs(
     )
     tables.write_table(place(out_dir / f"{name}.leaderboard.parquet"), lb_table)
     files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
-    write_assessments(place(out_dir / f"{name}.assessments.parquet"), table)
-    files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
-
-    config = {
-        "name": name,
-        "judge": "citation",
-        "workflow": options.workflow.model_dump(),
-        "backend": options.backend or options.workflow.alignment.backend,
-        "dataset": options.dataset,
-        "on_error": options.on_error,
-        "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
-        "inputs": describe_inputs(options, with_hashes=True),
-        "runs": sorted(scan.runs),
-        "topics": len(topics),
-        "counts": {k: int(v) for k, v in sorted(counts.items())},
-        "statuses": {k: int(summary.statuses[k]) for k in STATUSES},
-        "filled_by_on_missing": {
-            "policy": on_missing,
-            "pairs": {
-                run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
-            },
-        },
-    }
-    if summary.attest:
-        config["attest"] = summary.attest
-    config_path = out_dir / f"{name}.config.yml"
-    with atomic_text(place(config_path)) as f:
-        yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
-    files["config"] = str(config_path)
 
 
 def _versions() -> dict[str, str]:
