@@ -34,6 +34,7 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import judge_part
 from judges.options import Options, Summary
+from judges.process import return_freed_memory
 from judges.writer import describe_inputs, output_targets, write_outputs
 from judges.records import Document
 from judges.runscan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
@@ -190,6 +191,7 @@ def _run(
         else:
             parts = [judge_part(options, scan, corpus, None, log, progress)]
         del corpus
+        return_freed_memory()  # the documents' (a large track's outputs need it)
 
         # 3. merge (topic groups are disjoint) and write
         per_topic = {k: v for part in parts for k, v in part.per_topic.items()}

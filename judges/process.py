@@ -65,9 +65,10 @@ def settle_collector() -> None:
 def return_freed_memory() -> None:
     """Give the memory freed so far back to the system (glibc keeps freed blocks for reuse).
 
-    Called once the main process has handed the corpus to the workers: the hundreds of
-    megabytes its documents took would otherwise stay counted against it while they judge.
-    Does nothing where the C library is not glibc.
+    Called once the documents are judged: the hundreds of megabytes a large track's took
+    would otherwise stay counted against the process while it writes the outputs. Collects
+    first (the collector runs rarely in a judge process). Does nothing where the C library is
+    not glibc.
     """
     import ctypes
     import ctypes.util
@@ -77,4 +78,5 @@ def return_freed_memory() -> None:
         trim = libc.malloc_trim
     except (OSError, AttributeError):
         return
+    gc.collect()
     trim(0)

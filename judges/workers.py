@@ -8,13 +8,11 @@ their kernels in the pool initializer while the main process still runs the firs
 
 from __future__ import annotations
 
-import gc
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 from judges.formats.debuglog import DebugLog
-from judges.process import return_freed_memory
 from judges.judge import Part, judge_part, warmup
 from judges.options import Options
 from judges.runscan import Scan
@@ -160,8 +158,6 @@ class Workers:
                 futures.append(self.pool.submit(_worker, options, scan, corpus_path, g, log_paths[w], table_paths[w]))
             del docs
             corpus.clear()
-            gc.collect()  # the documents are freed (the collector runs rarely here: judges.process)
-            return_freed_memory()
             logs = _FollowedLogs(log, log_paths, futures) if log.enabled else None
             while not all(f.done() for f in futures):
                 try:
