@@ -13,7 +13,7 @@ import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator, Optional
+from typing import BinaryIO, Callable, Iterable, Iterator, Optional
 
 from judges.counts import FILES_NOT_READ, REPORTS_UNKNOWN_TOPIC, RUNS_NOT_SELECTED, SKIPPED
 from judges.errors import InputError
@@ -82,6 +82,15 @@ def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) ->
     return by_topic
 
 
+def _total(counters: Iterable[Optional[Counter]]) -> Counter:
+    """The counters added up, in one Counter (``sum`` would copy the total at every step)."""
+    total: Counter = Counter()
+    for c in counters:
+        if c:
+            total.update(c)
+    return total
+
+
 def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> dict[str, list[tuple[str, int, int]]]:
     by_topic: dict[str, list[tuple[str, int, int]]] = {}
     for run, topic, path, line, offset in located:
@@ -143,18 +152,21 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             docs = wanted.setdefault(key, set())
             cov = coverage.setdefault(rep.run_id, Counter())
             unresolved = without_text.setdefault(rep.run_id, Counter())
-            cov["sentences"] += len(rep.sentences)
-            report_citations[key] = sum(len(sent.citations) for sent in rep.sentences)
-            for sent in rep.sentences:
-                citations[rep.run_id] += len(sent.citations)
-                cov["cited_sentences"] += bool(sent.citations)
-                cov["citations"] += len(sent.citations)
-                for c in sent.citations:
-                    if c.doc_id is not None and rep.documents.get(c.doc_id) is None:
-                        docs.add(c.doc_id)
-                        unresolved[c.doc_id] += 1
-                    elif c.doc_id is not None:
-                        cov["embedded"] += 1
+            sentences = rep.sentences
+            cov["sentences"] += len(sentences)
+            n = report_citations[key] = sum(len(sent.citations) for sent in sentences)
+            if sentences:
+                citations[rep.run_id] += n
+                cov["cited_sentences"] += sum(1 for sent in sentences if sent.citations)
+                cov["citations"] += n
+            ids = [c.doc_id for sent in sentences for c in sent.citations if c.doc_id is not None]
+            if rep.documents:  # cited ids whose text the report embeds are not looked up
+                without = [d for d in ids if rep.documents.get(d) is None]
+                if len(without) < len(ids):
+                    cov["embedded"] += len(ids) - len(without)
+                ids = without
+            docs.update(ids)
+            unresolved.update(ids)
     runs = run_order if options.max_runs is None else run_order[: options.max_runs]
     counts[RUNS_NOT_SELECTED] = len(run_order) - len(runs)
     if counts[REPORTS_UNKNOWN_TOPIC]:
@@ -171,7 +183,7 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
         citations=sum(citations[r] for r in runs),
         report_citations={k: n for k, n in report_citations.items() if k[0] in selected},
         coverage={r: coverage.get(r, Counter()) for r in runs},
-        without_text=sum((without_text.get(r, Counter()) for r in runs), Counter()),
+        without_text=_total(without_text.get(r) for r in runs),
     )
 
 

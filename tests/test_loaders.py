@@ -4,6 +4,8 @@ import gzip
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judges.errors import InputError
 from judges.formats.corpus import read_corpus
@@ -197,3 +199,135 @@ def test_corpus_keeps_only_wanted_ids_and_reports_bad_lines(tmp_path):
         f"{path}:4: text: missing",
         f"{path}:5: a document must be a JSON object, got a list",
     ]
+
+
+# --- parse_report against its plain form -------------------------------------------------------
+# The parser names an error's field only when it raises; the plain form below builds every field
+# name up front, as the parser did before. They must agree on every report, good or bad.
+
+
+def _plain_sentence(item, index, references, path, line, field, max_citations):
+    import math
+
+    from judges.formats.runs import _id, json_type
+    from judges.records import Citation, Sentence
+
+    if not isinstance(item, dict):
+        raise InputError(path, line, field, "must be an object with 'text' and 'citations'")
+    text = item.get("text")
+    if not isinstance(text, str):
+        raise InputError(path, line, f"{field}.text", "missing" if text is None else "must be a string")
+    raw = item.get("citations")
+    cites = []
+    if raw is None:
+        pass
+    elif isinstance(raw, dict):
+        for rank, (doc_id, conf) in enumerate(raw.items()):
+            doc_id = _id(doc_id, path, line, f"{field}.citations")
+            confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
+            if confidence is not None and not math.isfinite(confidence):
+                confidence = None
+            cites.append(Citation(rank, doc_id, doc_id, confidence))
+    elif isinstance(raw, list):
+        for rank, c in enumerate(raw):
+            cfield = f"{field}.citations[{rank}]"
+            if isinstance(c, bool) or not isinstance(c, (int, str)):
+                raise InputError(path, line, cfield, f"must be an index or a doc id, got {json_type(c)}")
+            if isinstance(c, int) and references is not None:
+                if 0 <= c < len(references):
+                    cites.append(Citation(rank, str(c), references[c]))
+                else:
+                    problem = f"index {c} out of range ({len(references)} references)"
+                    cites.append(Citation(rank, str(c), None, None, problem))
+            else:
+                cites.append(Citation(rank, _id(c, path, line, cfield), str(c).strip()))
+    else:
+        raise InputError(path, line, f"{field}.citations", f"must be a list or an object, got {json_type(raw)}")
+    dropped = 0
+    if max_citations is not None and len(cites) > max_citations:
+        dropped = len(cites) - max_citations
+        cites = cites[:max_citations]
+    return Sentence(index, text, tuple(cites), dropped)
+
+
+def _plain_report(obj, max_citations):
+    """The sentences and references as the plain form reads them (or its error)."""
+    from judges.formats.runs import _id
+
+    references = obj.get("references")
+    if references is not None:
+        if not isinstance(references, list):
+            raise InputError("run.jsonl", 7, "references", "must be a list of doc ids")
+        references = [_id(r, "run.jsonl", 7, f"references[{i}]") for i, r in enumerate(references)]
+    return tuple(
+        _plain_sentence(item, i, references, "run.jsonl", 7, f"answer[{i}]", max_citations)
+        for i, item in enumerate(obj["answer"])
+    )
+
+
+def _outcome(f):
+    try:
+        return f()
+    except InputError as e:
+        return ("error", e.path, e.line, e.field, e.problem)
+
+
+_good_ids = st.sampled_from(["d0", " d1 ", "d2", "msmarco_v2.1_doc_00_1#2_3"])
+_bad_ids = st.one_of(st.sampled_from(["", " ", "d 2", "d\t3", "d\x004", "\u2028"]), st.text(max_size=4))
+
+
+def _mostly(good, bad, one_in: int = 8):
+    """``good``, and ``bad`` once in ``one_in`` draws (a bad value ends the report early)."""
+    return st.integers(1, one_in).flatmap(lambda k: bad if k == 1 else good)
+
+
+_ids = _mostly(_good_ids, _bad_ids)
+_cited = _mostly(
+    st.one_of(_good_ids, st.integers(0, 4)),
+    st.one_of(
+        _bad_ids,
+        st.integers(-3, 9),
+        st.booleans(),
+        st.none(),
+        st.floats(allow_nan=False),
+        st.lists(_ids, max_size=2),
+    ),
+)
+_good_item = st.fixed_dictionaries(
+    {"text": st.text(max_size=5)},
+    optional={
+        "citations": _mostly(
+            st.lists(_cited, max_size=5),
+            st.one_of(
+                st.dictionaries(_ids, st.one_of(st.floats(), st.integers(), st.booleans(), st.none()), max_size=3),
+                st.none(),
+            ),
+            one_in=3,
+        )
+    },
+)
+_bad_item = st.one_of(
+    st.fixed_dictionaries({"text": st.one_of(st.none(), st.integers())}),
+    st.fixed_dictionaries({"text": st.just("t"), "citations": st.one_of(_ids, st.integers())}),
+    st.text(max_size=3),
+    st.none(),
+)
+_items = _mostly(_good_item, _bad_item)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(_items, max_size=5),
+    _mostly(
+        st.one_of(st.none(), st.lists(st.one_of(_good_ids, st.integers(0, 3)), max_size=5)),
+        st.one_of(st.lists(st.one_of(_ids, st.none(), st.booleans()), max_size=5), _ids),
+        one_in=4,
+    ),
+    st.one_of(st.none(), st.integers(0, 3)),
+)
+def test_reports_read_as_the_plain_form_reads_them(items, references, max_citations):
+    obj = {"metadata": {"run_id": "r", "topic_id": "t"}, "answer": items}
+    if references is not None:
+        obj["references"] = references
+    got = _outcome(lambda: report(obj, max_citations=max_citations).sentences)
+    assert got == _outcome(lambda: _plain_report(obj, max_citations))

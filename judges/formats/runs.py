@@ -129,6 +129,15 @@ def _id(value: object, path: str, line: int, field: str) -> str:
     return text
 
 
+def _reference(value: object, index: int, path: str, line: int) -> str:
+    """Entry ``index`` of a report's references: an id (its field is named only for an error)."""
+    if type(value) is str:
+        text = value.strip()
+        if text and _UNSAFE_ID.search(text) is None:
+            return text
+    return _id(value, path, line, f"references[{index}]")
+
+
 def _topic_id(value: object, path: str, line: int, field: str) -> str:
     text = _id(value, path, line, field)
     if text == AGGREGATE_TOPIC:
@@ -175,16 +184,14 @@ def parse_report(
     if references is not None:
         if not isinstance(references, list):
             raise InputError(path, line, "references", "must be a list of doc ids")
-        references = [_id(r, path, line, f"references[{i}]") for i, r in enumerate(references)]
+        references = [_reference(r, i, path, line) for i, r in enumerate(references)]
 
     items = obj[field]
     if items is None:
         items = []
     if not isinstance(items, list):
         raise InputError(path, line, field, "must be a list of sentences")
-    sentences = tuple(
-        _sentence(item, i, references, path, line, f"{field}[{i}]", max_citations) for i, item in enumerate(items)
-    )
+    sentences = tuple(_sentence(item, i, references, path, line, field, max_citations) for i, item in enumerate(items))
     documents = _documents(obj.get("documents"), path, line)
     return Report(run_id, topic_id, team_id, shape, sentences, documents, path, line, offset)
 
@@ -195,28 +202,30 @@ def _sentence(
     references: Optional[list[str]],
     path: str,
     line: int,
-    field: str,
+    items_field: str,
     max_citations: Optional[int],
 ) -> Sentence:
+    """Sentence ``index`` of the report's list ``items_field`` (field names are made only for errors)."""
     if not isinstance(item, dict):
-        raise InputError(path, line, field, "must be an object with 'text' and 'citations'")
+        raise InputError(path, line, f"{items_field}[{index}]", "must be an object with 'text' and 'citations'")
     text = item.get("text")
     if not isinstance(text, str):
-        raise InputError(path, line, f"{field}.text", "missing" if text is None else "must be a string")
+        raise InputError(path, line, f"{items_field}[{index}].text", "missing" if text is None else "must be a string")
     raw = item.get("citations")
     cites: list[Citation] = []
     if raw is None:
         pass
-    elif isinstance(raw, dict):
-        for rank, (doc_id, conf) in enumerate(raw.items()):
-            doc_id = _id(doc_id, path, line, f"{field}.citations")
-            confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
-            if confidence is not None and not math.isfinite(confidence):
-                confidence = None
-            cites.append(Citation(rank, doc_id, doc_id, confidence))
     elif isinstance(raw, list):
         for rank, c in enumerate(raw):
-            cfield = f"{field}.citations[{rank}]"
+            if type(c) is str:  # the common cases first: a doc id, an index into the references
+                doc_id = c.strip()
+                if doc_id and _UNSAFE_ID.search(doc_id) is None:
+                    cites.append(Citation(rank, doc_id, doc_id))
+                    continue
+            elif type(c) is int and references is not None and 0 <= c < len(references):
+                cites.append(Citation(rank, str(c), references[c]))
+                continue
+            cfield = f"{items_field}[{index}].citations[{rank}]"
             if isinstance(c, bool) or not isinstance(c, (int, str)):
                 raise InputError(path, line, cfield, f"must be an index or a doc id, got {json_type(c)}")
             if isinstance(c, int) and references is not None:
@@ -227,8 +236,17 @@ def _sentence(
                     cites.append(Citation(rank, str(c), None, None, problem))
             else:
                 cites.append(Citation(rank, _id(c, path, line, cfield), str(c).strip()))
+    elif isinstance(raw, dict):
+        for rank, (doc_id, conf) in enumerate(raw.items()):
+            doc_id = _id(doc_id, path, line, f"{items_field}[{index}].citations")
+            confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
+            if confidence is not None and not math.isfinite(confidence):
+                confidence = None
+            cites.append(Citation(rank, doc_id, doc_id, confidence))
     else:
-        raise InputError(path, line, f"{field}.citations", f"must be a list or an object, got {json_type(raw)}")
+        raise InputError(
+            path, line, f"{items_field}[{index}].citations", f"must be a list or an object, got {json_type(raw)}"
+        )
     dropped = 0
     if max_citations is not None and len(cites) > max_citations:
         dropped = len(cites) - max_citations
