@@ -158,11 +158,7 @@ class Judge:
                 )
                 continue
             numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
-            judgments.append(
-                support.aligned(best[i], len(answers[a_slot]), docs[d], source, match)._replace(
-                    numbers_missing=numbers, entities_missing=entities
-                )
-            )
+            judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match, numbers, entities))
         judgments = self._decide(packed, texts, answers, aligned, judgments)
         if self.attester is not None:
             from judges.attest.cascade import Case

@@ -19,11 +19,35 @@ from judges.records import Judgment
 UNDECIDED = ""  # the status of an aligned citation before the support judge decides it
 
 
-def aligned(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, match: int) -> Judgment:
-    """The evidence span and score components of one citation (status still undecided)."""
+def aligned(
+    alignment: tuple,
+    n_answer: int,
+    doc: DocIndex,
+    doc_source: str,
+    match: int,
+    numbers_missing: tuple[str, ...] = (),
+    entities_missing: tuple[str, ...] = (),
+) -> Judgment:
+    """The evidence span and score components of one citation (status still undecided), with what
+    the grounding checks found the document lacks."""
     score, _, _, b0, b1, matches = alignment
     if n_answer == 0:
-        return Judgment(UNDECIDED, 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", doc_source, "sentence has no tokens")
+        return Judgment(
+            UNDECIDED,
+            0,
+            0,
+            0.0,
+            0.0,
+            0.0,
+            0,
+            0,
+            0,
+            "",
+            doc_source,
+            "sentence has no tokens",
+            numbers_missing=numbers_missing,
+            entities_missing=entities_missing,
+        )
     norm = score / (match * n_answer)
     answer_cov = matches / n_answer
     evidence_cov = matches / (b1 - b0) if b1 > b0 else 0.0
@@ -45,6 +69,8 @@ def aligned(alignment: tuple, n_answer: int, doc: DocIndex, doc_source: str, mat
         doc.text[char_start:char_end],
         doc_source,
         "",
+        numbers_missing=numbers_missing,
+        entities_missing=entities_missing,
     )
 
 
