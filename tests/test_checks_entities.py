@@ -359,6 +359,12 @@ _KEY_PIECES = st.sampled_from(
 
 
 @settings(max_examples=2000, deadline=None)
-@given(st.one_of(st.lists(_KEY_PIECES, max_size=10).map("".join), st.text(max_size=30)))
+@given(
+    st.one_of(
+        st.lists(_KEY_PIECES, max_size=10).map("".join),
+        st.text(max_size=30),
+        st.text(st.characters(max_codepoint=127), max_size=30),  # ASCII: words by translate and split
+    )
+)
 def test_key_words_is_the_plain_regexes(text):
     assert key_words(text) == _key_words_reference(text)

@@ -17,6 +17,9 @@ import re
 import unicodedata
 
 _WORD = re.compile(r"\w+")
+# ASCII bytes with every non-word character (not [A-Za-z0-9_]) made a space: an ASCII text's \w+
+# runs are then its split() (2.5x faster than findall over a cited document)
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or c == 95 else 32 for c in range(128)) + bytes(range(128, 256))
 # a dotted abbreviation where the entity tokenizer starts a word (not inside ``AA.A.A.`` or ``x-U.S.``)
 _DOTTED = re.compile(r"(?<!\w)(?<!\w[-'’&.])(?:[^\W\d_]\.){2,}")
 _TWO_DOTS = re.compile(r"\..\.")  # in every _DOTTED match ("u.s."), and found fast: a "." leads it
@@ -64,5 +67,9 @@ def key_words(text: str) -> list[str]:
         folded = _DOTTED.sub(lambda m: m.group().replace(".", "") + " ", folded)
     if "'" in folded or "’" in folded:
         folded = _POSSESSIVE.sub("", folded)
+    if folded.isascii():
+        words = folded.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
+    else:
+        words = _WORD.findall(folded)
     # stem() inlined: this runs over every word of every cited document
-    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in _WORD.findall(folded)]
+    return [w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in words]
