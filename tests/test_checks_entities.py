@@ -281,6 +281,14 @@ def test_the_shortcut_finds_what_the_full_extraction_finds(text, context, single
         assert E._extract_entities(text, context, single) == []
 
 
+@given(st.text(st.characters(max_codepoint=127)))
+def test_the_shortcut_counts_an_ascii_texts_capitals_as_str_isupper_does(text):
+    from judges.checks import entities as E
+
+    dropped = text.encode("ascii").translate(None, E._ASCII_CAPITALS)
+    assert len(text) - len(dropped) == sum(map(str.isupper, text))
+
+
 def test_the_shortcut_is_taken_for_an_uncertain_opener_only():
     from judges.checks import entities as E
 

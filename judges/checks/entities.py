@@ -386,6 +386,9 @@ def extract_entities(text: str, *, context: str | None = None, single_words: boo
     return _extract_entities(text, context, single_words)
 
 
+_ASCII_CAPITALS = bytes(range(65, 91))  # A-Z
+
+
 def _states_none(text: str, context: str | None) -> bool:
     """A shortcut, exact: ``True`` only where :func:`_extract_entities` finds nothing, because
     no word is capitalised but perhaps the first, an uncertain sentence opener (rule 3) that
@@ -396,7 +399,10 @@ def _states_none(text: str, context: str | None) -> bool:
     acronym, camel-case or hyphenated name needs a second capital): it is kept only when a
     capital elsewhere makes it certain, and the sentence has no other capital.
     """
-    capitals = sum(map(str.isupper, text))
+    if text.isascii():  # str.isupper on an ASCII character: A-Z
+        capitals = len(text) - len(text.encode("ascii").translate(None, _ASCII_CAPITALS))
+    else:
+        capitals = sum(map(str.isupper, text))
     if capitals != 1:
         return capitals == 0
     m = _WORD.search(text)
