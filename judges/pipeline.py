@@ -191,7 +191,7 @@ def _run(
         else:
             parts = [judge_part(options, scan, corpus, None, log, progress)]
         del corpus
-        return_freed_memory()  # the documents' (a large track's outputs need it)
+        return_freed_memory()  # the judged documents' memory, before the outputs are built
 
         # 3. merge (topic groups are disjoint) and write
         per_topic = {k: v for part in parts for k, v in part.per_topic.items()}

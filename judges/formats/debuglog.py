@@ -12,9 +12,9 @@ Events, each an object with ``ts`` and ``event``:
 * ``summary`` -- counts, statuses and the files written.
 
 Events logged before the out-dir exists are kept in memory (:meth:`DebugLog.deferred`); worker
-processes' logs are appended (:meth:`DebugLog.append_file`, while they are written). The file appears at its path only
-when the session's outputs are committed. Encoded with orjson: two events per citation made
-the standard library's encoder a quarter of the judge's time.
+processes' logs are appended while they are written (:meth:`DebugLog.append_file`). The file
+appears at its path only when the session's outputs are committed. Encoded with orjson: two
+events per citation made the standard library's encoder a quarter of the judge's time.
 """
 
 from __future__ import annotations

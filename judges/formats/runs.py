@@ -129,13 +129,19 @@ def _id(value: object, path: str, line: int, field: str) -> str:
     return text
 
 
-def _reference(value: object, index: int, path: str, line: int) -> str:
-    """Entry ``index`` of a report's references: an id (its field is named only for an error)."""
+def _clean_id(value: object) -> Optional[str]:
+    """``value`` stripped when it is a string that :func:`_id` would accept as it is (the common
+    case, checked without naming a field for an error); ``None`` otherwise."""
     if type(value) is str:
         text = value.strip()
         if text and _UNSAFE_ID.search(text) is None:
             return text
-    return _id(value, path, line, f"references[{index}]")
+    return None
+
+
+def _reference(value: object, index: int, path: str, line: int) -> str:
+    """Entry ``index`` of a report's references: an id."""
+    return _clean_id(value) or _id(value, path, line, f"references[{index}]")
 
 
 def _topic_id(value: object, path: str, line: int, field: str) -> str:
@@ -217,12 +223,11 @@ def _sentence(
         pass
     elif isinstance(raw, list):
         for rank, c in enumerate(raw):
-            if type(c) is str:  # the common cases first: a doc id, an index into the references
-                doc_id = c.strip()
-                if doc_id and _UNSAFE_ID.search(doc_id) is None:
-                    cites.append(Citation(rank, doc_id, doc_id))
-                    continue
-            elif type(c) is int and references is not None and 0 <= c < len(references):
+            doc_id = _clean_id(c)  # the common cases first: a doc id, an index into the references
+            if doc_id is not None:
+                cites.append(Citation(rank, doc_id, doc_id))
+                continue
+            if type(c) is int and references is not None and 0 <= c < len(references):
                 cites.append(Citation(rank, str(c), references[c]))
                 continue
             cfield = f"{items_field}[{index}].citations[{rank}]"
