@@ -58,12 +58,22 @@ def qrels_rows(table: pa.Table, key: str) -> Iterator[tuple[str, str, int]]:
 
 def write_assessments(path: Path, table: pa.Table) -> None:
     """Write the assessments sorted by run, topic, sentence and citation, a row group at a time
-    (sorting chunk by chunk keeps one extra row group in memory, not a second table)."""
+    (sorting chunk by chunk keeps one extra row group in memory, not a second table). The next
+    row group is gathered in a thread while Parquet encodes and compresses the current one."""
     order = pc.sort_indices(table, sort_keys=tables.ASSESSMENT_SORT)
-    with atomic_path(path) as tmp:
+    starts = range(0, max(table.num_rows, 1), SORTED_ROW_GROUP)
+
+    def take(start: int) -> pa.Table:
+        return table.take(order[start : start + SORTED_ROW_GROUP])
+
+    with atomic_path(path) as tmp, ThreadPoolExecutor(1, thread_name_prefix="take") as pool:
         with pq.ParquetWriter(tmp, tables.ASSESSMENT_SCHEMA, compression="zstd") as writer:
-            for start in range(0, max(table.num_rows, 1), SORTED_ROW_GROUP):
-                writer.write_table(table.take(order[start : start + SORTED_ROW_GROUP]))
+            ahead = pool.submit(take, starts[0])
+            for i in range(len(starts)):
+                rows = ahead.result()
+                if i + 1 < len(starts):
+                    ahead = pool.submit(take, starts[i + 1])
+                writer.write_table(rows)
 
 
 def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tuple[Path, str]]:

@@ -36,3 +36,40 @@ def test_qrels_rows_are_the_best_grade_per_key_in_python_order(rows, group):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(writer, "SORTED_ROW_GROUP", group)  # rows come a group at a time: cross the seams
         assert list(writer.qrels_rows(table, "doc_id")) == _reference(rows)
+
+
+_keys = st.lists(
+    st.tuples(
+        st.sampled_from(["r1", "r2", "é"]), st.sampled_from(["t1", "t10", "t2"]), st.integers(0, 3), st.integers(0, 2)
+    ),
+    max_size=40,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(keys=_keys, group=st.integers(1, 7))
+def test_assessments_are_written_sorted_a_row_group_at_a_time(tmp_path_factory, keys, group):
+    """The rows, sorted by run, topic, sentence and citation (ties in table order), in row groups
+    of SORTED_ROW_GROUP rows: the next group is gathered while the last one is written."""
+    import pyarrow.parquet as pq
+
+    from judges.formats import tables
+
+    schema = tables.ASSESSMENT_SCHEMA
+    columns = {name: pa.nulls(len(keys), schema.field(name).type) for name in schema.names}
+    for name, values in zip(
+        ("run_id", "topic_id", "sentence_index", "citation_rank"), zip(*keys) if keys else [()] * 4
+    ):
+        columns[name] = pa.array(values, schema.field(name).type)
+    columns["evidence"] = pa.array([str(i) for i in range(len(keys))], pa.string())  # which row is where
+    table = pa.table(columns, schema=schema)
+    path = tmp_path_factory.mktemp("assessments") / "a.parquet"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(writer, "SORTED_ROW_GROUP", group)
+        writer.write_assessments(path, table)
+    written = pq.ParquetFile(path)
+    expected = sorted(range(len(keys)), key=lambda i: keys[i])
+    assert written.read().column("evidence").to_pylist() == [str(i) for i in expected]
+    sizes = [written.metadata.row_group(g).num_rows for g in range(written.metadata.num_row_groups)]
+    full, rest = divmod(len(keys), group)
+    assert [n for n in sizes if n] == [group] * full + ([rest] if rest else [])
