@@ -15,7 +15,7 @@ import hashlib
 import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -37,14 +37,10 @@ from judges.records import STATUSES
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
 
 
-def qrels_rows(table: pa.Table, key: str) -> Iterator[tuple[str, str, int]]:
-    """Best grade per (topic, ``key`` column), sorted; rows whose key is null are left out.
-
-    Sorted by Arrow (UTF-8 bytes order, which is Python's order of ``str``) and yielded a row
-    group at a time: a million qrels never become one Python list.
-    """
-    if table.num_rows == 0:
-        return
+def qrels_table(table: pa.Table, key: str) -> pa.Table:
+    """Best grade per (topic, ``key`` column), sorted by topic and key, as columns ``topic_id``,
+    ``doc_id`` and ``grade``; rows whose key is null are left out. Arrow's sort is by UTF-8 bytes,
+    which is Python's order of ``str``."""
     best = (
         table.select(["topic_id", key, "grade"])
         .filter(pc.is_valid(table[key]))
@@ -52,8 +48,7 @@ def qrels_rows(table: pa.Table, key: str) -> Iterator[tuple[str, str, int]]:
         .aggregate([("grade", "max")])
         .sort_by([("topic_id", "ascending"), (key, "ascending")])
     )
-    for batch in best.to_batches(max_chunksize=SORTED_ROW_GROUP):
-        yield from zip(batch["topic_id"].to_pylist(), batch[key].to_pylist(), batch["grade_max"].to_pylist())
+    return best.rename_columns(["topic_id", "doc_id", "grade"])
 
 
 def write_assessments(path: Path, table: pa.Table) -> None:
@@ -148,7 +143,7 @@ def _write_text_outputs(options: Options, summary: Summary, per_topic: dict, tab
         ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
     ):
         path = out_dir / f"{name}.{suffix}"
-        counts[count] = trec.write_qrels(place(path), qrels_rows(table, key))
+        counts[count] = trec.write_qrels(place(path), qrels_table(table, key))
         files[kind] = str(path)
 
     on_missing = options.workflow.leaderboard.on_missing

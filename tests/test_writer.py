@@ -1,4 +1,4 @@
-"""The qrels rows the writer derives from the assessments table, against a plain-Python reference."""
+"""The qrels and the assessments table the writer writes, against plain-Python references."""
 
 from __future__ import annotations
 
@@ -24,8 +24,10 @@ def _reference(rows):
 
 
 @settings(max_examples=300, deadline=None)
-@given(rows=_rows, group=st.integers(1, 7))
-def test_qrels_rows_are_the_best_grade_per_key_in_python_order(rows, group):
+@given(rows=_rows, batch=st.integers(1, 7))
+def test_qrels_are_the_best_grade_per_key_in_python_order(tmp_path_factory, rows, batch):
+    from judges.formats import trec
+
     table = pa.table(
         {
             "topic_id": pa.array([r[0] for r in rows], pa.string()),
@@ -33,9 +35,13 @@ def test_qrels_rows_are_the_best_grade_per_key_in_python_order(rows, group):
             "grade": pa.array([r[2] for r in rows], pa.int8()),
         }
     )
+    path = tmp_path_factory.mktemp("qrels") / "x.qrels"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(writer, "SORTED_ROW_GROUP", group)  # rows come a group at a time: cross the seams
-        assert list(writer.qrels_rows(table, "doc_id")) == _reference(rows)
+        mp.setattr(trec, "QRELS_BATCH", batch)  # lines are formatted a batch at a time: cross the seams
+        n = trec.write_qrels(path, writer.qrels_table(table, "doc_id"))
+    expected = _reference(rows)
+    assert path.read_bytes() == "".join(f"{t} 0 {k} {g}\n" for t, k, g in expected).encode("utf-8")
+    assert n == len(expected)
 
 
 _keys = st.lists(

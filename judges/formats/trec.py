@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterable
 
-from judges.formats.atomic import atomic_text
+from judges.formats.atomic import atomic_path, atomic_text
 
 LEADERBOARD_SUFFIX = {"ir_measures": "leaderboard.txt", "tot": "leaderboard.tot.txt", "jsonl": "leaderboard.jsonl"}
 LEADERBOARD_FORMATS = tuple(LEADERBOARD_SUFFIX)  # the --leaderboard-format names
+QRELS_BATCH = 65_536  # qrels rows formatted and written at a time
 
 
 def format_value(value: float) -> str:
@@ -17,13 +17,28 @@ def format_value(value: float) -> str:
     return f"{value:.4f}"
 
 
-def write_qrels(path: Path, rows: Iterable[tuple[str, str, int]]) -> int:
-    """Write ``topic_id 0 doc_id grade`` lines, for ``rows`` already sorted; returns the row count."""
+def write_qrels(path: Path, table) -> int:
+    """Write a ``topic_id 0 doc_id grade`` line per row of ``table`` (an Arrow table with columns
+    ``topic_id``, ``doc_id`` and ``grade``, already sorted); returns the row count.
+
+    Arrow formats the lines, a batch of :data:`QRELS_BATCH` rows at a time, and their bytes are
+    written as they lie in its buffer: a million qrels never become Python strings.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     n = 0
-    with atomic_text(path) as f:
-        for topic_id, doc_id, grade in rows:
-            f.write(f"{topic_id} 0 {doc_id} {grade}\n")
-            n += 1
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        for batch in table.select(["topic_id", "doc_id", "grade"]).to_batches(max_chunksize=QRELS_BATCH):
+            if batch.num_rows == 0:
+                continue
+            topic, doc, grade = batch.columns
+            grade = pc.binary_join_element_wise(pc.cast(grade, pa.string()), "\n", "")  # "2\n"
+            lines = pc.binary_join_element_wise(topic, "0", doc, grade, " ")
+            offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset :][: len(lines) + 1]
+            f.write(memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]])
+            n += len(lines)
     return n
 
 
