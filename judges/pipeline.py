@@ -191,6 +191,7 @@ def _run(
         else:
             parts = [judge_part(options, scan, corpus, None, log, progress)]
         del corpus
+        log.sync_soon()  # the judged citations' events go to disk while the outputs are written
         return_freed_memory()  # the judged documents' memory, before the outputs are built
 
         # 3. merge (topic groups are disjoint) and write

@@ -87,3 +87,17 @@ def test_a_growing_file_appended_from_where_the_last_call_stopped_is_copied_once
         assert log.append_file(part, offset) == part.stat().st_size
         log.close()
     assert target.read_bytes() == b"".join(data for data, _ in writes)
+
+
+def test_a_log_synced_early_keeps_what_is_logged_after(tmp_path):
+    """``sync_soon`` writes the log so far to disk in a thread; events logged meanwhile follow,
+    and closing waits for the thread (its file descriptor must not close under it)."""
+    target = tmp_path / "log.jsonl"
+    with DebugLog(target) as log:
+        log.event("before")
+        log.sync_soon()
+        log.sync_soon()  # once is enough: a second call does nothing
+        log.event("after")
+        log.close()
+        assert log._syncing is None
+    assert [orjson.loads(line)["event"] for line in target.read_bytes().splitlines()] == ["before", "after"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,6 +46,7 @@ class DebugLog:
         self._buffer: Optional[list[bytes]] = None
         self._ms, self._ts = -1, ""
         self._heads: dict[str, bytes] = {}
+        self._syncing: Optional[threading.Thread] = None
 
     @classmethod
     def deferred(cls) -> "DebugLog":
@@ -58,7 +60,19 @@ class DebugLog:
         self._f.write(b"".join(self._buffer or ()))
         self._buffer = None
 
+    def sync_soon(self) -> None:
+        """Start writing what is logged so far to disk, in a thread: the session's commit syncs
+        every output, and most of a large track's log (gigabytes) can be on disk by then."""
+        if self._f is None or self._syncing is not None:
+            return
+        self._f.flush()
+        self._syncing = threading.Thread(target=_sync, args=(self._f.fileno(),), name="sync-log", daemon=True)
+        self._syncing.start()
+
     def close(self) -> None:
+        if self._syncing is not None:  # before the file closes: its descriptor is being synced
+            self._syncing.join()
+            self._syncing = None
         self._stack.close()
         self._f = None
 
@@ -119,6 +133,13 @@ class DebugLog:
             self._f.write(line)
         else:
             self._buffer.append(line)
+
+
+def _sync(fd: int) -> None:
+    try:
+        os.fsync(fd)
+    except OSError:  # early and only a help: the commit syncs the file again, and says why it fails
+        pass
 
 
 def _default(value: object) -> object:
