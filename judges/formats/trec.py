@@ -33,8 +33,8 @@ def write_qrels(path: Path, table) -> int:
         for batch in table.select(["topic_id", "doc_id", "grade"]).to_batches(max_chunksize=QRELS_BATCH):
             if batch.num_rows == 0:
                 continue
-            topic, doc, grade = batch.columns
-            grade = pc.binary_join_element_wise(pc.cast(grade, pa.string()), "\n", "")  # "2\n"
+            topic, doc, grade = (pc.cast(column, pa.string()) for column in batch.columns)  # int32 offsets
+            grade = pc.binary_join_element_wise(grade, "\n", "")  # "2\n"
             lines = pc.binary_join_element_wise(topic, "0", doc, grade, " ")
             offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)[lines.offset :][: len(lines) + 1]
             f.write(memoryview(lines.buffers()[2])[offsets[0] : offsets[-1]])
