@@ -101,6 +101,13 @@ def write_outputs(
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
     out_dir, name = Path(options.out_dir), options.name
     files, counts = summary.files, summary.counts
+    for kind, key, suffix, count in (  # first: the group-by's memory is freed before the assessments' gather
+        ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
+        ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
+    ):
+        path = out_dir / f"{name}.{suffix}"
+        counts[count] = trec.write_qrels(place(path), qrels_table(table, key))
+        files[kind] = str(path)
     with ThreadPoolExecutor(1, thread_name_prefix="assessments") as pool:  # Arrow sorts and writes without the GIL
         written = pool.submit(write_assessments, place(out_dir / f"{name}.assessments.parquet"), table)
         _write_text_outputs(options, summary, per_topic, table, scan, topics, place)
@@ -135,17 +142,9 @@ def write_outputs(
 
 
 def _write_text_outputs(options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place):
-    """The qrels, coverage and leaderboards: the writing done in Python."""
+    """The coverage and leaderboards: the writing done in Python."""
     out_dir, name = Path(options.out_dir), options.name
-    files, counts = summary.files, summary.counts
-    for kind, key, suffix, count in (
-        ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
-        ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
-    ):
-        path = out_dir / f"{name}.{suffix}"
-        counts[count] = trec.write_qrels(place(path), qrels_table(table, key))
-        files[kind] = str(path)
-
+    files = summary.files
     on_missing = options.workflow.leaderboard.on_missing
     rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing)
     summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
