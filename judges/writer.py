@@ -110,7 +110,7 @@ def write_outputs(
         files[kind] = str(path)
     with ThreadPoolExecutor(1, thread_name_prefix="assessments") as pool:  # Arrow sorts and writes without the GIL
         written = pool.submit(write_assessments, place(out_dir / f"{name}.assessments.parquet"), table)
-        _write_text_outputs(options, summary, per_topic, table, scan, topics, place)
+        _write_coverage_and_leaderboards(options, summary, per_topic, table, scan, topics, place)
         written.result()
     files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
     config = {
@@ -141,8 +141,10 @@ def write_outputs(
     files["config"] = str(config_path)
 
 
-def _write_text_outputs(options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place):
-    """The coverage and leaderboards: the writing done in Python."""
+def _write_coverage_and_leaderboards(
+    options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place
+) -> None:
+    """The coverage table and the leaderboards (text files and Parquet)."""
     out_dir, name = Path(options.out_dir), options.name
     files = summary.files
     on_missing = options.workflow.leaderboard.on_missing
