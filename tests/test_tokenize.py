@@ -3,6 +3,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judges.text.symbols import CURRENCY_SYMBOLS
 from judges.text.tokenize import Vocabulary, iter_tokens, normalize
 
 # Compile (or load) the Numba kernels now, so no Hypothesis example pays for it.
@@ -32,6 +33,16 @@ def test_grammar_numbers_words_symbols():
         "€",
         "15",
     ]
+
+
+def test_currency_symbols_are_unicode_category_sc():
+    """The written-out set is what unicodedata says (tokenizer and number checks both use it)."""
+    computed = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Sc")
+    if unicodedata.unidata_version == "14.0.0":
+        assert CURRENCY_SYMBOLS == computed
+    else:  # a later Unicode only adds symbols: the literal keeps tokens as they were
+        assert set(CURRENCY_SYMBOLS) <= set(computed)
+    assert tokens("5 ₹ 𞲰 ⃀") == ["5", "₹", "𞲰", "⃀"]
 
 
 def test_normalisation_nfkc_casefold_and_apostrophes():

@@ -63,17 +63,15 @@ from __future__ import annotations
 import bisect
 import math
 import re
-import unicodedata
 from decimal import Decimal
 from collections.abc import Iterable
 from typing import NamedTuple
 
 from judges.checks.fold import re_lower
+from judges.text.symbols import CURRENCY_SYMBOLS
 
 PERCENT, CURRENCY, YEAR, PLAIN = "percent", "currency", "year", "plain"
 
-# Every currency symbol (Unicode category Sc; all of it lies below U+20000).
-_SYMBOLS = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
 
 # Written currencies and their canonical symbol. Dollar variants (US$, A$, C$...) all become "$".
 CURRENCY_NAMES = {
@@ -170,7 +168,7 @@ _PATTERN = re.compile(
       | '\d0s\b                                          # two-digit decades
     )
   | (?P<mention>
-        (?P<cur>(?:US|A|C|NZ|HK|S)?\$\s?|[{_SYMBOLS}]\s?|(?:USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|Rs\.?)\s?)?
+        (?P<cur>(?:US|A|C|NZ|HK|S)?\$\s?|[{CURRENCY_SYMBOLS}]\s?|(?:USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|Rs\.?)\s?)?
         (?:
             (?<![^\W_])(?P<num>\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?|(?<![.])\.\d+)
           | \b(?=[{_WORD_INITIALS}])(?P<word>(?i:
@@ -293,7 +291,7 @@ def _word_value(m: re.Match) -> int:
 # arbitrary and real text by the tests): after a match, finditer resumes at its end, and at every
 # position that is not a start the pattern fails anyway.
 
-_START_CHARS = re.compile(rf"[\d\[(.'@{_SYMBOLS}]")  # digits, markers, decimals, decades, e-mail, currency
+_START_CHARS = re.compile(rf"[\d\[(.'@{CURRENCY_SYMBOLS}]")  # digits, markers, decimals, decades, e-mail, currency
 _CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CNY", "RMB", "INR", "CHF", "CAD", "AUD", "Rs")
 _MULTIPLIER_WORDS = tuple(w for w in MULTIPLIERS if len(w) > 2)
 _ALL_WORDS = set(UNITS + TENS + ORDINALS + TENS_ORDINALS)
@@ -330,7 +328,7 @@ def _starts_reference(text: str) -> list[int] | None:
             while i > 0 and (text[i - 1].isalnum() or text[i - 1] in _EMAIL_CHARS):
                 i -= 1
             starts.append(i)
-        elif c in _SYMBOLS:  # US$, A$, NZ$...
+        elif c in CURRENCY_SYMBOLS:  # US$, A$, NZ$...
             starts += [p - 1, p - 2]
         elif c.isdecimal() and p > 0 and not text[p - 1].isdecimal():  # H1N1, COVID-19
             i = p - 1 if text[p - 1] == "-" else p
@@ -366,7 +364,7 @@ def _kernel():
 
         case = needle_table([(code, 0) for code in _CURRENCY_CODES])
         low = needle_table([(w, 0) for w in ("http", "www.", *_NUMBER_WORDS)] + [(w, 1) for w in _MULTIPLIER_WORDS])
-        ascii_classes = np.array([char_class(chr(c), _SYMBOLS) for c in range(128)], dtype=np.uint8)
+        ascii_classes = np.array([char_class(chr(c), CURRENCY_SYMBOLS) for c in range(128)], dtype=np.uint8)
         _KERNEL = (number_starts, case, low, ascii_classes, char_class)
     return _KERNEL
 
@@ -387,7 +385,7 @@ def _starts(text: str) -> list[int] | None:
         cls = ascii_classes[np.minimum(cp, 127)]
         wide = cp >= 128
         distinct, inverse = np.unique(cp[wide], return_inverse=True)
-        cls[wide] = np.array([char_class(chr(c), _SYMBOLS) for c in distinct.tolist()], dtype=np.uint8)[inverse]
+        cls[wide] = np.array([char_class(chr(c), CURRENCY_SYMBOLS) for c in distinct.tolist()], dtype=np.uint8)[inverse]
         lcp = np.frombuffer(lowered.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     return kernel(cp, lcp, cls, *case, *low).tolist()
 

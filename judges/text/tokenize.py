@@ -33,11 +33,10 @@ from typing import Iterator, NamedTuple
 import numpy as np
 
 from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, new_table
+from judges.text.symbols import CURRENCY_SYMBOLS
 
-# Every currency symbol (all of Unicode category Sc lies below U+20000).
-_CURRENCY = "".join(chr(c) for c in range(0x20000) if unicodedata.category(chr(c)) == "Sc")
 _JOINERS = "-\u2010\u2011'\u2019"  # hyphens and apostrophes that join the parts of a word
-_SYMBOLS = "%\u2030" + _CURRENCY  # single-character tokens
+_SYMBOLS = "%\u2030" + CURRENCY_SYMBOLS  # single-character tokens
 
 TOKEN_PATTERN = re.compile(
     r"\d+(?:[.,]\d+)+"
