@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from judges.checks.entities import EntityIndex, acronym_definitions, extract_entities
-from judges.checks.fold import fold, key_words
+from judges.checks.fold import fold, fold_reference, key_words
 
 
 def surfaces(text, **kw):
@@ -165,6 +165,23 @@ def test_acronym_definitions():
 def test_fold_and_key_words():
     assert fold("Zürich ÉCOLE Straße") == "zurich ecole strasse"
     assert key_words("Bieber's U.S. Americans") == ["bieber", "us", "american"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=60),
+            st.text(alphabet="AaEeZz .\u0301\u0308\u0327\u20dd\u0345éÉüÜßﬁ\u212a\u1e9e\u00b5ǅ", max_size=30),
+        ),
+        max_size=4,
+    )
+)
+def test_fold_is_its_reference_whatever_was_folded_before(texts):
+    """fold learns the combining characters as it meets them: any sequence of texts folds as
+    the plain form folds each."""
+    for text in texts:
+        assert fold(text) == fold_reference(text)
 
 
 @settings(max_examples=400, deadline=None)
