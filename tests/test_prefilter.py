@@ -48,7 +48,7 @@ def test_numba_candidates_and_weights_equal_the_reference(case):
         w_base.append(w_base[-1] + len(windows))
     a_offsets = np.cumsum([0] + [len(a) for a in answers]).astype(np.int64)
     a_tokens = np.concatenate([np.array(a, dtype=np.int32) for a in answers])
-    n = 10
+    n = rnd.randrange(1, 25)  # several citations of one document are scored together
     cit_a = np.array([rnd.randrange(len(answers)) for _ in range(n)], dtype=np.int64)
     cit_d = np.array([rnd.randrange(len(docs)) for _ in range(n)], dtype=np.int64)
     w_base = np.array(w_base, dtype=np.int64)

@@ -663,39 +663,86 @@ def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, wi
     document's windows are rows ``cit_w0[c]:cit_w1[c]`` of ``win_lo``/``win_hi`` (positions in
     ``d_tokens``/``d_weights``). Returns ``(n, k)`` window indices relative to the document,
     best first, ``-1`` where the document has fewer than ``k`` windows.
+
+    The citations of one document are scored together: its windows are read once into lists of
+    the windows each distinct token occurs in, and a citation's scores are then the sums over
+    its distinct answer tokens' lists (a token weighs the same wherever it stands in a document).
     """
     n = cit_a.shape[0]
     out = np.full((n, k), -1, np.int64)
-    mark = np.full(vocab_size, -1, np.int64)  # answer stamp per token id
-    seen = np.full(vocab_size, -1, np.int64)  # (citation, window) stamp per token id
-    stamp = 0
+    order = np.argsort(cit_w0, kind="mergesort")
+    doc_of = np.full(vocab_size, -1, np.int64)  # per token id: the document (its first window row) it was met in
+    local = np.zeros(vocab_size, np.int64)  # per token id: its index among that document's distinct tokens
+    seen = np.full(vocab_size, -1, np.int64)  # per token id: the last window it was counted in
+    mark = np.full(vocab_size, -1, np.int64)  # per token id: the last citation that counted it
     best_s = np.empty(k, np.int64)
-    for c in range(n):
-        n_windows = cit_w1[c] - cit_w0[c]
+    stamp = 0
+    g = 0
+    while g < n:
+        w0 = cit_w0[order[g]]
+        n_windows = cit_w1[order[g]] - w0
+        h = g
+        while h < n and cit_w0[order[h]] == w0:
+            h += 1
         if n_windows <= k:
-            for w in range(n_windows):
-                out[c, w] = w
+            for i in range(g, h):
+                for w in range(n_windows):
+                    out[order[i], w] = w
+            g = h
             continue
-        for p in range(a_offsets[cit_a[c]], a_offsets[cit_a[c] + 1]):
-            mark[a_tokens[p]] = c
-        for i in range(k):
-            best_s[i] = -1
+        # the document's distinct tokens, their weights, and the windows each occurs in
+        span = 0
+        for w in range(n_windows):
+            span += win_hi[w0 + w] - win_lo[w0 + w]
+        counts = np.zeros(span + 1, np.int64)
+        weight = np.zeros(span + 1, np.int64)
+        n_local = 0
         for w in range(n_windows):
             stamp += 1
-            score = 0
-            row = cit_w0[c] + w
-            for p in range(win_lo[row], win_hi[row]):
+            for p in range(win_lo[w0 + w], win_hi[w0 + w]):
                 t = d_tokens[p]
-                if mark[t] == c and seen[t] != stamp:
+                if seen[t] != stamp:
                     seen[t] = stamp
-                    score += d_weights[p]
-            # insert (score, w) into the top-k list: higher score first, earlier window on ties
-            if score > best_s[k - 1]:
-                i = k - 1
-                while i > 0 and best_s[i - 1] < score:
-                    best_s[i] = best_s[i - 1]
-                    out[c, i] = out[c, i - 1]
-                    i -= 1
-                best_s[i] = score
-                out[c, i] = w
+                    if doc_of[t] != w0:
+                        doc_of[t] = w0
+                        local[t] = n_local
+                        weight[n_local] = d_weights[p]
+                        n_local += 1
+                    counts[local[t] + 1] += 1
+        heads = np.cumsum(counts[: n_local + 1])
+        lists = np.empty(heads[n_local], np.int64)
+        fill = heads[:n_local].copy()
+        for w in range(n_windows):
+            stamp += 1
+            for p in range(win_lo[w0 + w], win_hi[w0 + w]):
+                t = d_tokens[p]
+                if seen[t] != stamp:
+                    seen[t] = stamp
+                    lists[fill[local[t]]] = w
+                    fill[local[t]] += 1
+        scores = np.zeros(n_windows, np.int64)
+        for i in range(g, h):
+            c = order[i]
+            scores[:] = 0
+            for p in range(a_offsets[cit_a[c]], a_offsets[cit_a[c] + 1]):
+                t = a_tokens[p]
+                if mark[t] != c and doc_of[t] == w0:
+                    mark[t] = c
+                    q = local[t]
+                    for r in range(heads[q], heads[q + 1]):
+                        scores[lists[r]] += weight[q]
+            for j in range(k):
+                best_s[j] = -1
+            for w in range(n_windows):
+                score = scores[w]
+                # insert (score, w) into the top-k list: higher score first, earlier window on ties
+                if score > best_s[k - 1]:
+                    j = k - 1
+                    while j > 0 and best_s[j - 1] < score:
+                        best_s[j] = best_s[j - 1]
+                        out[c, j] = out[c, j - 1]
+                        j -= 1
+                    best_s[j] = score
+                    out[c, j] = w
+        g = h
     return out
