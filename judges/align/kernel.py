@@ -671,10 +671,11 @@ def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, wi
     n = cit_a.shape[0]
     out = np.full((n, k), -1, np.int64)
     order = np.argsort(cit_w0, kind="mergesort")
-    doc_of = np.full(vocab_size, -1, np.int64)  # per token id: the document (its first window row) it was met in
-    local = np.zeros(vocab_size, np.int64)  # per token id: its index among that document's distinct tokens
-    seen = np.full(vocab_size, -1, np.int64)  # per token id: the last window it was counted in
-    mark = np.full(vocab_size, -1, np.int64)  # per token id: the last citation that counted it
+    # Per token id (int32: filled once per call, and a track's vocabulary can pass a million):
+    doc_of = np.full(vocab_size, -1, np.int32)  # the document (its first window row) it was met in
+    local = np.empty(vocab_size, np.int32)  # its index among that document's distinct tokens
+    seen = np.full(vocab_size, -1, np.int32)  # the last window (stamp) it was counted in
+    mark = np.full(vocab_size, -1, np.int32)  # the last citation that counted it
     best_s = np.empty(k, np.int64)
     stamp = 0
     g = 0
