@@ -316,31 +316,38 @@ class Judge:
         self, log, rep, sent, c, di, source, windows, alignment, j: Judgment, qid: str, rule: dict
     ) -> None:
         """Two events with named fields: the candidate windows and best alignment as token ranges,
-        the features by name, and the rule (support judge, thresholds) behind the explanation."""
-        common = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
-        log.event(
+        the features by name, and the rule (support judge, thresholds) behind the explanation.
+        (Dict literals: this runs for every citation.)"""
+        log.record(
             "CITATION_INPUT",
-            **common,
-            citation=c.raw,
-            doc_id=c.doc_id,
-            sentence=sent.text,
-            doc_source=source,
-            doc_chars=None if di is None else len(di.text),
-            candidate_windows=None
-            if di is None
-            else [dict(doc_token_start=start, doc_token_end=end) for start, end in windows if end >= 0],
+            {
+                "run_id": rep.run_id,
+                "topic_id": rep.topic_id,
+                "sentence_index": sent.index,
+                "citation_rank": c.rank,
+                "citation": c.raw,
+                "doc_id": c.doc_id,
+                "sentence": sent.text,
+                "doc_source": source,
+                "doc_chars": None if di is None else len(di.text),
+                "candidate_windows": None
+                if di is None
+                else [{"doc_token_start": start, "doc_token_end": end} for start, end in windows if end >= 0],
+            },
         )
-        fields = j._asdict()
-        fields["features"] = dict(zip(FEATURES, j.features)) if j.features else None
-        log.event(
-            "CITATION_OUTPUT",
-            **common,
-            doc_id=c.doc_id,
-            qrels_doc_id=qid,
-            alignment=None if di is None else dict(zip(ALIGNMENT_FIELDS, alignment)),
-            **fields,
-            decision=rule,
-        )
+        out = {
+            "run_id": rep.run_id,
+            "topic_id": rep.topic_id,
+            "sentence_index": sent.index,
+            "citation_rank": c.rank,
+            "doc_id": c.doc_id,
+            "qrels_doc_id": qid,
+            "alignment": None if di is None else dict(zip(ALIGNMENT_FIELDS, alignment)),
+        }
+        out.update(zip(Judgment._fields, j))  # the judgment's fields, in order
+        out["features"] = dict(zip(FEATURES, j.features)) if j.features else None  # in its place, by name
+        out["decision"] = rule
+        log.record("CITATION_OUTPUT", out)
 
 
 def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: str, answer_tokens: int) -> Judgment:
