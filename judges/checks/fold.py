@@ -50,8 +50,6 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _SEEN: set[str] = set()  # the non-ASCII characters fold has looked up
 _MARK_CHARS: list[str] = []  # of those, the combining ones
 _marks: re.Pattern | None = None  # a character class of _MARK_CHARS
-
-
 _LEARNING = threading.Lock()
 
 
