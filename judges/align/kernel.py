@@ -697,7 +697,10 @@ def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, wi
             span += win_hi[w0 + w] - win_lo[w0 + w]
         counts = np.zeros(span + 1, np.int64)
         weight = np.zeros(span + 1, np.int64)
+        pair_token = np.empty(span, np.int64)  # (distinct token, window) pairs, in window order
+        pair_window = np.empty(span, np.int64)
         n_local = 0
+        n_pairs = 0
         for w in range(n_windows):
             stamp += 1
             for p in range(win_lo[w0 + w], win_hi[w0 + w]):
@@ -710,17 +713,16 @@ def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, wi
                         weight[n_local] = d_weights[p]
                         n_local += 1
                     counts[local[t] + 1] += 1
-        heads = np.cumsum(counts[: n_local + 1])
-        lists = np.empty(heads[n_local], np.int64)
+                    pair_token[n_pairs] = local[t]
+                    pair_window[n_pairs] = w
+                    n_pairs += 1
+        heads = np.cumsum(counts[: n_local + 1])  # token q's windows: lists[heads[q]:heads[q + 1]]
+        lists = np.empty(n_pairs, np.int64)
         fill = heads[:n_local].copy()
-        for w in range(n_windows):
-            stamp += 1
-            for p in range(win_lo[w0 + w], win_hi[w0 + w]):
-                t = d_tokens[p]
-                if seen[t] != stamp:
-                    seen[t] = stamp
-                    lists[fill[local[t]]] = w
-                    fill[local[t]] += 1
+        for r in range(n_pairs):
+            q = pair_token[r]
+            lists[fill[q]] = pair_window[r]
+            fill[q] += 1
         scores = np.zeros(n_windows, np.int64)
         for i in range(g, h):
             c = order[i]
