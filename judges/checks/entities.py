@@ -311,10 +311,11 @@ def _capitalised_mid_sentence(words: list[_Word]) -> set[str]:
     return {fold(w.text) for w in words if not w.initial and w.text[:1].isupper()}
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=4096)
 def _capitalised_in(context: str) -> frozenset[str]:
     """Words capitalised mid-sentence in ``context`` (cached: a judge passes one answer as the
-    context of each of its sentences, which would otherwise be re-read once per sentence)."""
+    context of each of its sentences, which would otherwise be re-read once per sentence; it
+    asks again for a batch's uncited sentences, after up to a batch of other reports)."""
     parts = _WORDS_AND_GAPS.split(context)  # gap, word, gap, word, ..., gap
     out = set()
     for i in range(3, len(parts), 2):  # the non-initial words of _words(context) starting with a capital
