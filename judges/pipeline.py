@@ -150,14 +150,26 @@ def _run(
         # 1. load and validate (nothing is created before this passes)
         topics = load_topics(options.topics, problems, options.max_topics)
         summary.topics = len(topics)
+        # Workers start as early as they are known to be wanted, so that their start-up (imports,
+        # kernels) overlaps the first pass over the runs and the corpus read: with --workers N
+        # now, automatically once the first pass has counted AUTO_PARALLEL_CITATIONS citations.
         workers = None
-        if options.workers > 1:  # started now, so their start-up overlaps the first pass over the runs
+
+        def start_workers(n: int) -> None:
+            nonlocal workers
+            if workers is None and n > 1:
+                workers = stack.enter_context(Workers(options, n))
+
+        def counted(citations: int) -> None:
+            if citations >= AUTO_PARALLEL_CITATIONS:
+                start_workers(min(os.cpu_count() or 1, len(topics)))
+
+        if options.workers > 1:
             n = min(options.workers, len(topics))
             if n < options.workers:
                 warn(f"--workers {options.workers}: {len(topics)} topic(s) to share, so {n} worker process(es)")
-            if n > 1:
-                workers = stack.enter_context(Workers(options, n))
-        scan = scan_runs(options, topics, problems, counts, warn)
+            start_workers(n)
+        scan = scan_runs(options, topics, problems, counts, warn, counted if options.workers == 0 else None)
         summary.runs = list(scan.runs)
         if not scan.runs:
             raise InputError(
@@ -181,10 +193,6 @@ def _run(
         progress(0, total=scan.citations)
 
         # 2. judge
-        if workers is None and options.workers == 0 and scan.citations >= AUTO_PARALLEL_CITATIONS:
-            n = min(os.cpu_count() or 1, len(topics))
-            if n > 1:
-                workers = stack.enter_context(Workers(options, n))
         summary.processes = _processes(options, workers, scan.citations)
         if workers is not None:
             parts = workers.judge(scan, corpus, topics, log, progress, outset.stage_dir)  # consumes corpus

@@ -99,8 +99,20 @@ def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> 
     return by_topic
 
 
-def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, counts: Counter, warn) -> Scan:
-    """The first pass: validate every report and learn what the second pass needs."""
+def scan_runs(
+    options: Options,
+    topics: dict[str, Topic],
+    problems: Problems,
+    counts: Counter,
+    warn,
+    counted: Optional[Callable[[int], None]] = None,
+) -> Scan:
+    """The first pass: validate every report and learn what the second pass needs.
+
+    ``counted(n)`` is told, after each report that adds citations to judge, how many there are
+    so far: never more than the final ``Scan.citations`` (runs beyond ``--max-runs`` are not
+    counted), so a decision it allows holds for the whole scan.
+    """
     not_read: list[Path] = []
     files = discover(options.responses, "--rag-responses", not_read)
     if not_read:
@@ -123,6 +135,8 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
     report_citations: dict[tuple[str, str], int] = {}
     coverage: dict[str, Counter] = {}
     without_text: dict[str, Counter] = {}
+    so_far = 0  # citations met so far of the selected runs (the first --max-runs to appear)
+    first_runs: set[str] = set()
     for path in files:
         for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
             if isinstance(rep, InputError):
@@ -143,6 +157,8 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             seen[key] = f"{path}:{line}"
             if rep.run_id not in answered:
                 run_order.append(rep.run_id)
+                if options.max_runs is None or len(run_order) <= options.max_runs:
+                    first_runs.add(rep.run_id)
                 answered[rep.run_id] = set()
             if rep.topic_id not in topics:
                 counts[REPORTS_UNKNOWN_TOPIC] += 1
@@ -157,6 +173,9 @@ def scan_runs(options: Options, topics: dict[str, Topic], problems: Problems, co
             n = report_citations[key] = sum(len(sent.citations) for sent in sentences)
             if sentences:
                 citations[rep.run_id] += n
+                if counted is not None and n and rep.run_id in first_runs:
+                    so_far += n
+                    counted(so_far)
                 cov["cited_sentences"] += sum(1 for sent in sentences if sent.citations)
                 cov["citations"] += n
             ids = [c.doc_id for sent in sentences for c in sent.citations if c.doc_id is not None]
