@@ -30,7 +30,10 @@ citations/s = the manifest's citations / wall seconds.
 4. Measure cite-right with :func:`peer_cite_right.measure` on the first ``--peer-n`` cited
    sentences of the same workload, with 1 and 2 processes, in each of ``--peer-modes``.
 5. Print one markdown table. "ratio vs cite-right" = config citations/s / the fastest measured
-   cite-right mode with the same number of processes as the config has workers.
+   cite-right mode with the same number of processes as the config has workers. Below it, the
+   *start-up bound* per process count: cite-right's time for the workload's citations over the
+   tiny input's whole-process time, the most any ratio can reach with this start-up even if
+   judging took no time at all.
 
 Until ``run_judge.py`` (and the workflow file) exist, the runner stops at once with a message.
 ``--judge-script`` / ``--workflow`` point elsewhere (used to test this runner with a fake judge).
@@ -272,6 +275,20 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def startup_bound_lines(rows: list[dict], best: dict[int, float], citations: int) -> list[str]:
+    """The most any judge paying this start-up could reach here: cite-right's time for the
+    workload's citations over the tiny input's whole-process time (judging taken as free)."""
+    tiny = next((r["wall_s"] for r in rows if r["config"].startswith("start-up: tiny") and r.get("wall_s")), None)
+    if tiny is None:
+        return []
+    return [
+        f"start-up bound, {p} process(es): cite-right takes {citations / rate:.2f} s for the {citations:,} "
+        f"citations at {rate:,.0f}/s; a whole run takes at least the tiny input's {tiny:.2f} s, so at most "
+        f"{citations / rate / tiny:.1f}x however fast the judging"
+        for p, rate in sorted(best.items())
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="end-to-end judge benchmark vs cite-right")
     ap.add_argument("--size", choices=sorted(wl.SIZES), required=True)
@@ -377,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         kernel = run_kernel_gcups(Path(args.kernel_script), timeout=1800)
 
     peer_rows: list[dict] = []
+    best: dict[int, float] = {}  # per process count: the fastest cite-right mode's citations/s
     if not args.skip_peer:
         import peer_cite_right as peer
 
@@ -401,7 +419,6 @@ def main(argv: list[str] | None = None) -> int:
                             "peer": m,
                         }
                     )
-        best: dict[int, float] = {}
         for pr in peer_rows:
             if pr.get("citations_per_s"):
                 best[pr["workers"]] = max(best.get(pr["workers"], 0.0), pr["citations_per_s"])
@@ -419,6 +436,10 @@ def main(argv: list[str] | None = None) -> int:
         "summed PSS of the child's process tree. ratio = citations/s over the fastest cite-right mode "
         "with as many processes as the config has workers (cite-right rows: over the fastest of theirs)."
     )
+    bound = startup_bound_lines(rows, best, counts["citations"])
+    if bound:
+        print()
+        print("\n".join(bound))
     if kernel is not None:
         print()
         print(f"### {Path(args.kernel_script).name} (rc={kernel['rc']}, {kernel['seconds']:.1f}s)")
@@ -436,6 +457,7 @@ def main(argv: list[str] | None = None) -> int:
                     "judge": rows,
                     "peer": peer_rows,
                     "kernel_gcups": kernel,
+                    "startup_bound": bound,
                     "logs": str(log_dir),
                 },
                 f,
