@@ -160,16 +160,18 @@ def _run(
             if workers is None and n > 1:
                 workers = stack.enter_context(Workers(options, n))
 
+        auto = min(os.cpu_count() or 1, len(topics)) if options.workers == 0 else 1  # processes, when it pays
+
         def counted(citations: int) -> None:
             if citations >= AUTO_PARALLEL_CITATIONS:
-                start_workers(min(os.cpu_count() or 1, len(topics)))
+                start_workers(auto)
 
         if options.workers > 1:
             n = min(options.workers, len(topics))
             if n < options.workers:
                 warn(f"--workers {options.workers}: {len(topics)} topic(s) to share, so {n} worker process(es)")
             start_workers(n)
-        scan = scan_runs(options, topics, problems, counts, warn, counted if options.workers == 0 else None)
+        scan = scan_runs(options, topics, problems, counts, warn, counted if auto > 1 else None)
         summary.runs = list(scan.runs)
         if not scan.runs:
             raise InputError(

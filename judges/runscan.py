@@ -135,8 +135,8 @@ def scan_runs(
     report_citations: dict[tuple[str, str], int] = {}
     coverage: dict[str, Counter] = {}
     without_text: dict[str, Counter] = {}
-    so_far = 0  # citations met so far of the selected runs (the first --max-runs to appear)
-    first_runs: set[str] = set()
+    so_far = 0  # citations met so far of the selected runs
+    selected: set[str] = set()  # the selected runs: the first --max-runs to appear
     for path in files:
         for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
             if isinstance(rep, InputError):
@@ -158,7 +158,7 @@ def scan_runs(
             if rep.run_id not in answered:
                 run_order.append(rep.run_id)
                 if options.max_runs is None or len(run_order) <= options.max_runs:
-                    first_runs.add(rep.run_id)
+                    selected.add(rep.run_id)
                 answered[rep.run_id] = set()
             if rep.topic_id not in topics:
                 counts[REPORTS_UNKNOWN_TOPIC] += 1
@@ -173,7 +173,7 @@ def scan_runs(
             n = report_citations[key] = sum(len(sent.citations) for sent in sentences)
             if sentences:
                 citations[rep.run_id] += n
-                if counted is not None and n and rep.run_id in first_runs:
+                if counted is not None and n and rep.run_id in selected:
                     so_far += n
                     counted(so_far)
                 cov["cited_sentences"] += sum(1 for sent in sentences if sent.citations)
@@ -186,19 +186,18 @@ def scan_runs(
                 ids = without
             docs.update(ids)
             unresolved.update(ids)
-    runs = run_order if options.max_runs is None else run_order[: options.max_runs]
+    runs = [r for r in run_order if r in selected]
     counts[RUNS_NOT_SELECTED] = len(run_order) - len(runs)
     if counts[REPORTS_UNKNOWN_TOPIC]:
         warn(
             f"{counts[REPORTS_UNKNOWN_TOPIC]} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)"
         )
-    selected = set(runs)
     return Scan(
         files=files,
         reports=_by_topic(located, selected),
         runs=runs,
         answered={r: answered[r] for r in runs},
-        wanted_docs=_wanted_by_topic(wanted, set(runs)),
+        wanted_docs=_wanted_by_topic(wanted, selected),
         citations=sum(citations[r] for r in runs),
         report_citations={k: n for k, n in report_citations.items() if k[0] in selected},
         coverage={r: coverage.get(r, Counter()) for r in runs},
