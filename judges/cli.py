@@ -149,6 +149,14 @@ def main(
         "--cache-dir",
         help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice.",
     ),
+    labels: Optional[Path] = typer.Option(
+        None,
+        "--labels",
+        help=(
+            "Assessors' per-citation labels (JSONL: run_id, topic_id, sentence_index, doc_id, label), final: a "
+            "labelled citation weighs its label's level, is never sent to the LLM, and narrows the intervals."
+        ),
+    ),
     allow_missing_text: bool = typer.Option(
         False,
         "--allow-missing-text",
@@ -211,6 +219,7 @@ def main(
             cache_dir=cache_dir,
             no_debug_log=no_debug_log,
             allow_missing_text=allow_missing_text,
+            labels=labels,
         )
         arrow_without_pandas()  # this process ends with the summary: no pandas in it
         compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0

@@ -110,18 +110,21 @@ class AttestSettings(_Strict):
         ge=0,
         le=1,
         description=(
-            "uncertain: share of citations to ask about, largest expected error x leverage first "
-            "(estimated on the model's training data)"
+            "uncertain: share of this session's judgeable citations to ask about, planned over the whole session "
+            "after a first pass without the LLM, largest expected gain first (judges.plan)"
         ),
     )
-    band: Optional[tuple[float, float]] = Field(
-        None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget"
+    count: Optional[int] = Field(
+        None, ge=0, description="uncertain: ask about exactly this many citations instead of a budget share"
     )
-    leverage: bool = Field(
+    band: Optional[tuple[float, float]] = Field(
+        None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget and count"
+    )
+    plan_order: bool = Field(
         True,
         description=(
-            "uncertain with budget: weigh a citation's expected error by its weight in its run's score "
-            "(fewer citations, fewer topics answered: more), so the budget goes where it moves the leaderboard"
+            "uncertain with budget or count: weigh a citation's expected gain by how many runs its run could be "
+            "misordered with (judges.plan), so the budget goes where it moves the ranking"
         ),
     )
     question: Literal[tuple(ANSWERS)] = Field(  # type: ignore[valid-type]

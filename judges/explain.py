@@ -71,30 +71,45 @@ def _lacks(j: Judgment) -> str:
     return "; ".join(parts)
 
 
-def _asked_because(j: Judgment, rule) -> str:
-    """Why an answered citation was sent, from its report's selection rule
-    (:mod:`judges.attest.selection`)."""
-    if rule is None or j.p_full is None:
+def _asked_because(j: Judgment, why: Optional[dict]) -> str:
+    """Why an answered citation was sent: the session's rule (:mod:`judges.attest.selection`)."""
+    if not why:
         return ""
-    f = rule.fields(j)
-    if "band" in f:
-        low, high = f["band"]
+    if "band" in why:
+        if j.p_full is None:
+            return ""
+        low, high = why["band"]
         return f", asked because P(full) {num(j.p_full)} lies in attest.band [{num(low)}, {num(high)})"
-    e, lev, cutoff = f["expected_error"], f["leverage"], f["cutoff"]
-    return (
-        f", asked because its expected error {num(e)} x its report's leverage {num(lev)} "
-        f"= {num(e * lev, cutoff)} >= the session's cutoff {num(cutoff, e * lev)}"
-    )
+    if why.get("planned"):
+        return (
+            f", asked because the session's plan ranked it {why['plan_rank']} of {why['candidates']} "
+            f"by expected gain ({num(why['expected_gain'])}; {why['chosen']} asked)"
+        )
+    return ""
 
 
-def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None) -> str:
-    """The verdict of ``j`` in one line (see the module doc)."""
+def _not_asked(why: Optional[dict]) -> str:
+    """Why a citation the LLM could have answered was not asked (the session's plan)."""
+    if not why or why.get("planned") is not False:
+        return ""
+    return f"; not asked: outside the session's plan ({why['chosen']} of {why['candidates']} citations asked)"
+
+
+def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", why: Optional[dict] = None) -> str:
+    """The verdict of ``j`` in one line (see the module doc); ``why``: the session's reason for
+    sending it to the LLM or not (:meth:`judges.attest.cascade.Attester.why`)."""
+    if j.human_label is not None:
+        if j.support_status == "missing":
+            said = f"the judge could not resolve the cited document ({j.reason})"
+        else:
+            said = f"the support judge said {j.support_status} ({support_reason(j, thresholds)})"
+        return f"{j.status}: human label {j.status} (--labels), final; {said}"
     if j.status == "missing":
         return f"missing: {j.reason or 'the cited document could not be resolved'}"
     support = support_reason(j, thresholds)
     said = f"the support judge said {j.support_status} ({support})"
     answer = j.llm_answer
-    sent = _asked_because(j, rule)
+    sent = _asked_because(j, why)
     if answer == "guarded":
         body = f"the sentence or its evidence addresses the judge, so it was not sent to the LLM (guarded); {said}"
     elif answer in ("YES", "NO"):
@@ -112,7 +127,7 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None
         rule = "kept the support judge's status" if on_unparsed == "judge" else "judged unsupported"
         body = f"the LLM's reply {what}, so {rule} (attest.on_unparsed: {on_unparsed}); {said}"
     else:
-        body = support
+        body = support + _not_asked(why)
     lacks = _lacks(j)
     if j.capped:
         body = f"{body}, which makes it supported, but capped at partial: the document lacks {lacks}"
@@ -124,16 +139,20 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", rule=None
     return f"{j.status}: {body}"
 
 
-def decision(thresholds: dict, rule=None, j: Optional[Judgment] = None, attested: bool = False) -> dict:
+def decision(
+    thresholds: dict, why: Optional[dict] = None, j: Optional[Judgment] = None, attested: bool = False
+) -> dict:
     """The rule behind the verdicts as named fields (for the debug log): the support judge and its
-    thresholds, and for a citation ``j`` sent to the LLM the P(YES) threshold and why it was sent
-    (its report's selection rule)."""
+    thresholds, for a citation ``j`` sent to the LLM the P(YES) threshold, and why it was or was
+    not sent (``why``: the session's rule, :meth:`judges.attest.cascade.Attester.why`)."""
     out: dict = {
         "support_judge": thresholds.get("judge"),
         "thresholds": {k: v for k, v in thresholds.items() if k != "judge"},
     }
     if attested:
         out["p_yes_supported"] = P_YES_SUPPORTED
-        if rule is not None and j is not None and j.p_full is not None:
-            out["selected_by"] = rule.fields(j)
+    if why:
+        out["selected_by"] = why
+    if j is not None and j.human_label is not None:
+        out["human_label"] = j.human_label
     return out

@@ -39,6 +39,7 @@ from judges.weights import citation_weight
 
 if TYPE_CHECKING:
     from judges.attest.cascade import Attester
+    from judges.plan import Plan
 
 BATCH_CITATIONS = 4096  # citations aligned per engine call
 SPAN_CITATIONS = 512  # a topic with fewer leaves its reports pending for the next topic's batch
@@ -61,6 +62,7 @@ class Judge:
         self.lexicon = Lexicon()
         self.support_judge = get_judge(self.wf.support, options.workflow_path)
         self.attester: Optional["Attester"] = None  # set by judge_part when the workflow attests
+        self.labels: dict[tuple, str] = {}  # assessors' levels, final: (run, topic, sentence index, doc id) -> status
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
     def doc_index(self, text: str) -> DocIndex:
@@ -160,6 +162,11 @@ class Judge:
             numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
             judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match, numbers, entities))
         judgments = self._decide(packed, texts, answers, aligned, judgments)
+        if self.labels:
+            judgments = [
+                labelled(j, self.labels.get((rep.run_id, rep.topic_id, sent.index, c.doc_id)))
+                for j, (rep, sent, c, *_) in zip(judgments, items)
+            ]
         if self.attester is not None:
             from judges.attest.cascade import Case
 
@@ -187,10 +194,14 @@ class Judge:
         windows = ranges.tolist() if log.enabled else None
         answer_error = self.wf.attest.answer_error
         for i, (rep, sent, c, _, d, source, _) in enumerate(items):
-            rule = self.attester.rule_of(rep.run_id, rep.topic_id) if self.attester is not None else None
-            j = self.grounder.cap(judgments[i])
+            j = judgments[i]
+            why = None
+            if self.attester is not None:
+                why = self.attester.why((rep.run_id, rep.topic_id, sent.index, c.rank), j)
+            if j.human_label is None:
+                j = self.grounder.cap(j)
             j = j._replace(weight=citation_weight(j, expected_weights, answer_error, self.grounder.rules_out_full(j)))
-            j = j._replace(explanation=explain(j, thresholds, on_unparsed, rule))
+            j = j._replace(explanation=explain(j, thresholds, on_unparsed, why))
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
                 self._log_citation(
@@ -204,7 +215,7 @@ class Judge:
                     best[i],
                     j,
                     qid,
-                    decision(thresholds, rule, j, j.llm_answer is not None),
+                    decision(thresholds, why, j, j.llm_answer is not None),
                 )
             out.add(rep, sent, c, j, qid)
         for rep in reports:
@@ -350,6 +361,13 @@ class Judge:
         log.record("CITATION_OUTPUT", out)
 
 
+def labelled(j: Judgment, status: Optional[str]) -> Judgment:
+    """``j`` with an assessor's level (``status``; None: no label), which is final."""
+    if status is None:
+        return j
+    return j._replace(status=status, grade=STATUS_GRADE[status], human_label=status)
+
+
 def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: str, answer_tokens: int) -> Judgment:
     """A citation whose sentence and document are in different scripts: no alignment is tried."""
     reason = (
@@ -368,33 +386,39 @@ class Part(NamedTuple):
 
 
 def judge_part(
-    options: Options, scan: Scan, corpus: dict[str, Document], topics: Optional[frozenset], log: DebugLog, progress
+    options: Options,
+    scan: Scan,
+    corpus: dict[str, Document],
+    topics: Optional[frozenset],
+    log: DebugLog,
+    progress,
+    plan: Optional["Plan"] = None,
+    labels: Optional[dict[tuple, str]] = None,
 ) -> Part:
     """Judge the selected runs' reports on ``topics`` (``None``: all), topic by topic.
 
     Reports come topic by topic from the run scan's second pass (:func:`judges.runscan.reread`),
     so only one topic's documents are prepared at a time: memory does not grow with the number
-    of runs, and no document is tokenized twice.
+    of runs, and no document is tokenized twice. ``plan``: the session's plan, which ``attest.mode:
+    uncertain`` sends by (None with ``uncertain``: this is the first pass, without the LLM);
+    ``labels``: assessors' levels, final (:func:`judges.meta.labels.citation_statuses`).
     """
     judge = Judge(options)
     judge.corpus = corpus
+    judge.labels = labels or {}
     out = Assessments()
     counts: Counter = Counter()
     batch_size = BATCH_CITATIONS
-    if options.workflow.attest.mode != "none":
+    attest = options.workflow.attest
+    if attest.mode == "all" or (attest.mode == "uncertain" and (plan is not None or attest.band is not None)):
         batch_size = ATTEST_BATCH_CITATIONS
-        attest = options.workflow.attest
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
-        from judges.attest.selection import Selection
+        from judges.attest.selection import Band, Planned
 
-        selection = (
-            Selection.for_session(attest, judge.support_judge, scan.report_citations, scan.answered)
-            if attest.mode == "uncertain"
-            else None
-        )
-        judge.attester = Attester(
-            options.workflow.attest, options.llm, options.cache_dir or options.out_dir, log, counts, selection
-        )
+        selection = None
+        if attest.mode == "uncertain":
+            selection = Band(*attest.band) if attest.band is not None else Planned(plan)
+        judge.attester = Attester(attest, options.llm, options.cache_dir or options.out_dir, log, counts, selection)
     pending: list[Report] = []
     pending_citations = 0
     max_citations = options.workflow.citations.max_per_sentence

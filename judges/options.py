@@ -32,6 +32,7 @@ class Options:
     cache_dir: Optional[Path] = None  # the attestation answer cache (default: out_dir)
     no_debug_log: bool = False  # write no debug log at all (--no-debug-log)
     allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')
+    labels: Optional[Path] = None  # assessors' per-citation labels (--labels), final where given
 
 
 @dataclass
@@ -46,3 +47,4 @@ class Summary:
     filled: list = field(default_factory=list)  # (run, topic) pairs without a report, filled by leaderboard.on_missing
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
     processes: str = ""  # how many processes judged, and why
+    plan: Optional[object] = None  # the session's plan (judges.plan.Plan), when attest.mode uncertain planned

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -32,7 +33,8 @@ from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
-from judges.judge import judge_part
+from judges.judge import Part, judge_part
+from judges.plan import Plan, plan_session
 from judges.options import Options, Summary
 from judges.process import return_freed_memory
 from judges.writer import describe_inputs, output_targets, write_outputs
@@ -105,6 +107,21 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
     return summary
 
 
+def _without_llm(options: Options) -> Options:
+    """``options`` for a first pass: the same judgments, no LLM asked."""
+    wf = options.workflow
+    return replace(options, workflow=wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": "none"})}))
+
+
+def _plan(parts: list[Part], options: Options, scan) -> Plan:
+    """The session's plan from the first pass's parts (:func:`judges.plan.plan_session`)."""
+    attest = options.workflow.attest
+    table = pa.concat_tables([p.assessments for p in parts])
+    answered = {run: len(topics) for run, topics in scan.answered.items()}
+    budget = None if attest.count is not None else attest.budget
+    return plan_session(table, answered, options.workflow.grounding.cap, budget, attest.count, attest.plan_order)
+
+
 def _input_files(options: Options, inputs: dict) -> list[Path]:
     files = [Path(p) for key in ("topics", "responses") for p in inputs[key]]
     if options.corpus is not None:  # a file, a docstore, or a directory of corpus files
@@ -112,6 +129,8 @@ def _input_files(options: Options, inputs: dict) -> list[Path]:
         files += [corpus] if corpus.is_file() else docstore.corpus_files(corpus)
     if options.workflow_path is not None:
         files.append(Path(options.workflow_path))
+    if options.labels is not None:
+        files.append(Path(options.labels))
     model = Path(options.workflow.support.model)
     if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
         files.append(model)
@@ -187,19 +206,34 @@ def _run(
             corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(options, scan, corpus)
+        labels = None
+        if options.labels is not None:  # pandas: only with labels
+            from judges.meta.labels import citation_statuses, read_labels
+
+            labels = citation_statuses(read_labels(options.labels))
         stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
         if log_path is not None:
             log.start(outset.stage(log_path))
         elif stale_log is not None:  # --no-debug-log: the previous set's log goes with it
             outset.remove(stale_log)
-        progress(0, total=scan.citations)
+        planning = attest.mode == "uncertain" and attest.band is None
+        progress(0, total=scan.citations * (2 if planning else 1))
 
-        # 2. judge
+        def judge(opts: Options, docs: dict, log: DebugLog, plan=None, keep_corpus: bool = False) -> list[Part]:
+            if workers is not None:
+                return workers.judge(
+                    scan, docs, topics, log, progress, outset.stage_dir, plan, labels, keep_corpus, opts
+                )
+            return [judge_part(opts, scan, docs, None, log, progress, plan, labels)]
+
+        # 2. judge (with a plan: judge without the LLM, plan over the session, then judge asking it)
         summary.processes = _processes(options, workers, scan.citations)
-        if workers is not None:
-            parts = workers.judge(scan, corpus, topics, log, progress, outset.stage_dir)  # consumes corpus
-        else:
-            parts = [judge_part(options, scan, corpus, None, log, progress)]
+        plan = None
+        if planning:
+            plan = _plan(judge(_without_llm(options), corpus, DebugLog(None), keep_corpus=True), options, scan)
+            summary.plan = plan
+            log.event("PLAN", **plan.describe())
+        parts = judge(options, corpus, log, plan)  # consumes corpus
         del corpus
         log.sync_soon()  # the judged citations' events go to disk while the outputs are written
         return_freed_memory()  # the judged documents' memory, before the outputs are built

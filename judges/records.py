@@ -89,6 +89,7 @@ class Judgment(NamedTuple):
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
+    human_label: Optional[str] = None  # an assessor's level (a status), final: from --labels (judges.labels)
     weight: Optional[float] = None  # its weight in WEIGHTED_PRECISION, set last (judges.weights)
     explanation: str = (
         ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)

@@ -13,6 +13,7 @@ a NO divides the remaining mass between partial and none as the model does. Wher
 cap holds the citation at partial (its document lacks a number or entity of the sentence, of a
 kind in ``grounding.cap``), full support is ruled out and weighs as partial, whatever the status.
 
+A citation an assessor labelled (``--labels``) weighs its label's weight: the label is final.
 Everything else weighs its status's weight: missing and cross-language citations, citations the
 alignment judge decided (no probabilities), guarded ones, and an unparsed or failed answer that
 ``attest.on_unparsed: unsupported`` replaced (with ``judge`` the model's status stands, and so
@@ -32,7 +33,7 @@ NO_OBSERVATION = (1.0, 1.0, 1.0)
 def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled_out: bool = False) -> float:
     """``j``'s weight (see the module doc); ``expected``: ``leaderboard.weights == "expected"``;
     ``full_ruled_out``: the grounding cap holds ``j`` at partial (:meth:`judges.grounder.Grounder.rules_out_full`)."""
-    if not expected or j.p_any is None or j.p_full is None:
+    if not expected or j.human_label is not None or j.p_any is None or j.p_full is None:
         return WEIGHT[j.status]
     observed = NO_OBSERVATION
     if j.llm_answer is not None:

@@ -57,7 +57,14 @@ def _started() -> None:
 
 
 def _worker(
-    options: Options, scan: Scan, corpus_path: str, topics: frozenset, log_path: Optional[str], table_path: str
+    options: Options,
+    scan: Scan,
+    corpus_path: str,
+    topics: frozenset,
+    log_path: Optional[str],
+    table_path: str,
+    plan=None,
+    labels: Optional[dict] = None,
 ) -> Part:
     """Judge ``topics`` citing the documents pickled in ``corpus_path``; the assessments go to
     ``table_path`` (an Arrow IPC file), not through the result pipe: pickling them would hold a
@@ -73,7 +80,7 @@ def _worker(
     if log_path:  # written directly (not renamed into place at the end): the main process follows it
         log.start(Path(log_path))
     try:
-        part = judge_part(options, scan, corpus, topics, log, _progress_queue.put)
+        part = judge_part(options, scan, corpus, topics, log, _progress_queue.put, plan, labels)
     finally:
         log.close()
     with pa.OSFile(table_path, "wb") as sink, pa.ipc.new_file(sink, part.assessments.schema) as writer:
@@ -135,16 +142,32 @@ class Workers:
                 process.terminate()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
-    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog, progress, tmp_dir: Path) -> list[Part]:
+    def judge(
+        self,
+        scan: Scan,
+        corpus: dict,
+        topics: dict,
+        log: DebugLog,
+        progress,
+        tmp_dir: Path,
+        plan=None,
+        labels: Optional[dict] = None,
+        keep_corpus: bool = False,
+        options: Optional[Options] = None,
+    ) -> list[Part]:
         """Deal the topics round-robin to the workers; each tokenizes only its own documents.
 
-        ``corpus`` is emptied once every worker has its share (the main process keeps no copy).
+        ``corpus`` is emptied once every worker has its share (the main process keeps no copy),
+        unless ``keep_corpus`` (a first pass, followed by a second); ``plan`` and ``labels`` as in
+        :func:`judges.judge.judge_part`; ``options``: instead of the pool's (a first pass judges
+        without the LLM).
         """
         import pickle
         import queue as queue_module
         import tempfile
 
-        n, options = self.n, self.options
+        n = self.n
+        options = self.options if options is None else replace(options, workers=n)
         groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             log_paths = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
@@ -155,9 +178,12 @@ class Workers:
                 corpus_path = str(Path(tmp) / f"worker{w}.corpus.pickle")
                 with open(corpus_path, "wb") as f:
                     pickle.dump(docs, f, protocol=pickle.HIGHEST_PROTOCOL)
-                futures.append(self.pool.submit(_worker, options, scan, corpus_path, g, log_paths[w], table_paths[w]))
+                futures.append(
+                    self.pool.submit(_worker, options, scan, corpus_path, g, log_paths[w], table_paths[w], plan, labels)
+                )
             del docs
-            corpus.clear()
+            if not keep_corpus:
+                corpus.clear()
             logs = _FollowedLogs(log, log_paths, futures) if log.enabled else None
             while not all(f.done() for f in futures):
                 try:

@@ -83,6 +83,8 @@ def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tupl
     targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
     targets["assessments_parquet"] = (out_dir / f"{name}.assessments.parquet", "--out-dir")
     targets["coverage"] = (out_dir / f"{name}.coverage.tsv", "--out-dir")
+    if options.workflow.attest.mode == "uncertain" and options.workflow.attest.band is None:
+        targets["plan"] = (out_dir / f"{name}.plan.tsv", "--out-dir")
     targets["config"] = (out_dir / f"{name}.config.yml", "--out-dir")
     if log_path is not None:
         targets["debug_log"] = (Path(log_path), "--out-dir" if options.debug_log is None else "--debug-log")
@@ -113,6 +115,10 @@ def write_outputs(
         _write_coverage_and_leaderboards(options, summary, per_topic, table, scan, topics, place)
         written.result()
     files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
+    if summary.plan is not None:
+        path = out_dir / f"{name}.plan.tsv"
+        write_plan(place(path), summary.plan)
+        files["plan"] = str(path)
     config = {
         "name": name,
         "judge": "citation",
@@ -135,6 +141,8 @@ def write_outputs(
     }
     if summary.attest:
         config["attest"] = summary.attest
+        if summary.plan is not None:
+            config["attest"]["plan"] = summary.plan.describe()
     config_path = out_dir / f"{name}.config.yml"
     with atomic_text(place(config_path)) as f:
         yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
@@ -168,6 +176,18 @@ def _write_coverage_and_leaderboards(
     files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
 
 
+PLAN_COLUMNS = ("rank", "run_id", "topic_id", "sentence_index", "citation_rank", "expected_gain", "why")
+
+
+def write_plan(path: Path, plan) -> None:
+    """``NAME.plan.tsv``: the citations the session's plan chose, in plan order (a header line,
+    then one tab-separated line each)."""
+    with atomic_text(path) as f:
+        f.write("\t".join(PLAN_COLUMNS) + "\n")
+        for run, topic, sentence, rank_in_sentence, rank, gain, why in plan.rows():
+            f.write(f"{rank}\t{run}\t{topic}\t{sentence}\t{rank_in_sentence}\t{gain!r}\t{why}\n")
+
+
 def _versions() -> dict[str, str]:
     import numba
 
@@ -194,6 +214,8 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
             inputs["corpus"] = describe([options.corpus], "--corpus")[0]
     if options.workflow_path is not None:
         inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
+    if options.labels is not None:
+        inputs["labels"] = describe([options.labels], "--labels")[0]
     return inputs
 
 

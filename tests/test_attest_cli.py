@@ -168,24 +168,26 @@ def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
 
 
 def selected(a: pd.DataFrame, **attest) -> np.ndarray:
-    """Which resolvable citations of the assessments ``a`` their report's rule sends under the
-    ``attest`` settings (default: the default budget and leverage), the reports' sizes and runs'
-    topics counted from ``a`` itself (as the run scan counts them when ``a`` holds every judged
-    citation)."""
-    from judges.attest.selection import Selection
-    from judges.config import AttestSettings, SupportSettings
-    from judges.support.judges import get_judge
+    """Which citations of the first-pass assessments ``a`` the session's plan (:mod:`judges.plan`)
+    chooses under the ``attest`` settings (default: the default budget), the runs' topics counted
+    from ``a`` itself (as the run scan counts them when every report has citations)."""
+    import pyarrow as pa
 
-    report_citations = a.groupby(["run_id", "topic_id"]).size().to_dict()
-    answered = a.groupby("run_id").topic_id.agg(set).to_dict()
-    sel = Selection.for_session(AttestSettings(**attest), get_judge(SupportSettings()), report_citations, answered)
-    sends = [sel.of(j.run_id, j.topic_id).sends(j) for j in a.astype(object).where(a.notna(), None).itertuples()]
-    return np.array(sends, dtype=bool) & (a.status != "missing").to_numpy()
+    from judges.config import AttestSettings, GroundingSettings
+    from judges.plan import plan_session
+
+    s = AttestSettings(**attest)
+    answered = a.groupby("run_id").topic_id.nunique().to_dict()
+    table = pa.Table.from_pandas(a, preserve_index=False)
+    plan = plan_session(table, answered, GroundingSettings().cap, s.budget, s.count, s.plan_order)
+    keys = zip(a.run_id, a.topic_id, a.sentence_index, a.citation_rank)
+    return np.array([(r, t, int(i), int(c)) in plan.chosen for r, t, i, c in keys], dtype=bool)
 
 
 def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_level(tmp_path, alignment_only):
     band = alignment_only[selected(alignment_only)]
-    assert 0 < len(band) < int((alignment_only.status != "missing").sum())
+    judgeable = int((alignment_only.status != "missing").sum())
+    assert len(band) == round(0.25 * judgeable)  # exactly attest.budget of the judgeable citations
     with ScriptedServer(lambda n, body: Reply(content="NO")) as server:
         result = judge(tmp_path / "u", "--attest", "uncertain", server=server)
         assert result.returncode == 0, result.stderr

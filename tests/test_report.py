@@ -12,7 +12,6 @@ import pytest
 from conftest import run_cli, shared
 
 import judges
-from judges.attest.selection import Band, Cutoff
 from judges.explain import explain
 from judges.records import Judgment
 from judges.report.documents import locate
@@ -61,10 +60,15 @@ def test_explanation_names_the_threshold_that_decided():
 
 
 def test_explanation_of_llm_cap_missing_and_empty_sentence():
-    yes = explain(j(status="supported", llm_answer="YES", llm_p_yes=0.91), MODEL, rule=Band(0.2, 0.6))
+    yes = explain(j(status="supported", llm_answer="YES", llm_p_yes=0.91), MODEL, why={"band": [0.2, 0.6]})
     assert yes.startswith("supported: the LLM answered YES (P(YES) 0.91 >= 0.5)") and "attest.band [0.2, 0.6)" in yes
-    why = explain(j(status="supported", llm_answer="YES", p_any=0.8, p_full=0.5), MODEL, rule=Cutoff(0.5, 2.0))
-    assert "asked because its expected error 0.35 x its report's leverage 2 = 0.7 >= the session's cutoff 0.5" in why
+    planned = {"planned": True, "plan_rank": 3, "expected_gain": 0.0125, "chosen": 10, "candidates": 40}
+    why = explain(j(status="supported", llm_answer="YES", p_any=0.8, p_full=0.5), MODEL, why=planned)
+    assert "asked because the session's plan ranked it 3 of 40 by expected gain (0.0125; 10 asked)" in why
+    skipped = explain(j(), MODEL, why={"planned": False, "chosen": 10, "candidates": 40})
+    assert skipped.endswith("; not asked: outside the session's plan (10 of 40 citations asked)")
+    human = explain(j(status="supported", human_label="supported"), MODEL)
+    assert human.startswith("supported: human label supported (--labels), final; the support judge said partial")
     assert "the support judge said partial (P(full) 0.3 < supported threshold 0.454" in yes
     no = explain(j(status="partial", support_status="supported", p_full=0.5, llm_answer="NO", llm_p_yes=0.1), MODEL)
     assert no.startswith("partial: the LLM answered NO (P(YES) 0.1 < 0.5)")

@@ -3,11 +3,10 @@
 Which citations go to the LLM (workflow ``attest.mode``):
 
 * ``none``: none; the judge makes no network call and is fully deterministic;
-* ``uncertain``: the resolvable citations that their report's rule selects
-  (:mod:`judges.attest.selection`): ``P(full)`` in ``attest.band`` when given, else about
-  ``attest.budget`` of the citations, those whose status's expected error (from the support
-  model's probabilities) times their weight in their run's score (``attest.leverage``) is
-  largest;
+* ``uncertain``: the citations the session's rule selects (:mod:`judges.attest.selection`):
+  ``P(full)`` in ``attest.band`` when given, else those the session's plan chose
+  (:mod:`judges.plan`) after a first pass without the LLM: exactly ``attest.count``, or
+  ``attest.budget`` of the judgeable citations, largest expected gain first;
 * ``all``: every resolvable citation (one question per citation, as the TREC AutoJudge citation
   judge asks); alignment still chooses the evidence shown.
 
@@ -59,7 +58,7 @@ from judges.attest.answers import ANSWERS, LEVEL_STATUS, affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
-from judges.attest.selection import Rule, Selection
+from judges.attest.selection import Band, Rule
 from judges.config import AttestSettings
 from judges.counts import (
     ATTESTATION_PREFIXES,
@@ -120,9 +119,9 @@ class Attester:
         cache_dir: Path,
         log: DebugLog,
         counts: Counter,
-        selection: Optional[Selection] = None,
+        selection: Optional[Rule] = None,
     ):
-        """``selection``: the rule of each report that ``uncertain`` sends by."""
+        """``selection``: the rule ``uncertain`` sends by (a band, or the session's plan)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
         self.selection = selection
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
@@ -140,16 +139,21 @@ class Attester:
     def close(self) -> None:
         self.cache.close()
 
-    def rule_of(self, run_id: str, topic_id: str) -> Optional[Rule]:
-        """The rule the report's citations are sent by (``uncertain`` only)."""
-        return self.selection.of(run_id, topic_id) if self.selection is not None else None
+    def why(self, key: tuple, j: Judgment) -> Optional[dict]:
+        """Why ``j`` was or was not sent, as named fields (``uncertain`` only; ``key``: run, topic,
+        sentence index, citation rank)."""
+        if self.selection is None or j.status == "missing" or j.human_label is not None:
+            return None
+        return self.selection.fields(key, j)
 
-    def selects(self, j: Judgment, rule: Optional[Rule]) -> bool:
-        if self.s.mode == "none" or j.status == "missing":
+    def selects(self, key: tuple, j: Judgment) -> bool:
+        if self.s.mode == "none" or j.status == "missing" or j.human_label is not None:
             return False
-        if self.s.mode == "all" or j.status == "cross_language":  # alignment could not judge it: the LLM can
+        if self.s.mode == "all":
             return True
-        return rule.sends(j)
+        if j.status == "cross_language" and isinstance(self.selection, Band):  # alignment could not judge it
+            return True
+        return self.selection.sends(key, j)
 
     # -- what the model sees ---------------------------------------------------------------
     def evidence(self, case: Case) -> tuple[str, int]:
@@ -199,7 +203,9 @@ class Attester:
         chosen: list[tuple[int, str, list, int]] = []  # (case index, key, messages, evidence tokens)
         counts = self.counts
         for i, case in enumerate(cases):
-            if not self.selects(case.judgment, self.rule_of(case.ids["run_id"], case.ids["topic_id"])):
+            ids = case.ids
+            key = (ids["run_id"], ids["topic_id"], ids["sentence_index"], ids["citation_rank"])
+            if not self.selects(key, case.judgment):
                 continue
             counts[ATTEST_SELECTED] += 1
             evidence, n_tokens = self.evidence(case)

@@ -44,6 +44,7 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("numbers_missing", pa.list_(pa.string())),  # the sentence's numbers the document lacks
         ("entities_missing", pa.list_(pa.string())),  # the sentence's entities the document lacks
         ("capped", pa.bool_()),  # lowered to partial by the grounding cap
+        ("human_label", pa.string()),  # an assessor's level from --labels, final (null: none)
         ("explanation", pa.string()),  # the verdict in words (judges.explain): never empty
     ]
     # the support features (judges.support.features), null for missing documents

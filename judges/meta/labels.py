@@ -26,6 +26,8 @@ from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import _id, json_type
 
 LABELS = ("supported", "partially", "not_supported")
+#: A label as the judge's status (the level it stands for).
+LABEL_STATUS = {"supported": "supported", "partially": "partial", "not_supported": "unsupported"}
 KEY = ("run_id", "topic_id", "sentence_index")
 RESERVED = {"label", *KEY, "doc_id"}
 LINE = "_line"  # the label's line number, for messages
@@ -115,3 +117,16 @@ def read_labels(path: str | Path) -> Labels:
     table = pd.DataFrame.from_records(records, columns=columns)
     table = table.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "label": str, LINE: "int64"})
     return Labels(path, level, table, tuple(extras))
+
+
+def citation_statuses(labels: Labels) -> dict[tuple, str]:
+    """Per-citation labels as the judge takes them (``--labels``): (run, topic, sentence index,
+    doc id) -> status (:data:`LABEL_STATUS`)."""
+    if labels.level != "citation":
+        why = "--labels needs one label per citation (doc_id on every line), not per sentence"
+        raise InputError(labels.path, None, "doc_id", why)
+    t = labels.table
+    return {
+        (run, topic, int(sentence), doc): LABEL_STATUS[label]
+        for run, topic, sentence, doc, label in zip(t.run_id, t.topic_id, t.sentence_index, t.doc_id, t.label)
+    }

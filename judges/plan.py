@@ -1,0 +1,217 @@
+"""Where an answer moves the ranking most: one plan over every citation of a session.
+
+The judge first decides every citation without an LLM. The plan then ranks the citations whose
+answer (an LLM's, or an assessor's label) could change their run's score, and takes the first
+``k``: exactly ``attest.budget`` of the session's judgeable citations (or ``attest.count``), or
+the share an organiser gives ``plan-assessments``. Only then are questions asked.
+
+A citation's *expected gain* is
+
+    gain = leverage x spread x order
+
+* ``spread``: how far, on average, the weight people would give the citation (0, 0.5 or 1,
+  TREC 2024's none / partial / full support) lies from the weight the leaderboard gives it now,
+  its expected weight under the support model's ``P(any)`` and ``P(full)``
+  (:func:`weight_spread`); full support weighs 0.5 where the grounding cap rules it out. A
+  citation the model is sure of has spread near 0; one torn between none and full, 0.5;
+* ``leverage``: the citation's weight in its run's ``all`` value, ``1 / (n x T)`` for a report
+  of ``n`` judged citations in a run that answered ``T`` topics (a run's ``all`` is the mean of
+  its reports' means): one citation of a short report of a run that answered few topics can move
+  the run far;
+* ``order`` (``attest.plan_order``, on by default): ``1 +`` the expected number of other runs
+  whose order with this run the judge gets wrong, each pair ``Phi(-|gap| / sd)`` with ``gap``
+  the runs' present scores and ``sd`` the spread of their difference from the citations' own
+  uncertainty: an answer about a run packed among others moves the ranking more than one about a
+  run far ahead of the rest.
+
+Citations the judge cannot read (cross-language) have no probabilities: their spread is taken
+as the largest possible, 0.5. Missing documents, labelled citations and guarded ones are never
+planned. Ties are broken by the citation's key, so the plan depends only on the first pass's
+judgments: the same whatever ``--workers``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, NamedTuple, Optional
+
+import numpy as np
+import pyarrow as pa
+
+from judges.measures import WEIGHT
+
+#: The columns naming one citation (the assessments table's sort key).
+KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")
+UNREADABLE_SPREAD = 0.5  # a citation without probabilities (cross-language): the most an answer can move it
+
+
+def weight_spread(p_any, p_full, full_ruled_out=False) -> np.ndarray:
+    """``E|w - E[w]|`` of a citation's TREC weight ``w`` under the support model's levels: none
+    ``1 - P(any)``, partial ``P(any) - P(full)``, full ``P(full)`` (weighing 0.5 where
+    ``full_ruled_out``)."""
+    p_any = np.asarray(p_any, dtype=np.float64)
+    p_full = np.minimum(np.asarray(p_full, dtype=np.float64), p_any)
+    full_w = np.where(full_ruled_out, WEIGHT["partial"], WEIGHT["supported"])
+    none, partial = 1.0 - p_any, p_any - p_full
+    mean = WEIGHT["partial"] * partial + full_w * p_full
+    return none * mean + partial * np.abs(WEIGHT["partial"] - mean) + p_full * np.abs(full_w - mean)
+
+
+def weight_variance(p_any, p_full, full_ruled_out=False) -> np.ndarray:
+    """``Var(w)`` of a citation's TREC weight under the support model's levels (as :func:`weight_spread`)."""
+    p_any = np.asarray(p_any, dtype=np.float64)
+    p_full = np.minimum(np.asarray(p_full, dtype=np.float64), p_any)
+    full_w = np.where(full_ruled_out, WEIGHT["partial"], WEIGHT["supported"])
+    partial = p_any - p_full
+    mean = WEIGHT["partial"] * partial + full_w * p_full
+    return WEIGHT["partial"] ** 2 * partial + full_w**2 * p_full - mean**2
+
+
+def leverage(run_ids: np.ndarray, topic_ids: np.ndarray, answered: dict[str, int]) -> np.ndarray:
+    """Each citation's weight in its run's ``all`` value: ``1 / (n x T)`` (see the module doc);
+    ``answered``: the number of topics each run answered."""
+    if len(run_ids) == 0:
+        return np.zeros(0)
+    reports = np.char.add(np.char.add(np.asarray(run_ids, dtype=str), "\x00"), np.asarray(topic_ids, dtype=str))
+    _, inverse, sizes = np.unique(reports, return_inverse=True, return_counts=True)
+    t = np.array([max(answered.get(r, 1), 1) for r in run_ids], dtype=np.float64)
+    return 1.0 / (sizes[inverse].astype(np.float64) * t)
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    return 0.5 * np.vectorize(math.erfc)(-x / math.sqrt(2.0))
+
+
+def order_factor(run_ids: np.ndarray, lev: np.ndarray, weights: np.ndarray, variance: np.ndarray) -> np.ndarray:
+    """Per citation: ``1 +`` the expected number of runs its run is misordered with (module doc).
+
+    A run's score is the sum of ``leverage x weight`` over its citations (reports without
+    citations add 0); the spread of the error is ``sqrt(sum leverage^2 x variance)``.
+    """
+    runs, inverse = np.unique(run_ids, return_inverse=True)
+    score = np.bincount(inverse, lev * weights, minlength=len(runs))
+    var = np.bincount(inverse, lev**2 * variance, minlength=len(runs))
+    gap = np.abs(score[:, None] - score[None, :])
+    sd = np.sqrt(var[:, None] + var[None, :])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        flip = np.where(sd > 0, _phi(-gap / np.where(sd > 0, sd, 1.0)), 0.0)
+    np.fill_diagonal(flip, 0.0)
+    return (1.0 + flip.sum(axis=1))[inverse]
+
+
+class Planned(NamedTuple):
+    """One planned citation: its rank in the plan (1 = first asked) and expected gain."""
+
+    rank: int
+    gain: float
+    why: str
+
+
+class Plan:
+    """The chosen citations of a session, by key (:data:`KEY`), with their rank and gain."""
+
+    def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int, basis: str):
+        self.chosen, self.candidates, self.wanted, self.basis = chosen, candidates, wanted, basis
+
+    def __len__(self) -> int:
+        return len(self.chosen)
+
+    def get(self, key: tuple) -> Optional[Planned]:
+        return self.chosen.get(key)
+
+    def describe(self) -> dict:
+        """The plan's figures, for the summary and ``config.yml``."""
+        return {"basis": self.basis, "candidates": self.candidates, "chosen": len(self.chosen)}
+
+    def rows(self) -> list[tuple]:
+        """One row per chosen citation, in plan order: the key, rank, expected gain and why."""
+        return sorted(((*k, p.rank, p.gain, p.why) for k, p in self.chosen.items()), key=lambda r: r[4])
+
+
+def gains(
+    columns: Mapping[str, np.ndarray], answered: dict[str, int], full_ruled_out: np.ndarray, order: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per citation (``columns``: arrays of :data:`KEY`, ``status``, ``p_any``, ``p_full`` with NaN
+    for none, and ``weight``): its expected gain (0 where it cannot be planned) and whether it can
+    be planned."""
+    status = np.asarray(columns["status"])
+    p_any = np.asarray(columns["p_any"], dtype=np.float64)
+    p_full = np.asarray(columns["p_full"], dtype=np.float64)
+    probabilistic = ~np.isnan(p_any) & ~np.isnan(p_full)
+    unreadable = status == "cross_language"
+    plannable = probabilistic | unreadable
+    safe_any, safe_full = np.where(probabilistic, p_any, 0.0), np.where(probabilistic, p_full, 0.0)
+    spread = np.where(probabilistic, weight_spread(safe_any, safe_full, full_ruled_out), 0.0)
+    spread = np.where(unreadable, UNREADABLE_SPREAD, spread)
+    variance = np.where(probabilistic, weight_variance(safe_any, safe_full, full_ruled_out), 0.0)
+    variance = np.where(unreadable, UNREADABLE_SPREAD**2, variance)
+    run_ids = np.asarray(columns["run_id"])
+    lev = leverage(run_ids, np.asarray(columns["topic_id"]), answered)
+    gain = lev * spread
+    if order:
+        gain = gain * order_factor(run_ids, lev, np.asarray(columns["weight"], dtype=np.float64), variance)
+    return np.where(plannable, gain, 0.0), plannable
+
+
+def wanted_count(candidates: int, budget: Optional[float] = None, count: Optional[int] = None) -> int:
+    """How many citations a plan takes: ``count``, else ``budget`` of ``candidates`` (rounded)."""
+    if count is not None:
+        return max(0, min(int(count), candidates))
+    return max(0, min(int(math.floor((budget or 0.0) * candidates + 0.5)), candidates))
+
+
+def make_plan(
+    columns: Mapping[str, np.ndarray],
+    answered: dict[str, int],
+    full_ruled_out: np.ndarray,
+    budget: Optional[float] = None,
+    count: Optional[int] = None,
+    exclude: Optional[np.ndarray] = None,
+    order: bool = True,
+    basis: str = "the support model's probabilities",
+) -> Plan:
+    """The plan over the citations of ``columns`` (one row per judged citation; see :func:`gains`):
+    the ``count`` (else ``budget`` share of the plannable) citations of largest gain; ``exclude``
+    marks rows never chosen (already labelled). Ties go to the smaller key."""
+    gain, plannable = gains(columns, answered, full_ruled_out, order)
+    if exclude is not None:
+        plannable = plannable & ~exclude
+    candidates = int(plannable.sum())
+    k = wanted_count(candidates, budget, count)
+    idx = np.flatnonzero(plannable)
+    key_cols = [np.asarray(columns[c]) for c in KEY]
+    # largest gain first; equal gains in key order (a stable sort of the key-sorted rows)
+    idx = idx[np.lexsort(tuple(col[idx] for col in reversed(key_cols)))]
+    idx = idx[np.argsort(-np.round(gain[idx], 12), kind="stable")][:k]
+    status = np.asarray(columns["status"])
+    chosen: dict[tuple, Planned] = {}
+    for rank, i in enumerate(idx.tolist(), start=1):
+        key = (str(key_cols[0][i]), str(key_cols[1][i]), int(key_cols[2][i]), int(key_cols[3][i]))
+        why = (
+            "cross-language: the judge cannot read it"
+            if status[i] == "cross_language"
+            else f"expected gain {gain[i]:.4g}: rank {rank} of {candidates}"
+        )
+        chosen[key] = Planned(rank, float(f"{gain[i]:.8g}"), why)
+    return Plan(chosen, candidates, k, basis)
+
+
+def plan_session(
+    table: pa.Table,
+    answered: dict[str, int],
+    cap: tuple[str, ...],
+    budget: Optional[float] = None,
+    count: Optional[int] = None,
+    order: bool = True,
+) -> Plan:
+    """The plan over a session's first-pass assessments (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`):
+    ``cap`` is ``grounding.cap`` (the kinds whose absence rules full support out); citations with a
+    human label are never chosen. The table is put in key order first, so the plan is the same
+    whatever order worker processes returned their parts in."""
+    table = table.sort_by([(c, "ascending") for c in KEY])
+    columns = {c: table[c].to_numpy(zero_copy_only=False) for c in (*KEY, "status", "p_any", "p_full", "weight")}
+    ruled_out = np.zeros(table.num_rows, dtype=bool)
+    for kind in cap:
+        ruled_out |= np.nan_to_num(table[f"f_{kind}_missing"].to_numpy(zero_copy_only=False).astype(np.float64)) > 0
+    labelled = table["human_label"].is_valid().to_numpy(zero_copy_only=False)
+    return make_plan(columns, answered, ruled_out, budget, count, labelled, order)
