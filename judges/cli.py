@@ -162,6 +162,14 @@ def main(
         "--allow-missing-text",
         help="Judge even when no cited document has text (no --corpus, nothing embedded): every citation 'missing'.",
     ),
+    strict_llm: bool = typer.Option(
+        False,
+        "--strict-llm",
+        help=(
+            "A degenerate LLM judge (all answers the same, or agreeing with the support model's confident "
+            "decisions no better than chance) is an error (exit 2, no output replaced), not a warning."
+        ),
+    ),
 ) -> None:
     started = time.perf_counter()
     from judges.process import arrow_without_pandas, quiet_collector, settle_collector
@@ -216,6 +224,7 @@ def main(
             backend=chosen_backend,
             workers=workers or 0,
             llm=llm,
+            strict_llm=strict_llm,
             cache_dir=cache_dir,
             no_debug_log=no_debug_log,
             allow_missing_text=allow_missing_text,
@@ -361,13 +370,16 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
         )
         table.add_row(
             "LLM questions",
-            f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed",
+            f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed"
+            + ("; answers " + ", ".join(f"{k} {ans}" for ans, k in a["answers"].items()) if a.get("answers") else ""),
         )
         table.add_row(
             "LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"
         )
         if a["failed_requests"]:
             table.add_row("LLM failures", ", ".join(f"{n} x {reason}" for reason, n in a["failed_requests"].items()))
+        if a.get("degenerate"):  # one line, not wrapped in the table
+            _warn(a["degenerate"]["message"] + " (--strict-llm makes this an error)")
     if summary.filled:
         shown = ", ".join(f"{r}/{t}" for r, t in summary.filled[:10]) + (
             f" and {len(summary.filled) - 10} more" if len(summary.filled) > 10 else ""

@@ -6,7 +6,8 @@ counts it, and used by name where it is written and read: a misspelt name fails 
 and the import, and ``tests/test_counts.py`` checks that no count is keyed by a bare string.
 The counts go, sorted, under ``counts`` in ``NAME.config.yml`` and into the debug log's
 ``summary`` event; :func:`judges.attest.cascade.summarize` takes the attestation counts
-(``ATTESTATION``, ``attest_failure(reason)``) out and reports them under ``attest`` instead.
+(``ATTESTATION``, ``attest_failure(reason)``, ``attest_answer(answer, decision)``) out and reports
+them under ``attest`` instead.
 """
 
 from __future__ import annotations
@@ -45,11 +46,25 @@ ATTEST_UNPARSED = "attest_unparsed"
 LLM_TOKENS_IN = "llm_tokens_in"
 LLM_TOKENS_OUT = "llm_tokens_out"
 ATTEST_FAILURE = "attest_failure: "  # + the reason: failed questions by reason
+ATTEST_ANSWER = "attest_answer: "  # + answer and model decision: parsed answers (judges.attest.degenerate)
 
 
 def attest_failure(reason: str) -> str:
     """The key counting the questions that failed for ``reason``."""
     return ATTEST_FAILURE + reason
+
+
+def attest_answer(answer: str, decision: str) -> str:
+    """The key counting the parsed answers ``answer`` (YES, NO, FULL...) to citations on which the
+    support model's confident decision was ``decision`` (:func:`judges.attest.degenerate.model_decision`)."""
+    return f"{ATTEST_ANSWER}{answer} {decision}"
+
+
+def answer_tally(counts) -> dict[tuple[str, str], int]:
+    """The parsed answers of ``counts`` by (answer, model decision): :func:`attest_answer` read back."""
+    return {
+        tuple(k[len(ATTEST_ANSWER) :].split(" ", 1)): int(v) for k, v in counts.items() if k.startswith(ATTEST_ANSWER)
+    }
 
 
 ATTESTATION = (
@@ -86,5 +101,6 @@ KEYS = frozenset(
 
 
 def declared(key: str) -> bool:
-    """Whether ``key`` is a declared count (a fixed key, or ``attest_failure(reason)``)."""
-    return key in KEYS or key.startswith(ATTEST_FAILURE)
+    """Whether ``key`` is a declared count (a fixed key, ``attest_failure(reason)`` or
+    ``attest_answer(answer, decision)``)."""
+    return key in KEYS or key.startswith((ATTEST_FAILURE, ATTEST_ANSWER))

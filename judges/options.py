@@ -29,6 +29,7 @@ class Options:
     backend: Optional[str] = None  # overrides workflow.alignment.backend
     workers: int = 1  # processes; topics are split between them (0: all cores for big jobs)
     llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
+    strict_llm: bool = False  # a degenerate LLM judge is an error, not a warning (judges.attest.degenerate)
     cache_dir: Optional[Path] = None  # the attestation answer cache (default: out_dir)
     no_debug_log: bool = False  # write no debug log at all (--no-debug-log)
     allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')

@@ -89,6 +89,8 @@ def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progre
         )
     if attest.mode == "none" and options.llm is not None:
         warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
+    if attest.mode == "none" and options.strict_llm:
+        warn("--strict-llm: the workflow's attest.mode is none, so there is no LLM to check")
     if options.corpus is not None and not docstore.is_store(options.corpus):
         docstore.corpus_files(options.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
     inputs = describe_inputs(options)
@@ -247,6 +249,9 @@ def _run(
 
             summary.attest = summarize_attestation(counts, attest, options.llm)
             log.event("ATTEST_SUMMARY", **summary.attest)
+            if options.strict_llm and summary.attest["degenerate"]:  # before anything is written or replaced
+                problem = summary.attest["degenerate"]["message"] + " (no output replaced)"
+                raise InputError("--strict-llm", None, None, problem)
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
         for item in pc.value_counts(table.column("status")).to_pylist():

@@ -110,8 +110,8 @@ class Planned(NamedTuple):
 class Plan:
     """The chosen citations of a session, by key (:data:`KEY`), with their rank and gain."""
 
-    def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int, basis: str):
-        self.chosen, self.candidates, self.wanted, self.basis = chosen, candidates, wanted, basis
+    def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int):
+        self.chosen, self.candidates, self.wanted = chosen, candidates, wanted
 
     def __len__(self) -> int:
         return len(self.chosen)
@@ -121,7 +121,7 @@ class Plan:
 
     def describe(self) -> dict:
         """The plan's figures, for the summary and ``config.yml``."""
-        return {"basis": self.basis, "candidates": self.candidates, "chosen": len(self.chosen)}
+        return {"candidates": self.candidates, "chosen": len(self.chosen)}
 
     def rows(self) -> list[tuple]:
         """One row per chosen citation, in plan order: the key, rank, expected gain and why."""
@@ -129,7 +129,10 @@ class Plan:
 
 
 def gains(
-    columns: Mapping[str, np.ndarray], answered: dict[str, int], full_ruled_out: np.ndarray, order: bool = True
+    columns: Mapping[str, np.ndarray],
+    answered: dict[str, int],
+    full_ruled_out: np.ndarray,
+    order: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per citation (``columns``: arrays of :data:`KEY`, ``status``, ``p_any``, ``p_full`` with NaN
     for none, and ``weight``): its expected gain (0 where it cannot be planned) and whether it can
@@ -168,7 +171,6 @@ def make_plan(
     count: Optional[int] = None,
     exclude: Optional[np.ndarray] = None,
     order: bool = True,
-    basis: str = "the support model's probabilities",
 ) -> Plan:
     """The plan over the citations of ``columns`` (one row per judged citation; see :func:`gains`):
     the ``count`` (else ``budget`` share of the plannable) citations of largest gain; ``exclude``
@@ -193,7 +195,7 @@ def make_plan(
             else f"expected gain {gain[i]:.4g}: rank {rank} of {candidates}"
         )
         chosen[key] = Planned(rank, float(f"{gain[i]:.8g}"), why)
-    return Plan(chosen, candidates, k, basis)
+    return Plan(chosen, candidates, k)
 
 
 def plan_session(

@@ -54,6 +54,7 @@ from typing import NamedTuple, Optional, Union
 import numpy as np
 
 from judges.align.passages import DocIndex
+from judges.attest import degenerate
 from judges.attest.answers import ANSWERS, LEVEL_STATUS, affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
@@ -73,6 +74,8 @@ from judges.counts import (
     ATTEST_UNPARSED,
     LLM_TOKENS_IN,
     LLM_TOKENS_OUT,
+    answer_tally,
+    attest_answer,
     attest_failure,
 )
 from judges.formats.debuglog import DebugLog
@@ -277,6 +280,9 @@ class Attester:
                     answer, status = "unparsed", self._unparsed(aligned)
                 else:
                     answer, status = parsed, combine(aligned, parsed, result.p_yes, self.s.question)
+                    j = case.judgment
+                    read = degenerate.answer_of(parsed, result.p_yes, self.s.question)
+                    counts[attest_answer(read, degenerate.model_decision(j.p_any, j.p_full))] += 1
                 final = case.judgment._replace(
                     status=status,
                     grade=STATUS_GRADE[status],
@@ -321,7 +327,9 @@ def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> 
 
     ``calls`` are questions answered by the endpoint in this session (each costs tokens);
     ``cache_hits`` are citations answered from the cache; the cost estimate prices this
-    session's calls only.
+    session's calls only. ``answers`` counts the parsed answers, ``confident`` those to citations
+    the support model is sure of, ``kappa`` is their agreement with the model there, and
+    ``degenerate`` is ``None`` or why the answers look degenerate (:mod:`judges.attest.degenerate`).
     """
     mine = {k: counts.pop(k) for k in [k for k in counts if k.startswith(ATTESTATION_PREFIXES)]}
     counts = Counter(mine)  # taken out of the session's counts: they are reported here
@@ -342,4 +350,5 @@ def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> 
         "tokens_out": tokens_out,
         "estimated_cost": round(cost, 6),
         "failed_requests": failures,
+        **degenerate.figures(answer_tally(counts)),
     }
