@@ -21,6 +21,7 @@ from rich.table import Table
 from judges.align import BACKENDS
 from judges.counts import (
     CAPPED,
+    HUMAN_LABELLED,
     CITATIONS,
     CITATIONS_BEYOND_LIMIT,
     CORPUS_DOCUMENTS,
@@ -359,6 +360,8 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
             "  capped",
             f"{counts[CAPPED]} of the partial: aligned as supported, but the document lacks a number or entity",
         )
+    if counts[HUMAN_LABELLED]:
+        table.add_row("  human labels", f"{counts[HUMAN_LABELLED]}: their level is final (--labels)")
     if counts[CORPUS_DOCUMENTS]:
         table.add_row("corpus documents", str(counts[CORPUS_DOCUMENTS]))
     if summary.attest:

@@ -29,6 +29,7 @@ SENTENCES = "sentences"
 CITATIONS_BEYOND_LIMIT = "citations_beyond_limit"  # beyond citations.max_per_sentence: not judged
 CITATIONS = "citations"  # judged citations (assessment rows)
 CAPPED = "capped"  # lowered from supported to partial by the grounding checks
+HUMAN_LABELLED = "human_labelled"  # citations whose level an assessor's label (--labels) gave
 
 # Writing (judges.writer).
 QRELS_ROWS = "qrels_rows"
@@ -93,6 +94,7 @@ KEYS = frozenset(
         CITATIONS_BEYOND_LIMIT,
         CITATIONS,
         CAPPED,
+        HUMAN_LABELLED,
         QRELS_ROWS,
         DOC_QRELS_ROWS,
         *ATTESTATION,

@@ -27,7 +27,7 @@ import pyarrow.compute as pc
 
 from judges import __version__
 from judges.align.backends import get_backend
-from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS
+from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
 from judges.errors import InputError
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
@@ -258,6 +258,13 @@ def _run(
             summary.statuses[item["values"]] = item["counts"]
         counts[CITATIONS] = table.num_rows
         counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
+        if labels:
+            counts[HUMAN_LABELLED] = labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
+            if labelled < len(labels):
+                summary.warnings.append(
+                    f"{len(labels) - labelled} of the {len(labels)} labels in {options.labels} match no judged "
+                    "citation (run_id, topic_id, sentence_index, doc_id)"
+                )
         write_outputs(options, summary, per_topic, table, scan, topics, place=outset.stage)
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

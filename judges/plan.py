@@ -217,3 +217,15 @@ def plan_session(
         ruled_out |= np.nan_to_num(table[f"f_{kind}_missing"].to_numpy(zero_copy_only=False).astype(np.float64)) > 0
     labelled = table["human_label"].is_valid().to_numpy(zero_copy_only=False)
     return make_plan(columns, answered, ruled_out, budget, count, labelled, order)
+
+
+def parse_share(text: str, option: str = "--budget") -> float:
+    """``"5%"`` or ``"0.05"`` as a share in [0, 1]; else ``ValueError`` naming ``option``."""
+    raw = text.strip()
+    try:
+        value = float(raw[:-1]) / 100 if raw.endswith("%") else float(raw)
+    except ValueError:
+        raise ValueError(f"{option}: {text!r} is not a share (e.g. 5% or 0.05)") from None
+    if not 0 <= value <= 1 or value != value:
+        raise ValueError(f"{option}: {text!r} is not between 0 and 100%")
+    return value

@@ -203,6 +203,42 @@ def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_leve
     assert (untouched.status == untouched.support_status).all()
 
 
+def test_the_plan_and_every_output_are_the_same_for_any_number_of_workers(tmp_path, alignment_only):
+    judgeable = int((alignment_only.status != "missing").sum())
+    with ScriptedServer(by_hash) as server:
+        for workers in ("1", "2"):
+            result = judge(tmp_path / workers, "--attest", "uncertain", "--workers", workers, server=server)
+            assert result.returncode == 0, result.stderr
+    for name in ("x.qrels", "x.leaderboard.txt", "x.assessments.parquet", "x.plan.tsv"):
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
+    plan = pd.read_csv(tmp_path / "1" / "x.plan.tsv", sep="\t")
+    assert list(plan.columns) == [
+        "rank",
+        "run_id",
+        "topic_id",
+        "sentence_index",
+        "citation_rank",
+        "expected_gain",
+        "why",
+    ]
+    assert list(plan["rank"]) == list(range(1, round(0.25 * judgeable) + 1))
+    assert attest_figures(tmp_path / "1")["plan"] == {"candidates": judgeable, "chosen": len(plan)}
+    events = [json.loads(line) for line in (tmp_path / "2" / "x.jsonl").read_text().splitlines()]
+    outputs = {
+        (e["run_id"], e["topic_id"], e["sentence_index"], e["citation_rank"]): e
+        for e in events
+        if e["event"] == "CITATION_OUTPUT"
+    }
+    for row in plan.itertuples():
+        why = outputs[(row.run_id, row.topic_id, row.sentence_index, row.citation_rank)]["decision"]["selected_by"]
+        assert why["planned"] and why["plan_rank"] == row.rank
+    a = judges.read_assessments(tmp_path / "1")
+    asked = a[a.llm_answer.notna()]
+    assert len(asked) == len(plan) and all("asked because the session's plan ranked it" in e for e in asked.explanation)
+    skipped = a[a.llm_answer.isna() & (a.status != "missing")]
+    assert all("not asked: outside the session's plan" in e for e in skipped.explanation)
+
+
 def test_uncertain_needs_the_support_models_probabilities(tmp_path):
     with ScriptedServer() as server:
         result = judge(

@@ -52,7 +52,6 @@ def lab(run="r", topic="t", sentence=0, label="supported", **extra):
             "{p}:2: doc_id: present here but not on line 1: labels are all per citation "
             "(with doc_id) or all per sentence",
         ),
-        ([lab(src={"a": 1})], "{p}:1: src: an extra column must be a string, number, boolean or null, got an object"),
         ([lab(_x=1)], "{p}:1: _x: extra column names must not start with '_'"),
         ([lab(run=["r"])], "{p}:1: run_id: must be a string or an integer, got a list"),
         (["[1, 2]"], "{p}:1: a label must be a JSON object, got a list"),
@@ -94,6 +93,21 @@ A = assessments(
         # sentence 3 has no citations: no rows
     ]
 )
+
+
+def test_unlabelled_lines_are_skipped_and_nested_fields_left_out(tmp_path):
+    path = write(
+        tmp_path,
+        [
+            lab(doc_id="d", document={"text": "..."}, evidence=[1, 2], src="x"),
+            lab(sentence=1, doc_id="d", label=None, document={"text": "..."}),
+        ],
+    )
+    labels = read_labels(path)
+    assert labels.unlabelled == 1 and len(labels.table) == 1
+    assert labels.extras == ("src",) and "document" not in labels.table.columns
+    with pytest.raises(InputError, match="no labels \\(1 lines not labelled yet\\)"):
+        read_labels(write(tmp_path, [lab(doc_id="d", label=None)], "empty.jsonl"))
 
 
 def test_sentence_decisions_aggregate_like_sentence_support():

@@ -14,4 +14,4 @@
 Importing this package is cheap: the command names below are what ``judges.cli.run`` dispatches on.
 """
 
-COMMANDS = ("meta-evaluate", "agreement", "convert-labelled", "calibrate")
+COMMANDS = ("meta-evaluate", "agreement", "convert-labelled", "calibrate", "plan-assessments")

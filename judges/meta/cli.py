@@ -414,6 +414,47 @@ def calibrate(
 
 
 # ---------------------------------------------------------------------------------------------
+# plan-assessments
+# ---------------------------------------------------------------------------------------------
+@app.command(
+    "plan-assessments",
+    help=(
+        "Choose the citations assessors should label next, where a label moves the ranking most (the plan "
+        "judges.plan makes for the LLM), and write them for an annotation tool: ids, sentence, evidence "
+        "with offsets, the document, and an empty label. Labelled back, the file is --labels of a judge run."
+    ),
+)
+def plan_assessments(
+    out_dir: Path = typer.Argument(..., help="The judge's output directory."),
+    name: str = typer.Option(..., "--name", help="The judged set's name."),
+    budget: Optional[str] = typer.Option(None, "--budget", help="Share of the unlabelled citations: 5% or 0.05."),
+    count: Optional[int] = typer.Option(None, "--count", min=0, help="Exactly this many citations instead."),
+    output: Optional[Path] = typer.Option(
+        None, "--output", help="Where to write the JSONL (default OUT_DIR/NAME.assess.jsonl)."
+    ),
+) -> None:
+    try:
+        from judges.meta.assessing import plan_assessments as plan_for_assessors
+
+        if (budget is None) == (count is None):
+            raise InputError("--budget", None, None, "give either --budget or --count")
+        if not (out_dir / f"{name}.assessments.parquet").is_file():
+            raise InputError(out_dir, None, "--name", f"no {name}.assessments.parquet here: judge first")
+        target = output or out_dir / f"{name}.assess.jsonl"
+        plan = plan_for_assessors(out_dir, name, target, budget, count)
+    except InputError as e:
+        raise _fail(e)
+    out.print(
+        f"chose {len(plan)} of {plan.candidates} unlabelled judgeable citations by expected gain; wrote {target}",
+        highlight=False,
+    )
+    out.print(
+        "fill in each line's label (supported, partially, not_supported), then judge again with --labels FILE",
+        highlight=False,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # convert-labelled
 # ---------------------------------------------------------------------------------------------
 @app.command(

@@ -6,9 +6,11 @@ Each line is an object with
   the sentence in the report's ``answer``/``responses`` list, as in the assessments table);
 * ``doc_id`` (optional): present on every line, the labels are per citation (the judgment of that
   document cited by that sentence); absent on every line, per sentence. A mix is an error;
-* ``label``: ``supported``, ``partially`` or ``not_supported``;
+* ``label``: ``supported``, ``partially`` or ``not_supported``; ``null``: not labelled yet (the
+  line is skipped and counted: ``plan-assessments`` writes its lines so, for an assessor to fill);
 * any other keys: extra columns (string, number, boolean or null), e.g. the source data set, by
-  which ``agreement`` breaks its scores down.
+  which ``agreement`` breaks its scores down; objects and lists (e.g. the document and evidence
+  ``plan-assessments`` writes, or WiCE's ``supporting_sentences``) are left out.
 
 A key given twice is an error naming both lines.
 """
@@ -38,6 +40,7 @@ class Labels(NamedTuple):
     level: str  # "citation" (with doc_id) or "sentence"
     table: pd.DataFrame  # run_id, topic_id, sentence_index, [doc_id], label, _line, extras...
     extras: tuple[str, ...]  # extra column names, in order of first appearance
+    unlabelled: int = 0  # lines whose label is null (not labelled yet), skipped
 
     @property
     def key(self) -> list[str]:
@@ -59,6 +62,7 @@ def read_labels(path: str | Path) -> Labels:
     level = None
     level_line = 0
     seen: dict[tuple, int] = {}
+    unlabelled = 0
     for line, obj in iter_jsonl(path):
         if isinstance(obj, InputError):
             raise obj
@@ -88,9 +92,12 @@ def read_labels(path: str | Path) -> Labels:
             )
         if this_level == "citation":
             rec["doc_id"] = _id(obj["doc_id"], str(path), line, "doc_id")
-        label = obj.get("label")
-        if label is None:
+        if "label" not in obj:
             raise InputError(path, line, "label", "missing")
+        label = obj["label"]
+        if label is None:  # not labelled yet
+            unlabelled += 1
+            continue
         if label not in LABELS:
             raise InputError(path, line, "label", f"unknown {json.dumps(label)}; expected {', '.join(LABELS)}")
         rec["label"] = label
@@ -100,10 +107,8 @@ def read_labels(path: str | Path) -> Labels:
                 continue
             if k.startswith("_"):
                 raise InputError(path, line, k, "extra column names must not start with '_'")
-            if v is not None and (isinstance(v, (dict, list)) or not isinstance(v, (str, int, float, bool))):
-                raise InputError(
-                    path, line, k, f"an extra column must be a string, number, boolean or null, got {json_type(v)}"
-                )
+            if isinstance(v, (dict, list)):  # not a column: left out
+                continue
             extras.setdefault(k, None)
             rec[k] = None if v is None else str(v)
         key = tuple(rec[k] for k in ((*KEY, "doc_id") if level == "citation" else KEY))
@@ -112,11 +117,12 @@ def read_labels(path: str | Path) -> Labels:
         seen[key] = line
         records.append(rec)
     if not records:
-        raise InputError(path, None, None, "no labels")
+        pending = f" ({unlabelled} lines not labelled yet)" if unlabelled else ""
+        raise InputError(path, None, None, f"no labels{pending}")
     columns = [*KEY] + (["doc_id"] if level == "citation" else []) + ["label", LINE, *extras]
     table = pd.DataFrame.from_records(records, columns=columns)
     table = table.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "label": str, LINE: "int64"})
-    return Labels(path, level, table, tuple(extras))
+    return Labels(path, level, table, tuple(extras), unlabelled)
 
 
 def citation_statuses(labels: Labels) -> dict[tuple, str]:

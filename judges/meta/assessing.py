@@ -1,0 +1,88 @@
+"""Which citations assessors should label next: the session's plan (:mod:`judges.plan`) over a
+judged output set, written for an annotation tool (``run_judge.py plan-assessments``).
+
+Each line of the JSONL file is one citation, in plan order: its key as ``labels.jsonl`` names it
+(``run_id``, ``topic_id``, ``sentence_index``, ``doc_id``) with ``citation_rank``, the plan's
+``rank`` and ``expected_gain``, the sentence, the judge's status and probabilities, the evidence
+span and a window around it with character offsets into the document, the whole document, and
+``"label": null`` for the assessor to fill (``supported``, ``partially``, ``not_supported``). The
+file, labelled, is ``--labels`` of the next judge run (lines still null are skipped), whose
+labelled citations are final and left out of the next plan: an organiser can go round in rounds.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import pyarrow.parquet as pq
+import yaml
+
+from judges.errors import InputError
+from judges.formats.atomic import atomic_text
+from judges.plan import KEY, Plan, parse_share, plan_session
+
+WINDOW_CHARS = 600  # characters of context on each side of the evidence in the window
+
+
+def answered_topics(config: dict) -> dict[str, int]:
+    """Per run, the topics it answered: the session's topics less those ``leaderboard.on_missing`` filled."""
+    filled = (config.get("filled_by_on_missing") or {}).get("pairs") or {}
+    return {run: int(config["topics"]) - len(filled.get(run, ())) for run in config["runs"]}
+
+
+def plan_assessments(out_dir: Path, name: str, target: Path, budget: Optional[str], count: Optional[int]) -> Plan:
+    """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``."""
+    from judges.formats.tables import _resolve
+    from judges.report.documents import open_documents
+
+    config_path = out_dir / f"{name}.config.yml"
+    try:
+        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        cap = tuple(config["workflow"]["grounding"]["cap"])
+        answered = answered_topics(config)
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as e:
+        raise InputError(config_path, None, None, f"cannot read the session's config ({e})") from None
+    share = None
+    if budget is not None:
+        try:
+            share = parse_share(budget)
+        except ValueError as e:
+            raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
+    table = pq.read_table(_resolve(out_dir, name, "assessments.parquet"))
+    plan = plan_session(table, answered, cap, share, count)
+    rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
+    docs = open_documents(out_dir, name)
+    with atomic_text(target) as f:
+        for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
+            row = {c: table[c][rows[(run, topic, sentence, citation_rank)]].as_py() for c in table.column_names}
+            f.write(json.dumps(_line(row, rank, gain, docs), ensure_ascii=False) + "\n")
+    return plan
+
+
+def _line(row: dict, rank: int, gain: float, docs) -> dict:
+    ev = docs.evidence(row, context=WINDOW_CHARS)
+    start, end = row["char_start"], row["char_end"]
+    window_start = start - len(ev.before)
+    return {
+        "run_id": row["run_id"],
+        "topic_id": row["topic_id"],
+        "sentence_index": row["sentence_index"],
+        "doc_id": row["doc_id"],
+        "label": None,
+        "citation_rank": row["citation_rank"],
+        "rank": rank,
+        "expected_gain": gain,
+        "sentence": row["sentence"],
+        "judge_status": row["status"],
+        "p_any": row["p_any"],
+        "p_full": row["p_full"],
+        "evidence": {"char_start": start, "char_end": end, "text": row["evidence"]},
+        "window": {
+            "char_start": window_start,
+            "char_end": end + len(ev.after),
+            "text": ev.before + ev.evidence + ev.after,
+        },
+        "document": {"doc_id": row["doc_id"], "title": ev.title, "text": ev.text},
+    }
