@@ -15,13 +15,14 @@ Usage::
 
     python bench/attest_simulated.py [--data ../shared/data] [--errors 0 0.1 0.2]
                                      [--budgets 0.1 0.2 0.3 0.5 1] [--questions yes_no support_level]
-                                     [--leverage on off]
+                                     [--plan-order on off]
 
-For each question, error rate, budget and ``attest.leverage`` (on: expected errors weighed by the
-citation's weight in its run's score; off: expected errors alone) it runs the real CLI (``--attest
-uncertain`` with ``attest.budget``; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the
-labels and prints run tau, exact three-level agreement, kappa and the share of citations sent
-(:func:`judges.support.calibrate.agreement`). The shipped support model is scored on the topics
+For each question, error rate, budget and ``attest.plan_order`` (on: the plan weighs a citation's
+gain by how many runs its run could be misordered with; off: leverage x spread alone) it runs the
+real CLI (``--attest uncertain`` with ``attest.budget``, which judges, plans over the session and
+then asks; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the labels and
+prints run tau, exact three-level agreement, kappa, the share of citations sent and how many the
+budget asked for (:func:`judges.support.calibrate.agreement`). The shipped support model is scored on the topics
 it was fitted on here (the cascade's gain is what this bench is for; the model's own
 cross-validated scores are in ``bench/support_agreement.py``). For comparison it also prints the
 grade table before the support model (the LLM moves alignment's status one level; alignment
@@ -181,7 +182,7 @@ def main() -> None:
     ap.add_argument("--budgets", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.5, 1.0])
     ap.add_argument("--questions", nargs="+", default=["yes_no", "support_level"], help="attest.question values")
     ap.add_argument(
-        "--leverage", nargs="+", default=["on", "off"], choices=["on", "off"], help="attest.leverage values"
+        "--plan-order", nargs="+", default=["on", "off"], choices=["on", "off"], help="attest.plan_order values"
     )
     args = ap.parse_args()
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
@@ -204,8 +205,8 @@ def main() -> None:
             f"exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
         print(
-            "| question | leverage | error | budget | sent | leaderboard run tau | the same, status weights "
-            "| labelled-reports run tau | topic tau | exact | kappa |"
+            "| question | plan order | error | budget | sent (asked / budget x judgeable) | leaderboard run tau "
+            "| the same, status weights | labelled-reports run tau | topic tau | exact | kappa |"
         )
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
@@ -223,20 +224,23 @@ def main() -> None:
             try:
                 for question in args.questions:
                     for budget in args.budgets:
-                        for lev in args.leverage if budget < 1 else ["-"]:
+                        for lev in args.plan_order if budget < 1 else ["-"]:
                             name = f"{question}-e{error}-b{budget}-{lev}"
                             attest = (
                                 {"mode": "all"}
                                 if budget >= 1
-                                else {"mode": "uncertain", "budget": budget, "leverage": lev == "on"}
+                                else {"mode": "uncertain", "budget": budget, "plan_order": lev == "on"}
                             )
                             attest |= {"logprobs": False, "concurrency": 8, "question": question}
                             judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
-                            rows, level, sent, _ = scored(out, name, labels)
+                            rows, level, sent, a = scored(out, name, labels)
+                            judgeable = int((a.status != "missing").sum())
+                            asked = f"{int(a.llm_answer.notna().sum())} / {budget * judgeable:.1f}"
                             s = support_agreement.score(rows, level, truth, weights=rows.weight.to_numpy())
                             hard = support_agreement.leaderboard_tau(rows, level / 2.0, truth)
                             print(
                                 f"| {question} | {lev} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
+                                f"({asked}) "
                                 f"| {s['lb_tau']:.3f} | {hard:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "
                                 f"| {s['exact']:.3f} | {s['kappa']:.3f} |",
                                 flush=True,
