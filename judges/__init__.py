@@ -6,12 +6,14 @@ Notebook entry points::
     lb = judges.read_leaderboard("output/", "sample")     # run_id, topic_id, measure, value
     lb.pivot_table(index="run_id", columns="measure", values="value").loc[:, :]
     df = judges.read_assessments("output/", "sample")     # one row per judged citation
+    iv = judges.read_intervals("output/", "sample")       # per run and measure: the assessors' value, 95%
+    pairs = judges.read_pairs("output/", "sample")        # per pair of runs: P(the assessors order them so)
     docs = judges.open_documents("output/", "sample")     # the cited documents, read from the inputs
     docs.evidence(df.iloc[0])                             # the document and the evidence in context
 """
 
 __version__ = "0.1.0"
-__all__ = ["open_documents", "read_assessments", "read_leaderboard", "__version__"]
+__all__ = ["open_documents", "read_assessments", "read_intervals", "read_leaderboard", "read_pairs", "__version__"]
 
 
 def __getattr__(name: str):
@@ -21,6 +23,10 @@ def __getattr__(name: str):
         from judges.formats import tables
 
         return getattr(tables, name)
+    if name in ("read_intervals", "read_pairs"):
+        from judges import intervals
+
+        return getattr(intervals, name)
     if name == "open_documents":
         from judges.report.documents import open_documents
 

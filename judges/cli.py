@@ -405,6 +405,7 @@ def _print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     if summary.coverage:
         _print_coverage(summary.coverage)
     _print_top(summary.files.get("leaderboard_parquet"))
+    _print_trust(summary.files.get("leaderboard_parquet"), summary.files.get("pairs_parquet"))
 
 
 def _print_coverage(rows: list[dict]) -> None:
@@ -564,6 +565,35 @@ def _print_top(path: Optional[str], n: int = 5) -> None:
     lines = [f"top runs by {head} (mean over topics):"]
     lines += [f"{k:>3}  {run:<{width}}  {value:.4f}" for k, (run, value) in enumerate(rows, 1)]
     out.print("\n".join(lines), markup=False, highlight=False, soft_wrap=True)
+
+
+def _print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3) -> None:
+    """Adjacent runs of the headline ranking the assessors may well order the other way (judges.intervals)."""
+    if not leaderboard or not pairs:
+        return
+    import pyarrow.parquet as pq
+
+    from judges.intervals import inseparable
+    from judges.leaderboard import top_runs
+
+    lb = pq.read_table(leaderboard, columns=["run_id", "topic_id", "measure", "value"])
+    rows = list(zip(*(lb.column(c).to_pylist() for c in lb.column_names)))
+    head, ranking = top_runs(rows, len(rows))
+    found = inseparable(
+        list(zip(*(pq.read_table(pairs).column(c).to_pylist() for c in range(6)))), [r for r, _ in ranking]
+    )
+    if not found:
+        return
+    named = ", ".join(f"{a} and {b} (P {p:.2f})" for a, b, p in found[:shown])
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    tsv = pairs[: -len(".parquet")] + ".tsv"
+    out.print(
+        f"cannot be told apart: {len(found)} of {len(ranking) - 1} adjacent runs by {head} (P < 0.95 that the "
+        f"assessors order them as the judge does): {named}{more}; every pair in {tsv}",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 report_app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)

@@ -51,11 +51,17 @@ def qrels_table(table: pa.Table, key: str) -> pa.Table:
     return best.rename_columns(["topic_id", "doc_id", "grade"])
 
 
-def write_assessments(path: Path, table: pa.Table) -> None:
-    """Write the assessments sorted by run, topic, sentence and citation, a row group at a time
-    (sorting chunk by chunk keeps one extra row group in memory, not a second table). The next
-    row group is gathered in a thread while Parquet encodes and compresses the current one."""
-    order = pc.sort_indices(table, sort_keys=tables.ASSESSMENT_SORT)
+def assessment_order(table: pa.Table) -> pa.Array:
+    """The indices that sort the assessments by run, topic, sentence and citation."""
+    return pc.sort_indices(table, sort_keys=tables.ASSESSMENT_SORT)
+
+
+def write_assessments(path: Path, table: pa.Table, order: Optional[pa.Array] = None) -> None:
+    """Write the assessments sorted by run, topic, sentence and citation (``order``: the indices
+    that sort them, :func:`assessment_order`), a row group at a time (sorting chunk by chunk
+    keeps one extra row group in memory, not a second table). The next row group is gathered in a
+    thread while Parquet encodes and compresses the current one."""
+    order = assessment_order(table) if order is None else order
     starts = range(0, max(table.num_rows, 1), SORTED_ROW_GROUP)
 
     def take(start: int) -> pa.Table:
@@ -83,6 +89,9 @@ def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tupl
     targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
     targets["assessments_parquet"] = (out_dir / f"{name}.assessments.parquet", "--out-dir")
     targets["coverage"] = (out_dir / f"{name}.coverage.tsv", "--out-dir")
+    for kind in ("intervals", "pairs"):  # judges.intervals
+        targets[kind] = (out_dir / f"{name}.{kind}.tsv", "--out-dir")
+        targets[f"{kind}_parquet"] = (out_dir / f"{name}.{kind}.parquet", "--out-dir")
     if options.workflow.attest.mode == "uncertain" and options.workflow.attest.band is None:
         targets["plan"] = (out_dir / f"{name}.plan.tsv", "--out-dir")
     targets["config"] = (out_dir / f"{name}.config.yml", "--out-dir")
@@ -111,8 +120,11 @@ def write_outputs(
         counts[count] = trec.write_qrels(place(path), qrels_table(table, key))
         files[kind] = str(path)
     with ThreadPoolExecutor(1, thread_name_prefix="assessments") as pool:  # Arrow sorts and writes without the GIL
-        written = pool.submit(write_assessments, place(out_dir / f"{name}.assessments.parquet"), table)
+        order = pool.submit(assessment_order, table)
+        path = place(out_dir / f"{name}.assessments.parquet")
+        written = pool.submit(lambda: write_assessments(path, table, order.result()))
         _write_coverage_and_leaderboards(options, summary, per_topic, table, scan, topics, place)
+        _write_intervals(options, summary, per_topic, table, order.result(), scan, topics, place)
         written.result()
     files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
     if summary.plan is not None:
@@ -174,6 +186,19 @@ def _write_coverage_and_leaderboards(
     )
     tables.write_table(place(out_dir / f"{name}.leaderboard.parquet"), lb_table)
     files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
+
+
+def _write_intervals(options: Options, summary: Summary, per_topic: dict, table, order, scan, topics, place) -> None:
+    """How far to trust the leaderboard (:mod:`judges.intervals`): intervals and run pairs."""
+    from judges import intervals
+    from judges.support.judges import is_probabilistic
+    from judges.support.model import load_model
+
+    wf = options.workflow
+    model = load_model(wf.support.model, options.workflow_path) if is_probabilistic(wf.support.judge) else None
+    reports = intervals.report_variances(table, order, per_topic, wf.grounding.cap, wf.attest.answer_error)
+    found = intervals.trust(per_topic, scan.runs, list(topics), reports, intervals.session_spreads(model))
+    summary.files.update(intervals.write_trust(found, Path(options.out_dir), options.name, place))
 
 
 PLAN_COLUMNS = ("rank", "run_id", "topic_id", "sentence_index", "citation_rank", "expected_gain", "why")

@@ -34,6 +34,10 @@ FILES = (
     "t.leaderboard.parquet",
     "t.assessments.parquet",
     "t.coverage.tsv",
+    "t.intervals.tsv",
+    "t.intervals.parquet",
+    "t.pairs.tsv",
+    "t.pairs.parquet",
     "t.config.yml",
 )
 

@@ -393,8 +393,12 @@ def test_no_debug_log_writes_none_and_removes_the_previous_sets(tmp_path):
         "t.config.yml",
         "t.coverage.tsv",
         "t.doc.qrels",
+        "t.intervals.parquet",
+        "t.intervals.tsv",
         "t.leaderboard.parquet",
         "t.leaderboard.txt",
+        "t.pairs.parquet",
+        "t.pairs.tsv",
         "t.qrels",
     ]
 

@@ -166,4 +166,34 @@ def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATUR
         "labels": {k: int(np.sum(y == v)) for k, v in LEVEL.items()},
     }
     x = table[[f"f_{f}" for f in features]].to_numpy(dtype=np.float64)
-    return fit(x, y, training, cv, features, unseen=(p_any, p_full))
+    model = fit(x, y, training, cv, features, unseen=(p_any, p_full))
+    model.intervals = spreads(table, p_any, p_full)
+    return model
+
+
+def spreads(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray) -> dict:
+    """The spreads of the judge's errors shared by a report's and a run's citations
+    (:func:`judges.intervals.fit_spreads`), from the residuals of the labelled citations' human
+    weights minus their expected weights under cross-validated ``p_any``, ``p_full`` (the
+    grounding cap, as by default, ruling full support out where the document lacks a number or
+    entity of the sentence)."""
+    from judges.intervals import fit_spreads, level_distribution, weight_variances
+
+    ruled = (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
+    q = level_distribution(p_any, p_full)
+    weight = expected_weight(p_any, np.minimum(p_full, p_any), full_weight=np.where(ruled, 0.5, 1.0))
+    fitted = fit_spreads(
+        table["run_id"].to_numpy(),
+        table["topic_id"].to_numpy(),
+        table["y"].to_numpy() / 2.0,
+        weight,
+        weight_variances(q, ruled),
+    )
+    return {
+        **fitted,
+        "fitted_on": (
+            "residuals human minus judge weighted precision per labelled report, the judge's probabilities "
+            "cross-validated by topic, grounding cap on numbers and entities"
+        ),
+        "method": "restricted maximum likelihood, grid step 0.0025; bias recorded, not applied",
+    }

@@ -26,7 +26,10 @@ scores and the distribution of the expected error of its training citations at i
 thresholds, as a model fitted without them would judge them (:func:`error_quantiles`; from the
 cross-validation when :func:`judges.support.calibrate.calibrate` fitted it): with it
 :mod:`judges.attest.selection` turns an attestation budget into a cutoff that holds about that
-share of the citations of unseen topics.
+share of the citations of unseen topics. Since the leaderboard's intervals it may also record,
+under ``intervals``, the spreads of the judge's errors shared by a report's and a run's
+citations (:func:`judges.intervals.fit_spreads`, fitted by ``calibrate``); a file without them
+loads as before and borrows the shipped model's.
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ class SupportModel:
     training: dict = field(default_factory=dict)
     cross_validation: dict = field(default_factory=dict)
     source: str = ""  # where it was read from
+    intervals: dict = field(default_factory=dict)  # the judge's correlated error (judges.intervals.fit_spreads)
 
     def probabilities(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(P(any), P(full))`` for the rows of ``x`` (columns in :attr:`features` order)."""
@@ -129,6 +133,7 @@ class SupportModel:
             "thresholds": {"p_supported": _sig(self.p_supported), "p_partial": _sig(self.p_partial)},
             "training": self.training,
             "cross_validation": self.cross_validation,
+            **({"intervals": self.intervals} if self.intervals else {}),
         }
 
     def write(self, path: Path) -> None:
@@ -162,6 +167,7 @@ class SupportModel:
             data.get("training", {}),
             data.get("cross_validation", {}),
             source,
+            data.get("intervals", {}),
         )
         k = len(features)
         if not (len(model.mean) == len(model.scale) == len(model.any_coef) == len(model.full_coef) == k):

@@ -1,0 +1,543 @@
+"""How far the leaderboard can be trusted: intervals for the values the track's assessors would
+give, and the probability that they would order two runs as the judge does.
+
+**Per citation.** The judge's weight ``w`` of a citation (the assessments' ``weight``) estimates
+the TREC weight people would give it (none 0, partial 0.5, full 1). Its error is taken from the
+support model's distribution over the three levels: none ``1 - P(any)``, partial ``P(any) -
+P(full)``, full ``P(full)``; where the grounding cap rules full support out (the document lacks a
+number or entity of the sentence, of a kind in ``grounding.cap``) full weighs as partial. When
+the LLM answered, the distribution is first updated by Bayes' rule with the answer
+(:func:`judges.attest.answers.likelihood`, ``attest.answer_error``), as :mod:`judges.weights`
+does. The independent error variance of ``w`` is ``Var(w)`` under that distribution
+(:func:`judges.plan.weight_variance`). Conventions for the rest:
+
+* a ``missing`` citation weighs 0 and people give it nothing: known, variance 0;
+* a citation without probabilities (``cross_language``; every citation of the ``alignment``
+  judge) is unknown: none or full with probability 1/2 each (variance 0.25, the largest a weight
+  in [0, 1] can have, as :mod:`judges.plan` takes it); with an LLM answer, the three levels are
+  equally likely before it;
+* a citation with an assessor's label (a ``human_label`` in the assessments) is known: variance 0.
+
+**Per run (WEIGHTED_PRECISION).** A run's ``all`` value is the mean over its ``T`` topics (topics
+it did not answer count 0, as the leaderboard counts them) of each report's mean citation weight.
+Its error against the assessors is
+
+    Var(H_r - J_r) = V_ind + report_sd^2 x sum_t u_t^2 / T^2 + run_sd^2 x (sum_t u_t / T)^2
+
+* ``V_ind = sum_t sum_i Var(w_i) / (n_t^2 T^2)``: the citations' independent errors (leverage
+  ``1 / (n_t T)``);
+* an error shared by the citations of one report (sd ``report_sd``) and one shared by all of a
+  run's reports (sd ``run_sd``), which independence per citation misses: the support model is
+  wrong about a topic's or a system's kind of answer as a whole. ``u_t`` is the share of report
+  ``t``'s citations whose weight is uncertain (neither labelled nor missing; 0 for a report
+  without citations), so a labelled or empty report shares no error and the run term is
+  ``run_sd^2`` when every report of the run has unlabelled citations.
+
+``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
+but not applied) are fitted by :func:`fit_spreads`, restricted maximum likelihood of the
+residuals human minus judge per labelled report, with the judge's probabilities cross-validated
+by topic; ``run_judge.py calibrate`` records them in the model file (``intervals``) and the
+shipped model carries those of rag24-support. A model file without them (written before) uses
+the shipped model's.
+
+**Intervals.** 95% normal intervals around the judge's value, clipped to the measure's range:
+``low``/``high`` for the assessors' value on the same topics (judge error only), and
+``low_topics``/``high_topics`` adding topic sampling (the variance of the run's per-topic values
+over ``T``, ``T - 1`` degrees of freedom): the assessors' value on new topics of the same kind
+(not estimable from one topic: NaN).
+
+**Other measures.** ``CITATION_ACCURACY``, ``AVG_CITATIONS``, ``CITED_SENTENCES``,
+``NUMERIC_GROUNDED``, ``ENTITY_GROUNDED`` and ``PLACEHOLDER_FREE`` do not depend on support
+judgments: no judge error (``low = high = value``), topic sampling only. The other support
+measures use the variance of the people's value under the same per-citation level distributions,
+citations independent: ``CITATION_SUPPORT`` a Bernoulli of ``P(full)`` per citation;
+``WEIGHTED_RECALL`` the best weight of a sentence's citations; ``SENTENCE_SUPPORT`` a Bernoulli
+of ``P(some citation of the sentence is full)``; ``GROUNDEDNESS`` the same, weighted by the
+sentence's characters; ``PERFECT_CITATIONS`` a Bernoulli of ``P(every citation is full)`` per
+report. APPROXIMATIONS: (1) for the thresholded measures (all but ``WEIGHTED_RECALL``) the
+interval is centred on the judge's thresholded value while its width is the spread of the
+people's value, not the squared error of the threshold; (2) their shared errors are
+weighted precision's, scaled by the session's ratio of the measure's independent variance to
+weighted precision's; (3) the number of sentences and the characters of a report are recovered
+from its ``CITED_SENTENCES`` and ``GROUNDEDNESS`` values (exact, except the characters of a report
+with no supported sentence, taken as its cited sentences' average length). With
+``leaderboard.weights: status`` weighted precision and recall are thresholded as well.
+
+**Pairs.** For each pair of runs (``run_a`` ahead of ``run_b`` on the headline,
+:data:`judges.measures.HEADLINE`, ``gap`` their difference), ``p_same_order = Phi(gap / sd)``,
+``sd^2`` the sum of both runs' judge-error variances (their reports are different citations, so
+the report parts add, and so do the run parts), and ``p_same_order_topics`` with the variance of
+the per-topic differences over ``T`` added (paired: both runs are scored on the same topics).
+
+``bench/intervals.py`` measures all this on rag24-support's unseen topics.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Callable, NamedTuple, Optional, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from judges.measures import HEADLINE, MEASURE_NAMES, headline_of
+from judges.plan import weight_variance
+
+Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
+UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or full (weight variance 0.25)
+NO_JUDGE_ERROR = frozenset(
+    {"CITATION_ACCURACY", "AVG_CITATIONS", "CITED_SENTENCES", "NUMERIC_GROUNDED", "ENTITY_GROUNDED", "PLACEHOLDER_FREE"}
+)
+UNBOUNDED = frozenset({"AVG_CITATIONS"})  # measures without an upper end (the others lie in [0, 1])
+# an assessor's label: a status name (the assessments' human_label) or a label file's word
+LABEL_LEVEL = {
+    "supported": 2,
+    "partial": 1,
+    "unsupported": 0,
+    "partially": 1,
+    "not_supported": 0,
+    "missing": 0,
+    "cross_language": 0,
+}
+# grid of restricted maximum likelihood for the spreads
+GRID_STEP = 0.0025
+GRID_MAX = 0.5
+
+INTERVAL_COLUMNS = ("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics")
+INTERVAL_SCHEMA = pa.schema(
+    [("run_id", pa.string()), ("measure", pa.string())]
+    + [(c, pa.float64()) for c in ("value", "low", "high", "low_topics", "high_topics")]
+    + [("topics", pa.int32())]
+)
+PAIR_COLUMNS = ("run_a", "run_b", "measure", "gap", "p_same_order", "p_same_order_topics")
+PAIR_SCHEMA = pa.schema(
+    [("run_a", pa.string()), ("run_b", pa.string()), ("measure", pa.string())]
+    + [(c, pa.float64()) for c in ("gap", "p_same_order", "p_same_order_topics")]
+)
+
+
+class Spreads(NamedTuple):
+    """The correlated parts of the judge's error (per citation weight): a report's and a run's."""
+
+    report_sd: float = 0.0
+    run_sd: float = 0.0
+    bias: float = 0.0  # mean of human minus judge, fitted and recorded, not applied
+
+    @classmethod
+    def of(cls, fitted: dict) -> "Spreads":
+        return cls(float(fitted["report_sd"]), float(fitted["run_sd"]), float(fitted.get("bias", 0.0)))
+
+
+INDEPENDENT = Spreads()
+
+
+def session_spreads(model=None) -> Spreads:
+    """The spreads of ``model`` (a :class:`judges.support.model.SupportModel`), else those of the
+    shipped model (a model file written before they were recorded, or the alignment judge)."""
+    if model is not None and getattr(model, "intervals", None):
+        return Spreads.of(model.intervals)
+    from judges.support.model import BUILTIN, load_model
+
+    return Spreads.of(load_model(BUILTIN).intervals)
+
+
+# -- per citation --------------------------------------------------------------------------------
+def level_distribution(
+    p_any,
+    p_full,
+    likelihood=None,
+    has_probabilities=None,
+    missing=None,
+    label_level=None,
+) -> np.ndarray:
+    """Per citation, the probabilities of none, partial and full support people would give (rows
+    of an ``(n, 3)`` array): the support model's (``p_any``, ``p_full``; ``likelihood`` of an
+    LLM's answer under each level, rows of 1 where none, applied by Bayes' rule), :data:`UNKNOWN`
+    where there are no probabilities (uniform before an answer), none for ``missing``, and the
+    label's level where ``label_level >= 0``."""
+    p_any = np.asarray(p_any, dtype=np.float64)
+    n = len(p_any)
+    has = np.ones(n, dtype=bool) if has_probabilities is None else np.asarray(has_probabilities, dtype=bool)
+    safe_any = np.where(has, p_any, 0.0)
+    safe_full = np.minimum(np.where(has, np.asarray(p_full, dtype=np.float64), 0.0), safe_any)
+    q = np.stack([1.0 - safe_any, safe_any - safe_full, safe_full], axis=1)
+    lik = np.ones((n, 3)) if likelihood is None else np.asarray(likelihood, dtype=np.float64)
+    answered = np.any(lik != 1.0, axis=1)
+    q[~has] = np.where(answered[~has, None], 1.0 / 3.0, np.array(UNKNOWN))
+    posterior = q * lik
+    total = posterior.sum(axis=1)
+    q = np.where(total[:, None] > 0.0, posterior / np.where(total > 0.0, total, 1.0)[:, None], q)
+    if missing is not None:
+        q[np.asarray(missing, dtype=bool)] = (1.0, 0.0, 0.0)
+    if label_level is not None:
+        lv = np.asarray(label_level)
+        known = lv >= 0
+        q[known] = np.eye(3)[lv[known]]
+    return q
+
+
+def weight_variances(q: np.ndarray, full_ruled_out) -> np.ndarray:
+    """``Var(w)`` of each citation's TREC weight under its levels ``q`` (:func:`level_distribution`),
+    full weighing 0.5 where ``full_ruled_out`` (:func:`judges.plan.weight_variance`)."""
+    return np.maximum(weight_variance(q[:, 1] + q[:, 2], q[:, 2], np.asarray(full_ruled_out, dtype=bool)), 0.0)
+
+
+def capped_levels(q: np.ndarray, full_ruled_out) -> np.ndarray:
+    """``q`` with full support moved to partial where the grounding cap rules it out."""
+    out = q.copy()
+    ruled = np.asarray(full_ruled_out, dtype=bool)
+    out[ruled, 1] += out[ruled, 2]
+    out[ruled, 2] = 0.0
+    return out
+
+
+# -- per run -------------------------------------------------------------------------------------
+def judge_variance(report_var, u, topics: int, spreads: Spreads, scale: float = 1.0) -> float:
+    """The judge-error variance of a run's ``all`` value: ``report_var`` the independent variances
+    of its reports' values (one per report it has; topics without one add 0), ``u`` their shares
+    of uncertain citations, ``topics`` the ``T`` its mean is over; the shared parts times ``scale``
+    (1 for weighted precision)."""
+    report_var, u = np.asarray(report_var, dtype=np.float64), np.asarray(u, dtype=np.float64)
+    if topics <= 0:
+        return 0.0
+    shared = spreads.report_sd**2 * float(np.sum(u**2)) + spreads.run_sd**2 * float(np.sum(u)) ** 2
+    return (float(np.sum(report_var)) + scale * shared) / topics**2
+
+
+def topic_variance(values: Sequence[float]) -> float:
+    """Variance of the mean of per-topic ``values`` over topics of the same kind: NaN from one topic."""
+    x = np.asarray(values, dtype=np.float64)
+    return float(np.var(x, ddof=1)) / len(x) if len(x) >= 2 else float("nan")
+
+
+def interval(value: float, variance: float, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
+    """The 95% normal interval around ``value``, clipped to ``[low, high]`` (NaN variance: NaN)."""
+    if variance != variance:
+        return float("nan"), float("nan")
+    half = Z95 * math.sqrt(max(variance, 0.0))
+    return max(low, min(high, value - half)), max(low, min(high, value + half))
+
+
+def p_same_order(gap: float, variance: float) -> float:
+    """``Phi(gap / sd)``: the probability that people order two runs as a judge ``gap`` apart does."""
+    if variance != variance:
+        return float("nan")
+    if variance <= 0.0:
+        return 1.0 if gap > 0 else 0.5
+    return 0.5 * math.erfc(-gap / math.sqrt(2.0 * variance))
+
+
+# -- fitting the spreads -------------------------------------------------------------------------
+def report_residuals(run_ids, topic_ids, human, weight, variance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per report (run, topic) of labelled citations: its run's index, the residual human minus
+    judge of its mean weight, and the independent variance of the judge's mean; reports in
+    (run, topic) order."""
+    run_ids, topic_ids = np.asarray(run_ids).astype(str), np.asarray(topic_ids).astype(str)
+    keys = np.char.add(np.char.add(run_ids, "\t"), topic_ids)  # ids hold no whitespace
+    reports, inverse = np.unique(keys, return_inverse=True)
+    n = np.bincount(inverse).astype(np.float64)
+    d = (np.bincount(inverse, np.asarray(human, dtype=np.float64)) - np.bincount(inverse, weight)) / n
+    s = np.bincount(inverse, np.asarray(variance, dtype=np.float64)) / n**2
+    runs = np.array([k.split("\t", 1)[0] for k in reports])
+    _, run_index = np.unique(runs, return_inverse=True)
+    return run_index, d, s
+
+
+def restricted_likelihood(run_index, d, s, report_sd, run_sd) -> tuple[np.ndarray, np.ndarray]:
+    """Restricted log-likelihood (up to a constant) of the residuals ``d`` (reports of runs
+    ``run_index``, independent variances ``s``) for every pair of ``report_sd`` x ``run_sd`` (a
+    grid), and the mean bias at each (generalised least squares). Model: ``d = bias + run effect
+    + report effect + independent error``, all normal."""
+    report_sd, run_sd = np.asarray(report_sd, dtype=np.float64), np.asarray(run_sd, dtype=np.float64)
+    runs = int(run_index.max()) + 1
+    member = np.zeros((len(d), runs))
+    member[np.arange(len(d)), run_index] = 1.0
+    a = 1.0 / (s[None, :] + report_sd[:, None] ** 2)  # (G1, K)
+    sa, sad, sadd = a @ member, (a * d) @ member, (a * d * d) @ member  # (G1, R)
+    logdet_a = -np.log(a) @ member
+    g = run_sd[None, :, None] ** 2  # (1, G2, 1)
+    sa, sad, sadd, logdet_a = sa[:, None, :], sad[:, None, :], sadd[:, None, :], logdet_a[:, None, :]
+    denom = 1.0 + g * sa
+    one = sa / denom  # 1' S^-1 1 per run
+    oned = sad / denom  # 1' S^-1 d
+    dd = sadd - g * sad**2 / denom  # d' S^-1 d
+    logdet = logdet_a + np.log(denom)
+    total_one, total_oned = one.sum(axis=2), oned.sum(axis=2)
+    bias = total_oned / total_one
+    quad = dd.sum(axis=2) - 2 * bias * total_oned + bias**2 * total_one
+    return -0.5 * (logdet.sum(axis=2) + quad + np.log(total_one)), bias
+
+
+def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_STEP) -> dict:
+    """``report_sd``, ``run_sd`` and the mean ``bias`` (human minus judge) of the judge's error,
+    fitted by restricted maximum likelihood (a grid of ``step`` up to :data:`GRID_MAX`, so the same
+    data give the same figures) to the residuals human minus judge per report, from labelled
+    citations: ``human`` their weights by the labels (0 / 0.5 / 1), ``weight`` the judge's (from
+    probabilities of a model that did not see their topic: cross-validated by topic),
+    ``variance`` each weight's independent variance (:func:`weight_variances`)."""
+    run_index, d, s = report_residuals(run_ids, topic_ids, human, weight, variance)
+    grid = np.round(np.arange(0.0, GRID_MAX + step / 2, step), 10)
+    loglik, bias = restricted_likelihood(run_index, d, s, grid, grid)
+    i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    return {
+        "report_sd": float(grid[i]),
+        "run_sd": float(grid[j]),
+        "bias": round(float(bias[i, j]), 4),
+        "reports": int(len(d)),
+        "runs": int(run_index.max()) + 1,
+        "mean_independent_sd": round(float(np.sqrt(np.mean(s))), 4),
+    }
+
+
+# -- the session's intervals and pairs -----------------------------------------------------------
+class Trust(NamedTuple):
+    """A session's intervals (rows of :data:`INTERVAL_COLUMNS`) and pairs (:data:`PAIR_COLUMNS`)."""
+
+    intervals: list[tuple]
+    pairs: list[tuple]
+
+
+def _likelihoods(answers: list, p_yes: list, error: float) -> np.ndarray:
+    from judges.attest.answers import likelihood
+
+    out = np.ones((len(answers), 3))
+    for i, (a, p) in enumerate(zip(answers, p_yes)):
+        if a is not None:
+            lik = likelihood(a, p, error)
+            if lik is not None:
+                out[i] = lik
+    return out
+
+
+def _column(table: pa.Table, name: str, order) -> pa.Array:
+    column = table.column(name) if order is None else pc.take(table.column(name), order)
+    return column.combine_chunks()
+
+
+def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str], answer_error: float) -> dict:
+    """Per report ``(run, topic)`` of ``table`` (assessments; ``order`` the indices that sort it by
+    run, topic, sentence and citation, or None when it is sorted): ``(u, {measure: independent
+    variance of its value})`` for the support measures."""
+    n = table.num_rows
+    if n == 0:
+        return {}
+    run = _column(table, "run_id", order)
+    topic = _column(table, "topic_id", order)
+    sentence_index = _column(table, "sentence_index", order).to_numpy(zero_copy_only=False)
+    status = _column(table, "status", order)
+    missing = pc.equal(status, "missing").to_numpy(zero_copy_only=False)
+    p_any_col, p_full_col = _column(table, "p_any", order), _column(table, "p_full", order)
+    has = (pc.is_valid(p_any_col).to_numpy(zero_copy_only=False)) & pc.is_valid(p_full_col).to_numpy(
+        zero_copy_only=False
+    )
+    p_any = pc.fill_null(p_any_col, 0.0).to_numpy(zero_copy_only=False)
+    p_full = pc.fill_null(p_full_col, 0.0).to_numpy(zero_copy_only=False)
+    ruled = np.zeros(n, dtype=bool)
+    for kind in cap:
+        lengths = pc.fill_null(pc.list_value_length(_column(table, f"{kind}_missing", order)), 0)
+        ruled |= lengths.to_numpy(zero_copy_only=False) > 0
+    answers = _column(table, "llm_answer", order)
+    lik = None
+    if answers.null_count < n:
+        lik = _likelihoods(answers.to_pylist(), _column(table, "llm_p_yes", order).to_pylist(), answer_error)
+    label_level = None
+    if "human_label" in table.column_names:
+        labels = _column(table, "human_label", order)
+        if labels.null_count < n:
+            label_level = np.array([LABEL_LEVEL.get(v, -1) if v is not None else -1 for v in labels.to_pylist()])
+    q = level_distribution(p_any, p_full, lik, has, missing, label_level)
+    uncertain = ~missing if label_level is None else ~missing & (label_level < 0)
+    ruled &= uncertain  # an assessor's label is what people say, cap or not
+    v_weight = weight_variances(q, ruled)  # 0 where the level is known
+    qc = capped_levels(q, ruled)
+    full = qc[:, 2]  # P(people say full)
+    v_support = full * (1.0 - full)
+    chars = pc.utf8_length(pc.utf8_trim_whitespace(_column(table, "sentence", order))).to_numpy(zero_copy_only=False)
+
+    # boundaries of reports and sentences (the rows are sorted by run, topic, sentence, citation)
+    new_report = np.ones(n, dtype=bool)
+    if n > 1:
+        new_report[1:] = pc.or_(pc.not_equal(run[1:], run[:-1]), pc.not_equal(topic[1:], topic[:-1])).to_numpy(
+            zero_copy_only=False
+        )
+    new_sentence = new_report.copy()
+    new_sentence[1:] |= sentence_index[1:] != sentence_index[:-1]
+    r_start, s_start = np.flatnonzero(new_report), np.flatnonzero(new_sentence)
+    report_of_sentence = np.searchsorted(r_start, s_start, side="right") - 1
+    n_cit = np.diff(np.append(r_start, n)).astype(np.float64)
+
+    # per sentence: P(no citation full), P(every citation none), the best weight's variance
+    no_full = np.multiply.reduceat(1.0 - full, s_start)
+    all_none = np.multiply.reduceat(qc[:, 0], s_start)
+    p_best_full = 1.0 - no_full
+    p_best_half = np.clip(1.0 - p_best_full - all_none, 0.0, 1.0)
+    mean_best = 0.5 * p_best_half + p_best_full
+    v_best = np.maximum(0.25 * p_best_half + p_best_full - mean_best**2, 0.0)
+    v_some = p_best_full * (1.0 - p_best_full)
+    s_chars = chars[s_start].astype(np.float64)
+    nonblank = s_chars > 0
+    s_judged_full = pc.equal(status, "supported").to_numpy(zero_copy_only=False)
+    s_supported = np.logical_or.reduceat(s_judged_full, s_start) & nonblank
+
+    def per_report(values, weights=None) -> np.ndarray:
+        return np.bincount(report_of_sentence, values if weights is None else values * weights, minlength=len(r_start))
+
+    cited_sentences = per_report(nonblank.astype(np.float64))
+    cited_chars = per_report(s_chars * nonblank)
+    supported_chars = per_report(s_chars * s_supported)
+    sum_best, sum_some = per_report(v_best * nonblank), per_report(v_some * nonblank)
+    sum_some_chars = per_report(v_some * nonblank, s_chars**2)
+    sum_weight = np.add.reduceat(v_weight, r_start)
+    sum_support = np.add.reduceat(v_support, r_start)
+    all_full = np.multiply.reduceat(full, r_start)
+    u = np.add.reduceat(uncertain.astype(np.float64), r_start) / n_cit
+
+    runs, topics = run.take(pa.array(r_start)).to_pylist(), topic.take(pa.array(r_start)).to_pylist()
+    out = {}
+    for k, key in enumerate(zip(runs, topics)):
+        v = per_topic.get(key, {})
+        sentences = _recovered(cited_sentences[k], v.get("CITED_SENTENCES", 0.0))
+        if v.get("GROUNDEDNESS", 0.0) > 0:
+            total_chars = supported_chars[k] / v["GROUNDEDNESS"]
+        else:  # no supported sentence: the uncited sentences taken as long as the cited ones
+            total_chars = cited_chars[k] * sentences / cited_sentences[k] if cited_sentences[k] else 0.0
+        out[key] = (
+            float(u[k]),
+            {
+                "CITATION_SUPPORT": sum_support[k] / n_cit[k] ** 2,
+                "PERFECT_CITATIONS": all_full[k] * (1.0 - all_full[k]),
+                "SENTENCE_SUPPORT": sum_some[k] / sentences**2 if sentences else 0.0,
+                "WEIGHTED_PRECISION": sum_weight[k] / n_cit[k] ** 2,
+                "WEIGHTED_RECALL": sum_best[k] / sentences**2 if sentences else 0.0,
+                "GROUNDEDNESS": sum_some_chars[k] / total_chars**2 if total_chars else 0.0,
+            },
+        )
+    return out
+
+
+def _recovered(cited: float, share: float) -> float:
+    """The number of non-blank sentences of a report with ``cited`` cited ones, a ``share`` of them."""
+    return float(round(cited / share)) if share > 0 else 0.0
+
+
+def trust(
+    per_topic: dict,
+    runs: Sequence[str],
+    topics: Sequence[str],
+    reports: dict,
+    spreads: Spreads,
+    measures: Sequence[str] = MEASURE_NAMES,
+) -> Trust:
+    """The intervals of every run and measure and the pairs on the headline, from the reports'
+    values (``per_topic``: (run, topic) -> measures; a topic a run did not answer counts 0) and
+    :func:`report_variances`."""
+    runs, topics = sorted(runs), sorted(topics)
+    t = len(topics)
+    support = [m for m in measures if m not in NO_JUDGE_ERROR]
+    # each support measure's shared part: weighted precision's, scaled by the session's variance ratio
+    totals = {m: sum(v[m] for _, v in reports.values() if m in v) for m in support}
+    base = totals.get(HEADLINE, 0.0)
+    scale = {m: (totals[m] / base if base > 0 else 1.0) for m in support}
+    scale[HEADLINE] = 1.0
+    values: dict[str, dict[str, list[float]]] = {}
+    variance: dict[str, dict[str, float]] = {}
+    rows = []
+    for run in runs:
+        per = [per_topic.get((run, topic)) for topic in topics]
+        values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
+        known = [reports[(run, topic)] for topic in topics if (run, topic) in reports]
+        u = [k[0] for k in known]
+        variance[run] = {}
+        for m in measures:
+            x = values[run][m]
+            value = sum(x) / t if t else 0.0
+            var = 0.0
+            if m not in NO_JUDGE_ERROR:
+                var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, scale.get(m, 1.0))
+            variance[run][m] = var
+            high = math.inf if m in UNBOUNDED else 1.0
+            low_, high_ = interval(value, var, 0.0, high)
+            low_t, high_t = interval(value, var + topic_variance(x), 0.0, high)
+            rows.append((run, m, value, low_, high_, low_t, high_t, t))
+    head = headline_of(list(measures))
+    mean = {run: v for run, m, v, *_ in rows if m == head}
+    x = np.array([values[run][head] for run in runs], dtype=np.float64).reshape(len(runs), t)
+    cov = np.cov(x, ddof=1).reshape(len(runs), len(runs)) / t if t >= 2 else np.full((len(runs),) * 2, np.nan)
+    pairs = []
+    for i, a in enumerate(runs):
+        for j in range(i + 1, len(runs)):
+            b = runs[j]
+            first, second = (a, b) if mean[a] >= mean[b] else (b, a)  # ties: in name order
+            gap = mean[first] - mean[second]
+            var = variance[a][head] + variance[b][head]
+            topic_var = max(cov[i, i] + cov[j, j] - 2.0 * cov[i, j], 0.0) if t >= 2 else float("nan")
+            pairs.append((first, second, head, gap, p_same_order(gap, var), p_same_order(gap, var + topic_var)))
+    pairs.sort(key=lambda p: (p[2], p[0], p[1]))
+    return Trust(rows, pairs)
+
+
+# -- files -----------------------------------------------------------------------------------------
+def _fmt(v) -> str:
+    if isinstance(v, (int, np.integer)):
+        return str(v)
+    from judges.formats.trec import format_value
+
+    return format_value(v)
+
+
+def write_tsv(path: Path, columns: Sequence[str], rows: list[tuple]) -> None:
+    from judges.formats.atomic import atomic_text
+
+    with atomic_text(path) as f:
+        f.write("\t".join(columns) + "\n")
+        for row in rows:
+            f.write("\t".join(v if isinstance(v, str) else _fmt(v) for v in row) + "\n")
+
+
+def write_parquet(path: Path, schema: pa.Schema, rows: list[tuple]) -> None:
+    from judges.formats.tables import write_table
+
+    columns = list(zip(*rows)) if rows else [[] for _ in schema]
+    write_table(path, pa.table([list(c) for c in columns], schema=schema))
+
+
+def write_trust(found: Trust, out_dir: Path, name: str, place: Callable[[Path], Path] = lambda p: p) -> dict:
+    """Write ``NAME.intervals.tsv``/``.parquet`` and ``NAME.pairs.tsv``/``.parquet``; returns kind -> path."""
+    files = {}
+    for kind, columns, schema, rows in (
+        ("intervals", INTERVAL_COLUMNS, INTERVAL_SCHEMA, found.intervals),
+        ("pairs", PAIR_COLUMNS, PAIR_SCHEMA, found.pairs),
+    ):
+        tsv, parquet = out_dir / f"{name}.{kind}.tsv", out_dir / f"{name}.{kind}.parquet"
+        write_tsv(place(tsv), columns, rows)
+        write_parquet(place(parquet), schema, rows)
+        files[kind], files[f"{kind}_parquet"] = str(tsv), str(parquet)
+    return files
+
+
+def read_intervals(path: str | Path, name: Optional[str] = None):
+    """The intervals (:data:`INTERVAL_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
+    from judges.formats.tables import _resolve
+
+    return pq.read_table(_resolve(path, name, "intervals.parquet")).to_pandas()
+
+
+def read_pairs(path: str | Path, name: Optional[str] = None):
+    """The run pairs (:data:`PAIR_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
+    from judges.formats.tables import _resolve
+
+    return pq.read_table(_resolve(path, name, "pairs.parquet")).to_pandas()
+
+
+def inseparable(pairs: list[tuple], ranking: list[str], level: float = 0.95) -> list[tuple[str, str, float]]:
+    """Adjacent runs of ``ranking`` (best first) whose ``p_same_order`` is below ``level``."""
+    p = {(a, b): q for a, b, _, _, q, _ in pairs}
+    out = []
+    for a, b in zip(ranking, ranking[1:]):
+        q = p.get((a, b), p.get((b, a)))
+        if q is not None and q < level:
+            out.append((a, b, q))
+    return out

@@ -1,0 +1,428 @@
+"""How far to trust the leaderboard (judges.intervals): the variance formulas against enumeration
+and simulation, the fit of the spreads, the intervals' properties, the files, their readers, the
+summary line, labels narrowing an interval, and the spreads the shipped model records."""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from conftest import ROOT, run_cli, shared
+from hypothesis import given
+from hypothesis import strategies as st
+
+import judges
+from judges import intervals as iv
+from judges.attest.answers import likelihood
+from judges.measures import NO_GROUNDING, WEIGHT, SentenceResult, evaluate
+from judges.records import STATUS_GRADE, Judgment
+from judges.support.model import load_model
+from judges.weights import citation_weight
+from judges.writer import assessment_order
+
+LEVEL_WEIGHT = (0.0, 0.5, 1.0)
+SAMPLE = [
+    "--rag-topics",
+    ROOT / "datasets" / "rag25" / "topics.jsonl",
+    "--rag-responses",
+    ROOT / "runs" / "rag25",
+    "--corpus",
+    ROOT / "datasets" / "rag25" / "corpus.jsonl",
+    "--workflow",
+    ROOT / "workflows" / "citation.yml",
+]
+
+
+def judge_sample(out, *extra):
+    result = run_cli("--judge", "citation", *SAMPLE, "--out-dir", out, "--name", "s", *extra)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+# -- per citation ------------------------------------------------------------------------------------
+probabilities = st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)).map(lambda p: (max(p), min(p)))
+
+
+@given(probabilities, st.booleans())
+def test_weight_variance_is_the_variance_over_the_three_levels(p, ruled):
+    p_any, p_full = p
+    q = iv.level_distribution([p_any], [p_full])
+    weights = (0.0, 0.5, 0.5 if ruled else 1.0)
+    mean = sum(qk * w for qk, w in zip(q[0], weights))
+    brute = sum(qk * (w - mean) ** 2 for qk, w in zip(q[0], weights))
+    assert iv.weight_variances(q, [ruled])[0] == pytest.approx(brute, abs=1e-12)
+
+
+@given(
+    st.tuples(st.floats(0.001, 0.999), st.floats(0.001, 0.999)).map(lambda p: (max(p), min(p) * 0.999)),
+    st.floats(0.0, 0.5),
+    st.sampled_from(["YES", "NO", "FULL", "PARTIAL", "NONE"]),
+    st.booleans(),
+)
+def test_an_answered_citation_has_the_posterior_whose_mean_is_its_weight(p, error, answer, ruled):
+    p_any, p_full = p
+    lik = likelihood(answer, None, error)
+    q = iv.level_distribution([p_any], [p_full], [lik])[0]
+    status = "partial" if ruled else "supported"
+    j = Judgment(status, STATUS_GRADE[status], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "embedded", "", "supported")
+    j = j._replace(p_any=p_any, p_full=p_full, llm_answer=answer, capped=ruled)
+    full_w = 0.5 if ruled else 1.0
+    assert 0.5 * q[1] + full_w * q[2] == pytest.approx(citation_weight(j, True, error, full_ruled_out=ruled))
+    prior = np.array([1 - p_any, p_any - p_full, p_full]) * lik
+    assert q == pytest.approx(prior / prior.sum())
+
+
+def test_missing_unknown_and_labelled_citations():
+    q = iv.level_distribution(
+        [0.9, 0.0, 0.0, 0.7, 0.0],
+        [0.8, 0.0, 0.0, 0.1, 0.0],
+        [[1, 1, 1], [1, 1, 1], [0.1, 0.1, 0.9], [1, 1, 1], [1, 1, 1]],
+        has_probabilities=[True, False, False, True, False],
+        missing=[False, True, False, False, False],
+        label_level=[-1, -1, -1, 2, -1],
+    )
+    v = iv.weight_variances(q, [False] * 5)
+    assert v[0] == pytest.approx(0.8 + 0.25 * 0.1 - (0.8 + 0.05) ** 2)  # E[w^2] - E[w]^2
+    assert v[1] == 0.0  # missing: weighs 0, known
+    assert q[2] == pytest.approx(np.array([1, 1, 9]) / 11)  # unknown, answered: uniform prior, then Bayes
+    assert v[3] == 0.0 and q[3] == pytest.approx([0, 0, 1])  # labelled
+    assert v[4] == pytest.approx(0.25)  # unknown (cross-language): none or full, 1/2 each
+
+
+# -- per report: every support measure against enumeration of the people's levels -------------------
+def assessments(rows):
+    """A minimal assessments table: the columns judges.intervals reads."""
+    cols = dict(
+        zip(
+            (
+                "run_id",
+                "topic_id",
+                "sentence_index",
+                "citation_rank",
+                "status",
+                "weight",
+                "p_any",
+                "p_full",
+                "llm_answer",
+                "llm_p_yes",
+                "numbers_missing",
+                "entities_missing",
+                "human_label",
+                "sentence",
+            ),
+            zip(*rows),
+        )
+    )
+    types = {"sentence_index": pa.int32(), "citation_rank": pa.int32(), "numbers_missing": pa.list_(pa.string())}
+    types["entities_missing"] = pa.list_(pa.string())
+    return pa.table({k: pa.array(list(v), type=types.get(k)) for k, v in cols.items()})
+
+
+SENTENCES = {0: "Alpha beta gamma delta.", 1: "Tidal power.", 2: "Nothing cited here at all.", 3: "  "}
+# (sentence, status, p_any, p_full, numbers_missing, human_label)
+CITATIONS = [
+    (0, "supported", 0.9, 0.7, [], None),
+    (0, "partial", 0.6, 0.5, ["12"], None),  # the cap rules full out
+    (1, "unsupported", 0.4, 0.1, [], None),
+    (1, "missing", None, None, [], None),
+    (3, "supported", 0.8, 0.6, [], None),  # a blank sentence: counted by citation measures only
+    (0, "supported", 0.5, 0.3, [], "supported"),  # labelled: known
+]
+
+
+def human_measures(levels):
+    """The people's measures of the report for one assignment of levels to its citations."""
+    by_sentence = {}
+    for (s, *_), level in zip(CITATIONS, levels):
+        by_sentence.setdefault(s, []).append(level)
+    results = [
+        SentenceResult(
+            len(text.strip()),
+            tuple("supported" if lv == 2 else "partial" if lv == 1 else "unsupported" for lv in by_sentence.get(s, [])),
+            NO_GROUNDING,
+            tuple(LEVEL_WEIGHT[lv] for lv in by_sentence.get(s, [])),
+        )
+        for s, text in SENTENCES.items()
+    ]
+    return evaluate(results)
+
+
+def test_report_variances_match_enumeration_of_the_levels():
+    rows, weights = [], []
+    for rank, (s, status, p_any, p_full, numbers, label) in enumerate(CITATIONS):
+        w = WEIGHT[status] if p_any is None else float(np.dot(LEVEL_WEIGHT, [1 - p_any, p_any - p_full, p_full]))
+        rows.append(("r", "t", s, rank, status, w, p_any, p_full, None, None, numbers, [], label, SENTENCES[s]))
+        weights.append(w)
+    table = assessments(rows)
+    judged = human_measures([STATUS_GRADE[c[1]] for c in CITATIONS])  # CITED_SENTENCES and GROUNDEDNESS
+    order = assessment_order(table)  # the rows are not in sentence order
+    u, var = iv.report_variances(table, order, {("r", "t"): judged}, ("numbers", "entities"), 0.1)[("r", "t")]
+    # each citation's levels: the model's, full moved to partial where ruled out; fixed when known
+    choices = []
+    for _, _, p_any, p_full, numbers, label in CITATIONS:
+        if label is not None:
+            choices.append([(STATUS_GRADE[label], 1.0)])
+        elif p_any is None:
+            choices.append([(0, 1.0)])
+        else:
+            q = [1 - p_any, p_any - p_full, p_full]
+            if numbers:
+                q = [q[0], q[1] + q[2], 0.0]
+            choices.append([(lv, q[lv]) for lv in range(3) if q[lv] > 0])
+    moments = {m: [0.0, 0.0] for m in var}
+    for combo in itertools.product(*choices):
+        p = math.prod(c[1] for c in combo)
+        h = human_measures([c[0] for c in combo])
+        for m in var:
+            moments[m][0] += p * h[m]
+            moments[m][1] += p * h[m] ** 2
+    for m, (mean, square) in moments.items():
+        assert var[m] == pytest.approx(square - mean**2, abs=1e-12), m
+    assert u == pytest.approx(4 / 6)  # the missing and the labelled citation are known
+
+
+# -- per run: the formula against simulation ---------------------------------------------------------
+def test_judge_variance_matches_a_simulation_of_the_three_errors():
+    rng = np.random.default_rng(5)
+    spreads = iv.Spreads(report_sd=0.15, run_sd=0.05)
+    topics = 6
+    reports = [rng.uniform(0.02, 0.2, size=n) for n in (1, 3, 7, 2, 5)]  # the sixth topic: no report
+    certain = [np.arange(len(v)) < (1 if len(v) == 3 else 0) for v in reports]  # one labelled citation
+    u = [float(np.mean(~c)) for c in certain]
+    ind = [float(np.sum(np.where(c, 0.0, v)) / len(v) ** 2) for v, c in zip(reports, certain)]
+    formula = iv.judge_variance(ind, u, topics, spreads)
+    draws = 40_000
+    run_effect = rng.normal(0, spreads.run_sd, draws)
+    total = np.zeros(draws)
+    for v, c in zip(reports, certain):
+        report_effect = rng.normal(0, spreads.report_sd, draws)
+        e = rng.normal(0, np.sqrt(v), size=(draws, len(v))) + (report_effect + run_effect)[:, None]
+        total += np.where(c, 0.0, e).mean(axis=1)
+    assert np.var(total / topics) == pytest.approx(formula, rel=0.03)
+    assert iv.judge_variance(ind, u, topics, iv.INDEPENDENT) == pytest.approx(sum(ind) / topics**2)
+
+
+# -- fitting the spreads -----------------------------------------------------------------------------
+def simulated_residuals(report_sd, run_sd, bias, seed=0, runs=45, topics=14):
+    rng = np.random.default_rng(seed)
+    run_ids, topic_ids, human, weight, variance = [], [], [], [], []
+    for r in range(runs):
+        delta = rng.normal(0, run_sd)
+        for t in range(topics):
+            n = int(rng.integers(1, 10))
+            eps = rng.normal(0, report_sd)
+            v = rng.uniform(0.02, 0.2, n)
+            w = rng.uniform(0.2, 0.8, n)
+            run_ids += [f"r{r}"] * n
+            topic_ids += [f"t{t}"] * n
+            human += list(w + bias + delta + eps + rng.normal(0, np.sqrt(v)))
+            weight += list(w)
+            variance += list(v)
+    return run_ids, topic_ids, np.array(human), np.array(weight), np.array(variance)
+
+
+@pytest.mark.parametrize("truth", [(0.15, 0.06, 0.02), (0.0, 0.0, 0.0), (0.1, 0.0, -0.03)])
+def test_fit_spreads_recovers_simulated_spreads(truth):
+    fitted = iv.fit_spreads(*simulated_residuals(*truth))
+    assert fitted["runs"] == 45 and fitted["reports"] == 45 * 14
+    # on the variance scale: an sd near 0 is estimated as a few hundredths by chance
+    assert fitted["report_sd"] ** 2 == pytest.approx(truth[0] ** 2, abs=0.004)
+    assert fitted["run_sd"] ** 2 == pytest.approx(truth[1] ** 2, abs=0.004)
+    assert fitted["bias"] == pytest.approx(truth[2], abs=0.025)
+
+
+def test_restricted_likelihood_matches_the_dense_normal():
+    rng = np.random.default_rng(2)
+    run_index = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2])
+    d, s = rng.normal(0, 0.2, 9), rng.uniform(0.01, 0.05, 9)
+
+    def dense(report_sd, run_sd):
+        cov = np.diag(s + report_sd**2) + run_sd**2 * (run_index[:, None] == run_index[None, :])
+        inv = np.linalg.inv(cov)
+        one = np.ones(9)
+        mu = (one @ inv @ d) / (one @ inv @ one)
+        r = d - mu
+        return -0.5 * (np.linalg.slogdet(cov)[1] + r @ inv @ r + np.log(one @ inv @ one)), mu
+
+    grid = np.array([0.0, 0.1, 0.3])
+    loglik, bias = iv.restricted_likelihood(run_index, d, s, grid, grid)
+    for i, j in itertools.product(range(3), range(3)):
+        ll, mu = dense(grid[i], grid[j])
+        assert loglik[i, j] == pytest.approx(ll) and bias[i, j] == pytest.approx(mu)
+
+
+# -- intervals and pairs -----------------------------------------------------------------------------
+@given(st.floats(0.0, 1.0), st.floats(0.0, 0.5), st.floats(0.0, 0.5))
+def test_an_interval_holds_its_value_and_widens_with_the_variance(value, a, b):
+    small, large = sorted((a, b))
+    lo, hi = iv.interval(value, small)
+    lo2, hi2 = iv.interval(value, large)
+    assert 0.0 <= lo2 <= lo <= value <= hi <= hi2 <= 1.0
+    assert iv.interval(value, 0.0) == (value, value)
+    assert iv.interval(value, large, 0.0, math.inf)[1] >= hi2
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(1e-6, 0.5), st.floats(1e-6, 0.5))
+def test_p_same_order_grows_with_the_gap_and_shrinks_with_the_variance(g1, g2, v1, v2):
+    assert 0.5 <= iv.p_same_order(min(g1, g2), v1) <= iv.p_same_order(max(g1, g2), v1) <= 1.0
+    if g1 > 0:
+        assert iv.p_same_order(g1, min(v1, v2)) >= iv.p_same_order(g1, max(v1, v2))
+    assert iv.p_same_order(0.0, v1) == 0.5 and iv.p_same_order(0.1, 0.0) == 1.0
+
+
+def test_trust_pairs_and_topic_sampling():
+    per_topic = {("a", "t1"): {"WEIGHTED_PRECISION": 0.6}, ("a", "t2"): {"WEIGHTED_PRECISION": 0.4}}
+    per_topic |= {("b", "t1"): {"WEIGHTED_PRECISION": 0.3}}  # b did not answer t2: it counts 0
+    reports = {k: (1.0, {"WEIGHTED_PRECISION": 0.01}) for k in per_topic}
+    found = iv.trust(per_topic, ["b", "a"], ["t2", "t1"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION"])
+    (_, _, va, lo, hi, lot, hit, t), (_, _, vb, *_) = found.intervals
+    assert (va, vb, t) == (pytest.approx(0.5), pytest.approx(0.15), 2)
+    var_a = (0.02 + 0.1**2 * 2 + 0.05**2 * 4) / 4  # independent, report and run parts over T^2
+    assert (lo, hi) == pytest.approx((0.5 - 1.959964 * math.sqrt(var_a), 0.5 + 1.959964 * math.sqrt(var_a)))
+    topic_var = np.var([0.6, 0.4], ddof=1) / 2
+    assert (lot, hit) == pytest.approx(
+        (0.5 - 1.959964 * math.sqrt(var_a + topic_var), 0.5 + 1.959964 * math.sqrt(var_a + topic_var))
+    )
+    var_b = (0.01 + 0.1**2 + 0.05**2) / 4
+    [(first, second, measure, gap, p, p_topics)] = found.pairs
+    assert (first, second, measure, gap) == ("a", "b", "WEIGHTED_PRECISION", pytest.approx(0.35))
+    assert p == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (var_a + var_b))))
+    paired = np.var([0.6 - 0.3, 0.4 - 0.0], ddof=1) / 2
+    assert p_topics == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (var_a + var_b + paired))))
+
+
+# -- the files ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sample")
+    return out, judge_sample(out)
+
+
+def test_the_intervals_file_brackets_each_leaderboard_value(sample):
+    out, _ = sample
+    lines = (out / "s.intervals.tsv").read_text().splitlines()
+    assert lines[0].split("\t") == list(iv.INTERVAL_COLUMNS)
+    rows = [line.split("\t") for line in lines[1:]]
+    board = {
+        (r, m): v
+        for r, t, m, v in (line.split("\t") for line in (out / "s.leaderboard.txt").read_text().splitlines())
+        if t == "all"
+    }
+    assert [(r[0], r[1]) for r in rows] == list(board)  # the leaderboard's order: runs sorted, registry order
+    for run, measure, value, low, high, low_t, high_t, topics in rows:
+        assert value == board[(run, measure)] and topics == "3"
+        low, high, low_t, high_t, value = map(float, (low, high, low_t, high_t, value))
+        assert low_t <= low <= value <= high <= high_t
+        if measure in iv.NO_JUDGE_ERROR:
+            assert low == value == high
+        elif measure == "WEIGHTED_PRECISION":
+            assert low < value < high
+    pairs = [line.split("\t") for line in (out / "s.pairs.tsv").read_text().splitlines()]
+    assert pairs[0] == list(iv.PAIR_COLUMNS) and len(pairs) == 1 + 3
+    values = {r[0]: float(r[2]) for r in rows if r[1] == "WEIGHTED_PRECISION"}
+    for a, b, measure, gap, p, p_topics in pairs[1:]:
+        assert measure == "WEIGHTED_PRECISION" and values[a] >= values[b]
+        assert float(gap) == pytest.approx(values[a] - values[b], abs=2e-4)
+        assert 0.5 <= float(p) <= 1.0 and 0.5 <= float(p_topics) <= 1.0
+    assert pairs[1:] == sorted(pairs[1:])
+
+
+def test_the_readers_give_the_files_rows(sample):
+    out, _ = sample
+    frame = judges.read_intervals(out, "s")
+    assert list(frame.columns) == list(iv.INTERVAL_COLUMNS)
+    text = [line.split("\t") for line in (out / "s.intervals.tsv").read_text().splitlines()[1:]]
+    assert [list(map(str, r[:2])) + [f"{v:.4f}" for v in r[2:7]] + [str(r[7])] for r in frame.values] == text
+    pairs = judges.read_pairs(out, "s")
+    text = [line.split("\t") for line in (out / "s.pairs.tsv").read_text().splitlines()[1:]]
+    assert [list(r[:3]) + [f"{v:.4f}" for v in r[3:]] for r in pairs.values] == text
+
+
+def test_the_summary_names_runs_that_cannot_be_told_apart(sample):
+    out, result = sample
+    assert (
+        "cannot be told apart: 2 of 2 adjacent runs by WEIGHTED_PRECISION (P < 0.95 that the assessors order them "
+        "as the judge does): teamS-raw24 and teamR-run-a (P 0.86), teamR-run-a and teamR-run-b (P 0.84); "
+        f"every pair in {out / 's.pairs.tsv'}"
+    ) in " ".join(result.stdout.split())
+
+
+def test_worker_processes_write_the_same_intervals_and_pairs(tmp_path):
+    judge_sample(tmp_path / "one", "--workers", "1")
+    judge_sample(tmp_path / "two", "--workers", "2")
+    for f in ("s.intervals.tsv", "s.intervals.parquet", "s.pairs.tsv", "s.pairs.parquet"):
+        assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
+
+
+def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
+    out, _ = sample
+    a = judges.read_assessments(out, "s")
+    run = "teamR-run-a"
+    mine = a[(a.run_id == run) & a.p_any.notna()]
+    c = mine.loc[(mine.p_any - mine.p_full).idxmax()]  # the citation the model is least sure about
+    labels = tmp_path / "labels.jsonl"
+    row = {"run_id": run, "topic_id": c.topic_id, "sentence_index": int(c.sentence_index), "doc_id": c.doc_id}
+    labels.write_text(json.dumps({**row, "label": "partially"}) + "\n")
+    judge_sample(tmp_path / "labelled", "--labels", labels)
+
+    def wp(frame):
+        r = frame[(frame.run_id == run) & (frame.measure == "WEIGHTED_PRECISION")].iloc[0]
+        return r.value, r.high - r.low
+
+    (v0, width0), (v1, width1) = wp(judges.read_intervals(out, "s")), wp(judges.read_intervals(tmp_path / "labelled"))
+    assert width1 < width0
+    assert v1 != v0  # the label's weight replaced the expected one
+    others = judges.read_intervals(out, "s"), judges.read_intervals(tmp_path / "labelled")
+    keep = [f[(f.run_id != run) & (f.measure == "WEIGHTED_PRECISION")].reset_index(drop=True) for f in others]
+    assert keep[0].equals(keep[1])  # other runs' do not move
+
+
+# -- the spreads the shipped model records -----------------------------------------------------------
+def test_the_shipped_model_records_its_spreads():
+    model = load_model("rag24")
+    assert set(model.intervals) >= {"report_sd", "run_sd", "bias", "fitted_on", "method"}
+    assert iv.session_spreads(model) == iv.session_spreads(None) == iv.Spreads.of(model.intervals)
+    assert 0.0 < model.intervals["run_sd"] < model.intervals["report_sd"] < 0.5
+    data = model.to_dict()
+    assert data["intervals"] == model.intervals and list(data)[-1] == "intervals"
+    without = dict(data)
+    del without["intervals"]
+    assert type(model).from_dict(without).intervals == {}  # an older file loads; it borrows the shipped spreads
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_calibrate_fits_the_shipped_spreads(tmp_path):
+    data = shared("rag24-support")
+    r = run_cli(
+        "--rag-topics",
+        data / "topics.jsonl",
+        "--rag-responses",
+        data / "runs",
+        "--corpus",
+        data / "segments.jsonl",
+        "--out-dir",
+        tmp_path,
+        "--name",
+        "r",
+    )
+    assert r.returncode == 0, r.stderr
+    c = run_cli(
+        "calibrate",
+        "--assessments",
+        tmp_path,
+        "--name",
+        "r",
+        "--labels",
+        data / "labels.jsonl",
+        "--output",
+        tmp_path / "m.json",
+    )
+    assert c.returncode == 0, c.stderr
+    fitted, shipped = json.loads((tmp_path / "m.json").read_text()), load_model("rag24").to_dict()
+    assert fitted["intervals"] == shipped["intervals"]
+    assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
+        k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
+    }
