@@ -51,7 +51,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.plan import KEY, make_plan  # noqa: E402
 from judges.records import Judgment  # noqa: E402
-from judges.support.calibrate import STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
+from judges.support.calibrate import FEATURE_COLUMNS, STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
 from judges.support.model import expected_error, levels  # noqa: E402
 from judges.weights import citation_weight  # noqa: E402
 
@@ -105,7 +105,7 @@ def setup(data: Path) -> SimpleNamespace:
     table = table.merge(ranks, on=keys, how="left", validate="one_to_one")
     truth = sa.read_truth(d / "truth.eval.txt")
     table = table.sort_values(list(KEY)).reset_index(drop=True)
-    x = table[sa.FEATURE_COLUMNS].to_numpy(dtype=np.float64)
+    x = table[FEATURE_COLUMNS].to_numpy(dtype=np.float64)
     y, topics = table["y"].to_numpy(), table["topic_id"].to_numpy()
     p_any, p_full, level = np.zeros(len(y)), np.zeros(len(y)), np.zeros(len(y), dtype=np.int64)
     models = []

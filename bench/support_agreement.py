@@ -46,7 +46,6 @@ from judges.meta.correlation import kendall  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.measures import expected_weight  # noqa: E402
 from judges.support.calibrate import (  # noqa: E402
-    FEATURE_COLUMNS,
     STATUS_LEVEL,
     agreement,
     cross_validate,
@@ -191,129 +190,6 @@ def capped(table, level: np.ndarray) -> np.ndarray:
     return np.where((level == 2) & lacks(table), 1, level)
 
 
-def cascade(table, truth: pd.Series, draws: int = 10, budgets=(0.1, 0.2, 0.25, 0.3, 0.5)) -> None:
-    """The attestation cascade on unseen topics, with a SIMULATED LLM (see the module doc)."""
-    from types import SimpleNamespace
-
-    from judges.attest.cascade import combine
-    from judges.attest.selection import Selection
-    from judges.config import AttestSettings
-    from judges.records import Judgment
-    from judges.support.calibrate import calibrate, folds
-    from judges.support.model import levels
-    from judges.weights import citation_weight
-
-    statuses = np.array(["unsupported", "partial", "supported"])
-    level_of = {s: k for k, s in enumerate(statuses)}
-    x = table[FEATURE_COLUMNS].to_numpy(dtype=np.float64)
-    y, topics = table["y"].to_numpy(), table["topic_id"].to_numpy()
-    report_citations = table.groupby(["run_id", "topic_id"]).size().to_dict()
-    # the topics each run answered, with or without a citation here (the run scan counts them so)
-    answered = pd.Series(truth.index.get_level_values(1), index=truth.index.get_level_values(0))
-    answered = answered.groupby(level=0).agg(set).to_dict()
-    keys = list(zip(table["run_id"], table["topic_id"]))
-    models, p_any, p_full = {}, np.zeros(len(y)), np.zeros(len(y))
-    level = np.zeros(len(y), dtype=np.int64)
-    for group in folds(topics):
-        test = np.isin(topics, group)
-        m = calibrate(table[~test], "the other topics")  # as an organiser would fit it
-        pa, pf = m.probabilities(x[test])
-        p_any[test], p_full[test], level[test] = pa, pf, levels(pa, pf, m.p_supported, m.p_partial)
-        models[tuple(group)] = (test, m)
-
-    def sent_by(budget: float, leverage: bool) -> np.ndarray:
-        sent = np.zeros(len(y), dtype=bool)
-        for test, m in models.values():
-            selection = Selection.for_session(
-                AttestSettings(mode="uncertain", budget=budget, leverage=leverage), m, report_citations, answered
-            )
-            for i in np.flatnonzero(test):
-                j = SimpleNamespace(p_any=p_any[i], p_full=p_full[i], support_status=statuses[level[i]])
-                sent[i] = selection.of(*keys[i]).sends(j)
-        return sent
-
-    rng = np.random.default_rng(0)
-    answers = {}
-    for question in ("yes_no", "support_level"):
-        answers[question] = []
-        for _ in range(draws):
-            wrong = rng.random(len(y)) < 0.2
-            if question == "yes_no":
-                answers[question].append(np.where((y == 2) ^ wrong, "YES", "NO"))
-            else:
-                other = (y + rng.integers(1, 3, len(y))) % 3
-                answers[question].append(np.array(["NONE", "PARTIAL", "FULL"])[np.where(wrong, other, y)])
-    weights = expected(table, p_any, p_full)
-    answer_error = AttestSettings().answer_error
-
-    def weight_after(i: int, status: str, answer: str, error: float = answer_error) -> float:
-        """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.weights)."""
-        lacking = bool(lacks(table)[i])
-        cap = lacking and status == "supported"
-        final = "partial" if cap else status
-        j = Judgment(final, STATUS_LEVEL[final], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "corpus", "", statuses[level[i]])
-        j = j._replace(p_any=p_any[i], p_full=p_full[i], llm_answer=answer, capped=cap)
-        return citation_weight(j, True, error, full_ruled_out=lacking)
-
-    base = score(table, capped(table, level), truth, weights=weights)
-    hard = score(table, capped(table, level), truth)
-    print("\nThe cascade on unseen topics: SIMULATED LLM, error 0.2 (wrong answers drawn at random,")
-    print(f"{draws} draws); support model cross-validated by topic, grounding cap applied. Expected weights:")
-    print("a citation the LLM answered weighs its expected weight given the answer (Bayes' rule, attest.answer_error")
-    print(f"{answer_error}), the others their expected weight (the default leaderboard); answers as statuses: an")
-    print("answered citation weighs its status's weight; status weights: every citation its status's weight")
-    print("(`leaderboard.weights: status`).")
-    print(
-        f"No LLM: leaderboard run tau {base['lb_tau']:.3f} (status weights {hard['lb_tau']:.3f}), "
-        f"labelled-reports run tau {base['run_tau']:.3f} ({hard['run_tau']:.3f}), exact {base['exact']:.3f}\n"
-    )
-    print(
-        "| question | leverage | budget | sent | leaderboard run tau, expected weights (mean ± sd) "
-        "| the same, answers as statuses | the same, status weights | labelled-reports run tau, expected weights "
-        "| exact |"
-    )
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for question in ("yes_no", "support_level"):
-        for budget in budgets:
-            for leverage in (True, False):
-                sent = sent_by(budget, leverage)
-                taus, lb, lb_answers, lb_status, exact = [], [], [], [], []
-                for ans in answers[question]:
-                    final, answered_weights = level.copy(), weights.copy()
-                    for i in np.flatnonzero(sent):
-                        status = combine(statuses[level[i]], ans[i], None, question)
-                        final[i] = level_of[status]
-                        answered_weights[i] = weight_after(i, status, ans[i])
-                    final = capped(table, final)
-                    s = score(table, final, truth, weights=answered_weights)
-                    taus.append(s["run_tau"])
-                    lb.append(s["lb_tau"])
-                    lb_answers.append(leaderboard_tau(table, np.where(sent, final / 2.0, weights), truth))
-                    lb_status.append(leaderboard_tau(table, final / 2.0, truth))
-                    exact.append(s["exact"])
-                print(
-                    f"| {question} | {'on' if leverage else 'off'} | {budget} | {sent.mean():.1%} "
-                    f"| {np.mean(lb):.3f} ± {np.std(lb):.3f} | {np.mean(lb_answers):.3f} | {np.mean(lb_status):.3f} "
-                    f"| {np.mean(taus):.3f} | {np.mean(exact):.3f} |",
-                    flush=True,
-                )
-    errors = (0.0, 0.05, 0.1, 0.2, 0.3)
-    print("\nThe answer's assumed error (attest.answer_error) against the simulated LLM's true error 0.2: leaderboard")
-    print("run tau, expected weights, budget 0.25 with leverage (mean of the same draws)\n")
-    print("| question | " + " | ".join(f"answer_error {e}" for e in errors) + " |")
-    print("|---|" + "---:|" * len(errors))
-    sent = sent_by(0.25, True)
-    for question in ("yes_no", "support_level"):
-        taus = {e: [] for e in errors}
-        for ans in answers[question]:
-            for e in errors:
-                w = weights.copy()
-                for i in np.flatnonzero(sent):
-                    w[i] = weight_after(i, combine(statuses[level[i]], ans[i], None, question), ans[i], e)
-                taus[e].append(leaderboard_tau(table, w, truth))
-        print(f"| {question} | " + " | ".join(f"{np.mean(taus[e]):.3f}" for e in errors) + " |", flush=True)
-
-
 def rag24(data: Path, out: Path) -> None:
     d = data / "rag24-support"
     labels = read_labels(d / "labels.jsonl")
@@ -375,7 +251,6 @@ def rag24(data: Path, out: Path) -> None:
     )
     print(f"\n(check: meta-evaluate --truth-topics on the shipped model's leaderboard: {check.read_text().strip()})")
     ceiling(table, cv_level, truth)
-    cascade(table, truth)
 
 
 def labelled(data: Path, out: Path) -> None:
