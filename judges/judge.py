@@ -258,7 +258,8 @@ class Judge:
         rows = zip(todo, decided.status.tolist(), decided.p_any.tolist(), decided.p_full.tolist(), x.tolist())
         for i, status, p_any, p_full, features in rows:
             j = judgments[i]
-            status = "unsupported" if j.answer_tokens == 0 else status
+            if j.answer_tokens == 0:  # a sentence without words: unsupported with certainty, weight 0
+                status, p_any, p_full = "unsupported", 0.0, 0.0
             out[i] = j._replace(
                 status=status,
                 grade=STATUS_GRADE[status],

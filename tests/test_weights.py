@@ -132,3 +132,33 @@ def test_the_explanation_says_when_the_weight_is_not_the_statuss():
         answered._replace(weight=citation_weight(answered, True, 0.1)), thresholds
     )
     assert "WEIGHTED_PRECISION" not in explain(j._replace(weight=citation_weight(j, False, 0.1)), thresholds)
+
+
+def test_a_cited_sentence_without_words_weighs_nothing(tmp_path):
+    """``"."``, ``"["`` or an empty sentence cannot be read: unsupported with certainty, weight 0,
+    whatever the model would say about an all-zero feature vector (it said 0.204)."""
+    import json
+
+    from conftest import ROOT, run_cli
+
+    import judges
+
+    doc = {"rt-doc-1": "Glaciers in the Alps lost a tenth of their volume in two years."}
+    sentences = [".", "[", "", "Glaciers in the Alps lost a tenth of their volume in two years."]
+    report = {
+        "metadata": {"team_id": "t", "run_id": "t-empty", "topic_id": "rt-101"},
+        "responses": [{"text": s, "citations": {"rt-doc-1": 0.9}} for s in sentences],
+        "references": list(doc),
+        "documents": doc,
+    }
+    run = tmp_path / "runs" / "t-empty.jsonl"
+    run.parent.mkdir()
+    run.write_text(json.dumps(report) + "\n")
+    topics = ROOT / "datasets" / "ragtime" / "topics.jsonl"
+    result = run_cli("--rag-topics", topics, "--rag-responses", run.parent, "--out-dir", tmp_path, "--name", "e")
+    assert result.returncode == 0, result.stderr
+    a = judges.read_assessments(tmp_path, "e").set_index("sentence_index")
+    unreadable = a.loc[[0, 1, 2]]
+    assert (unreadable.status == "unsupported").all() and (unreadable.weight == 0).all()
+    assert (unreadable.p_any == 0).all() and (unreadable.p_full == 0).all()
+    assert a.loc[3, "status"] == "supported" and a.loc[3, "weight"] > 0.5
