@@ -426,3 +426,17 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }
+
+
+def test_the_report_shows_the_assessors_intervals_and_the_next_runs_probability(sample):
+    out, _ = sample
+    r = run_cli("report", out, "--name", "s", "--resamples", "50")
+    assert r.returncode == 0, r.stderr
+    index = (out / "s.report" / "index.html").read_text(encoding="utf-8")
+    frame = judges.read_intervals(out, "s")
+    wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
+    for run, row in wp.iterrows():
+        assert f'<small class="assessors">assessors [{row.low:.3f}, {row.high:.3f}]</small>' in index
+    assert "P(above next)" in index and '<td data-v="0.862742">0.86</td>' in index  # teamS-raw24 over teamR-run-a
+    accuracy = frame[frame.measure == "CITATION_ACCURACY"].iloc[0]
+    assert f"assessors [{accuracy.low:.3f}, {accuracy.high:.3f}]" not in index  # no judge error: not shown

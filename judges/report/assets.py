@@ -9,6 +9,7 @@ table{border-collapse:collapse;font-size:13px}
 th,td{padding:3px 7px;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
 th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:nowrap}td.l,th.l{text-align:left}
 td small{color:#777;display:block;font-size:10px;white-space:nowrap}
+td small.assessors{color:#357}
 .st-supported{background:#e3f1e4}.st-partial{background:#fff1cc}.st-unsupported{background:#fbe0e0}.st-missing{background:#e6e6e6}.st-uncited{background:none}
 .badge{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px}
 .b-supported{background:#2e7d32}.b-partial{background:#c98a00}.b-unsupported{background:#c62828}.b-missing{background:#777}

@@ -99,11 +99,28 @@ def _write(path: Path, text: str, sizes: list) -> None:
     sizes.append(len(text.encode("utf-8")))
 
 
-def _ci(v, lo, hi) -> str:
+def _ci(v, lo, hi, a_lo=float("nan"), a_hi=float("nan")) -> str:
+    """A value cell: under the value its bootstrap interval over topics (``[lo, hi]``) and, when
+    given, the interval for the assessors' value (``assessors [a_lo, a_hi]``, judges.intervals)."""
     if v is None or v != v:
         return '<td data-v="">—</td>'
     small = f"<small>[{lo:.3f}, {hi:.3f}]</small>" if lo == lo and hi == hi else ""
+    if a_lo == a_lo and a_hi == a_hi:
+        small += f'<small class="assessors">assessors [{a_lo:.3f}, {a_hi:.3f}]</small>'
     return f'<td data-v="{v:.6f}">{v:.3f}{small}</td>'
+
+
+P_NEXT_HEADER = '<th title="the probability that the assessors rank the run above the next one">P(above next)</th>'
+
+
+def _assessors(b, run: str, m: str) -> tuple[float, float]:
+    """The 95% interval for the assessors' value of ``m`` for ``run`` (NaN without NAME.intervals,
+    and for the measures without judge error: their interval is the value)."""
+    from judges.intervals import NO_JUDGE_ERROR
+
+    if b.assessors_low is None or run not in b.assessors_low.index or m in NO_JUDGE_ERROR:
+        return float("nan"), float("nan")
+    return b.assessors_low.loc[run, m], b.assessors_high.loc[run, m]
 
 
 def build_report(
@@ -139,7 +156,13 @@ def build_report(
         from judges.meta.leaderboards import read_any_leaderboard
 
         truth_df = read_any_leaderboard(truth)
-    b = board(lb, truth_df, truth_measure, resamples=resamples)
+    trust = {}
+    for kind in ("intervals", "pairs"):  # judges.intervals; absent from outputs written before them
+        if (Path(out_dir) / f"{name}.{kind}.parquet").is_file():
+            from judges import intervals as iv
+
+            trust[kind] = getattr(iv, f"read_{kind}")(out_dir, name)
+    b = board(lb, truth_df, truth_measure, resamples=resamples, **trust)
     thresholds = _thresholds(store.config)
 
     # -- labels: human label per citation (or sentence) and whether the judge disagrees ----------
@@ -367,6 +390,7 @@ def build_report(
                 b.value.loc[run, m] if run in b.value.index else None,
                 b.low.loc[run, m] if run in b.low.index else float("nan"),
                 b.high.loc[run, m] if run in b.high.index else float("nan"),
+                *_assessors(b, run, m),
             )
             + "</tr>"
             for m in b.measures
@@ -374,7 +398,8 @@ def build_report(
         body = (
             f'<nav><a href="../index.html">leaderboard</a> › run {escape(run)}</nav><h1>Run {escape(run)}</h1>'
             + svg.status_bars([(run, status_by_run[run], None)])
-            + f"<h2>Measures (mean over topics, 95% interval by bootstrap over topics)</h2><table>{measures}</table>"
+            + "<h2>Measures (mean over topics; 95% interval by bootstrap over topics; the assessors' value on "
+            + f"these topics, 95%)</h2><table>{measures}</table>"
             + '<h2>Topics</h2><table class="sortable"><tr><th class="l">topic</th><th class="l">title</th>'
             + f"<th>{b.headline}</th>"
             + "".join(f"<th>{s}</th>" for s in svg.STATUSES)
@@ -514,6 +539,8 @@ def _index(
     if b.truth is not None:
         head += [f"<th>truth: {escape(b.truth_measure)}</th>", "<th>truth rank</th>"]
     head += [f"<th>{escape(m)}</th>" for m in b.measures]
+    if b.next_p is not None:  # beside the headline
+        head.insert(head.index(f"<th>{escape(b.headline)}</th>") + 1, P_NEXT_HEADER)
     head += ["<th>unsupported</th>", "<th>missing</th>", "<th>capped</th>", "<th>cross-language</th>"]
     if label_level:
         head.append("<th>disagreements</th>")
@@ -532,8 +559,12 @@ def _index(
                     b.value.loc[run, m] if has else None,
                     b.low.loc[run, m] if has else float("nan"),
                     b.high.loc[run, m] if has else float("nan"),
+                    *_assessors(b, run, m),
                 )
             )
+            if m == b.headline and b.next_p is not None:
+                p = b.next_p.get(run)
+                cells.append(f'<td data-v="{p:.6f}">{p:.2f}</td>' if p is not None else '<td data-v="">—</td>')
         sc, fc = status_by_run.get(run, Counter()), flag_counts.get(run, Counter())
         for f, v in (
             ("unsupported", sc["unsupported"]),
@@ -614,7 +645,11 @@ def _index(
     body = (
         f"<nav>citejudge report · <b>{escape(name)}</b></nav><h1>{escape(name)}: leaderboard</h1>{summary}"
         f'<p class="muted">Runs ranked by {escape(b.headline)} (the mean over each run\'s topics); '
-        "under each value its 95% interval from a bootstrap over the run's topics. "
+        "under each value its 95% interval from a bootstrap over the run's topics and, labelled assessors, for "
+        "the measures that depend on support judgments the 95% interval for the value the track's assessors "
+        "would give on these topics (the judge's error, "
+        f"{escape(name)}.intervals.tsv); beside {escape(b.headline)} the probability that the assessors rank the "
+        f"run above the next one ({escape(name)}.pairs.tsv). "
         "Click a header to sort, a run for its answers, a count for those citations.</p>"
         f'{table}<h2>Plots</h2><div class="plots">{"".join(plots)}</div><h2>Topics</h2><ul>{topic_list}</ul>'
     )

@@ -1,5 +1,8 @@
 """The report's leaderboard: per run and measure the mean over its topics, a 95% interval from a
-bootstrap over those topics (:mod:`judges.meta.bootstrap`), and the human truth beside it."""
+bootstrap over those topics (:mod:`judges.meta.bootstrap`), the 95% interval for the value the
+assessors would give on these topics and the probability that they order each run above the next
+(``NAME.intervals.parquet``, ``NAME.pairs.parquet``: :mod:`judges.intervals`), and the human truth
+beside it."""
 
 from __future__ import annotations
 
@@ -23,6 +26,9 @@ class Board(NamedTuple):
     truth: Optional[pd.Series]  # run -> the truth's `all` value of truth_measure
     truth_measure: Optional[str]
     headline: str
+    assessors_low: Optional[pd.DataFrame] = None  # run x measure: the assessors' value, 95% (judges.intervals)
+    assessors_high: Optional[pd.DataFrame] = None
+    next_p: Optional[dict] = None  # run -> P(the assessors order it above the next run of the ranking)
 
 
 def board(
@@ -31,8 +37,11 @@ def board(
     truth_measure: Optional[str] = None,
     resamples: int = 1000,
     seed: int = 0,
+    intervals: Optional[pd.DataFrame] = None,
+    pairs: Optional[pd.DataFrame] = None,
 ) -> Board:
-    """The leaderboard table from the judge's long leaderboard (and a truth leaderboard)."""
+    """The leaderboard table from the judge's long leaderboard (and a truth leaderboard, the
+    assessors' intervals and the run pairs of :mod:`judges.intervals`)."""
     from judges.meta.bootstrap import topic_intervals  # scipy (0.3 s): not for top_runs in every judge run
 
     present = set(lb["measure"])
@@ -60,7 +69,33 @@ def board(
             t = tr.groupby("run_id")["value"].mean()
     order = value.assign(_v=value[headline].fillna(-np.inf)).sort_values(["_v"], ascending=False, kind="stable")
     runs = list(order.index)
-    return Board(measures, runs, value, low, high, per_topic, t, truth_measure if t is not None else None, headline)
+    a_low = a_high = next_p = None
+    if intervals is not None and len(intervals):
+        a_low = intervals.pivot(index="run_id", columns="measure", values="low").reindex(
+            index=value.index, columns=measures
+        )
+        a_high = intervals.pivot(index="run_id", columns="measure", values="high").reindex(
+            index=value.index, columns=measures
+        )
+    if pairs is not None and len(pairs):
+        rows = pairs[["run_a", "run_b", "measure", "p_same_order"]].itertuples(index=False)
+        p = {(a, b): q for a, b, m, q in rows if m == headline}
+        p |= {(b, a): q for (a, b), q in p.items()}
+        next_p = {a: p[(a, b)] for a, b in zip(runs, runs[1:]) if (a, b) in p}
+    return Board(
+        measures,
+        runs,
+        value,
+        low,
+        high,
+        per_topic,
+        t,
+        truth_measure if t is not None else None,
+        headline,
+        a_low,
+        a_high,
+        next_p,
+    )
 
 
 def kendall(board: Board) -> Optional[float]:
