@@ -435,8 +435,34 @@ def test_the_report_shows_the_assessors_intervals_and_the_next_runs_probability(
     index = (out / "s.report" / "index.html").read_text(encoding="utf-8")
     frame = judges.read_intervals(out, "s")
     wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
-    for run, row in wp.iterrows():
+    for _, row in wp.iterrows():
         assert f'<small class="assessors">assessors [{row.low:.3f}, {row.high:.3f}]</small>' in index
     assert "P(above next)" in index and '<td data-v="0.862742">0.86</td>' in index  # teamS-raw24 over teamR-run-a
     accuracy = frame[frame.measure == "CITATION_ACCURACY"].iloc[0]
     assert f"assessors [{accuracy.low:.3f}, {accuracy.high:.3f}]" not in index  # no judge error: not shown
+
+
+def test_an_llm_answer_and_the_alignment_judge_in_the_assessments():
+    rows = [
+        ("r", "t", 0, 0, "supported", 0.9, 0.8, 0.6, "YES", 0.9, [], [], None, "One."),
+        ("r", "t", 0, 1, "cross_language", 0.0, None, None, None, None, [], [], None, "One."),
+        ("r", "t", 1, 0, "unsupported", 0.2, 0.5, 0.1, "guarded", None, [], [], None, "Two."),
+    ]
+    table = assessments(rows)
+    judged = {"CITED_SENTENCES": 1.0, "GROUNDEDNESS": 0.5}  # what recovers the sentences and characters
+    _, var = iv.report_variances(table, None, {("r", "t"): judged}, ("numbers", "entities"), 0.1)[("r", "t")]
+    q = iv.level_distribution([0.8, 0.0, 0.5], [0.6, 0.0, 0.1], [likelihood("YES", 0.9, 0.1), (1, 1, 1), (1, 1, 1)])
+    q[1] = iv.UNKNOWN  # no probabilities, no answer: none or full
+    v = iv.weight_variances(q, [False] * 3)  # a guarded answer says nothing: the model's levels
+    assert var["WEIGHTED_PRECISION"] == pytest.approx(v.sum() / 9)
+    assert v[1] == pytest.approx(0.25)
+
+
+def test_one_topic_gives_no_topic_interval():
+    per_topic = {("a", "t"): {"WEIGHTED_PRECISION": 0.6}, ("b", "t"): {"WEIGHTED_PRECISION": 0.4}}
+    reports = {k: (1.0, {"WEIGHTED_PRECISION": 0.01}) for k in per_topic}
+    found = iv.trust(per_topic, ["a", "b"], ["t"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION"])
+    (_, _, v, lo, hi, lot, hit, t), _ = found.intervals
+    assert (v, t) == (0.6, 1) and lo < v < hi and math.isnan(lot) and math.isnan(hit)
+    [(_, _, _, _, p, p_topics)] = found.pairs
+    assert 0.5 < p < 1 and math.isnan(p_topics)
