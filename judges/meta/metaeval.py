@@ -16,7 +16,11 @@ Runs or topics present on one side only follow ``on_missing``: ``error`` stops w
 share; ``skip`` does the same silently. A topic is "missing" when some run shared by both sides
 has no row for it on either side; it is then left out for every run, so both rankings always
 average the same topics. Topics matter only when recomputing or bootstrapping: with rankings from
-the ``all`` rows and no bootstrap, per-topic rows are not looked at.
+the ``all`` rows and no bootstrap, per-topic rows are not looked at. When the topics missing are
+the truth's (it judged each run on its own topics), the message names ``--truth-topics``.
+
+:func:`paired_scores` gives each shared run's score on both sides as it is ranked; the HTML
+report's judge-against-truth plot and tau use it too (:mod:`judges.report.leaderboard`).
 
 Confidence intervals come from resampling the shared topics (:mod:`judges.meta.bootstrap`): per
 resample, each run's score is its mean over the drawn topics on both sides, and every correlation
@@ -99,12 +103,13 @@ class _Policy:
     warn: Callable[[str], None]
     said: set = field(default_factory=set)
 
-    def __call__(self, path: Path, fld: str, problem: str) -> None:
+    def __call__(self, path: Path, fld: str, problem: str, hint: str = "") -> None:
+        """``hint``: what else may be meant, said last (e.g. ``; ... --truth-topics ...``)."""
         if self.on_missing == "error":
-            raise InputError(path, None, fld, problem + " (--on-missing warn or skip leaves them out)")
+            raise InputError(path, None, fld, problem + " (--on-missing warn or skip leaves them out)" + hint)
         if self.on_missing == "warn" and (path, fld, problem) not in self.said:
             self.said.add((path, fld, problem))
-            self.warn(f"{path}: {fld}: {problem}; left out")
+            self.warn(f"{path}: {fld}: {problem}; left out{hint}")
 
 
 def _names(items: Sequence[str], limit: int = 5) -> str:
@@ -137,14 +142,22 @@ def _scores(lb: Leaderboard, measure: str, opts: MetaOptions, topics: list[str])
     return m.dropna(how="all").mean(axis=1)
 
 
+TRUTH_TOPICS_HINT = (
+    "; if the truth judged each run on its own topics, --truth-topics ranks each run, on both sides, "
+    "by its mean over the topics the truth has for it"
+)
+
+
 def _shared_topics(
     sides: list[tuple[Leaderboard, pd.DataFrame]],
     runs: list[str],
     opts: MetaOptions,
     policy: _Policy,
     measure_label: str,
+    truth: Optional[Leaderboard] = None,
 ) -> list[str]:
-    """Topics every shared run has a row for on every side; the rest go through the policy."""
+    """Topics every shared run has a row for on every side; the rest go through the policy (naming
+    ``--truth-topics`` when the side lacking them is ``truth``)."""
     if opts.topics:
         candidates = list(dict.fromkeys(opts.topics))
     else:
@@ -154,10 +167,12 @@ def _shared_topics(
         m = m.reindex(index=runs, columns=candidates)
         lacking = [t for t in candidates if m[t].isna().any()]
         if lacking:
+            hint = TRUTH_TOPICS_HINT if lb is truth and not opts.truth_topics else ""
             policy(
                 lb.path,
                 "topic_id",
                 f"{measure_label}: {len(lacking)} topic(s) without a row for some run: {_names(lacking)}",
+                hint,
             )
             keep = [t for t in keep if t not in lacking]
     return keep
@@ -167,10 +182,30 @@ def _ci(intervals: bootstrap.Intervals, i: int) -> tuple[float, float]:
     return float(intervals.low[i]), float(intervals.high[i])
 
 
-def correlate_pair(
-    truth: Leaderboard, judged: Leaderboard, truth_measure: str, eval_measure: str, opts: MetaOptions, policy: _Policy
-) -> list[dict]:
-    """Rows of the correlations table for one measure pair."""
+class Paired(NamedTuple):
+    """Each run's score on both sides of one measure pair, as the runs are ranked and correlated."""
+
+    runs: list[str]
+    truth: np.ndarray  # the truth's score of each run
+    judged: np.ndarray  # the judge's
+    topics: Optional[int]  # topics averaged over (None: the ``all`` rows)
+    ranking: str  # how a run's score is made (the correlations table's ``ranking``)
+    resample: Optional[Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]]  # drawn topics -> both sides' scores
+    resample_topics: int  # topics the bootstrap draws from (0: no intervals)
+
+
+def paired_scores(
+    truth: Leaderboard,
+    judged: Leaderboard,
+    truth_measure: str,
+    eval_measure: str,
+    opts: MetaOptions,
+    warn: Callable[[str], None] = lambda m: None,
+    policy: Optional[_Policy] = None,
+) -> Paired:
+    """The runs both sides share and their scores, by the options' ranking (see the module doc):
+    what :func:`correlate_pair` correlates, and what the HTML report plots against the truth."""
+    policy = policy if policy is not None else _Policy(opts.on_missing, warn)
     label = f"{truth_measure} vs {eval_measure}"
     mt, me = _matrix(truth, truth_measure), _matrix(judged, eval_measure)
     if opts.recomputing:
@@ -206,34 +241,50 @@ def correlate_pair(
         )
 
     if opts.truth_topics:
-        return _correlate_truth_topics(truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label)
+        return _truth_topic_scores(judged, mt, me, runs, policy, label)
 
     # topics: for recomputing, and for the bootstrap
     topics: list[str] = []
     if not (mt.empty or me.empty) and (opts.recomputing or opts.resamples > 0):
-        topics = _shared_topics([(truth, mt), (judged, me)], runs, opts, policy, label)
+        topics = _shared_topics([(truth, mt), (judged, me)], runs, opts, policy, label, truth)
         if opts.recomputing and not topics:
+            gaps = mt.reindex(index=runs).isna().to_numpy().any()  # the truth judged runs on different topics
             raise InputError(
-                judged.path, None, "topic_id", f"{label}: no topic left that every shared run has on both sides"
+                judged.path,
+                None,
+                "topic_id",
+                f"{label}: no topic left that every shared run has on both sides" + (TRUTH_TOPICS_HINT if gaps else ""),
             )
     truth_scores = _scores(truth, truth_measure, opts, topics).reindex(runs).to_numpy()
     judged_scores = _scores(judged, eval_measure, opts, topics).reindex(runs).to_numpy()
+    a = mt.reindex(index=runs, columns=topics).to_numpy()
+    b = me.reindex(index=runs, columns=topics).to_numpy()
 
-    point = [correlation.correlate(truth_scores, judged_scores, m) for m in opts.methods]
-    if topics and opts.resamples > 0:
-        a = mt.reindex(index=runs, columns=topics).to_numpy()
-        b = me.reindex(index=runs, columns=topics).to_numpy()
+    def resample(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # idx: resamples x topics
+        return a[:, idx].mean(axis=2).T, b[:, idx].mean(axis=2).T  # resamples x runs
+
+    ranking = f"mean over {len(topics)} topics" if opts.recomputing else ALL
+    return Paired(runs, truth_scores, judged_scores, len(topics) if topics else None, ranking, resample, len(topics))
+
+
+def correlate_pair(
+    truth: Leaderboard, judged: Leaderboard, truth_measure: str, eval_measure: str, opts: MetaOptions, policy: _Policy
+) -> list[dict]:
+    """Rows of the correlations table for one measure pair."""
+    p = paired_scores(truth, judged, truth_measure, eval_measure, opts, policy=policy)
+    point = [correlation.correlate(p.truth, p.judged, m) for m in opts.methods]
+    if p.resample is not None and p.resample_topics > 0 and opts.resamples > 0:
 
         def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
-            ta, tb = a[:, idx].mean(axis=2).T, b[:, idx].mean(axis=2).T  # resamples x runs
+            ta, tb = p.resample(idx)
             return np.stack([correlation.correlate_rows(ta, tb, m) for m in opts.methods])
 
-        iv = bootstrap.topic_intervals(len(topics), stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence)
+        iv = bootstrap.topic_intervals(
+            p.resample_topics, stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence
+        )
     else:
         iv = bootstrap.Intervals.none(len(opts.methods))
-    ranking = f"mean over {len(topics)} topics" if opts.recomputing else ALL
-    n_topics = len(topics) if topics else None
-    return _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, n_topics, ranking)
+    return _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, p.runs, p.topics, p.ranking)
 
 
 def _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, n_topics, ranking) -> list[dict]:
@@ -255,10 +306,11 @@ def _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs
     ]
 
 
-def _correlate_truth_topics(
-    truth, judged, mt, me, runs, opts, truth_measure, eval_measure, policy, label
-) -> list[dict]:
-    """:func:`correlate_pair` when each run is averaged over the topics the truth has for it."""
+TRUTH_TOPICS_RANKING = "mean over the truth's topics of each run"
+
+
+def _truth_topic_scores(judged, mt, me, runs, policy, label) -> Paired:
+    """:func:`paired_scores` when each run is averaged over the topics the truth has for it."""
     topics = sorted(mt.columns)
     a = mt.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
     b = me.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
@@ -281,20 +333,15 @@ def _correlate_truth_topics(
     a0, b0 = np.where(have, a, 0.0), np.where(have, b, 0.0)
     counts = w.sum(axis=1)
     truth_scores, judged_scores = a0.sum(axis=1) / counts, b0.sum(axis=1) / counts
-    point = [correlation.correlate(truth_scores, judged_scores, m) for m in opts.methods]
-    if opts.resamples > 0 and len(topics) > 1:
 
-        def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
-            n = w[:, idx].sum(axis=2)  # runs x resamples
-            ta = np.where(n > 0, a0[:, idx].sum(axis=2) / np.maximum(n, 1), truth_scores[:, None]).T
-            tb = np.where(n > 0, b0[:, idx].sum(axis=2) / np.maximum(n, 1), judged_scores[:, None]).T
-            return np.stack([correlation.correlate_rows(ta, tb, m) for m in opts.methods])
+    def resample(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # idx: resamples x topics
+        n = w[:, idx].sum(axis=2)  # runs x resamples
+        ta = np.where(n > 0, a0[:, idx].sum(axis=2) / np.maximum(n, 1), truth_scores[:, None]).T
+        tb = np.where(n > 0, b0[:, idx].sum(axis=2) / np.maximum(n, 1), judged_scores[:, None]).T
+        return ta, tb
 
-        iv = bootstrap.topic_intervals(len(topics), stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence)
-    else:
-        iv = bootstrap.Intervals.none(len(opts.methods))
-    ranking = "mean over the truth's topics of each run"
-    return _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, len(topics), ranking)
+    boot = len(topics) if len(topics) > 1 else 0
+    return Paired(runs, truth_scores, judged_scores, len(topics), TRUTH_TOPICS_RANKING, resample, boot)
 
 
 def leaderboard_values(
@@ -327,7 +374,7 @@ def leaderboard_values(
                 add(measure, run, float(row.mean()), (float("nan"), float("nan")), int(len(row)))
             continue
         if not m.empty and runs and (opts.recomputing or opts.resamples > 0):
-            topics = _shared_topics([(lb, m)], runs, opts, policy, measure)
+            topics = _shared_topics([(lb, m)], runs, opts, policy, measure, lb if role == "truth" else None)
         scores = _scores(lb, measure, opts, topics).reindex(runs)
         if topics and opts.resamples > 0:
             a = m.reindex(index=runs, columns=topics).to_numpy()

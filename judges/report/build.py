@@ -35,7 +35,7 @@ from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import svg
 from judges.report.assets import CSS, JS
 from judges.report.documents import DocumentStore, locate
-from judges.report.leaderboard import board, kendall
+from judges.report.leaderboard import against_truth, board
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 STATUS_RANK = {"supported": 3, "partial": 2, "unsupported": 1, "missing": 0}
@@ -163,6 +163,8 @@ def build_report(
 
             trust[kind] = getattr(iv, f"read_{kind}")(out_dir, name)
     b = board(lb, truth_df, truth_measure, resamples=resamples, **trust)
+    paths = (Path(truth), Path(out_dir) / f"{name}.leaderboard.parquet") if truth is not None else ()
+    against = against_truth(b, lb, truth_df, paths, warn) if truth_df is not None else None
     thresholds = _thresholds(store.config)
 
     # -- labels: human label per citation (or sentence) and whether the judge disagrees ----------
@@ -457,6 +459,7 @@ def build_report(
             lb_idx,
             label_level,
             store.config,
+            against,
         ),
         sizes,
     )
@@ -527,13 +530,17 @@ def _index(
     lb_idx,
     label_level,
     config,
+    against=None,
 ) -> str:
+    """``against``: the judge against the truth (:func:`judges.report.leaderboard.against_truth`):
+    the truth column, its rank, the plot and the tau, each run over the truth's topics for it."""
     counts = Counter(df["status"])
     n = len(df)
-    tau = kendall(b)
+    tau = against.tau if against is not None else None
+    truth_values = against.truth if against is not None else b.truth
     truth_rank = {}
-    if b.truth is not None:
-        ranked = b.truth.sort_values(ascending=False)
+    if truth_values is not None:
+        ranked = truth_values.sort_values(ascending=False, kind="stable")
         truth_rank = {r: k + 1 for k, r in enumerate(ranked.index)}
     head = ["<th>#</th>", '<th class="l">run</th>']
     if b.truth is not None:
@@ -549,7 +556,7 @@ def _index(
         i = run_ix[run]
         cells = [f'<td data-v="{k + 1}">{k + 1}</td>', f'<td class="l"><a href="runs/r{i}.html">{escape(run)}</a></td>']
         if b.truth is not None:
-            tv = b.truth.get(run, float("nan"))
+            tv = truth_values.get(run, float("nan"))
             cells.append(_ci(tv, float("nan"), float("nan")))
             cells.append(f'<td data-v="{truth_rank.get(run, "")}">{truth_rank.get(run, "—")}</td>')
         for m in b.measures:
@@ -606,17 +613,14 @@ def _index(
             "<h3>Distribution of norm_score, by final status, with the thresholds</h3>"
             + svg.histogram({s: g["norm_score"].dropna().tolist() for s, g in by_status.items()}, lines, "norm_score")
         )
-    if b.truth is not None:
+    if against is not None:
         pts = [
-            (r, float(b.truth[r]), float(b.value.loc[r, b.headline]), f"runs/r{run_ix[r]}.html")
+            (r, float(against.truth[r]), float(against.judged[r]), f"runs/r{run_ix[r]}.html")
             for r in runs
-            if r in b.truth.index and r in b.value.index
+            if r in against.truth.index
         ]
-        plots.append(
-            f"<h3>Judge against truth, per run (Kendall's tau {tau:.3f})</h3>"
-            if tau is not None
-            else "<h3>Judge against truth, per run</h3>"
-        )
+        over = ", each run over the topics the truth has for it" if against.truth_topics else ""
+        plots.append(f"<h3>Judge against truth, per run{over} (Kendall's tau {tau:.3f})</h3>")
         plots.append(svg.scatter(pts, f"truth: {b.truth_measure}", f"judge: {b.headline}"))
     plots.append(
         f"<h3>{escape(b.headline)} per run and topic (click a cell for the answer)</h3>"
@@ -635,7 +639,17 @@ def _index(
         + ", ".join(f"{counts[s]} {s}" for s in svg.STATUSES)
         + f". Support judge: {escape(thr) or 'unknown'}."
         + (f" Attestation: {escape(str(config.get('attest', {}).get('mode')))}." if config.get("attest") else "")
-        + (f" Judge against truth: Kendall's tau {tau:.3f} over {len(b.truth)} runs." if tau is not None else "")
+        + (
+            f" Judge against truth: Kendall's tau {tau:.3f} over {len(against.truth)} runs"
+            + (
+                ", each run's mean over the topics the truth has for it, on both sides"
+                " (as <code>meta-evaluate --truth-topics</code> ranks them)."
+                if against.truth_topics
+                else "."
+            )
+            if against is not None
+            else ""
+        )
         + "</p>"
     )
     topic_list = "".join(

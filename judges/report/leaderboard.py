@@ -98,13 +98,34 @@ def board(
     )
 
 
-def kendall(board: Board) -> Optional[float]:
-    """Kendall's tau-b between the headline and the truth over the runs both rank."""
+class Against(NamedTuple):
+    """The judge against the truth, run by run, as ``meta-evaluate`` pairs them
+    (:func:`judges.meta.metaeval.paired_scores`): with per-topic truth rows as ``--truth-topics``
+    does, each run on both sides its mean over the topics the truth has for that run."""
+
+    truth: pd.Series  # run -> the truth's score
+    judged: pd.Series  # run -> the judge's headline, over the same topics
+    tau: float  # Kendall's tau-b of the two, as meta-evaluate computes it
+    truth_topics: bool  # False: the truth has no per-topic rows, so the `all` rows are paired
+
+
+def against_truth(board: Board, lb: pd.DataFrame, truth: pd.DataFrame, paths: tuple, warn) -> Optional[Against]:
+    """``None`` without a truth, or with fewer than two runs to pair (said through ``warn``).
+    ``paths``: the truth's and the judge's leaderboard files (named in warnings)."""
     if board.truth is None:
         return None
-    from judges.meta.correlation import kendall as tau
+    from judges.errors import InputError
+    from judges.meta import correlation, metaeval
 
-    both = [r for r in board.runs if r in board.truth.index and not np.isnan(board.value.loc[r, board.headline])]
-    if len(both) < 2:
+    per_topic = bool(((truth["measure"] == board.truth_measure) & (truth["topic_id"] != ALL)).any())
+    opts = metaeval.MetaOptions(
+        methods=("kendall",), truth_topics=per_topic, on_missing="warn", resamples=0, min_runs=2
+    )
+    sides = [metaeval.Leaderboard(str(path), path, table) for path, table in zip(paths, (truth, lb))]
+    try:
+        p = metaeval.paired_scores(*sides, board.truth_measure, board.headline, opts, warn)
+    except InputError as e:
+        warn(f"judge against truth: {e.render()}")
         return None
-    return float(tau(board.truth.loc[both].to_numpy(), board.value.loc[both, board.headline].to_numpy()))
+    tau = float(correlation.correlate(p.truth, p.judged, "kendall"))
+    return Against(pd.Series(p.truth, index=p.runs), pd.Series(p.judged, index=p.runs), tau, per_topic)
