@@ -410,6 +410,11 @@ def calibrate(
         "default thresholds (the labels' mix on the training data): "
         f"p_supported {model.p_supported}, p_partial {model.p_partial}"
     )
+    iv = model.intervals
+    out.print(
+        f"leaderboard intervals (judges.intervals): errors shared by a report's citations sd {iv['report_sd']}, "
+        f"by a run's sd {iv['run_sd']}; mean bias {iv['bias']:+.4f} (not applied)"
+    )
     out.print(f"wrote {output} (support.model: {output})")
 
 

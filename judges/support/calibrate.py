@@ -18,6 +18,11 @@ Scores (:func:`agreement`), computed over the labelled citations:
   P(full) for fully supported vs the rest), ``auc_any`` (of P(any) for any support vs none), and
   the share of each status beside the humans'.
 
+The model file also records the spreads of the judge's errors that independence per citation
+misses (:func:`spreads`, :func:`judges.intervals.fit_spreads`): one shared by a report's
+citations, one by a run's, fitted to the cross-validated residuals; the leaderboard's intervals
+use them.
+
 Cross-validation (:func:`cross_validate`): topics are split into folds (one topic per fold for
 up to 20 topics, else 10 folds dealt round-robin in sorted topic order); each fold is scored by
 a model fitted on the other folds only, so no topic is both trained on and scored.
