@@ -69,7 +69,9 @@ with no supported sentence, taken as its cited sentences' average length). With
 the report parts add, and so do the run parts), and ``p_same_order_topics`` with the variance of
 the per-topic differences over ``T`` added (paired: both runs are scored on the same topics).
 
-``bench/intervals.py`` measures all this on rag24-support's unseen topics.
+``bench/intervals.py`` measures weighted precision's intervals and pairs against NIST's assessors
+on rag24-support's unseen topics (the other measures' are not measured: rag24-support's labels
+give only weighted precision per report).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Writing a session's output set: qrels, leaderboards, coverage, Parquet tables, config.
+"""Writing a session's output set: qrels, leaderboards, coverage, Parquet tables, the intervals
+and run pairs (:mod:`judges.intervals`), config.
 
 The pipeline hands :func:`write_outputs` what the judge accumulated (:mod:`judges.assessments`:
 the assessments table and each report's measures). Qrels are derived from the assessments table
