@@ -25,6 +25,9 @@ text here 0 on both sides (as bench/support_agreement.py's leaderboard run tau).
 * coverage of ``H`` by the 95% run intervals (45 runs), their mean width; the same with
   independence only (``report_sd = run_sd = 0``), with the spreads fitted leaving one topic out
   but not nested, and fitted on all 14 topics (the shipped model's: in-sample, optimistic);
+* ``CITATION_SUPPORT`` (the share of citations judged ``supported`` against the share NIST
+  labelled fully supported) the same way: the per-citation error as judges/intervals.py takes it
+  (the squared error of the judge's 0/1 under ``P(full)``), and the people's variance alone;
 * pairs: of the 990 pairs, the share the judge calls at least 95% sure (``p_same_order >= 0.95``)
   and the share of those the assessors order the same way; the mean ``p_same_order`` against the
   share ordered the same, by band of ``p``;
@@ -98,9 +101,9 @@ class Reports:
         self.u = g["n"].notna().astype(float)
 
 
-def run_figures(rep: Reports, spreads_by_topic: dict, runs_topics: dict, bias: float = 0.0):
+def run_figures(rep: Reports, spreads_by_topic: dict, runs_topics: dict, bias: float = 0.0, scale: float = 1.0):
     """Per run: J, H, the judge-error variance, with each topic's spreads (``spreads_by_topic``:
-    topic -> Spreads); ``runs_topics``: run -> the topics to use."""
+    topic -> Spreads; the shared parts times ``scale``); ``runs_topics``: run -> the topics to use."""
     out = {}
     for run, topics in runs_topics.items():
         keys = [(run, t) for t in topics]
@@ -108,7 +111,7 @@ def run_figures(rep: Reports, spreads_by_topic: dict, runs_topics: dict, bias: f
         u = rep.u.loc[keys].to_numpy()
         rsd = np.array([spreads_by_topic[t].report_sd for t in topics])
         qsd = np.array([spreads_by_topic[t].run_sd for t in topics])
-        var = (rep.ind.loc[keys].sum() + np.sum(u**2 * rsd**2) + np.sum(u * qsd) ** 2) / t_n**2
+        var = (rep.ind.loc[keys].sum() + scale * (np.sum(u**2 * rsd**2) + np.sum(u * qsd) ** 2)) / t_n**2
         j = rep.j.loc[keys].mean() + bias * u.mean()
         per_topic = rep.j.loc[keys].to_numpy()
         out[run] = (j, rep.truth.loc[keys].mean(), var, per_topic)
@@ -179,7 +182,7 @@ def main() -> None:
     runs_topics = truth.index.to_frame(index=False).groupby("run_id")["topic_id"].agg(list).to_dict()
 
     # the judge on unseen topics: each topic's probabilities from a model fitted on the others
-    p_any, p_full, _ = cross_validate(table)
+    p_any, p_full, level = cross_validate(table)
     weight, variance = weights_and_variances(table, p_any, p_full)
     rep = Reports(table, weight, variance, truth)
 
@@ -226,6 +229,31 @@ def main() -> None:
     with_bias = run_figures(rep, schemes["nested (fitted without the topic)"], runs_topics, bias=nested_bias)
     cov, width = coverage(with_bias)
     print(f"| nested, bias applied ({nested_bias:+.4f} x share of reports with citations) | {cov:.1%} | {width:.3f} |")
+
+    # CITATION_SUPPORT: the share judged supported (grounding cap applied) against the share labelled
+    # fully supported; per citation the expected squared error of the judge's 0/1 under P(full)
+    # (judges/intervals.py), or the people's variance alone, P(full)(1 - P(full)); shared parts scaled
+    # by the ratio of independent errors, as judges/intervals.py does
+    ruled = lacks(table)
+    p_full_capped = np.where(ruled, 0.0, np.minimum(p_full, p_any))
+    human_cs = (table["y"] == 2).astype(float).groupby([table["run_id"], table["topic_id"]]).mean()
+    human_cs = human_cs.rename_axis(truth.index.names).reindex(truth.index).fillna(0.0)
+    judged_cs = ((level == 2) & ~ruled).astype(float)
+    print("\nCITATION_SUPPORT (a share of thresholded statuses), the same spreads scaled:\n")
+    print("| per citation | spreads | coverage of the 45 runs | mean width |")
+    print("|---|---|---:|---:|")
+    for unit, error in (
+        (
+            "squared error of the judge's 0/1 (judges/intervals.py)",
+            np.where(judged_cs == 1, 1 - p_full_capped, p_full_capped),
+        ),
+        ("the people's variance alone", p_full_capped * (1 - p_full_capped)),
+    ):
+        rep_cs = Reports(table, judged_cs, error, human_cs)
+        scale = float(rep_cs.ind.sum() / rep.ind.sum())
+        for name in ("nested (fitted without the topic)", "independence only (report_sd = run_sd = 0)"):
+            cov, width = coverage(run_figures(rep_cs, schemes[name], runs_topics, scale=scale))
+            print(f"| {unit} | {name}, x {scale:.2f} | {cov:.1%} ({round(cov * 45)}/45) | {width:.3f} |")
 
     print("\n### Run pairs (990): does the judge's confidence hold?\n")
     print("| spreads | pairs | judge >= 95% sure | of those, assessors agree | mean p | share agreeing |")

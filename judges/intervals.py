@@ -8,15 +8,18 @@ P(full)``, full ``P(full)``; where the grounding cap rules full support out (the
 number or entity of the sentence, of a kind in ``grounding.cap``) full weighs as partial. When
 the LLM answered, the distribution is first updated by Bayes' rule with the answer
 (:func:`judges.attest.answers.likelihood`, ``attest.answer_error``), as :mod:`judges.weights`
-does. The independent error variance of ``w`` is ``Var(w)`` under that distribution
-(:func:`judges.plan.weight_variance`). Conventions for the rest:
+does. The independent error of ``w`` is its expected squared error under that distribution,
+``Var(w) + (E[w] - w)^2``: ``Var(w)`` (:func:`judges.plan.weight_variance`) for the default
+expected weights, whose ``w`` is ``E[w]``; a weight the judge did not take from the distribution
+(a status's weight: ``leaderboard.weights: status``, a guarded citation) adds its offset.
+Conventions for the rest:
 
-* a ``missing`` citation weighs 0 and people give it nothing: known, variance 0;
+* a ``missing`` citation weighs 0 and people give it nothing: known, error 0;
 * a citation without probabilities (``cross_language``; every citation of the ``alignment``
   judge) is unknown: none or full with probability 1/2 each (variance 0.25, the largest a weight
-  in [0, 1] can have, as :mod:`judges.plan` takes it); with an LLM answer, the three levels are
-  equally likely before it;
-* a citation with an assessor's label (a ``human_label`` in the assessments) is known: variance 0.
+  in [0, 1] can have, as :mod:`judges.plan` takes it; 0.5 about a weight of 0 or 1); with an LLM
+  answer, the three levels are equally likely before it;
+* a citation with an assessor's label (a ``human_label`` in the assessments) is known: error 0.
 
 **Per run (WEIGHTED_PRECISION).** A run's ``all`` value is the mean over its ``T`` topics (topics
 it did not answer count 0, as the leaderboard counts them) of each report's mean citation weight.
@@ -48,20 +51,21 @@ over ``T``, ``T - 1`` degrees of freedom): the assessors' value on new topics of
 
 **Other measures.** ``CITATION_ACCURACY``, ``AVG_CITATIONS``, ``CITED_SENTENCES``,
 ``NUMERIC_GROUNDED``, ``ENTITY_GROUNDED`` and ``PLACEHOLDER_FREE`` do not depend on support
-judgments: no judge error (``low = high = value``), topic sampling only. The other support
-measures use the variance of the people's value under the same per-citation level distributions,
-citations independent: ``CITATION_SUPPORT`` a Bernoulli of ``P(full)`` per citation;
-``WEIGHTED_RECALL`` the best weight of a sentence's citations; ``SENTENCE_SUPPORT`` a Bernoulli
-of ``P(some citation of the sentence is full)``; ``GROUNDEDNESS`` the same, weighted by the
-sentence's characters; ``PERFECT_CITATIONS`` a Bernoulli of ``P(every citation is full)`` per
-report. APPROXIMATIONS: (1) for the thresholded measures (all but ``WEIGHTED_RECALL``) the
-interval is centred on the judge's thresholded value while its width is the spread of the
-people's value, not the squared error of the threshold; (2) their shared errors are
-weighted precision's, scaled by the session's ratio of the measure's independent variance to
-weighted precision's; (3) the number of sentences and the characters of a report are recovered
-from its ``CITED_SENTENCES`` and ``GROUNDEDNESS`` values (exact, except the characters of a report
-with no supported sentence, taken as its cited sentences' average length). With
-``leaderboard.weights: status`` weighted precision and recall are thresholded as well.
+judgments: no judge error (``low = high = value``), topic sampling only. For the other support
+measures the independent error is likewise the expected squared error of the judge's value
+under the same per-citation levels, citations independent (exact under that independence):
+``CITATION_SUPPORT`` per citation, ``P(full)`` where the judge did not say ``supported`` and
+``1 - P(full)`` where it did; ``SENTENCE_SUPPORT`` per sentence, the same with ``P(some citation
+of the sentence is full)``; ``GROUNDEDNESS`` the same, weighted by the sentence's characters;
+``PERFECT_CITATIONS`` per report, with ``P(every citation is full)``; ``WEIGHTED_RECALL`` per
+sentence, the variance of the best weight of its citations plus the offset of the judge's best
+weight from its mean. (The variance of the people's value alone, without the threshold's offset,
+covers too little: 40 of 45 runs for ``CITATION_SUPPORT`` in bench/intervals.py.)
+APPROXIMATIONS: (1) the shared errors of these measures are weighted precision's, scaled by the
+session's ratio of the measure's independent error to weighted precision's; (2) the number of
+sentences and the characters of a report are recovered from its ``CITED_SENTENCES`` and
+``GROUNDEDNESS`` values (exact, except the characters of a report with no supported sentence,
+taken as its cited sentences' average length).
 
 **Pairs.** For each pair of runs (``run_a`` ahead of ``run_b`` on the headline,
 :data:`judges.measures.HEADLINE`, ``gap`` their difference), ``p_same_order = Phi(gap / sd)``,
@@ -322,7 +326,9 @@ def _column(table: pa.Table, name: str, order) -> pa.Array:
 def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str], answer_error: float) -> dict:
     """Per report ``(run, topic)`` of ``table`` (assessments; ``order`` the indices that sort it by
     run, topic, sentence and citation, or None when it is sorted): ``(u, {measure: independent
-    variance of its value})`` for the support measures."""
+    error variance of its value})`` for the support measures: the expected squared error of the
+    judge's value under the citations' levels, taken independent (the variance where the judge's
+    value is the expectation, as for the default weights)."""
     n = table.num_rows
     if n == 0:
         return {}
@@ -330,6 +336,7 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     topic = _column(table, "topic_id", order)
     sentence_index = _column(table, "sentence_index", order).to_numpy(zero_copy_only=False)
     status = _column(table, "status", order)
+    weight = pc.fill_null(_column(table, "weight", order), 0.0).to_numpy(zero_copy_only=False)
     missing = pc.equal(status, "missing").to_numpy(zero_copy_only=False)
     p_any_col, p_full_col = _column(table, "p_any", order), _column(table, "p_full", order)
     has = (pc.is_valid(p_any_col).to_numpy(zero_copy_only=False)) & pc.is_valid(p_full_col).to_numpy(
@@ -353,10 +360,12 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     q = level_distribution(p_any, p_full, lik, has, missing, label_level)
     uncertain = ~missing if label_level is None else ~missing & (label_level < 0)
     ruled &= uncertain  # an assessor's label is what people say, cap or not
-    v_weight = weight_variances(q, ruled)  # 0 where the level is known
+    mean_weight = 0.5 * q[:, 1] + np.where(ruled, 0.5, 1.0) * q[:, 2]
+    v_weight = np.where(uncertain, weight_variances(q, ruled) + (mean_weight - weight) ** 2, 0.0)
     qc = capped_levels(q, ruled)
     full = qc[:, 2]  # P(people say full)
-    v_support = full * (1.0 - full)
+    judged_full = pc.equal(status, "supported").to_numpy(zero_copy_only=False)
+    v_support = _binary_error(full, judged_full)
     chars = pc.utf8_length(pc.utf8_trim_whitespace(_column(table, "sentence", order))).to_numpy(zero_copy_only=False)
 
     # boundaries of reports and sentences (the rows are sorted by run, topic, sentence, citation)
@@ -377,12 +386,13 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     p_best_full = 1.0 - no_full
     p_best_half = np.clip(1.0 - p_best_full - all_none, 0.0, 1.0)
     mean_best = 0.5 * p_best_half + p_best_full
-    v_best = np.maximum(0.25 * p_best_half + p_best_full - mean_best**2, 0.0)
-    v_some = p_best_full * (1.0 - p_best_full)
+    judged_best = np.maximum.reduceat(weight, s_start)
+    v_best = np.maximum(0.25 * p_best_half + p_best_full - mean_best**2, 0.0) + (mean_best - judged_best) ** 2
+    judged_some = np.logical_or.reduceat(judged_full, s_start)
+    v_some = _binary_error(p_best_full, judged_some)
     s_chars = chars[s_start].astype(np.float64)
     nonblank = s_chars > 0
-    s_judged_full = pc.equal(status, "supported").to_numpy(zero_copy_only=False)
-    s_supported = np.logical_or.reduceat(s_judged_full, s_start) & nonblank
+    s_supported = judged_some & nonblank
 
     def per_report(values, weights=None) -> np.ndarray:
         return np.bincount(report_of_sentence, values if weights is None else values * weights, minlength=len(r_start))
@@ -395,6 +405,7 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     sum_weight = np.add.reduceat(v_weight, r_start)
     sum_support = np.add.reduceat(v_support, r_start)
     all_full = np.multiply.reduceat(full, r_start)
+    v_perfect = _binary_error(all_full, np.logical_and.reduceat(judged_full, r_start))
     u = np.add.reduceat(uncertain.astype(np.float64), r_start) / n_cit
 
     runs, topics = run.take(pa.array(r_start)).to_pylist(), topic.take(pa.array(r_start)).to_pylist()
@@ -410,7 +421,7 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
             float(u[k]),
             {
                 "CITATION_SUPPORT": sum_support[k] / n_cit[k] ** 2,
-                "PERFECT_CITATIONS": all_full[k] * (1.0 - all_full[k]),
+                "PERFECT_CITATIONS": v_perfect[k],
                 "SENTENCE_SUPPORT": sum_some[k] / sentences**2 if sentences else 0.0,
                 "WEIGHTED_PRECISION": sum_weight[k] / n_cit[k] ** 2,
                 "WEIGHTED_RECALL": sum_best[k] / sentences**2 if sentences else 0.0,
@@ -418,6 +429,11 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
             },
         )
     return out
+
+
+def _binary_error(p: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """``E[(X - j)^2]`` for ``X`` Bernoulli(``p``) and the judge's 0/1 ``judged``."""
+    return np.where(judged, 1.0 - p, p)
 
 
 def _recovered(cited: float, share: float) -> float:

@@ -132,31 +132,63 @@ CITATIONS = [
 ]
 
 
-def human_measures(levels):
-    """The people's measures of the report for one assignment of levels to its citations."""
+def measures_of(statuses, weights):
+    """The report's measures for one status and weight per citation of CITATIONS."""
     by_sentence = {}
-    for (s, *_), level in zip(CITATIONS, levels):
-        by_sentence.setdefault(s, []).append(level)
+    for (s, *_), status, w in zip(CITATIONS, statuses, weights):
+        by_sentence.setdefault(s, []).append((status, w))
     results = [
         SentenceResult(
             len(text.strip()),
-            tuple("supported" if lv == 2 else "partial" if lv == 1 else "unsupported" for lv in by_sentence.get(s, [])),
+            tuple(st for st, _ in by_sentence.get(s, [])),
             NO_GROUNDING,
-            tuple(LEVEL_WEIGHT[lv] for lv in by_sentence.get(s, [])),
+            tuple(w for _, w in by_sentence.get(s, [])),
         )
         for s, text in SENTENCES.items()
     ]
     return evaluate(results)
 
 
-def test_report_variances_match_enumeration_of_the_levels():
+def human_measures(levels):
+    """The people's measures of the report for one assignment of levels to its citations."""
+    statuses = ["supported" if lv == 2 else "partial" if lv == 1 else "unsupported" for lv in levels]
+    return measures_of(statuses, [LEVEL_WEIGHT[lv] for lv in levels])
+
+
+def units(statuses, weights):
+    """Each support measure of the report as a sum of independent units, ``[(coefficient, value)]``
+    (citations, non-blank sentences or the report), for one status and weight per citation."""
+    nonblank = {s: len(t.strip()) for s, t in SENTENCES.items() if t.strip()}
+    n, chars = len(CITATIONS), sum(nonblank.values())
+    cited = {s: [(st, w) for (s2, *_), st, w in zip(CITATIONS, statuses, weights) if s2 == s] for s in nonblank}
+    some = {s: float(any(st == "supported" for st, _ in c)) for s, c in cited.items()}
+    return {
+        "WEIGHTED_PRECISION": [(1 / n, w) for w in weights],
+        "CITATION_SUPPORT": [(1 / n, float(st == "supported")) for st in statuses],
+        "PERFECT_CITATIONS": [(1.0, float(all(st == "supported" for st in statuses)))],
+        "SENTENCE_SUPPORT": [(1 / len(nonblank), some[s]) for s in nonblank],
+        "GROUNDEDNESS": [(nonblank[s] / chars, some[s]) for s in nonblank],
+        "WEIGHTED_RECALL": [(1 / len(nonblank), max((w for _, w in c), default=0.0)) for s, c in cited.items()],
+    }
+
+
+@pytest.mark.parametrize("expected", [True, False], ids=["expected weights", "status weights"])
+def test_report_errors_match_enumeration_of_the_levels(expected):
+    """Per unit (citation, sentence, report) the expected squared error of the judge's value under
+    the levels, summed with the unit's coefficient squared: enumerated over every assignment."""
     rows, weights = [], []
     for rank, (s, status, p_any, p_full, numbers, label) in enumerate(CITATIONS):
-        w = WEIGHT[status] if p_any is None else float(np.dot(LEVEL_WEIGHT, [1 - p_any, p_any - p_full, p_full]))
+        w = WEIGHT[label or status]
+        if expected and p_any is not None and label is None:  # judges.weights: full weighs 0.5 where ruled out
+            w = 0.5 * (p_any - p_full) + (0.5 if numbers else 1.0) * p_full
         rows.append(("r", "t", s, rank, status, w, p_any, p_full, None, None, numbers, [], label, SENTENCES[s]))
         weights.append(w)
     table = assessments(rows)
-    judged = human_measures([STATUS_GRADE[c[1]] for c in CITATIONS])  # CITED_SENTENCES and GROUNDEDNESS
+    statuses = [c[1] for c in CITATIONS]
+    judged = measures_of(statuses, weights)
+    judge_units = units(statuses, weights)
+    for m, us in judge_units.items():  # the decomposition is the registry's measure
+        assert sum(c * x for c, x in us) == pytest.approx(judged[m]), m
     order = assessment_order(table)  # the rows are not in sentence order
     u, var = iv.report_variances(table, order, {("r", "t"): judged}, ("numbers", "entities"), 0.1)[("r", "t")]
     # each citation's levels: the model's, full moved to partial where ruled out; fixed when known
@@ -171,15 +203,26 @@ def test_report_variances_match_enumeration_of_the_levels():
             if numbers:
                 q = [q[0], q[1] + q[2], 0.0]
             choices.append([(lv, q[lv]) for lv in range(3) if q[lv] > 0])
-    moments = {m: [0.0, 0.0] for m in var}
+    error = dict.fromkeys(var, 0.0)
+    variance = {m: [0.0, 0.0] for m in var}
     for combo in itertools.product(*choices):
         p = math.prod(c[1] for c in combo)
-        h = human_measures([c[0] for c in combo])
+        levels = [c[0] for c in combo]
+        people = units(
+            ["supported" if lv == 2 else "partial" if lv == 1 else "unsupported" for lv in levels],
+            [LEVEL_WEIGHT[lv] for lv in levels],
+        )
+        h = human_measures(levels)
         for m in var:
-            moments[m][0] += p * h[m]
-            moments[m][1] += p * h[m] ** 2
-    for m, (mean, square) in moments.items():
-        assert var[m] == pytest.approx(square - mean**2, abs=1e-12), m
+            error[m] += p * sum(c**2 * (x - j) ** 2 for (c, x), (_, j) in zip(people[m], judge_units[m]))
+            variance[m][0] += p * h[m]
+            variance[m][1] += p * h[m] ** 2
+    for m in var:
+        assert var[m] == pytest.approx(error[m], abs=1e-12), m
+        # the people's value varies as much as the units' errors add up, less the judge's offsets
+        assert variance[m][1] - variance[m][0] ** 2 <= var[m] + 1e-12, m
+        if expected and m == "WEIGHTED_PRECISION":  # the judge's value is the expectation: its variance
+            assert var[m] == pytest.approx(variance[m][1] - variance[m][0] ** 2, abs=1e-12)
     assert u == pytest.approx(4 / 6)  # the missing and the labelled citation are known
 
 
@@ -454,8 +497,9 @@ def test_an_llm_answer_and_the_alignment_judge_in_the_assessments():
     q = iv.level_distribution([0.8, 0.0, 0.5], [0.6, 0.0, 0.1], [likelihood("YES", 0.9, 0.1), (1, 1, 1), (1, 1, 1)])
     q[1] = iv.UNKNOWN  # no probabilities, no answer: none or full
     v = iv.weight_variances(q, [False] * 3)  # a guarded answer says nothing: the model's levels
-    assert var["WEIGHTED_PRECISION"] == pytest.approx(v.sum() / 9)
-    assert v[1] == pytest.approx(0.25)
+    offset = (0.5 * q[:, 1] + q[:, 2] - np.array([0.9, 0.0, 0.2])) ** 2  # the judge's weights' from the mean
+    assert var["WEIGHTED_PRECISION"] == pytest.approx((v + offset).sum() / 9)
+    assert v[1] == pytest.approx(0.25) and v[1] + offset[1] == pytest.approx(0.5)
 
 
 def test_one_topic_gives_no_topic_interval():
