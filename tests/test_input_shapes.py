@@ -240,6 +240,8 @@ def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(tmp_path):
 
 from types import SimpleNamespace  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import yaml  # noqa: E402
 
 from judges.attest.cascade import Attester  # noqa: E402
@@ -331,11 +333,34 @@ def test_a_translated_corpus_is_aligned(tmp_path):
 
 
 def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
+    """With a band and with all, always; with the session's plan, as it chose: an unreadable
+    citation's spread is the largest there is, so it is planned first among equals."""
+    from judges.attest.selection import Band, Planned
+    from judges.plan import make_plan
+
     j = cross_language("Latin", "CJK", "d", "corpus", 5)
     assert (j.status, j.grade, j.support_status) == ("cross_language", 0, "cross_language")
-    for mode in ("uncertain", "all"):
-        assert Attester.selects(SimpleNamespace(s=SimpleNamespace(mode=mode)), j, (0.2, 0.8))
-    assert not Attester.selects(SimpleNamespace(s=SimpleNamespace(mode="none")), j, None)
+    key = ("r", "t", 0, 0)
+
+    def attester(mode, selection=None):
+        return SimpleNamespace(s=SimpleNamespace(mode=mode), selection=selection)
+
+    assert Attester.selects(attester("all"), key, j)
+    assert Attester.selects(attester("uncertain", Band(0.2, 0.8)), key, j)
+    assert not Attester.selects(attester("none"), key, j)
+    columns = {
+        "run_id": ["r", "r"],
+        "topic_id": ["t", "t"],
+        "sentence_index": [0, 1],
+        "citation_rank": [0, 0],
+        "status": ["cross_language", "partial"],
+        "p_any": [float("nan"), 0.9],
+        "p_full": [float("nan"), 0.5],
+        "weight": [0.0, 0.7],
+    }
+    plan = make_plan({k: np.array(v) for k, v in columns.items()}, {"r": 1}, np.zeros(2, bool), count=1)
+    assert Attester.selects(attester("uncertain", Planned(plan)), key, j)
+    assert not Attester.selects(attester("uncertain", Planned(plan)), ("r", "t", 1, 0), j)
 
 
 @pytest.mark.parametrize(
