@@ -22,7 +22,7 @@ gain by how many runs its run could be misordered with; off: leverage x spread a
 real CLI (``--attest uncertain`` with ``attest.budget``, which judges, plans over the session and
 then asks; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the labels and
 prints run tau, exact three-level agreement, kappa, the share of citations sent and how many the
-budget asked for (:func:`judges.support.calibrate.agreement`). The shipped support model is scored on the topics
+budget asked for (:func:`judges.meta.calibrate.agreement`). The shipped support model is scored on the topics
 it was fitted on here (the cascade's gain is what this bench is for; the model's own
 cross-validated scores are in ``bench/support_agreement.py``). For comparison it also prints the
 grade table before the support model (the LLM moves alignment's status one level; alignment
@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
-from judges.support.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402
+from judges.meta.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 import support_agreement  # noqa: E402  (its judge(): the CLI with a workflow)

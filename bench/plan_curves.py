@@ -51,7 +51,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.plan import KEY, make_plan  # noqa: E402
 from judges.records import Judgment  # noqa: E402
-from judges.support.calibrate import FEATURE_COLUMNS, STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
+from judges.meta.calibrate import FEATURE_COLUMNS, STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
 from judges.support.model import expected_error, levels  # noqa: E402
 from judges.weights import citation_weight  # noqa: E402
 

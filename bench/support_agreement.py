@@ -6,7 +6,7 @@ Usage::
 
 1. ``rag24-support`` (45 real TREC 2024 RAG runs, NIST's full / partial / no support labels on
    2,348 citations of 14 topics) is judged once by the real CLI (the features are recorded
-   whatever the judge), then scored (:func:`judges.support.calibrate.agreement`: run tau,
+   whatever the judge), then scored (:func:`judges.meta.calibrate.agreement`: run tau,
    topic-averaged tau, exact three-level agreement, Cohen's kappa, ROC-AUCs, status mix) for
    * ``alignment``: thresholds 0.4 / 0.25 on ``norm_score`` (the judge before the support model);
    * ``model, cross-validated``: the support model refitted with topic-grouped cross-validation
@@ -45,7 +45,7 @@ from judges.meta import agreement as ag  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.measures import expected_weight  # noqa: E402
-from judges.support.calibrate import (  # noqa: E402
+from judges.meta.calibrate import (  # noqa: E402
     STATUS_LEVEL,
     agreement,
     cross_validate,

@@ -28,7 +28,7 @@ def __getattr__(name: str):
 
         return getattr(intervals, name)
     if name == "open_documents":
-        from judges.report.documents import open_documents
+        from judges.formats.documents import open_documents
 
         return open_documents
     raise AttributeError(f"module 'judges' has no attribute {name!r}")

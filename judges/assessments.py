@@ -13,9 +13,10 @@ import hashlib
 import pyarrow as pa
 
 from judges.formats import tables
-from judges.measures import NO_GROUNDING, WEIGHT, SentenceGrounding, SentenceResult, evaluate
+from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
+from judges.vocabulary import WEIGHT
 from judges.records import Judgment, Report
-from judges.support.features import FEATURES
+from judges.vocabulary import FEATURES
 
 
 def qrels_doc_id(sentence_text: str, citation_id: str) -> str:

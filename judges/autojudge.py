@@ -57,11 +57,11 @@ try:
 except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"judges.autojudge needs autojudge-base: pip install 'citejudge[autojudge]' ({e})") from e
 
-from judges.align import BACKENDS
 from judges.config import load_workflow
 from judges.formats.runs import DATASETS as RUN_DATASETS
 from judges.formats.tables import read_leaderboard
 from judges.measures import MEASURES
+from judges.vocabulary import BACKENDS
 
 SETTINGS = ("judge_workflow", "backend", "workers", "dataset", "keep_outputs")
 FRAMEWORK_SETTINGS = ("filebase", "outdir", "description")

@@ -14,9 +14,8 @@ from typing import Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from judges.align import BACKENDS
-from judges.attest.answers import ANSWERS
 from judges.errors import InputError
+from judges.vocabulary import ANSWERS, BACKENDS
 
 _BACKEND_NAMES = tuple(sorted(BACKENDS))
 

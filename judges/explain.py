@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from judges.attest.answers import LEVEL_STATUS, P_YES_SUPPORTED, yes_probability
-from judges.measures import WEIGHT
+from judges.attest.answers import P_YES_SUPPORTED, yes_probability
+from judges.vocabulary import WEIGHT
 from judges.records import Judgment
+from judges.vocabulary import LEVEL_STATUS
 
 ALIGNMENT_FIELDS = ("score", "answer_token_start", "answer_token_end", "doc_token_start", "doc_token_end", "matches")
 

@@ -25,7 +25,8 @@ from judges.checks import Claim, Source, find_placeholders, missing
 from judges.checks.placeholders import pattern_table
 from judges.config import GroundingSettings
 from judges.measures import SentenceGrounding
-from judges.records import STATUS_GRADE, Document, Judgment, Report, Sentence
+from judges.records import Document, Judgment, Report, Sentence
+from judges.vocabulary import STATUS_GRADE
 
 
 class Grounder:

@@ -91,6 +91,7 @@ import pyarrow.parquet as pq
 
 from judges.measures import HEADLINE, MEASURE_NAMES, headline_of
 from judges.plan import weight_variance
+from judges.vocabulary import LABEL_LEVEL, STATUS_GRADE
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or full (weight variance 0.25)
@@ -99,15 +100,7 @@ NO_JUDGE_ERROR = frozenset(
 )
 UNBOUNDED = frozenset({"AVG_CITATIONS"})  # measures without an upper end (the others lie in [0, 1])
 # an assessor's label: a status name (the assessments' human_label) or a label file's word
-LABEL_LEVEL = {
-    "supported": 2,
-    "partial": 1,
-    "unsupported": 0,
-    "partially": 1,
-    "not_supported": 0,
-    "missing": 0,
-    "cross_language": 0,
-}
+LEVEL_OF_LABEL = {**LABEL_LEVEL, **STATUS_GRADE}
 # grid of restricted maximum likelihood for the spreads
 GRID_STEP = 0.0025
 GRID_MAX = 0.5
@@ -356,7 +349,7 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     if "human_label" in table.column_names:
         labels = _column(table, "human_label", order)
         if labels.null_count < n:
-            label_level = np.array([LABEL_LEVEL.get(v, -1) if v is not None else -1 for v in labels.to_pylist()])
+            label_level = np.array([LEVEL_OF_LABEL.get(v, -1) if v is not None else -1 for v in labels.to_pylist()])
     q = level_distribution(p_any, p_full, lik, has, missing, label_level)
     uncertain = ~missing if label_level is None else ~missing & (label_level < 0)
     ruled &= uncertain  # an assessor's label is what people say, cap or not
@@ -538,16 +531,16 @@ def write_trust(found: Trust, out_dir: Path, name: str, place: Callable[[Path], 
 
 def read_intervals(path: str | Path, name: Optional[str] = None):
     """The intervals (:data:`INTERVAL_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
-    from judges.formats.tables import _resolve
+    from judges.formats.tables import output_file
 
-    return pq.read_table(_resolve(path, name, "intervals.parquet")).to_pandas()
+    return pq.read_table(output_file(path, name, "intervals.parquet")).to_pandas()
 
 
 def read_pairs(path: str | Path, name: Optional[str] = None):
     """The run pairs (:data:`PAIR_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
-    from judges.formats.tables import _resolve
+    from judges.formats.tables import output_file
 
-    return pq.read_table(_resolve(path, name, "pairs.parquet")).to_pandas()
+    return pq.read_table(output_file(path, name, "pairs.parquet")).to_pandas()
 
 
 def inseparable(pairs: list[tuple], ranking: list[str], level: float = 0.95) -> list[tuple[str, str, float]]:

@@ -28,13 +28,14 @@ from judges.formats.debuglog import DebugLog
 from judges.grounder import Grounder
 from judges.options import Options
 from judges.assessments import Assessments, qrels_doc_id
-from judges.records import STATUS_GRADE, Citation, Document, Judgment, Report, Sentence
+from judges.records import Citation, Document, Judgment, Report, Sentence
 from judges.runscan import Scan, reread
-from judges.support.features import FEATURES, LEXICAL, clause_ids
+from judges.support.features import LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
+from judges.vocabulary import FEATURES, STATUS_GRADE
 from judges.weights import citation_weight
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class Judge:
         return None, "none", f"document {doc_id!r} in neither the report's documents nor the corpus"
 
     # -- stage 3: align and judge, batch by batch ---------------------------------------------
-    def judge_batch(self, reports: list[Report], out: Assessments, log: DebugLog) -> int:
+    def judge_batch(self, reports: list[Report], out: Assessments, log: DebugLog) -> int:  # noqa: C901 (to split: issue 32)
         """Judge every citation of ``reports`` with one prefilter call and one engine call, and
         finish the reports (their measures)."""
         texts: list[str] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple, Sequence
 
-WEIGHT = {"supported": 1.0, "partial": 0.5, "unsupported": 0.0, "missing": 0.0, "cross_language": 0.0}
+from judges.vocabulary import WEIGHT
 
 
 def expected_weight(p_any, p_full, likelihood=(1.0, 1.0, 1.0), full_weight=WEIGHT["supported"]):

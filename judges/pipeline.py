@@ -149,7 +149,7 @@ def _processes(options: Options, workers: Optional[Workers], citations: int) -> 
     return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
 
 
-def _run(
+def _run(  # noqa: C901 (to split: issue 32)
     options: Options, summary: Summary, outset: OutputSet, log_path, stale_log, backend, inputs, warn, progress
 ) -> None:
     counts = summary.counts

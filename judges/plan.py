@@ -38,7 +38,7 @@ from typing import Mapping, NamedTuple, Optional
 import numpy as np
 import pyarrow as pa
 
-from judges.measures import WEIGHT
+from judges.vocabulary import WEIGHT
 
 #: The columns naming one citation (the assessments table's sort key).
 KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")

@@ -94,12 +94,3 @@ class Judgment(NamedTuple):
     explanation: str = (
         ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
     )
-
-
-#: Every status a citation can get, best first: the one list of them (summary, config.yml, report).
-#: cross_language: sentence and cited text in different scripts, not aligned (judges.text.script).
-STATUSES = ("supported", "partial", "unsupported", "missing", "cross_language")
-#: Every status but cross_language, which the CLI summary shows on a line of its own (only when it
-#: occurs) and the HTML report's tables and plots leave out.
-MAIN_STATUSES = tuple(s for s in STATUSES if s != "cross_language")
-STATUS_GRADE = dict(zip(STATUSES, (2, 1, 0, 0, 0)))

@@ -24,7 +24,8 @@ measures, does not depend on this setting.
 from __future__ import annotations
 
 from judges.attest.answers import likelihood
-from judges.measures import WEIGHT, expected_weight
+from judges.measures import expected_weight
+from judges.vocabulary import WEIGHT
 from judges.records import Judgment
 
 NO_OBSERVATION = (1.0, 1.0, 1.0)

@@ -33,7 +33,7 @@ from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows
 from judges.options import Options, Summary
-from judges.records import STATUSES
+from judges.vocabulary import STATUSES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
 

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges.align.passages import DocIndex
-from judges.attest.answers import ANSWERS, p_yes, parse_answer
+from judges.attest.answers import p_yes, parse_answer
+from judges.vocabulary import ANSWERS
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.cascade import GUARD_PATTERNS, Attester, Case, combine
 from judges.attest.endpoint import Endpoint, from_env, from_file

@@ -326,7 +326,7 @@ def test_the_fast_scanner_on_real_documents():
         assert _spans(numbers_module._matches(text)) == _spans(numbers_module._PATTERN.finditer(text))
 
 
-# -- The Numba candidate scanner (judges.checks.scan) is exactly the Python reference.
+# -- The Numba candidate scanner (judges.checks.kernel) is exactly the Python reference.
 
 
 @settings(max_examples=1500, deadline=None)
@@ -373,7 +373,7 @@ def test_a_source_index_is_every_mention_read_with_and_without_the_range_rules(t
 
 
 def test_the_kernel_refuses_needles_it_cannot_dispatch():
-    from judges.checks.scan import needle_table
+    from judges.checks.kernel import needle_table
 
     with pytest.raises(ValueError, match="at least two ASCII"):
         needle_table([("a", 0)])

@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 import judges
 from judges import intervals as iv
 from judges.attest.answers import likelihood
-from judges.measures import NO_GROUNDING, WEIGHT, SentenceResult, evaluate
-from judges.records import STATUS_GRADE, Judgment
+from judges.measures import NO_GROUNDING, SentenceResult, evaluate
+from judges.vocabulary import WEIGHT
+from judges.records import Judgment
+from judges.vocabulary import STATUS_GRADE
 from judges.support.model import load_model
 from judges.weights import citation_weight
 from judges.writer import assessment_order

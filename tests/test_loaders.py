@@ -209,7 +209,7 @@ def test_corpus_keeps_only_wanted_ids_and_reports_bad_lines(tmp_path):
 def _plain_sentence(item, index, references, path, line, field, max_citations):
     import math
 
-    from judges.formats.runs import _id, json_type
+    from judges.formats.runs import checked_id, json_type
     from judges.records import Citation, Sentence
 
     if not isinstance(item, dict):
@@ -223,7 +223,7 @@ def _plain_sentence(item, index, references, path, line, field, max_citations):
         pass
     elif isinstance(raw, dict):
         for rank, (doc_id, conf) in enumerate(raw.items()):
-            doc_id = _id(doc_id, path, line, f"{field}.citations")
+            doc_id = checked_id(doc_id, path, line, f"{field}.citations")
             confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
             if confidence is not None and not math.isfinite(confidence):
                 confidence = None
@@ -240,7 +240,7 @@ def _plain_sentence(item, index, references, path, line, field, max_citations):
                     problem = f"index {c} out of range ({len(references)} references)"
                     cites.append(Citation(rank, str(c), None, None, problem))
             else:
-                cites.append(Citation(rank, _id(c, path, line, cfield), str(c).strip()))
+                cites.append(Citation(rank, checked_id(c, path, line, cfield), str(c).strip()))
     else:
         raise InputError(path, line, f"{field}.citations", f"must be a list or an object, got {json_type(raw)}")
     dropped = 0
@@ -252,13 +252,13 @@ def _plain_sentence(item, index, references, path, line, field, max_citations):
 
 def _plain_report(obj, max_citations):
     """The sentences and references as the plain form reads them (or its error)."""
-    from judges.formats.runs import _id
+    from judges.formats.runs import checked_id
 
     references = obj.get("references")
     if references is not None:
         if not isinstance(references, list):
             raise InputError("run.jsonl", 7, "references", "must be a list of doc ids")
-        references = [_id(r, "run.jsonl", 7, f"references[{i}]") for i, r in enumerate(references)]
+        references = [checked_id(r, "run.jsonl", 7, f"references[{i}]") for i, r in enumerate(references)]
     return tuple(
         _plain_sentence(item, i, references, "run.jsonl", 7, f"answer[{i}]", max_citations)
         for i, item in enumerate(obj["answer"])

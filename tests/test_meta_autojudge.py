@@ -104,7 +104,7 @@ def load_kiddie(ajb):
 )
 def test_cli_leaderboards_pass_autojudge_verification_and_tira_layout(ajb, kiddie_cli, fmt, name):
     from judges.measures import MEASURE_NAMES
-    from judges.meta.leaderboards import missing_all_rows, read_any_leaderboard
+    from judges.formats.leaderboards import missing_all_rows, read_any_leaderboard
 
     path = kiddie_cli / name
     lb = ajb.Leaderboard.load(path, fmt)

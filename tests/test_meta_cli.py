@@ -11,7 +11,7 @@ from conftest import ROOT, run_cli, shared
 from scipy import stats
 
 from judges.measures import MEASURE_NAMES
-from judges.meta.leaderboards import read_any_leaderboard
+from judges.formats.leaderboards import read_any_leaderboard
 
 TRUTH_TOT = "run_id measure topic_id value\n" + "".join(
     f"{r}\tREL\t{t}\t{v}\n" for r, v in (("a", 4), ("b", 3), ("c", 2), ("d", 1)) for t in ("1", "2", "all")
@@ -124,7 +124,7 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
     again in every format, with and without a header line, they read back the same; meta-evaluated
     against themselves in any format, the rankings agree exactly."""
     import judges
-    from judges.meta.leaderboards import FORMATS, write_any_leaderboard
+    from judges.formats.leaderboards import FORMATS, write_any_leaderboard
 
     out = tmp_path / "out"
     r = run_cli(

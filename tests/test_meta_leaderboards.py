@@ -8,7 +8,7 @@ import pytest
 from conftest import shared
 
 from judges.errors import InputError
-from judges.meta.leaderboards import (
+from judges.formats.leaderboards import (
     FORMATS,
     missing_all_rows,
     read_any_leaderboard,

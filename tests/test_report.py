@@ -14,7 +14,7 @@ from conftest import run_cli, shared
 import judges
 from judges.explain import explain
 from judges.records import Judgment
-from judges.report.documents import locate
+from judges.formats.documents import locate
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"

@@ -162,7 +162,7 @@ def test_rag24_support_report_tau_is_meta_evaluate_truth_topics_tau(tmp_path):
     assert f"Kendall's tau {row['value']:.3f} over 45 runs, each run's mean over the topics the truth has" in index
 
     # the same figure in full, from the report's own code path
-    from judges.meta.leaderboards import read_any_leaderboard
+    from judges.formats.leaderboards import read_any_leaderboard
     from judges.report.leaderboard import against_truth, board
 
     lb, truth = judges.read_leaderboard(out, "r24"), read_any_leaderboard(data / "truth.eval.txt")

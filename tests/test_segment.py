@@ -70,7 +70,7 @@ import sys
 
 from hypothesis import settings
 
-from judges.text import scan
+from judges.text import kernel as scan
 from judges.text.segment import split_sentences_reference
 
 split_sentences("Warm up. The kernels compile now.")  # no Hypothesis example pays for it

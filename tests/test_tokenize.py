@@ -91,7 +91,7 @@ import re
 import numpy as np
 import pytest
 
-from judges.text import scan
+from judges.text import kernel as scan
 from judges.text.tokenize import TOKEN_PATTERN, stand_in
 
 

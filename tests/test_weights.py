@@ -6,8 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from judges.attest.answers import likelihood
-from judges.measures import WEIGHT, expected_weight
-from judges.records import STATUS_GRADE, Judgment
+from judges.measures import expected_weight
+from judges.vocabulary import WEIGHT
+from judges.records import Judgment
+from judges.vocabulary import STATUS_GRADE
 from judges.weights import citation_weight
 
 LEVEL_WEIGHTS = (WEIGHT["unsupported"], WEIGHT["partial"], WEIGHT["supported"])

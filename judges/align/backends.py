@@ -23,7 +23,8 @@ import importlib.util
 
 import numpy as np
 
-from judges.align import BACKENDS, prefilter, reference
+from judges.align import prefilter, reference
+from judges.vocabulary import BACKENDS
 from judges.align.packed import normalize_packed
 
 

@@ -353,7 +353,7 @@ _WINDOW_MAX_ROWS = 256
 
 
 @njit(cache=True)
-def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, mismatch, gap, out):
+def _align_group(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, idx, match, mismatch, gap, out):  # noqa: C901 (a Numba kernel: its loops stay explicit)
     """Pairs ``idx`` (at most ``LANES``) through pass 1, then exact recovery of each path."""
     nl = idx.shape[0]
     nrows = 0
@@ -656,7 +656,7 @@ def window_df(local, windows, n_local):
 
 
 @njit(cache=True)
-def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):
+def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size):  # noqa: C901 (a Numba kernel: its loops stay explicit)
     """Candidate windows of many citations at once.
 
     Citation ``c`` has answer ``a_tokens[a_offsets[cit_a[c]]:a_offsets[cit_a[c] + 1]]`` and its

@@ -15,9 +15,9 @@ import math
 import re
 from typing import Optional
 
-ANSWERS: dict[str, tuple[str, ...]] = {"yes_no": ("YES", "NO"), "support_level": ("FULL", "PARTIAL", "NONE")}
+from judges.vocabulary import ANSWERS
+
 P_YES_SUPPORTED = 0.5  # yes_no: P(YES) at or above which the LLM's answer makes a citation supported
-LEVEL_STATUS = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}  # support_level: the status
 _ALIASES = {"support_level": {"NO": "NONE", "PARTIALLY": "PARTIAL"}}
 _LEVEL_INDEX = {"NONE": 0, "PARTIAL": 1, "FULL": 2}  # support_level: the answer's level (none, partial, full)
 

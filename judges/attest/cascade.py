@@ -55,7 +55,7 @@ import numpy as np
 
 from judges.align.passages import DocIndex
 from judges.attest import degenerate
-from judges.attest.answers import ANSWERS, LEVEL_STATUS, affirms, parse_answer
+from judges.attest.answers import affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
@@ -79,7 +79,9 @@ from judges.counts import (
     attest_failure,
 )
 from judges.formats.debuglog import DebugLog
-from judges.records import STATUS_GRADE, Judgment
+from judges.records import Judgment
+from judges.vocabulary import ANSWERS, LEVEL_STATUS
+from judges.vocabulary import STATUS_GRADE
 
 
 def combine(judge_status: str, answer: str, p_yes, question: str = "yes_no") -> str:

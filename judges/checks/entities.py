@@ -417,7 +417,7 @@ def _states_none(text: str, context: str | None) -> bool:
     return fold(_surface(first)) not in _capitalised_in(context)
 
 
-def _extract_entities(text: str, context: str | None, single_words: bool) -> list[Entity]:
+def _extract_entities(text: str, context: str | None, single_words: bool) -> list[Entity]:  # noqa: C901 (to split: issue 32)
     """:func:`extract_entities` without the shortcut (its reference)."""
     words = _words(text)
     if not words:

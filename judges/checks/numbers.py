@@ -360,7 +360,7 @@ def _kernel():
     if _KERNEL is None:
         import numpy as np
 
-        from judges.checks.scan import char_class, needle_table, number_starts
+        from judges.checks.kernel import char_class, needle_table, number_starts
 
         case = needle_table([(code, 0) for code in _CURRENCY_CODES])
         low = needle_table([(w, 0) for w in ("http", "www.", *_NUMBER_WORDS)] + [(w, 1) for w in _MULTIPLIER_WORDS])

@@ -13,7 +13,7 @@ from typing import Callable
 
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
-from judges.formats.runs import DOC_ID_KEYS, _id, json_type
+from judges.formats.runs import DOC_ID_KEYS, checked_id, json_type
 from judges.records import Document
 
 
@@ -51,6 +51,6 @@ def parse_document(obj: object, path: str, line: int) -> Document:
     text = obj.get("text", obj.get("contents", obj.get("segment")))
     if not isinstance(text, str):
         raise InputError(path, line, "text", "missing" if text is None else "must be a string")
-    doc_id = _id(obj[key], path, line, key)
+    doc_id = checked_id(obj[key], path, line, key)
     title = obj.get("title")
     return Document(doc_id, text, title if isinstance(title, str) else "")

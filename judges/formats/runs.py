@@ -107,7 +107,7 @@ _UNSAFE_ID = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 AGGREGATE_TOPIC = "all"  # the leaderboard's mean row; no topic may be called so
 
 
-def _id(value: object, path: str, line: int, field: str) -> str:
+def checked_id(value: object, path: str, line: int, field: str) -> str:
     """An id as written (surrounding whitespace removed): a non-empty string or integer that
     fits in a field of a TREC file."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
@@ -141,11 +141,11 @@ def _clean_id(value: object) -> Optional[str]:
 
 def _reference(value: object, index: int, path: str, line: int) -> str:
     """Entry ``index`` of a report's references: an id."""
-    return _clean_id(value) or _id(value, path, line, f"references[{index}]")
+    return _clean_id(value) or checked_id(value, path, line, f"references[{index}]")
 
 
-def _topic_id(value: object, path: str, line: int, field: str) -> str:
-    text = _id(value, path, line, field)
+def checked_topic_id(value: object, path: str, line: int, field: str) -> str:
+    text = checked_id(value, path, line, field)
     if text == AGGREGATE_TOPIC:
         raise InputError(path, line, field, f"{text!r} is reserved for the leaderboard's mean over topics")
     return text
@@ -166,11 +166,11 @@ def parse_report(
 
     if meta.get("run_id") is None:
         raise InputError(path, line, f"{prefix}run_id", "missing")
-    run_id = _id(meta["run_id"], path, line, f"{prefix}run_id")
+    run_id = checked_id(meta["run_id"], path, line, f"{prefix}run_id")
     key = next((k for k in TOPIC_ID_KEYS if meta.get(k) is not None), None)
     if key is None:
         raise InputError(path, line, f"{prefix}topic_id", "missing (also looked for narrative_id, request_id)")
-    topic_id = _topic_id(meta[key], path, line, prefix + key)
+    topic_id = checked_topic_id(meta[key], path, line, prefix + key)
     team = meta.get("team_id")
     team_id = "" if team is None else str(team)
 
@@ -240,10 +240,10 @@ def _sentence(
                     problem = f"index {c} out of range ({len(references)} references)"
                     cites.append(Citation(rank, str(c), None, None, problem))
             else:
-                cites.append(Citation(rank, _id(c, path, line, cfield), str(c).strip()))
+                cites.append(Citation(rank, checked_id(c, path, line, cfield), str(c).strip()))
     elif isinstance(raw, dict):
         for rank, (doc_id, conf) in enumerate(raw.items()):
-            doc_id = _id(doc_id, path, line, f"{items_field}[{index}].citations")
+            doc_id = checked_id(doc_id, path, line, f"{items_field}[{index}].citations")
             confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
             if confidence is not None and not math.isfinite(confidence):
                 confidence = None
@@ -265,7 +265,7 @@ def _documents(raw: object, path: str, line: int) -> dict[str, Optional[Document
     docs: dict[str, Optional[Document]] = {}
     if isinstance(raw, dict):
         for key, value in raw.items():
-            doc_id = _id(key, path, line, "documents")  # stripped, as citations are
+            doc_id = checked_id(key, path, line, "documents")  # stripped, as citations are
             docs[doc_id] = _document(doc_id, value, path, line, f"documents.{doc_id}")
         return docs
     if isinstance(raw, list):
@@ -273,7 +273,7 @@ def _documents(raw: object, path: str, line: int) -> dict[str, Optional[Document
             key = next((k for k in DOC_ID_KEYS if isinstance(value, dict) and value.get(k) is not None), None)
             if key is None:
                 raise InputError(path, line, f"documents[{i}]", "a listed document needs an id (doc_id, docno or id)")
-            doc_id = _id(value[key], path, line, f"documents[{i}].{key}")
+            doc_id = checked_id(value[key], path, line, f"documents[{i}].{key}")
             docs[doc_id] = _document(doc_id, value, path, line, f"documents[{i}]")
         return docs
     raise InputError(path, line, "documents", f"must be an object or a list, got {json_type(raw)}")

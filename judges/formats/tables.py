@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from judges.formats.atomic import atomic_path
-from judges.support.features import FEATURES
+from judges.vocabulary import FEATURES
 
 ASSESSMENT_SCHEMA = pa.schema(
     [
@@ -67,7 +67,7 @@ def write_table(path: Path, table: pa.Table) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
-def _resolve(path: str | Path, name: str | None, suffix: str) -> Path:
+def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
     path = Path(path)
     if path.is_dir():
         if name is None:
@@ -87,7 +87,7 @@ def _resolve(path: str | Path, name: str | None, suffix: str) -> Path:
 
 def read_assessments(path: str | Path, name: str | None = None):
     """The per-citation assessments as a pandas DataFrame (``path``: file or output dir)."""
-    return pq.read_table(_resolve(path, name, "assessments.parquet")).to_pandas()
+    return pq.read_table(output_file(path, name, "assessments.parquet")).to_pandas()
 
 
 def read_leaderboard(path: str | Path, name: str | None = None):
@@ -95,11 +95,11 @@ def read_leaderboard(path: str | Path, name: str | None = None):
 
     ``path``: an output directory (with ``name``, or holding one leaderboard), the Parquet table,
     or a leaderboard file in any TREC text format (ir_measures, trec_eval, tot, jsonl; read by
-    :func:`judges.meta.leaderboards.read_any_leaderboard`).
+    :func:`judges.formats.leaderboards.read_any_leaderboard`).
     """
-    resolved = _resolve(path, name, "leaderboard.parquet")
+    resolved = output_file(path, name, "leaderboard.parquet")
     if resolved.is_file() and not resolved.name.endswith(".parquet"):
-        from judges.meta.leaderboards import read_any_leaderboard
+        from judges.formats.leaderboards import read_any_leaderboard
 
         return read_any_leaderboard(resolved)
     return pq.read_table(resolved).to_pandas()

@@ -20,7 +20,7 @@ from typing import Iterator
 from judges.errors import InputError
 from judges.formats.jsondoc import iter_array, iter_values, read_text
 from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
-from judges.formats.runs import _topic_id, json_type
+from judges.formats.runs import checked_topic_id, json_type
 from judges.records import Topic
 
 TOPIC_SUFFIXES = JSONL_SUFFIXES + (".txt", ".tsv")  # read from a topics directory (TREC TSV besides JSON)
@@ -38,7 +38,7 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
     key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
     if key is None:
         raise InputError(path, line, "request_id", f"missing (also looked for {', '.join(ID_KEYS[1:])})")
-    topic_id = _topic_id(obj[key], path, line, key)
+    topic_id = checked_topic_id(obj[key], path, line, key)
     title = next((obj[k] for k in TITLE_KEYS if isinstance(obj.get(k), str)), "")
     parts = []
     for k in TEXT_KEYS:
@@ -111,7 +111,7 @@ def _read_tsv(text: str, path: Path) -> Iterator[tuple[int, Topic | InputError]]
             yield i, InputError(path, i, None, "expected topic_id<TAB>query (no tab in this line)")
         else:
             try:
-                topic_id = _topic_id(topic_id, path, i, "topic_id")
+                topic_id = checked_topic_id(topic_id, path, i, "topic_id")
             except InputError as e:
                 yield i, e
                 continue

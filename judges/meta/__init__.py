@@ -1,6 +1,6 @@
 """Meta-evaluation: how well citejudge reproduces people.
 
-* :mod:`judges.meta.leaderboards` reads leaderboards of every TREC format into one long table;
+* :mod:`judges.formats.leaderboards` reads leaderboards of every TREC format into one long table;
 * :mod:`judges.meta.correlation` ranks runs alike or not (Kendall tau-b, Spearman, Pearson,
   tau_ap, Kendall@k);
 * :mod:`judges.meta.bootstrap` gives confidence intervals by resampling topics;
@@ -9,7 +9,7 @@
   decisions with human labels;
 * :mod:`judges.meta.convert` turns labelled claim/evidence sets into runs, topics and labels;
 * :mod:`judges.meta.cli` is the ``meta-evaluate``, ``agreement``, ``convert-labelled`` and
-  ``calibrate`` (fit the support model to labels, :mod:`judges.support.calibrate`) commands.
+  ``calibrate`` (fit the support model to labels, :mod:`judges.meta.calibrate`) commands.
 
 Importing this package is cheap: the command names below are what ``judges.cli.run`` dispatches on.
 """

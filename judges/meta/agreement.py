@@ -38,16 +38,11 @@ import pandas as pd
 from scipy import stats
 
 from judges.errors import InputError
-from judges.meta.labels import KEY, LABELS, LINE, Labels
+from judges.meta.labels import KEY, LINE, Labels
+from judges.vocabulary import LABEL_LEVEL, LABELS, STATUS_LABEL
 
-JUDGE_LABEL = {
-    "supported": "supported",
-    "partial": "partially",
-    "unsupported": "not_supported",
-    "missing": "not_supported",
-    "cross_language": "not_supported",
-}
-_RANK = {"supported": 2, "partially": 1, "not_supported": 0}
+JUDGE_LABEL = STATUS_LABEL
+_RANK = LABEL_LEVEL
 _BY_RANK = {v: k for k, v in _RANK.items()}
 POSITIVE = {"supported": ("supported",), "supported+partially": ("supported", "partially")}
 MAX_GROUPS = 50  # extra columns with more distinct values are not broken down by default

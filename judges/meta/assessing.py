@@ -34,8 +34,8 @@ def answered_topics(config: dict) -> dict[str, int]:
 
 def plan_assessments(out_dir: Path, name: str, target: Path, budget: Optional[str], count: Optional[int]) -> Plan:
     """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``."""
-    from judges.formats.tables import _resolve
-    from judges.report.documents import open_documents
+    from judges.formats.tables import output_file
+    from judges.formats.documents import open_documents
 
     config_path = out_dir / f"{name}.config.yml"
     try:
@@ -50,7 +50,7 @@ def plan_assessments(out_dir: Path, name: str, target: Path, budget: Optional[st
             share = parse_share(budget)
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
-    table = pq.read_table(_resolve(out_dir, name, "assessments.parquet"))
+    table = pq.read_table(output_file(out_dir, name, "assessments.parquet"))
     plan = plan_session(table, answered, cap, share, count)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
     docs = open_documents(out_dir, name)

@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judges.errors import InputError
-from judges.meta.leaderboards import FORMATS
+from judges.formats.leaderboards import FORMATS
 
 # No console markup: run ids, measure names and paths are shown as written ("[x]" is not a style),
 # and tables are wider than 80 columns when not on a terminal.
@@ -150,7 +150,7 @@ def meta_evaluate(
     try:
         from judges.meta import correlation as corr
         from judges.meta import metaeval
-        from judges.meta.leaderboards import read_any_leaderboard
+        from judges.formats.leaderboards import read_any_leaderboard
         from judges.meta.results import table_format, write_table
 
         methods = tuple(dict.fromkeys(correlation)) or corr.DEFAULT_METHODS
@@ -335,7 +335,7 @@ def _print_agreement(df, level: str, positive: str) -> None:
             ),
         )
     out.print(table)
-    from judges.meta.labels import LABELS
+    from judges.vocabulary import LABELS
 
     first = df.iloc[0]
     cm = Table(title="confusion, all labels (rows: human; columns: judge)")
@@ -372,7 +372,7 @@ def calibrate(
 ) -> None:
     try:
         from judges.meta.labels import read_labels
-        from judges.support.calibrate import calibrate as fit_model, labelled_features
+        from judges.meta.calibrate import calibrate as fit_model, labelled_features
 
         lab = read_labels(labels)
         table = _read_assessments(assessments, name)

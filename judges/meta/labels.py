@@ -25,11 +25,9 @@ import pandas as pd
 
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
-from judges.formats.runs import _id, json_type
+from judges.formats.runs import checked_id, json_type
+from judges.vocabulary import LABEL_STATUS, LABELS
 
-LABELS = ("supported", "partially", "not_supported")
-#: A label as the judge's status (the level it stands for).
-LABEL_STATUS = {"supported": "supported", "partially": "partial", "not_supported": "unsupported"}
 KEY = ("run_id", "topic_id", "sentence_index")
 RESERVED = {"label", *KEY, "doc_id"}
 LINE = "_line"  # the label's line number, for messages
@@ -53,7 +51,7 @@ def _describe(key: tuple) -> str:
     return text + (f", doc {key[3]!r}" if len(key) > 3 else "")
 
 
-def read_labels(path: str | Path) -> Labels:
+def read_labels(path: str | Path) -> Labels:  # noqa: C901 (to split: issue 32)
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None, None, "no such file")
@@ -72,7 +70,7 @@ def read_labels(path: str | Path) -> Labels:
         for k in ("run_id", "topic_id"):
             if obj.get(k) is None:
                 raise InputError(path, line, k, "missing")
-            rec[k] = _id(obj[k], str(path), line, k)
+            rec[k] = checked_id(obj[k], str(path), line, k)
         idx = obj.get("sentence_index")
         if idx is None:
             raise InputError(path, line, "sentence_index", "missing")
@@ -91,7 +89,7 @@ def read_labels(path: str | Path) -> Labels:
                 f"{where} on line {level_line}: labels are all per citation (with doc_id) or all per sentence",
             )
         if this_level == "citation":
-            rec["doc_id"] = _id(obj["doc_id"], str(path), line, "doc_id")
+            rec["doc_id"] = checked_id(obj["doc_id"], str(path), line, "doc_id")
         if "label" not in obj:
             raise InputError(path, line, "label", "missing")
         label = obj["label"]

@@ -39,7 +39,7 @@ import pandas as pd
 
 from judges.errors import InputError
 from judges.meta import bootstrap, correlation
-from judges.meta.leaderboards import ALL, all_values, per_topic
+from judges.formats.leaderboards import ALL, all_values, per_topic
 
 ON_MISSING = ("error", "warn", "skip")
 MIN_RUNS = 3
@@ -62,7 +62,7 @@ VALUE_COLUMNS = ["leaderboard", "role", "measure", "run_id", "value", "ci_low", 
 class Leaderboard:
     label: str  # how outputs name it (the path as given on the command line)
     path: Path
-    table: pd.DataFrame  # run_id, topic_id, measure, value (judges.meta.leaderboards)
+    table: pd.DataFrame  # run_id, topic_id, measure, value (judges.formats.leaderboards)
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 notebook helper that returns a citation's document and evidence in context.
 
 * :func:`build_report` (:mod:`judges.report.build`): leaderboard, plots, run and topic pages;
-* :func:`open_documents` (:mod:`judges.report.documents`): the cited documents, for notebooks.
+* :func:`open_documents` (:mod:`judges.formats.documents`): the cited documents, for notebooks.
 """
 
-from judges.report.documents import DocumentStore, Evidence, open_documents
+from judges.formats.documents import DocumentStore, Evidence, open_documents
 
 
 def build_report(*args, **kwargs):

@@ -34,17 +34,11 @@ import numpy as np
 from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import svg
 from judges.report.assets import CSS, JS
-from judges.report.documents import DocumentStore, locate
+from judges.formats.documents import DocumentStore, locate
 from judges.report.leaderboard import against_truth, board
+from judges.vocabulary import STATUS_LABEL as JUDGE_LABEL, STATUS_RANK
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-STATUS_RANK = {"supported": 3, "partial": 2, "unsupported": 1, "missing": 0}
-JUDGE_LABEL = {
-    "supported": "supported",
-    "partial": "partially",
-    "unsupported": "not_supported",
-    "missing": "not_supported",
-}
 
 
 def u16(text: str, i: int) -> int:
@@ -123,7 +117,7 @@ def _assessors(b, run: str, m: str) -> tuple[float, float]:
     return b.assessors_low.loc[run, m], b.assessors_high.loc[run, m]
 
 
-def build_report(
+def build_report(  # noqa: C901 (to split: issue 32)
     out_dir,
     name: Optional[str] = None,
     report_dir: Optional[Path] = None,
@@ -153,7 +147,7 @@ def build_report(
     lb = read_leaderboard(out_dir, name)
     truth_df = None
     if truth is not None:
-        from judges.meta.leaderboards import read_any_leaderboard
+        from judges.formats.leaderboards import read_any_leaderboard
 
         truth_df = read_any_leaderboard(truth)
     trust = {}

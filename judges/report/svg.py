@@ -9,9 +9,9 @@ import math
 from html import escape
 from typing import Optional, Sequence
 
-from judges.records import MAIN_STATUSES as STATUSES  # plotted and tabled (not cross_language)
+from judges.vocabulary import MAIN_STATUSES as STATUSES  # plotted and tabled (not cross_language)
+from judges.vocabulary import STATUS_COLOUR as COLORS
 
-COLORS = {"supported": "#2e7d32", "partial": "#f0a500", "unsupported": "#c62828", "missing": "#8a8a8a"}
 FONT = 'font-family="system-ui,sans-serif" font-size="11"'
 
 

@@ -36,17 +36,7 @@ import re
 
 import numpy as np
 
-FEATURES: tuple[str, ...] = (
-    "norm_score",
-    "answer_coverage",
-    "content_recall",
-    "bigram_recall",
-    "clause_min_recall",
-    "clause_max_recall",
-    "log_answer_tokens",
-    "numbers_missing",
-    "entities_missing",
-)
+
 LEXICAL: tuple[str, ...] = ("content_recall", "bigram_recall", "clause_min_recall", "clause_max_recall")
 
 CLAUSE_BREAK = re.compile(

@@ -24,7 +24,7 @@ and ``(1 - P(any) + P(full)) / 2`` for ``partial``.
 A model file (JSON) names the features it expects, its training data, its cross-validated
 scores and the distribution of the expected error of its training citations at its default
 thresholds, as a model fitted without them would judge them (:func:`error_quantiles`; from the
-cross-validation when :func:`judges.support.calibrate.calibrate` fitted it): with it
+cross-validation when :func:`judges.meta.calibrate.calibrate` fitted it): with it
 :mod:`judges.attest.selection` turns an attestation budget into a cutoff that holds about that
 share of the citations of unseen topics. Since the leaderboard's intervals it may also record,
 under ``intervals``, the spreads of the judge's errors shared by a report's and a run's
@@ -44,7 +44,7 @@ import numpy as np
 
 from judges.errors import InputError
 from judges.measures import expected_weight
-from judges.support.features import FEATURES
+from judges.vocabulary import FEATURES
 
 FORMAT = "citejudge-support-model"
 FORMAT_VERSION = 2  # 2: expected_error_quantiles replace p_full_quantiles

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from judges.text.scan import (
+from judges.text.kernel import (
     BOUNDARY_NO,
     BOUNDARY_UNDECIDED,
     BOUNDARY_YES,
@@ -76,7 +76,7 @@ def _decide(text: str, start: int, end: int) -> bool:
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Split ``text`` into sentence spans ``(start, end)``; empty pieces are dropped.
 
-    A Numba scan (:mod:`judges.text.scan`) finds every ``_BOUNDARY`` match and decides it;
+    A Numba scan (:mod:`judges.text.kernel`) finds every ``_BOUNDARY`` match and decides it;
     the few decisions that need Unicode letter properties are made by :func:`_decide`.
     Identical to :func:`split_sentences_reference`, which the tests check.
     """

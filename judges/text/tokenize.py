@@ -13,7 +13,7 @@ Token grammar, first alternative wins at each position:
 Everything else (spaces, punctuation, underscores) separates tokens.
 
 ``TOKEN_PATTERN`` and :func:`iter_tokens` are the definition. Texts are scanned by a Numba
-kernel (:mod:`judges.text.scan`) that implements the same grammar on ASCII and maps tokens to
+kernel (:mod:`judges.text.kernel`) that implements the same grammar on ASCII and maps tokens to
 ids through a hash table. A text with other characters is scanned as its *stand-in*: the same
 text with each non-ASCII character replaced by an ASCII one of the same class in the grammar
 (``0`` for a decimal digit, ``a`` for another letter or digit, ``-`` for a Unicode hyphen or
@@ -32,7 +32,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
-from judges.text.scan import insert_ascii_tokens, lookup_ascii_tokens, new_table
+from judges.text.kernel import insert_ascii_tokens, lookup_ascii_tokens, new_table
 from judges.text.symbols import CURRENCY_SYMBOLS
 
 _JOINERS = "-\u2010\u2011'\u2019"  # hyphens and apostrophes that join the parts of a word
@@ -121,12 +121,12 @@ class Vocabulary:
     Ids depend on the order texts are encoded, but alignments only compare ids for equality,
     so results do not depend on them. Ids are given in order of first occurrence
     (``dict.setdefault``); ASCII texts look their tokens up in a Numba hash table that caches
-    the ASCII entries of the dict (:func:`judges.text.scan.lookup_ascii_tokens`).
+    the ASCII entries of the dict (:func:`judges.text.kernel.lookup_ascii_tokens`).
     """
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}
-        # the Numba table (see judges.text.scan): slot records, byte arena, counts
+        # the Numba table (see judges.text.kernel): slot records, byte arena, counts
         self._slots, self._arena, self._counts = new_table(1 << 12, 1 << 14)
 
     def __len__(self) -> int:

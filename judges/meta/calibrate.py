@@ -40,11 +40,10 @@ from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
 from judges.meta.labels import Labels
 from judges.measures import expected_weight
-from judges.records import STATUS_GRADE
-from judges.support.features import FEATURES
+from judges.vocabulary import LABEL_LEVEL as LEVEL, STATUS_GRADE
+from judges.vocabulary import FEATURES
 from judges.support.model import SupportModel, fit, levels
 
-LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
 STATUS_LEVEL = STATUS_GRADE  # a status's support level (0/1/2) is its qrels grade
 FEATURE_COLUMNS = [f"f_{name}" for name in FEATURES]
 MAX_SINGLE_TOPIC_FOLDS = 20

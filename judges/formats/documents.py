@@ -25,7 +25,7 @@ import yaml
 from judges.formats.corpus import read_corpus
 from judges.formats.jsonl import discover, iter_jsonl
 from judges.formats.runs import DOC_ID_KEYS, read_report_at, read_reports
-from judges.formats.tables import _resolve
+from judges.formats.tables import output_file
 from judges.records import Document, Report
 
 CONTEXT_CHARS = 300
@@ -107,7 +107,7 @@ def locate(mapping: list, text: str, start: int, end: int) -> tuple[list[int], l
 
 
 def read_config(out_dir: Path, name: Optional[str]) -> tuple[str, dict]:
-    path = _resolve(out_dir, name, "config.yml")
+    path = output_file(out_dir, name, "config.yml")
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     return config["name"], config
 

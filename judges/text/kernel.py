@@ -279,7 +279,7 @@ def _is_opener(c):  # ["'‘“(\[], also the characters stripped from the word 
 
 
 @njit(cache=True)
-def _dot_decision(cp, i, k, abbr, abbr_len):
+def _dot_decision(cp, i, k, abbr, abbr_len):  # noqa: C901 (a Numba kernel: its loops stay explicit)
     """``_is_boundary`` for a match ``cp[i:k]`` that starts with a single ``.``."""
     n = cp.size
     # _NEXT_WORD = \s*["'‘“(\[]*(\S), matched at k: the first non-space character after the
