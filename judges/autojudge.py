@@ -193,19 +193,12 @@ class CitationJudge:
                 return self._last[1]
             out_dir = outdir if s["keep_outputs"] else Path(tmp) / "out"
             name = f"{base}.citejudge"
-            options = pipeline.Options(
-                topics=[topics],
-                responses=[runs],
-                out_dir=out_dir,
-                name=name,
-                workflow=wf,
-                workflow_path=wf_path,
-                corpus=corpus_path,
-                dataset=s["dataset"],
-                backend=s["backend"],
-                workers=s["workers"],
+            if s["backend"]:
+                wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": s["backend"]})})
+            inputs = pipeline.Inputs(
+                topics=[topics], responses=[runs], corpus=corpus_path, workflow_path=wf_path, dataset=s["dataset"]
             )
-            pipeline.run(options)
+            pipeline.run(inputs, pipeline.Outputs(out_dir=out_dir, name=name), wf, workers=s["workers"])
             qrels = []
             with open(out_dir / f"{name}.qrels", encoding="utf-8") as f:
                 for line in f:

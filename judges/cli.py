@@ -192,8 +192,10 @@ def main(
         if "/" in name or "\\" in name or name in ("", ".", ".."):
             raise InputError("--name", None, None, f"{name!r} must be a plain file name")
         wf = load_workflow(workflow)
-        if attest is not None:
+        if attest is not None:  # the command line's choices are the workflow's (config.yml records them)
             wf = wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": attest.value})})
+        if backend is not None:
+            wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": backend.value})})
         if use_env_llm and llm_config is not None:
             raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
         llm = None
@@ -201,37 +203,32 @@ def main(
             from judges.attest import endpoint
 
             llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
-        chosen_backend = (backend.value if backend else None) or wf.alignment.backend
         from judges import pipeline
 
         formats = ("ir_measures",) + tuple(
             f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures
         )
-        options = pipeline.Options(
+        inputs = pipeline.Inputs(
             topics=list(rag_topics),
             responses=list(rag_responses),
-            out_dir=out_dir,
-            name=name,
-            workflow=wf,
-            workflow_path=workflow,
             corpus=corpus,
+            workflow_path=workflow,
+            labels=labels,
             dataset=dataset.value,
             max_topics=max_topics,
             max_runs=max_runs,
-            debug_log=debug_log,
             on_error=on_error.value,
-            leaderboard_formats=tuple(dict.fromkeys(formats)),
-            backend=chosen_backend,
-            workers=workers or 0,
-            llm=llm,
-            strict_llm=strict_llm,
-            cache_dir=cache_dir,
-            no_debug_log=no_debug_log,
             allow_missing_text=allow_missing_text,
-            labels=labels,
+        )
+        outputs = pipeline.Outputs(
+            out_dir=out_dir,
+            name=name,
+            debug_log=debug_log,
+            no_debug_log=no_debug_log,
+            leaderboard_formats=tuple(dict.fromkeys(formats)),
         )
         arrow_without_pandas()  # this process ends with the summary: no pandas in it
-        compiling = _prepare_numba(options) if chosen_backend == "numba" else 0.0
+        compiling = _prepare_numba(wf) if wf.alignment.backend == "numba" else 0.0
         settle_collector()
         with Progress(
             TextColumn("judging citations"),
@@ -251,7 +248,13 @@ def main(
                 bar.advance(task, n)
 
             summary = pipeline.run(
-                options,
+                inputs,
+                outputs,
+                wf,
+                llm=llm,
+                cache_dir=cache_dir,
+                workers=workers or 0,
+                strict_llm=strict_llm,
                 warn=_warn,
                 progress=progress,
             )
@@ -293,18 +296,18 @@ def _terminate(signum, frame) -> None:
     raise Interrupted(False, signum)
 
 
-def _prepare_numba(options) -> float:
+def _prepare_numba(workflow) -> float:
     """Load (or, on a fresh install, compile) every Numba kernel, saying so instead of looking hung.
     Returns the seconds spent compiling (0 when the kernels came from the cache)."""
     import numba
 
-    from judges.judge import warmup
+    from judges.pipeline import prepare
 
     # One process: the kernel's prange may use every core. Worker processes use one thread each.
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     with err.status("loading the Numba kernels (the first run after install compiles them, about half a minute)..."):
         t = time.perf_counter()
-        warmup(options)
+        prepare(workflow)
     seconds = time.perf_counter() - t
     if seconds <= COMPILED_S:
         return 0.0

@@ -1,4 +1,4 @@
-"""The vocabulary of a session's counts: every key of :attr:`judges.options.Summary.counts`.
+"""The vocabulary of a session's counts: every key of :attr:`judges.session.Summary.counts`.
 
 A session counts into one ``Counter`` (worker processes into their part's, merged by
 :mod:`judges.pipeline`). Every key written or read is declared here, grouped by the stage that

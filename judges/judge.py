@@ -26,7 +26,7 @@ from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.grounder import Grounder
-from judges.options import Options
+from judges.session import Settings
 from judges.assessments import Assessments, qrels_doc_id
 from judges.records import Citation, Document, Judgment, Report, Sentence
 from judges.runscan import Scan, reread
@@ -48,20 +48,53 @@ ATTEST_BATCH_CITATIONS = 256  # with LLM attestation: the progress bar moves as 
 DOC_CACHE_TOKENS = 60_000_000  # cap on prepared documents held within one topic (~14 bytes/token)
 
 
+class Item(NamedTuple):
+    """One citation of a batch, resolved."""
+
+    report: Report
+    sentence: Sentence
+    citation: Citation
+    answer: int  # the cited sentence's slot among the batch's texts
+    doc: int  # the cited document's slot among the batch's documents; -1: missing (or not aligned)
+    source: str  # where the document came from: embedded | corpus | none
+    reason: str  # why it is missing ("" when it is not)
+
+    @property
+    def label_key(self) -> tuple:
+        """The key of an assessor's label for it (:func:`judges.meta.labels.citation_statuses`)."""
+        return self.report.run_id, self.report.topic_id, self.sentence.index, self.citation.doc_id
+
+
+class Batch(NamedTuple):
+    """The reports judged together, their cited sentences and documents, and their citations."""
+
+    reports: list[Report]
+    texts: list[str]  # the cited sentences
+    docs: list[DocIndex]  # the cited documents, prepared
+    items: list[Item]  # per citation
+    resolved: list[Optional[Document]]  # per citation: the cited document (None: missing)
+    cited: dict[int, dict[str, Document]]  # per report (by id()): the documents it cites, by id
+
+
+def _differ(sentence_script: int, doc_script: int) -> bool:
+    """Whether a sentence and its cited text are in different scripts (neither without one)."""
+    return sentence_script != NONE and doc_script != NONE and sentence_script != doc_script
+
+
 class Judge:
     """Resolves, prepares and aligns citations, batch by batch, in one process."""
 
-    def __init__(self, options: Options):
-        self.o = options
-        self.wf = options.workflow
-        self.backend = get_backend(options.backend or self.wf.alignment.backend)
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.wf = settings.workflow
+        self.backend = get_backend(self.wf.alignment.backend)
         self.vocab = Vocabulary()
         self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
         self._doc_cache_tokens = 0
         self.corpus: dict[str, Document] = {}
         self.grounder = Grounder(self.wf.grounding)
         self.lexicon = Lexicon()
-        self.support_judge = get_judge(self.wf.support, options.workflow_path)
+        self.support_judge = get_judge(self.wf.support, settings.workflow_path)
         self.attester: Optional["Attester"] = None  # set by judge_part when the workflow attests
         self.labels: dict[tuple, str] = {}  # assessors' levels, final: (run, topic, sentence index, doc id) -> status
 
@@ -98,104 +131,101 @@ class Judge:
             return None, "none", f"document {doc_id!r} not where the corpus index points: {found.reason}"
         if doc_id in report.documents:
             return None, "none", f"document {doc_id!r} has no text"
-        if self.o.corpus is None:
+        if not self.settings.has_corpus:
             return None, "none", f"document {doc_id!r} not in the report's documents (no --corpus given)"
         return None, "none", f"document {doc_id!r} in neither the report's documents nor the corpus"
 
     # -- stage 3: align and judge, batch by batch ---------------------------------------------
-    def judge_batch(self, reports: list[Report], out: Assessments, log: DebugLog) -> int:  # noqa: C901 (to split: issue 32)
+    def judge_batch(self, reports: list[Report], out: Assessments, log: DebugLog) -> int:
         """Judge every citation of ``reports`` with one prefilter call and one engine call, and
         finish the reports (their measures)."""
-        texts: list[str] = []
-        docs: list[DocIndex] = []
+        batch = self._collect(reports)
+        answers = self.vocab.encode_many(batch.texts)
+        packed = Packed.of(answers, batch.docs)
+        # Sentence and cited text in different scripts: not aligned, recorded as cross_language.
+        scripts = scripts_of(batch.texts), scripts_of([di.text for di in batch.docs])
+        cross = [it.doc >= 0 and _differ(scripts[0][it.answer], scripts[1][it.doc]) for it in batch.items]
+        aligned = [it._replace(doc=-1) if x else it for it, x in zip(batch.items, cross)] if any(cross) else batch.items
+        best, ranges = self._align(packed, batch.docs, aligned)
+        judgments = self._aligned(batch, answers, scripts, cross, best)
+        judgments = self._decide(packed, batch.texts, answers, aligned, judgments)
+        if self.labels:
+            judgments = [labelled(j, self.labels.get(it.label_key)) for j, it in zip(judgments, batch.items)]
+        if self.attester is not None:
+            judgments = self._attest(batch, judgments, ranges)
+        self._finish(batch, judgments, best, ranges, out, log)
+        return len(batch.items)
+
+    def _collect(self, reports: list[Report]) -> "Batch":
+        """The batch's cited sentences and documents, each citation resolved."""
+        batch = Batch(reports, [], [], [], [], {})
         doc_slot: dict[int, int] = {}
-        items = []  # per citation: (report, sentence, citation, answer slot, doc slot or -1, source, reason)
-        resolved: list[Optional[Document]] = []  # per citation: the cited document
-        cited: dict[int, dict[str, Document]] = {}  # per report: the documents it cites, by id
         for rep in reports:
-            cited[id(rep)] = rep_docs = {}
+            batch.cited[id(rep)] = rep_docs = {}
             for sent in rep.sentences:
                 if not sent.citations:
                     continue
-                a_slot = len(texts)
-                texts.append(sent.text)
+                a_slot = len(batch.texts)
+                batch.texts.append(sent.text)
                 for c in sent.citations:
                     if c.doc_id is None:
-                        items.append((rep, sent, c, a_slot, -1, "none", c.problem))
-                        resolved.append(None)
+                        batch.items.append(Item(rep, sent, c, a_slot, -1, "none", c.problem))
+                        batch.resolved.append(None)
                         continue
                     doc, source, reason = self.resolve(rep, c.doc_id)
-                    resolved.append(doc)
+                    batch.resolved.append(doc)
                     if doc is None:
-                        items.append((rep, sent, c, a_slot, -1, source, reason))
+                        batch.items.append(Item(rep, sent, c, a_slot, -1, source, reason))
                         continue
                     rep_docs.setdefault(c.doc_id, doc)
                     di = self.doc_index(doc.text)
                     d = doc_slot.get(id(di))
                     if d is None:
-                        d = doc_slot[id(di)] = len(docs)
-                        docs.append(di)
-                    items.append((rep, sent, c, a_slot, d, source, ""))
+                        d = doc_slot[id(di)] = len(batch.docs)
+                        batch.docs.append(di)
+                    batch.items.append(Item(rep, sent, c, a_slot, d, source, ""))
+        return batch
 
-        answers = self.vocab.encode_many(texts)
-        packed = Packed.of(answers, docs)
-        # Sentence and cited text in different scripts: not aligned, recorded as cross_language.
-        a_script, d_script = scripts_of(texts), scripts_of([di.text for di in docs])
-        cross = [
-            d >= 0 and a_script[a] != NONE and d_script[d] != NONE and a_script[a] != d_script[d]
-            for _, _, _, a, d, _, _ in items
-        ]
-        aligned = [it[:4] + (-1,) + it[5:] if x else it for it, x in zip(items, cross)] if any(cross) else items
-        best, ranges = self._align(packed, docs, aligned)
-        match = self.wf.alignment.match
-        judgments = []
-        for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items):
-            if d < 0:
-                judgments.append(support.missing(reason, source))
-                continue
-            if cross[i]:
-                judgments.append(
-                    cross_language(
-                        script_name(a_script[a_slot]), script_name(d_script[d]), c.doc_id, source, len(answers[a_slot])
-                    )
-                )
-                continue
-            numbers, entities = self.grounder.missing_in(rep, sent, resolved[i])
-            judgments.append(support.aligned(best[i], len(answers[a_slot]), docs[d], source, match, numbers, entities))
-        judgments = self._decide(packed, texts, answers, aligned, judgments)
-        if self.labels:
-            judgments = [
-                labelled(j, self.labels.get((rep.run_id, rep.topic_id, sent.index, c.doc_id)))
-                for j, (rep, sent, c, *_) in zip(judgments, items)
-            ]
-        if self.attester is not None:
-            from judges.attest.cascade import Case
+    def _aligned(self, batch: "Batch", answers: list[Tokens], scripts, cross: list[bool], best: list) -> list[Judgment]:
+        """Each citation's judgment from its alignment and grounding checks (missing and
+        cross-language ones as such), before the support judge."""
+        match, out = self.wf.alignment.match, []
+        for i, it in enumerate(batch.items):
+            n_tokens = len(answers[it.answer])
+            if it.doc < 0:
+                out.append(support.missing(it.reason, it.source))
+            elif cross[i]:
+                sentence_script, doc_script = script_name(scripts[0][it.answer]), script_name(scripts[1][it.doc])
+                out.append(cross_language(sentence_script, doc_script, it.citation.doc_id, it.source, n_tokens))
+            else:
+                numbers, entities = self.grounder.missing_in(it.report, it.sentence, batch.resolved[i])
+                doc = batch.docs[it.doc]
+                out.append(support.aligned(best[i], n_tokens, doc, it.source, match, numbers, entities))
+        return out
 
-            judgments = self.attester.attest(
-                [
-                    Case(
-                        sent.text,
-                        None if d < 0 else docs[d],
-                        judgments[i],
-                        None if d < 0 or ranges[i, 0, 1] < 0 else tuple(ranges[i, 0].tolist()),
-                        dict(
-                            run_id=rep.run_id,
-                            topic_id=rep.topic_id,
-                            sentence_index=sent.index,
-                            citation_rank=c.rank,
-                            doc_id=c.doc_id,
-                        ),
-                    )
-                    for i, (rep, sent, c, a_slot, d, source, reason) in enumerate(items)
-                ]
-            )
+    def _attest(self, batch: "Batch", judgments: list[Judgment], ranges: np.ndarray) -> list[Judgment]:
+        """The LLM attestation cascade over the batch (:class:`judges.attest.cascade.Attester`)."""
+        from judges.attest.cascade import Case
+
+        cases = []
+        for i, it in enumerate(batch.items):
+            rep, sent, c = it.report, it.sentence, it.citation
+            window = None if it.doc < 0 or ranges[i, 0, 1] < 0 else tuple(ranges[i, 0].tolist())
+            ids = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
+            ids["doc_id"] = c.doc_id
+            cases.append(Case(sent.text, None if it.doc < 0 else batch.docs[it.doc], judgments[i], window, ids))
+        return self.attester.attest(cases)
+
+    def _finish(self, batch: "Batch", judgments: list[Judgment], best: list, ranges, out: Assessments, log) -> None:
+        """The grounding cap, weight and explanation of each citation, its assessment row and
+        debug-log events, then each report's measures."""
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         expected_weights = self.wf.leaderboard.weights == "expected"
         windows = ranges.tolist() if log.enabled else None
         answer_error = self.wf.attest.answer_error
-        for i, (rep, sent, c, _, d, source, _) in enumerate(items):
-            j = judgments[i]
+        for i, it in enumerate(batch.items):
+            rep, sent, c, j = it.report, it.sentence, it.citation, judgments[i]
             why = None
             if self.attester is not None:
                 why = self.attester.why((rep.run_id, rep.topic_id, sent.index, c.rank), j)
@@ -205,32 +235,23 @@ class Judge:
             j = j._replace(explanation=explain(j, thresholds, on_unparsed, why))
             qid = qrels_doc_id(sent.text, c.citation_id)
             if log.enabled:
-                self._log_citation(
-                    log,
-                    rep,
-                    sent,
-                    c,
-                    None if d < 0 else docs[d],
-                    source,
-                    windows[i],
-                    best[i],
-                    j,
-                    qid,
-                    decision(thresholds, why, j, j.llm_answer is not None),
-                )
+                di = None if it.doc < 0 else batch.docs[it.doc]
+                rule = decision(thresholds, why, j, j.llm_answer is not None)
+                self._log_citation(log, rep, sent, c, di, it.source, windows[i], best[i], j, qid, rule)
             out.add(rep, sent, c, j, qid)
-        for rep in reports:
-            out.finish_report(rep, self.grounder.report(rep, cited[id(rep)].values()))
-        return len(items)
+        for rep in batch.reports:
+            out.finish_report(rep, self.grounder.report(rep, batch.cited[id(rep)].values()))
 
-    def _decide(self, packed: Packed, texts: list[str], answers: list[Tokens], items: list, judgments: list) -> list:
+    def _decide(
+        self, packed: Packed, texts: list[str], answers: list[Tokens], items: list[Item], judgments: list
+    ) -> list:
         """Support features of every resolvable citation, and the support judge's status."""
-        todo = [i for i, it in enumerate(items) if it[4] >= 0]
+        todo = [i for i, it in enumerate(items) if it.doc >= 0]
         if not todo:
             return judgments
         stem, content = self.lexicon.update(self.vocab)
-        cit_a = np.array([items[i][3] for i in todo], dtype=np.int64)
-        cit_d = np.array([items[i][4] for i in todo], dtype=np.int64)
+        cit_a = np.array([items[i].answer for i in todo], dtype=np.int64)
+        cit_d = np.array([items[i].doc for i in todo], dtype=np.int64)
         lexical = self.backend.lexical_features(
             stem[packed.a_tokens],
             content[packed.a_tokens],
@@ -271,12 +292,12 @@ class Judge:
             )
         return out
 
-    def _align(self, packed: Packed, docs: list[DocIndex], items: list) -> tuple[list, np.ndarray]:
+    def _align(self, packed: Packed, docs: list[DocIndex], items: list[Item]) -> tuple[list, np.ndarray]:
         """Best alignment per citation (absolute document tokens), and its candidate windows as
         ``(n, k, 2)`` token ranges of its document, in slot order (``-1, -1``: slot unused)."""
         n, k = len(items), self.wf.windows.candidates
-        cit_a = np.array([it[3] for it in items], dtype=np.int64)
-        cit_d = np.array([it[4] for it in items], dtype=np.int64)
+        cit_a = np.array([it.answer for it in items], dtype=np.int64)
+        cit_d = np.array([it.doc for it in items], dtype=np.int64)
         ranges = np.full((n, k, 2), -1, dtype=np.int64)
         best = np.zeros((n, 6), dtype=np.int64)
         lengths = np.diff(packed.a_offsets)
@@ -376,7 +397,7 @@ def cross_language(sentence_script: str, doc_script: str, doc_id: str, source: s
         f"cross-language: sentence in {sentence_script} script, document {doc_id!r} in {doc_script}: not aligned "
         "(give a translated --corpus, or attest with an LLM)"
     )
-    return Judgment("cross_language", 0, 0, 0.0, 0.0, 0.0, answer_tokens, 0, 0, "", source, reason, "cross_language")
+    return support.unread("cross_language", source, reason, answer_tokens)
 
 
 class Part(NamedTuple):
@@ -388,7 +409,7 @@ class Part(NamedTuple):
 
 
 def judge_part(
-    options: Options,
+    settings: Settings,
     scan: Scan,
     corpus: dict[str, Document],
     topics: Optional[frozenset],
@@ -405,13 +426,13 @@ def judge_part(
     uncertain`` sends by (None with ``uncertain``: this is the first pass, without the LLM);
     ``labels``: assessors' levels, final (:func:`judges.meta.labels.citation_statuses`).
     """
-    judge = Judge(options)
+    judge = Judge(settings)
     judge.corpus = corpus
     judge.labels = labels or {}
     out = Assessments()
     counts: Counter = Counter()
     batch_size = BATCH_CITATIONS
-    attest = options.workflow.attest
+    attest = settings.workflow.attest
     if attest.mode == "all" or (attest.mode == "uncertain" and (plan is not None or attest.band is not None)):
         batch_size = ATTEST_BATCH_CITATIONS
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
@@ -420,10 +441,10 @@ def judge_part(
         selection = None
         if attest.mode == "uncertain":
             selection = Band(*attest.band) if attest.band is not None else Planned(plan)
-        judge.attester = Attester(attest, options.llm, options.cache_dir or options.out_dir, log, counts, selection)
+        judge.attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, selection)
     pending: list[Report] = []
     pending_citations = 0
-    max_citations = options.workflow.citations.max_per_sentence
+    max_citations = settings.workflow.citations.max_per_sentence
 
     def add(rep: Report) -> None:
         nonlocal pending_citations
@@ -443,7 +464,7 @@ def judge_part(
             progress(done)
         pending, pending_citations = [], 0
 
-    for report in reread(scan, topics, options.dataset, max_citations):
+    for report in reread(scan, topics, settings.dataset, max_citations):
         if report is not None:
             add(report)
             continue
@@ -476,12 +497,12 @@ def _numba_without_scipy_blas() -> None:
         del sys.modules[blas]
 
 
-def warmup(options: Options) -> None:
+def warmup(settings: Settings) -> None:
     """Judge one tiny in-memory report so every Numba kernel is compiled (or loaded from cache)."""
     _numba_without_scipy_blas()
-    text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * options.workflow.windows.sentences))
+    text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * settings.workflow.windows.sentences))
     doc = Document("warm", text)
     sentence = Sentence(0, "Sentence number 3 says warm words.", (Citation(0, "warm", "warm"),))
     report = Report("warm", "warm", "", "responses", (sentence,), {"warm": doc}, "<warmup>", 1)
     with DebugLog(None) as log:
-        Judge(options).judge_batch([report], Assessments(), log)
+        Judge(settings).judge_batch([report], Assessments(), log)

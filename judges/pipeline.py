@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -26,7 +25,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judges import __version__
-from judges.align.backends import get_backend
+from judges.attest.endpoint import Endpoint
+from judges.config import Workflow
 from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
 from judges.errors import InputError
 from judges.formats import docstore
@@ -35,13 +35,13 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import Part, judge_part
 from judges.plan import Plan, plan_session
-from judges.options import Options, Summary
 from judges.process import return_freed_memory
-from judges.writer import describe_inputs, output_targets, write_outputs
 from judges.records import Document
-from judges.runscan import Problems, check_missing_topics, check_resolvable, load_topics, scan_runs
+from judges.runscan import Problems, Scan, check_missing_topics, check_resolvable, load_topics, scan_runs
+from judges.session import Inputs, Outputs, Settings, Summary
 from judges.support.judges import is_probabilistic
 from judges.workers import Workers
+from judges.writer import describe_inputs, output_targets, write_outputs
 
 # Below this, worker processes cost more than they save on 2 cores: each pays about 1.5 s of
 # imports and kernel loading, and the judging is about 0.2 ms per citation whatever the document
@@ -49,223 +49,272 @@ from judges.workers import Workers
 # with two; 99,866 of long documents 18.3 s and 12.1 s).
 AUTO_PARALLEL_CITATIONS = 50_000
 
-__all__ = ["Options", "Summary", "run"]
+__all__ = ["Inputs", "Outputs", "Summary", "prepare", "run"]
 
 
-def run(options: Options, warn: Callable[[str], None] = lambda msg: None, progress=None) -> Summary:
-    """Judge every report and write all outputs; returns the summary. ``progress(n)`` advances a bar."""
+def prepare(workflow: Workflow) -> None:
+    """Load (or, on a fresh install, compile) the workflow's Numba kernels now, by judging one tiny
+    in-memory report: a caller can say so instead of looking hung."""
+    if workflow.alignment.backend == "numba":
+        from judges.judge import warmup
+
+        warmup(Settings(workflow))
+
+
+def run(
+    inputs: Inputs,
+    outputs: Outputs,
+    workflow: Workflow,
+    *,
+    llm: Optional[Endpoint] = None,
+    cache_dir: Optional[Path] = None,
+    workers: int = 0,
+    strict_llm: bool = False,
+    warn: Callable[[str], None] = lambda msg: None,
+    progress=None,
+) -> Summary:
+    """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
+    summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
+    out-dir); ``workers``: processes (0: automatic); ``strict_llm``: a degenerate LLM is an error;
+    ``progress(n)`` advances a bar."""
     progress = progress or (lambda n, total=None: None)
-    summary = Summary()
-    out_dir, name = Path(options.out_dir), options.name
-    if options.no_debug_log:
-        log_path = None
-    else:
-        log_path = Path(options.debug_log) if options.debug_log is not None else out_dir / f"{name}.jsonl"
-    backend = get_backend(options.backend or options.workflow.alignment.backend)
-    attest = options.workflow.attest
-    if attest.mode != "none" and options.llm is None:
+    settings = Settings(
+        workflow,
+        inputs.workflow_path,
+        inputs.dataset,
+        inputs.corpus is not None,
+        llm,
+        Path(cache_dir or outputs.out_dir),
+    )
+    _check_attestation(inputs, settings, strict_llm, warn)
+    if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
+        docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
+    described = describe_inputs(inputs)
+    input_files = _input_files(inputs, workflow, described)
+    check_targets(output_targets(outputs, workflow), input_files)
+    log_path = outputs.log_path
+    stale_log = Path(outputs.out_dir) / f"{outputs.name}.jsonl" if log_path is None else None  # --no-debug-log
+    if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
+        stale_log = None
+    outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
+    session = _Session(inputs, outputs, settings, workers, strict_llm, Summary(), outset, warn, progress)
+    try:
+        session.run(stale_log, described)
+    except KeyboardInterrupt as e:
+        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    if log_path is not None:
+        session.summary.files["debug_log"] = str(log_path)
+    return session.summary
+
+
+def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn) -> None:
+    """Refuse, before anything is read, an attestation the session cannot carry out."""
+    attest, where = settings.workflow.attest, inputs.workflow_path or "workflow"
+    if attest.mode != "none" and settings.llm is None:
         raise InputError(
-            options.workflow_path or "workflow",
-            None,
-            "attest.mode",
-            f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config",
+            where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config"
         )
     if attest.mode != "none":
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
         except ImportError:
-            raise InputError(
-                options.workflow_path or "workflow",
-                None,
-                "attest.mode",
-                f"{attest.mode!r} needs dspy, which is not installed: pip install 'citejudge[attest]'",
-            ) from None
-    if attest.mode == "uncertain" and not is_probabilistic(options.workflow.support.judge):
-        raise InputError(
-            options.workflow_path or "workflow",
-            None,
-            "attest.mode",
-            "uncertain needs support.judge: model (its probabilities); or use mode all",
-        )
-    if attest.mode == "none" and options.llm is not None:
+            why = f"{attest.mode!r} needs dspy, which is not installed: pip install 'citejudge[attest]'"
+            raise InputError(where, None, "attest.mode", why) from None
+    if attest.mode == "uncertain" and not is_probabilistic(settings.workflow.support.judge):
+        why = "uncertain needs support.judge: model (its probabilities); or use mode all"
+        raise InputError(where, None, "attest.mode", why)
+    if attest.mode == "none" and settings.llm is not None:
         warn("an LLM endpoint was given but the workflow's attest.mode is none: no LLM calls are made")
-    if attest.mode == "none" and options.strict_llm:
+    if attest.mode == "none" and strict_llm:
         warn("--strict-llm: the workflow's attest.mode is none, so there is no LLM to check")
-    if options.corpus is not None and not docstore.is_store(options.corpus):
-        docstore.corpus_files(options.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
-    inputs = describe_inputs(options)
-    input_files = _input_files(options, inputs)
-    check_targets(output_targets(options, log_path), input_files)
-    stale_log = out_dir / f"{name}.jsonl" if log_path is None else None  # --no-debug-log: the previous set's log
-    if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
-        stale_log = None
-    outset = OutputSet(out_dir, name, [log_path.parent] if log_path is not None else [])
-    try:
-        _run(options, summary, outset, log_path, stale_log, backend, inputs, warn, progress)
-    except KeyboardInterrupt as e:
-        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
-    if log_path is not None:
-        summary.files["debug_log"] = str(log_path)
-    return summary
 
 
-def _without_llm(options: Options) -> Options:
-    """``options`` for a first pass: the same judgments, no LLM asked."""
-    wf = options.workflow
-    return replace(options, workflow=wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": "none"})}))
-
-
-def _plan(parts: list[Part], options: Options, scan) -> Plan:
+def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
     """The session's plan from the first pass's parts (:func:`judges.plan.plan_session`)."""
-    attest = options.workflow.attest
+    attest = workflow.attest
     table = pa.concat_tables([p.assessments for p in parts])
     answered = {run: len(topics) for run, topics in scan.answered.items()}
     budget = None if attest.count is not None else attest.budget
-    return plan_session(table, answered, options.workflow.grounding.cap, budget, attest.count, attest.plan_order)
+    return plan_session(table, answered, workflow.grounding.cap, budget, attest.count, attest.plan_order)
 
 
-def _input_files(options: Options, inputs: dict) -> list[Path]:
-    files = [Path(p) for key in ("topics", "responses") for p in inputs[key]]
-    if options.corpus is not None:  # a file, a docstore, or a directory of corpus files
-        corpus = Path(options.corpus)
+def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Path]:
+    files = [Path(p) for key in ("topics", "responses") for p in described[key]]
+    if inputs.corpus is not None:  # a file, a docstore, or a directory of corpus files
+        corpus = Path(inputs.corpus)
         files += [corpus] if corpus.is_file() else docstore.corpus_files(corpus)
-    if options.workflow_path is not None:
-        files.append(Path(options.workflow_path))
-    if options.labels is not None:
-        files.append(Path(options.labels))
-    model = Path(options.workflow.support.model)
+    if inputs.workflow_path is not None:
+        files.append(Path(inputs.workflow_path))
+    if inputs.labels is not None:
+        files.append(Path(inputs.labels))
+    model = Path(workflow.support.model)
     if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
         files.append(model)
     return files
 
 
-def _processes(options: Options, workers: Optional[Workers], citations: int) -> str:
-    """How many processes judged, and why (a line of the summary)."""
-    chosen = f"{workers.n} worker processes" if workers is not None else "1 process"
-    if options.workers:
-        return f"{chosen} (--workers {options.workers})"
-    if workers is not None:
-        return f"{chosen} (automatic: {citations:,} citations >= {AUTO_PARALLEL_CITATIONS:,})"
-    return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
+class _Session:
+    """One run of :func:`run`, stage by stage: load and validate, judge (with a plan: judge
+    without the LLM, plan, judge asking it), merge, write."""
 
+    def __init__(self, inputs, outputs, settings, workers, strict_llm, summary, outset, warn, progress):
+        self.inputs, self.outputs, self.settings = inputs, outputs, settings
+        self.wanted_workers, self.strict_llm, self.summary = workers, strict_llm, summary
+        self.outset, self.warn, self.progress = outset, warn, progress
+        self.workers: Optional[Workers] = None
+        self.labels: Optional[dict] = None
 
-def _run(  # noqa: C901 (to split: issue 32)
-    options: Options, summary: Summary, outset: OutputSet, log_path, stale_log, backend, inputs, warn, progress
-) -> None:
-    counts = summary.counts
-    attest = options.workflow.attest
-    with contextlib.ExitStack() as stack:
-        log = DebugLog.deferred() if log_path is not None else DebugLog(None)
-        stack.callback(log.close)
-        problems = Problems(options.on_error, log, counts, warn)
-        log.event(
-            "session_start",
-            version=__version__,
-            backend=backend.name,
-            name=options.name,
-            workers=options.workers,
-            workflow=options.workflow.model_dump(),
-            inputs=inputs,
-        )
-
-        # 1. load and validate (nothing is created before this passes)
-        topics = load_topics(options.topics, problems, options.max_topics)
-        summary.topics = len(topics)
-        # Workers start as early as they are known to be wanted, so that their start-up (imports,
-        # kernels) overlaps the first pass over the runs and the corpus read: with --workers N
-        # now, automatically once the first pass has counted AUTO_PARALLEL_CITATIONS citations.
-        workers = None
-
-        def start_workers(n: int) -> None:
-            nonlocal workers
-            if workers is None and n > 1:
-                workers = stack.enter_context(Workers(options, n))
-
-        auto = min(os.cpu_count() or 1, len(topics)) if options.workers == 0 else 1  # processes, when it pays
-
-        def counted(citations: int) -> None:
-            if citations >= AUTO_PARALLEL_CITATIONS:
-                start_workers(auto)
-
-        if options.workers > 1:
-            n = min(options.workers, len(topics))
-            if n < options.workers:
-                warn(f"--workers {options.workers}: {len(topics)} topic(s) to share, so {n} worker process(es)")
-            start_workers(n)
-        scan = scan_runs(options, topics, problems, counts, warn, counted if auto > 1 else None)
-        summary.runs = list(scan.runs)
-        if not scan.runs:
-            raise InputError(
-                ", ".join(map(str, options.responses)),
-                None,
-                "--rag-responses",
-                f"no report to judge in {len(scan.files)} run file(s)",
+    def run(self, stale_log, described: dict) -> None:
+        log_path = self.outputs.log_path
+        with contextlib.ExitStack() as stack:
+            log = DebugLog.deferred() if log_path is not None else DebugLog(None)
+            stack.callback(log.close)
+            problems = Problems(self.inputs.on_error, log, self.summary.counts, self.warn)
+            log.event(
+                "session_start",
+                version=__version__,
+                backend=self.settings.workflow.alignment.backend,
+                name=self.outputs.name,
+                workers=self.wanted_workers,
+                workflow=self.settings.workflow.model_dump(),
+                inputs=described,
             )
-        check_missing_topics(options, topics, scan)
+            topics, scan, corpus = self.load(stack, problems)  # nothing is created before this passes
+            stack.enter_context(self.outset)  # creates and locks the out-dir, recovers, makes the staging directory
+            if log_path is not None:
+                log.start(self.outset.stage(log_path))
+            elif stale_log is not None:  # --no-debug-log: the previous set's log goes with it
+                self.outset.remove(stale_log)
+            parts = self.judge(scan, corpus, topics, log)
+            del corpus
+            log.sync_soon()  # the judged citations' events go to disk while the outputs are written
+            return_freed_memory()  # the judged documents' memory, before the outputs are built
+            self.write(parts, scan, topics, log)
+
+    # -- 1. load and validate ---------------------------------------------------------------
+    def load(self, stack: contextlib.ExitStack, problems: Problems) -> tuple[dict, Scan, dict]:
+        inputs, counts = self.inputs, self.summary.counts
+        topics = load_topics(inputs.topics, problems, inputs.max_topics)
+        self.summary.topics = len(topics)
+        counted = self.start_workers(stack, len(topics))
+        workflow = self.settings.workflow
+        scan = scan_runs(inputs, workflow.citations.max_per_sentence, topics, problems, counts, self.warn, counted)
+        self.summary.runs = list(scan.runs)
+        if not scan.runs:
+            where = ", ".join(map(str, inputs.responses))
+            raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")
+        check_missing_topics(inputs, workflow, topics, scan)
         corpus: dict[str, Document] = {}
         wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
-        if wanted and options.corpus is not None:
-            corpus = read_corpus(options.corpus, wanted, lambda e: problems(e, "corpus line"))
+        if wanted and inputs.corpus is not None:
+            corpus = read_corpus(inputs.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
-        check_resolvable(options, scan, corpus)
-        labels = None
-        if options.labels is not None:  # pandas: only with labels
+        check_resolvable(inputs, scan, corpus)
+        if inputs.labels is not None:  # pandas: only with labels
             from judges.meta.labels import citation_statuses, read_labels
 
-            labels = citation_statuses(read_labels(options.labels))
-        stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
-        if log_path is not None:
-            log.start(outset.stage(log_path))
-        elif stale_log is not None:  # --no-debug-log: the previous set's log goes with it
-            outset.remove(stale_log)
+            self.labels = citation_statuses(read_labels(inputs.labels))
+        return topics, scan, corpus
+
+    def start_workers(self, stack: contextlib.ExitStack, n_topics: int) -> Optional[Callable[[int], None]]:
+        """Workers start as early as they are known to be wanted, so that their start-up (imports,
+        kernels) overlaps the first pass over the runs and the corpus read: with ``workers > 1``
+        now, automatically (``workers == 0``) once the first pass has counted
+        :data:`AUTO_PARALLEL_CITATIONS` citations (the callback returned for the first pass)."""
+        wanted = self.wanted_workers
+
+        def start(n: int) -> None:
+            if self.workers is None and n > 1:
+                self.workers = stack.enter_context(Workers(self.settings, n))
+
+        if wanted > 1:
+            n = min(wanted, n_topics)
+            if n < wanted:
+                self.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
+            start(n)
+            return None
+        auto = min(os.cpu_count() or 1, n_topics) if wanted == 0 else 1  # processes, when it pays
+        if auto <= 1:
+            return None
+        return lambda citations: start(auto) if citations >= AUTO_PARALLEL_CITATIONS else None
+
+    # -- 2. judge ------------------------------------------------------------------------------
+    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog) -> list[Part]:
+        attest = self.settings.workflow.attest
         planning = attest.mode == "uncertain" and attest.band is None
-        progress(0, total=scan.citations * (2 if planning else 1))
-
-        def judge(opts: Options, docs: dict, log: DebugLog, plan=None, keep_corpus: bool = False) -> list[Part]:
-            if workers is not None:
-                return workers.judge(
-                    scan, docs, topics, log, progress, outset.stage_dir, plan, labels, keep_corpus, opts
-                )
-            return [judge_part(opts, scan, docs, None, log, progress, plan, labels)]
-
-        # 2. judge (with a plan: judge without the LLM, plan over the session, then judge asking it)
-        summary.processes = _processes(options, workers, scan.citations)
+        self.progress(0, total=scan.citations * (2 if planning else 1))
+        self.summary.processes = self.processes(scan.citations)
         plan = None
         if planning:
-            plan = _plan(judge(_without_llm(options), corpus, DebugLog(None), keep_corpus=True), options, scan)
-            summary.plan = plan
+            first = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True)
+            plan = self.summary.plan = _plan(first, self.settings.workflow, scan)
             log.event("PLAN", **plan.describe())
-        parts = judge(options, corpus, log, plan)  # consumes corpus
-        del corpus
-        log.sync_soon()  # the judged citations' events go to disk while the outputs are written
-        return_freed_memory()  # the judged documents' memory, before the outputs are built
+        return self.judge_pass(self.settings, scan, corpus, topics, log, plan)  # consumes corpus
 
-        # 3. merge (topic groups are disjoint) and write
+    def judge_pass(self, settings: Settings, scan, corpus, topics, log, plan=None, keep_corpus=False) -> list[Part]:
+        if self.workers is not None:
+            stage = self.outset.stage_dir
+            return self.workers.judge(
+                settings, scan, corpus, topics, log, self.progress, stage, plan, self.labels, keep_corpus
+            )
+        return [judge_part(settings, scan, corpus, None, log, self.progress, plan, self.labels)]
+
+    def processes(self, citations: int) -> str:
+        """How many processes judged, and why (a line of the summary)."""
+        workers, wanted = self.workers, self.wanted_workers
+        chosen = f"{workers.n} worker processes" if workers is not None else "1 process"
+        if wanted:
+            return f"{chosen} (--workers {wanted})"
+        if workers is not None:
+            return f"{chosen} (automatic: {citations:,} citations >= {AUTO_PARALLEL_CITATIONS:,})"
+        return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
+
+    # -- 3. merge (topic groups are disjoint) and write --------------------------------------
+    def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog) -> None:
+        summary, counts = self.summary, self.summary.counts
         per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
         for part in parts:
             counts.update(part.counts)
-        if attest.mode != "none":
-            from judges.attest.cascade import summarize as summarize_attestation
-
-            summary.attest = summarize_attestation(counts, attest, options.llm)
-            log.event("ATTEST_SUMMARY", **summary.attest)
-            if options.strict_llm and summary.attest["degenerate"]:  # before anything is written or replaced
-                problem = summary.attest["degenerate"]["message"] + " (no output replaced)"
-                raise InputError("--strict-llm", None, None, problem)
+        self.summarize_attestation(log)
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
         for item in pc.value_counts(table.column("status")).to_pylist():
             summary.statuses[item["values"]] = item["counts"]
         counts[CITATIONS] = table.num_rows
         counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
-        if labels:
-            counts[HUMAN_LABELLED] = labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
-            if labelled < len(labels):
-                summary.warnings.append(
-                    f"{len(labels) - labelled} of the {len(labels)} labels in {options.labels} match no judged "
-                    "citation (run_id, topic_id, sentence_index, doc_id)"
-                )
-        write_outputs(options, summary, per_topic, table, scan, topics, place=outset.stage)
+        if self.labels:
+            self.count_labels(table)
+        write_outputs(
+            self.inputs,
+            self.outputs,
+            self.settings.workflow,
+            summary,
+            per_topic,
+            table,
+            scan,
+            topics,
+            self.outset.stage,
+        )
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()
-        outset.commit()
+        self.outset.commit()
+
+    def summarize_attestation(self, log: DebugLog) -> None:
+        attest = self.settings.workflow.attest
+        if attest.mode == "none":
+            return
+        from judges.attest.cascade import summarize
+
+        figures = self.summary.attest = summarize(self.summary.counts, attest, self.settings.llm)
+        log.event("ATTEST_SUMMARY", **figures)
+        if self.strict_llm and figures["degenerate"]:  # before anything is written or replaced
+            raise InputError("--strict-llm", None, None, figures["degenerate"]["message"] + " (no output replaced)")
+
+    def count_labels(self, table: pa.Table) -> None:
+        labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
+        self.summary.counts[HUMAN_LABELLED] = labelled
+        if labelled < len(self.labels):
+            self.summary.warnings.append(
+                f"{len(self.labels) - labelled} of the {len(self.labels)} labels in {self.inputs.labels} match no "
+                "judged citation (run_id, topic_id, sentence_index, doc_id)"
+            )

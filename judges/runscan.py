@@ -21,7 +21,8 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover, seekable
 from judges.formats.runs import read_report_at, read_reports
 from judges.formats.topics import TOPIC_SUFFIXES, read_topics
-from judges.options import Options
+from judges.config import Workflow
+from judges.session import Inputs
 from judges.records import Document, Report, Topic
 
 
@@ -100,7 +101,8 @@ def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> 
 
 
 def scan_runs(
-    options: Options,
+    inputs: Inputs,
+    max_per_sentence: Optional[int],
     topics: dict[str, Topic],
     problems: Problems,
     counts: Counter,
@@ -114,7 +116,7 @@ def scan_runs(
     counted), so a decision it allows holds for the whole scan.
     """
     not_read: list[Path] = []
-    files = discover(options.responses, "--rag-responses", not_read)
+    files = discover(inputs.responses, "--rag-responses", not_read)
     if not_read:
         counts[FILES_NOT_READ] = len(not_read)
         shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (
@@ -125,7 +127,7 @@ def scan_runs(
             f"not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}"
         )
     if not files:
-        raise InputError(", ".join(map(str, options.responses)), None, "--rag-responses", "no JSONL run files found")
+        raise InputError(", ".join(map(str, inputs.responses)), None, "--rag-responses", "no JSONL run files found")
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
     seen: dict[tuple[str, str], str] = {}
     run_order: list[str] = []
@@ -138,7 +140,7 @@ def scan_runs(
     so_far = 0  # citations met so far of the selected runs
     selected: set[str] = set()  # the selected runs: the first --max-runs to appear
     for path in files:
-        for line, rep in read_reports(path, options.dataset, options.workflow.citations.max_per_sentence):
+        for line, rep in read_reports(path, inputs.dataset, max_per_sentence):
             if isinstance(rep, InputError):
                 problems(rep, "report")
                 continue
@@ -157,7 +159,7 @@ def scan_runs(
             seen[key] = f"{path}:{line}"
             if rep.run_id not in answered:
                 run_order.append(rep.run_id)
-                if options.max_runs is None or len(run_order) <= options.max_runs:
+                if inputs.max_runs is None or len(run_order) <= inputs.max_runs:
                     selected.add(rep.run_id)
                 answered[rep.run_id] = set()
             if rep.topic_id not in topics:
@@ -238,16 +240,16 @@ def reread(
             yield report
 
 
-def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
+def check_resolvable(inputs: Inputs, scan: Scan, corpus: dict) -> None:
     """Stop when not one citation can be resolved to a document text (runs without embedded
     documents and no, or the wrong, ``--corpus``), unless ``--allow-missing-text``."""
-    if not scan.citations or options.allow_missing_text:
+    if not scan.citations or inputs.allow_missing_text:
         return
     embedded = sum(c["embedded"] for c in scan.coverage.values())
     if embedded or any(isinstance(corpus.get(d), Document) for d in scan.without_text):
         return
     hint = "or --allow-missing-text to judge anyway (every citation 'missing')"
-    if options.corpus is None:
+    if inputs.corpus is None:
         raise InputError(
             "--corpus",
             None,
@@ -260,7 +262,7 @@ def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
         )
     example = ", ".join(repr(d) for d in sorted(scan.without_text)[:3])
     raise InputError(
-        options.corpus,
+        inputs.corpus,
         None,
         "--corpus",
         (
@@ -271,15 +273,15 @@ def check_resolvable(options: Options, scan: Scan, corpus: dict) -> None:
     )
 
 
-def check_missing_topics(options: Options, topics: dict[str, Topic], scan: Scan) -> None:
+def check_missing_topics(inputs: Inputs, workflow: Workflow, topics: dict[str, Topic], scan: Scan) -> None:
     """``leaderboard.on_missing: error``: refuse before judging when a run skipped a topic."""
-    if options.workflow.leaderboard.on_missing != "error":
+    if workflow.leaderboard.on_missing != "error":
         return
     gaps = [(r, t) for r in scan.runs for t in topics if t not in scan.answered[r]]
     if gaps:
         shown = ", ".join(f"{r}/{t}" for r, t in gaps[:5]) + (" ..." if len(gaps) > 5 else "")
         raise InputError(
-            options.workflow_path or "workflow",
+            inputs.workflow_path or "workflow",
             None,
             "leaderboard.on_missing",
             f"error: {len(gaps)} (run, topic) pair(s) without a report: {shown}",

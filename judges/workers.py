@@ -8,13 +8,12 @@ their kernels in the pool initializer while the main process still runs the firs
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 from judges.formats.debuglog import DebugLog
 from judges.judge import Part, judge_part, warmup
-from judges.options import Options
+from judges.session import Settings
 from judges.runscan import Scan
 
 _progress_queue = None
@@ -30,7 +29,7 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _init_worker(queue, options: Options, parent: int) -> None:
+def _init_worker(queue, settings: Settings, parent: int) -> None:
     """Runs once in each worker as it starts: dies with its parent, one Numba thread, kernels
     loaded before work arrives."""
     global _progress_queue
@@ -47,8 +46,8 @@ def _init_worker(queue, options: Options, parent: int) -> None:
     import numba
 
     numba.set_num_threads(1)  # one thread per process: the processes are the parallelism
-    if (options.backend or options.workflow.alignment.backend) == "numba":
-        warmup(options)
+    if settings.workflow.alignment.backend == "numba":
+        warmup(settings)
     settle_collector()
 
 
@@ -57,7 +56,7 @@ def _started() -> None:
 
 
 def _worker(
-    options: Options,
+    settings: Settings,
     scan: Scan,
     corpus_path: str,
     topics: frozenset,
@@ -80,7 +79,7 @@ def _worker(
     if log_path:  # written directly (not renamed into place at the end): the main process follows it
         log.start(Path(log_path))
     try:
-        part = judge_part(options, scan, corpus, topics, log, _progress_queue.put, plan, labels)
+        part = judge_part(settings, scan, corpus, topics, log, _progress_queue.put, plan, labels)
     finally:
         log.close()
     with pa.OSFile(table_path, "wb") as sink, pa.ipc.new_file(sink, part.assessments.schema) as writer:
@@ -120,15 +119,15 @@ class _FollowedLogs:
 class Workers:
     """Worker processes, started early so their imports and kernel loading overlap the first pass."""
 
-    def __init__(self, options: Options, n: int):
+    def __init__(self, settings: Settings, n: int):
         import concurrent.futures
         import multiprocessing
         import os
 
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
-        self.n, self.options, self.queue = n, replace(options, workers=n), ctx.Queue()
+        self.n, self.queue = n, ctx.Queue()
         self.pool = concurrent.futures.ProcessPoolExecutor(
-            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, self.options, os.getpid())
+            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, settings, os.getpid())
         )
         for _ in range(n):
             self.pool.submit(_started)
@@ -144,6 +143,7 @@ class Workers:
 
     def judge(
         self,
+        settings: Settings,
         scan: Scan,
         corpus: dict,
         topics: dict,
@@ -153,21 +153,18 @@ class Workers:
         plan=None,
         labels: Optional[dict] = None,
         keep_corpus: bool = False,
-        options: Optional[Options] = None,
     ) -> list[Part]:
         """Deal the topics round-robin to the workers; each tokenizes only its own documents.
 
         ``corpus`` is emptied once every worker has its share (the main process keeps no copy),
-        unless ``keep_corpus`` (a first pass, followed by a second); ``plan`` and ``labels`` as in
-        :func:`judges.judge.judge_part`; ``options``: instead of the pool's (a first pass judges
-        without the LLM).
+        unless ``keep_corpus`` (a first pass, followed by a second); ``settings``, ``plan`` and
+        ``labels`` as in :func:`judges.judge.judge_part` (a first pass judges without the LLM).
         """
         import pickle
         import queue as queue_module
         import tempfile
 
         n = self.n
-        options = self.options if options is None else replace(options, workers=n)
         groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             log_paths = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
@@ -179,7 +176,9 @@ class Workers:
                 with open(corpus_path, "wb") as f:
                     pickle.dump(docs, f, protocol=pickle.HIGHEST_PROTOCOL)
                 futures.append(
-                    self.pool.submit(_worker, options, scan, corpus_path, g, log_paths[w], table_paths[w], plan, labels)
+                    self.pool.submit(
+                        _worker, settings, scan, corpus_path, g, log_paths[w], table_paths[w], plan, labels
+                    )
                 )
             del docs
             if not keep_corpus:

@@ -32,7 +32,8 @@ from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
 from judges.leaderboard import leaderboard_rows
-from judges.options import Options, Summary
+from judges.config import Workflow
+from judges.session import Inputs, Outputs, Summary
 from judges.vocabulary import STATUSES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
@@ -78,14 +79,14 @@ def write_assessments(path: Path, table: pa.Table, order: Optional[pa.Array] = N
                 writer.write_table(rows)
 
 
-def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tuple[Path, str]]:
+def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path, str]]:
     """Every file a session replaces: kind -> (path, the option that chose it)."""
-    out_dir, name = Path(options.out_dir), options.name
+    out_dir, name = Path(outputs.out_dir), outputs.name
     targets = {
         "qrels": (out_dir / f"{name}.qrels", "--out-dir"),
         "doc_qrels": (out_dir / f"{name}.doc.qrels", "--out-dir"),
     }
-    for fmt in options.leaderboard_formats:
+    for fmt in outputs.leaderboard_formats:
         targets[f"leaderboard_{fmt}"] = (out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}", "--out-dir")
     targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
     targets["assessments_parquet"] = (out_dir / f"{name}.assessments.parquet", "--out-dir")
@@ -93,16 +94,18 @@ def output_targets(options: Options, log_path: Optional[Path]) -> dict[str, tupl
     for kind in ("intervals", "pairs"):  # judges.intervals
         targets[kind] = (out_dir / f"{name}.{kind}.tsv", "--out-dir")
         targets[f"{kind}_parquet"] = (out_dir / f"{name}.{kind}.parquet", "--out-dir")
-    if options.workflow.attest.mode == "uncertain" and options.workflow.attest.band is None:
+    if workflow.attest.mode == "uncertain" and workflow.attest.band is None:
         targets["plan"] = (out_dir / f"{name}.plan.tsv", "--out-dir")
     targets["config"] = (out_dir / f"{name}.config.yml", "--out-dir")
-    if log_path is not None:
-        targets["debug_log"] = (Path(log_path), "--out-dir" if options.debug_log is None else "--debug-log")
+    if outputs.log_path is not None:
+        targets["debug_log"] = (outputs.log_path, "--out-dir" if outputs.debug_log is None else "--debug-log")
     return targets
 
 
 def write_outputs(
-    options: Options,
+    inputs: Inputs,
+    outputs: Outputs,
+    workflow: Workflow,
     summary: Summary,
     per_topic: dict,
     table: pa.Table,
@@ -111,7 +114,7 @@ def write_outputs(
     place: Callable[[Path], Path] = lambda path: path,
 ) -> None:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
-    out_dir, name = Path(options.out_dir), options.name
+    out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
     for kind, key, suffix, count in (  # first: the group-by's memory is freed before the assessments' gather
         ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
@@ -124,8 +127,8 @@ def write_outputs(
         order = pool.submit(assessment_order, table)
         path = place(out_dir / f"{name}.assessments.parquet")
         written = pool.submit(lambda: write_assessments(path, table, order.result()))
-        _write_coverage_and_leaderboards(options, summary, per_topic, table, scan, topics, place)
-        _write_intervals(options, summary, per_topic, table, order.result(), scan, topics, place)
+        _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place)
+        _write_intervals(inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place)
         written.result()
     files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
     if summary.plan is not None:
@@ -135,18 +138,18 @@ def write_outputs(
     config = {
         "name": name,
         "judge": "citation",
-        "workflow": options.workflow.model_dump(),
-        "backend": options.backend or options.workflow.alignment.backend,
-        "dataset": options.dataset,
-        "on_error": options.on_error,
+        "workflow": workflow.model_dump(),
+        "backend": workflow.alignment.backend,
+        "dataset": inputs.dataset,
+        "on_error": inputs.on_error,
         "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
-        "inputs": describe_inputs(options, with_hashes=True),
+        "inputs": describe_inputs(inputs, with_hashes=True),
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
         "statuses": {k: int(summary.statuses[k]) for k in STATUSES},
         "filled_by_on_missing": {
-            "policy": options.workflow.leaderboard.on_missing,
+            "policy": workflow.leaderboard.on_missing,
             "pairs": {
                 run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
             },
@@ -163,12 +166,12 @@ def write_outputs(
 
 
 def _write_coverage_and_leaderboards(
-    options: Options, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place
+    outputs: Outputs, workflow: Workflow, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place
 ) -> None:
     """The coverage table and the leaderboards (text files and Parquet)."""
-    out_dir, name = Path(options.out_dir), options.name
+    out_dir, name = Path(outputs.out_dir), outputs.name
     files = summary.files
-    on_missing = options.workflow.leaderboard.on_missing
+    on_missing = workflow.leaderboard.on_missing
     rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing)
     summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
     summary.coverage = coverage_rows(scan, len(topics), table, summary.filled)
@@ -177,7 +180,7 @@ def _write_coverage_and_leaderboards(
     warning = missing_warning(summary.coverage)
     if warning:
         summary.warnings.append(warning)
-    for fmt in options.leaderboard_formats:
+    for fmt in outputs.leaderboard_formats:
         path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
         trec.write_leaderboard(place(path), rows, fmt)
         files[f"leaderboard_{fmt}"] = str(path)
@@ -189,17 +192,28 @@ def _write_coverage_and_leaderboards(
     files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
 
 
-def _write_intervals(options: Options, summary: Summary, per_topic: dict, table, order, scan, topics, place) -> None:
+def _write_intervals(
+    inputs: Inputs,
+    outputs: Outputs,
+    workflow: Workflow,
+    summary: Summary,
+    per_topic: dict,
+    table,
+    order,
+    scan,
+    topics,
+    place,
+) -> None:
     """How far to trust the leaderboard (:mod:`judges.intervals`): intervals and run pairs."""
     from judges import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
 
-    wf = options.workflow
-    model = load_model(wf.support.model, options.workflow_path) if is_probabilistic(wf.support.judge) else None
+    wf = workflow
+    model = load_model(wf.support.model, inputs.workflow_path) if is_probabilistic(wf.support.judge) else None
     reports = intervals.report_variances(table, order, per_topic, wf.grounding.cap, wf.attest.answer_error)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, intervals.session_spreads(model))
-    summary.files.update(intervals.write_trust(found, Path(options.out_dir), options.name, place))
+    summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
 
 
 PLAN_COLUMNS = ("rank", "run_id", "topic_id", "sentence_index", "citation_rank", "expected_gain", "why")
@@ -220,7 +234,7 @@ def _versions() -> dict[str, str]:
     return {"numpy": np.__version__, "numba": numba.__version__, "pyarrow": pa.__version__}
 
 
-def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
+def describe_inputs(options: Inputs, with_hashes: bool = False) -> dict:
     """The input files (as found), with their sha256 for the config record."""
 
     def describe(paths: list[Path], option: str) -> list:

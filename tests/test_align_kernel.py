@@ -373,10 +373,9 @@ def test_python_backend_never_imports_numba():
 def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_after():
     code = (
         "import sys\n"
-        "from judges.judge import warmup\n"
-        "from judges.options import Options\n"
+        "from judges.pipeline import prepare\n"
         "from judges.config import Workflow\n"
-        "warmup(Options(topics=[], responses=[], out_dir='.', name='x', workflow=Workflow()))\n"
+        "prepare(Workflow())\n"
         "assert 'numba.np.arraymath' in sys.modules\n"
         "assert 'scipy.linalg' not in sys.modules, 'numba imported scipy.linalg'\n"
         "import scipy.linalg.cython_blas, scipy.linalg\n"

@@ -139,7 +139,7 @@ def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monk
     reports, topics = load_kiddie(ajb)
     calls = []
     real_run = pipeline.run
-    monkeypatch.setattr(pipeline, "run", lambda options, **kw: calls.append(options) or real_run(options, **kw))
+    monkeypatch.setattr(pipeline, "run", lambda *args, **kw: calls.append(args) or real_run(*args, **kw))
     j = CitationJudge()
     settings = {"outdir": tmp_path, "filebase": "default", "backend": "python"}
     assert j.create_nuggets(reports, topics, None, **settings) is None

@@ -42,21 +42,17 @@ def test_worker_logs_are_appended_in_worker_order_as_they_are_written(tmp_path):
     assert not paths[2].exists()
 
 
-def _options(tmp_path, **kw):
+def _session(tmp_path, **kw):
+    """The RAGTIME sample's inputs, outputs under ``tmp_path`` and the python backend's workflow."""
     from conftest import ROOT
 
-    from judges.config import Workflow
-    from judges.options import Options
+    from judges.config import AlignmentSettings, Workflow
+    from judges.session import Inputs, Outputs
 
-    return Options(
-        topics=[ROOT / "datasets" / "ragtime" / "topics.jsonl"],
-        responses=[ROOT / "runs" / "ragtime"],
-        out_dir=tmp_path / "out",
-        name="t",
-        workflow=Workflow(),
-        backend="python",
-        **kw,
+    inputs = Inputs(
+        topics=[ROOT / "datasets" / "ragtime" / "topics.jsonl"], responses=[ROOT / "runs" / "ragtime"], **kw
     )
+    return inputs, Outputs(out_dir=tmp_path / "out", name="t"), Workflow(alignment=AlignmentSettings(backend="python"))
 
 
 @pytest.mark.parametrize("max_runs", [None, 1])
@@ -65,23 +61,23 @@ def test_the_first_pass_counts_citations_as_it_goes_never_beyond_its_total(tmp_p
 
     from judges.runscan import Problems, load_topics, scan_runs
 
-    options = _options(tmp_path, max_runs=max_runs)
+    inputs, _, workflow = _session(tmp_path, max_runs=max_runs)
     log, counts = DebugLog(None), Counter()
     problems = Problems("fail", log, counts, print)
-    topics = load_topics(options.topics, problems, None)
+    topics = load_topics(inputs.topics, problems, None)
     told: list[int] = []
-    scan = scan_runs(options, topics, problems, counts, print, told.append)
+    limit = workflow.citations.max_per_sentence
+    scan = scan_runs(inputs, limit, topics, problems, counts, print, told.append)
     assert len(told) > 1 and told == sorted(told) and len(set(told)) == len(told)
     assert told[-1] == scan.citations  # so a decision taken at any count holds for the whole scan
     if max_runs == 1:
-        every_run = scan_runs(_options(tmp_path), topics, problems, counts, print)
+        every_run = scan_runs(_session(tmp_path)[0], limit, topics, problems, counts, print)
         assert len(scan.runs) == 1 and scan.citations < every_run.citations
 
 
 def test_automatic_workers_start_during_the_first_pass_once_enough_citations_are_counted(tmp_path, monkeypatch):
     """Their start-up overlaps the rest of the first pass and the corpus read, as with --workers N."""
     import os
-    from dataclasses import replace
 
     from judges import pipeline
 
@@ -95,23 +91,23 @@ def test_automatic_workers_start_during_the_first_pass_once_enough_citations_are
             events.append("first pass done")
 
     class Workers(real_workers):
-        def __init__(self, options, n):
+        def __init__(self, settings, n):
             events.append(f"{n} workers started")
-            super().__init__(options, n)
+            super().__init__(settings, n)
 
     monkeypatch.setattr(pipeline, "scan_runs", scan)
     monkeypatch.setattr(pipeline, "Workers", Workers)
     monkeypatch.setattr(pipeline, "AUTO_PARALLEL_CITATIONS", 10)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    auto = pipeline.run(_options(tmp_path, workers=0))
+    auto = pipeline.run(*_session(tmp_path), workers=0)
     assert events == ["2 workers started", "first pass done"]
     n = auto.counts["citations"]
     assert n >= 10 and auto.processes == f"2 worker processes (automatic: {n:,} citations >= 10)"
     events.clear()
     monkeypatch.setattr(pipeline, "AUTO_PARALLEL_CITATIONS", n + 1)
-    below = pipeline.run(_options(tmp_path / "below", workers=0))
+    below = pipeline.run(*_session(tmp_path / "below"), workers=0)
     assert events == ["first pass done"] and below.processes.startswith("1 process (automatic")
-    one = pipeline.run(replace(_options(tmp_path / "one"), workers=1))
+    one = pipeline.run(*_session(tmp_path / "one"), workers=1)
     for kind in ("qrels", "doc.qrels", "leaderboard.txt"):
         assert (tmp_path / "out" / f"t.{kind}").read_bytes() == (tmp_path / "one" / "out" / f"t.{kind}").read_bytes()
     assert one.counts["citations"] == n

@@ -33,18 +33,18 @@ def aligned(
     score, _, _, b0, b1, matches = alignment
     if n_answer == 0:
         return Judgment(
-            UNDECIDED,
-            0,
-            0,
-            0.0,
-            0.0,
-            0.0,
-            0,
-            0,
-            0,
-            "",
-            doc_source,
-            "sentence has no tokens",
+            status=UNDECIDED,
+            grade=0,
+            score=0,
+            norm_score=0.0,
+            answer_coverage=0.0,
+            evidence_coverage=0.0,
+            answer_tokens=0,
+            char_start=0,
+            char_end=0,
+            evidence="",
+            doc_source=doc_source,
+            reason="sentence has no tokens",
             numbers_missing=numbers_missing,
             entities_missing=entities_missing,
         )
@@ -57,22 +57,41 @@ def aligned(
     else:
         char_start = char_end = 0
     return Judgment(
-        UNDECIDED,
-        0,
-        int(score),
-        round(norm, 6),
-        round(answer_cov, 6),
-        round(evidence_cov, 6),
-        n_answer,
-        char_start,
-        char_end,
-        doc.text[char_start:char_end],
-        doc_source,
-        "",
+        status=UNDECIDED,
+        grade=0,
+        score=int(score),
+        norm_score=round(norm, 6),
+        answer_coverage=round(answer_cov, 6),
+        evidence_coverage=round(evidence_cov, 6),
+        answer_tokens=n_answer,
+        char_start=char_start,
+        char_end=char_end,
+        evidence=doc.text[char_start:char_end],
+        doc_source=doc_source,
+        reason="",
         numbers_missing=numbers_missing,
         entities_missing=entities_missing,
     )
 
 
+def unread(status: str, doc_source: str, reason: str, answer_tokens: int = 0) -> Judgment:
+    """A citation that was not aligned (``missing``, ``cross_language``): no span, no score."""
+    return Judgment(
+        status=status,
+        grade=0,
+        score=0,
+        norm_score=0.0,
+        answer_coverage=0.0,
+        evidence_coverage=0.0,
+        answer_tokens=answer_tokens,
+        char_start=0,
+        char_end=0,
+        evidence="",
+        doc_source=doc_source,
+        reason=reason,
+        support_status=status,
+    )
+
+
 def missing(reason: str, doc_source: str = "none") -> Judgment:
-    return Judgment("missing", 0, 0, 0.0, 0.0, 0.0, 0, 0, 0, "", doc_source, reason, "missing")
+    return unread("missing", doc_source, reason)
