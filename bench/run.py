@@ -289,7 +289,7 @@ def startup_bound_lines(rows: list[dict], best: dict[int, float], citations: int
     ]
 
 
-def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 32)
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description="end-to-end judge benchmark vs cite-right")
     ap.add_argument("--size", choices=sorted(wl.SIZES), required=True)
     ap.add_argument("--seed", type=int, default=13)
@@ -317,8 +317,11 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 3
     ap.add_argument("--timeout", type=float, default=3 * 3600, help="per judge run, seconds")
     ap.add_argument("--keep-out", action="store_true", help="keep the judge output directories")
     ap.add_argument("--json", help="also write all results to this JSON file")
-    args = ap.parse_args(argv)
+    return ap
 
+
+def _judge_script_and_workflow(args) -> tuple[Path, Path] | None:
+    """The judge script and workflow, or None (said on stderr) when either is missing."""
     judge_script = Path(args.judge_script)
     if not judge_script.is_absolute():
         judge_script = ROOT / judge_script
@@ -334,19 +337,13 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 3
             "benchmark (bench/peer_cite_right.py) work on their own.",
             file=sys.stderr,
         )
-        return 2
+        return None
 
-    wdir = HERE / "workloads" / args.size
-    t0 = time.perf_counter()
-    manifest = wl.ensure(wdir, args.size, args.seed)
-    gen_s = time.perf_counter() - t0
-    counts = manifest["counts"]
-    print(
-        f"workload {wdir.relative_to(ROOT)}: {counts['citations']:,} citations, {counts['reports']:,} reports, "
-        f"{counts['documents']:,} documents (ready in {gen_s:.1f}s)",
-        file=sys.stderr,
-    )
+    return judge_script, workflow
 
+
+def _judge_rows(args, judge_script: Path, workflow: Path, wdir: Path, manifest: dict, log_dir: Path) -> list[dict]:
+    """One row per judge configuration (python x1 on a subset, numba x1 and x2)."""
     configs: list[tuple[str, str, int, Path, dict]] = []
     if not args.skip_python:
         pdir, pman = python_subset(args.size, args.seed, manifest, args.python_citations)
@@ -355,7 +352,6 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 3
     configs.append(("numba x2", "numba", 2, wdir, manifest))
 
     rows: list[dict] = []
-    log_dir = Path(tempfile.mkdtemp(prefix=f"bench-{args.size}-"))
     for label, backend, workers, cdir, cman in configs:
         out_dir = log_dir / f"out-{backend}-{workers}"
         out_dir.mkdir()
@@ -384,15 +380,11 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 3
             shutil.rmtree(out_dir, ignore_errors=True)
         rows.append(row)
 
-    if not args.skip_startup:
-        print("timing start-up ...", file=sys.stderr)
-        rows += startup_rows(judge_script)
+    return rows
 
-    kernel = None
-    if not args.skip_kernel:
-        print(f"running {args.kernel_script} ...", file=sys.stderr)
-        kernel = run_kernel_gcups(Path(args.kernel_script), timeout=1800)
 
+def _peer(args, wdir: Path, rows: list[dict]) -> tuple[list[dict], dict[int, float]]:
+    """cite-right's rows, and per process count its fastest mode's citations/s (``rows`` gain their ratio)."""
     peer_rows: list[dict] = []
     best: dict[int, float] = {}  # per process count: the fastest cite-right mode's citations/s
     if not args.skip_peer:
@@ -426,6 +418,10 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 3
             if r.get("citations_per_s") and best.get(r.get("workers")):
                 r["ratio"] = r["citations_per_s"] / best[r["workers"]]
 
+    return peer_rows, best
+
+
+def _print_results(args, counts: dict, manifest: dict, rows, peer_rows, best, kernel, log_dir: Path) -> None:
     print()
     print(f"## citejudge bench: {args.size} (seed {args.seed}, {counts['citations']:,} citations)")
     print()
@@ -464,6 +460,38 @@ def main(argv: list[str] | None = None) -> int:  # noqa: C901 (to split: issue 3
                 indent=2,
                 default=str,
             )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    found = _judge_script_and_workflow(args)
+    if found is None:
+        return 2
+    judge_script, workflow = found
+    wdir = HERE / "workloads" / args.size
+    t0 = time.perf_counter()
+    manifest = wl.ensure(wdir, args.size, args.seed)
+    gen_s = time.perf_counter() - t0
+    counts = manifest["counts"]
+    print(
+        f"workload {wdir.relative_to(ROOT)}: {counts['citations']:,} citations, {counts['reports']:,} reports, "
+        f"{counts['documents']:,} documents (ready in {gen_s:.1f}s)",
+        file=sys.stderr,
+    )
+
+    log_dir = Path(tempfile.mkdtemp(prefix=f"bench-{args.size}-"))
+    rows = _judge_rows(args, judge_script, workflow, wdir, manifest, log_dir)
+    if not args.skip_startup:
+        print("timing start-up ...", file=sys.stderr)
+        rows += startup_rows(judge_script)
+
+    kernel = None
+    if not args.skip_kernel:
+        print(f"running {args.kernel_script} ...", file=sys.stderr)
+        kernel = run_kernel_gcups(Path(args.kernel_script), timeout=1800)
+
+    peer_rows, best = _peer(args, wdir, rows)
+    _print_results(args, counts, manifest, rows, peer_rows, best, kernel, log_dir)
     failed = [r for r in rows if r.get("error")]
     print(f"\nlogs: {log_dir}", file=sys.stderr)
     return 1 if failed else 0

@@ -417,64 +417,94 @@ def _states_none(text: str, context: str | None) -> bool:
     return fold(_surface(first)) not in _capitalised_in(context)
 
 
-def _extract_entities(text: str, context: str | None, single_words: bool) -> list[Entity]:  # noqa: C901 (to split: issue 32)
+def _extract_entities(text: str, context: str | None, single_words: bool) -> list[Entity]:
     """:func:`extract_entities` without the shortcut (its reference)."""
     words = _words(text)
     if not words:
         return []
     blocked = _blocked_spans(text)
-    elsewhere: set[str] | None = None
-    definitions: dict[str, str] | None = None
+    seen = _Seen(words, text, context)
     entities: list[Entity] = []
     for run in _sequences(text, words):
-        run = _trim(run)
-        if not run:
+        run, uncertain = _opening(_trim(run), seen)
+        if not run or (uncertain and len(run) == 1) or _not_a_name(run, text, blocked, single_words):
             continue
-        uncertain = run[0].initial and not _self_evident(run[0].text)
-        if uncertain:
-            if elsewhere is None:
-                elsewhere = _capitalised_mid_sentence(words)
-                if context:
-                    elsewhere |= _capitalised_in(context)
-            uncertain = fold(run[0].text) not in elsewhere
-        if uncertain and len(run) > 1 and run[1].text in CONNECTORS:
-            # "Shares of Apple Inc.": a sentence opener tied on by a connector is not part of the name.
-            run = _trim(run[1:])
-            uncertain = False
-            if not run:
-                continue
-        if uncertain and len(run) == 1:
-            continue
-        start, end = run[0].start, run[-1].end
-        if any(a <= start < b or a < end <= b for a, b in blocked):
-            continue  # inside a URL or quotation marks
-        if any(c.isdigit() for w in run for c in w.text) or all(fold(w.text) in CALENDAR for w in run):
-            continue
-        if len(run) == 1 and (
-            len(run[0].text) < 2
-            or not _counts_alone(run[0], text, single_words)
-            or (text[start - 1 : start] == "(" and text[end : end + 1] == ")")
-        ):
-            continue
-        surface = text[start:end]
-        full = key_words(surface)
-        if not full:
-            continue
-        keys = [" ".join(full)]
-        kind = _kind(text, run)
-        if kind == "company":
-            keys.append(" ".join(key_words(text[start : run[-2].end])))
-        certain = key_words(text[run[1].start : end]) if uncertain else full
-        if uncertain and not (kind == "company" and len(run) == 2):
-            keys.append(" ".join(certain))
-        if kind == "acronym":
-            if definitions is None:
-                definitions = acronym_definitions(text + ("\n" + context if context else ""))
-            if surface in definitions:
-                keys.append(" ".join(key_words(definitions[surface])))
-        parts = tuple(distinctive_words(certain)) if len(run) > 1 else ()
-        entities.append(Entity(surface, start, end, kind, tuple(k for k in keys if k), parts))
+        entity = _entity(text, run, uncertain, seen)
+        if entity is not None:
+            entities.append(entity)
     return entities
+
+
+class _Seen:
+    """What an answer says elsewhere, worked out when first asked: the words it capitalises
+    mid-sentence (with its context's capitalised words) and the acronyms it defines."""
+
+    def __init__(self, words: list, text: str, context: str | None):
+        self.words, self.text, self.context = words, text, context
+        self._capitalised: set[str] | None = None
+        self._definitions: dict[str, str] | None = None
+
+    def capitalised(self) -> set[str]:
+        if self._capitalised is None:
+            self._capitalised = _capitalised_mid_sentence(self.words)
+            if self.context:
+                self._capitalised |= _capitalised_in(self.context)
+        return self._capitalised
+
+    def definitions(self) -> dict[str, str]:
+        if self._definitions is None:
+            self._definitions = acronym_definitions(self.text + ("\n" + self.context if self.context else ""))
+        return self._definitions
+
+
+def _opening(run: list, seen: _Seen) -> tuple[list, bool]:
+    """``run`` and whether its first word is an uncertain part of the name (a capitalised sentence
+    opener the answer does not capitalise elsewhere); an opener tied on by a connector ("Shares of
+    Apple Inc.") is dropped."""
+    if not run:
+        return run, False
+    uncertain = run[0].initial and not _self_evident(run[0].text)
+    if uncertain:
+        uncertain = fold(run[0].text) not in seen.capitalised()
+    if uncertain and len(run) > 1 and run[1].text in CONNECTORS:
+        return _trim(run[1:]), False
+    return run, uncertain
+
+
+def _not_a_name(run: list, text: str, blocked: list, single_words: bool) -> bool:
+    """Inside a URL or quotation marks, a number or a date, or a single word that does not count alone."""
+    start, end = run[0].start, run[-1].end
+    if any(a <= start < b or a < end <= b for a, b in blocked):
+        return True
+    if any(c.isdigit() for w in run for c in w.text) or all(fold(w.text) in CALENDAR for w in run):
+        return True
+    return len(run) == 1 and (
+        len(run[0].text) < 2
+        or not _counts_alone(run[0], text, single_words)
+        or (text[start - 1 : start] == "(" and text[end : end + 1] == ")")
+    )
+
+
+def _entity(text: str, run: list, uncertain: bool, seen: _Seen) -> Entity | None:
+    """The entity ``run`` names, with the keys it may be found under (None: no key words)."""
+    start, end = run[0].start, run[-1].end
+    surface = text[start:end]
+    full = key_words(surface)
+    if not full:
+        return None
+    keys = [" ".join(full)]
+    kind = _kind(text, run)
+    if kind == "company":
+        keys.append(" ".join(key_words(text[start : run[-2].end])))
+    certain = key_words(text[run[1].start : end]) if uncertain else full
+    if uncertain and not (kind == "company" and len(run) == 2):
+        keys.append(" ".join(certain))
+    if kind == "acronym":
+        definitions = seen.definitions()
+        if surface in definitions:
+            keys.append(" ".join(key_words(definitions[surface])))
+    parts = tuple(distinctive_words(certain)) if len(run) > 1 else ()
+    return Entity(surface, start, end, kind, tuple(k for k in keys if k), parts)
 
 
 def distinctive_words(words: list[str]) -> list[str]:
