@@ -116,6 +116,14 @@ class AttestSettings(_Strict):
     count: Optional[int] = Field(
         None, ge=0, description="uncertain: ask about exactly this many citations instead of a budget share"
     )
+    max_cost: Optional[float] = Field(
+        None,
+        gt=0,
+        description=(
+            "uncertain with budget or count: stop the plan before the questions' estimated cost exceeds this "
+            "(at price_per_1k_input / price_per_1k_output; judges.attest.cascade.question_cost)"
+        ),
+    )
     band: Optional[tuple[float, float]] = Field(
         None, description="uncertain: P(full) in [low, high) goes to the LLM; overrides budget and count"
     )
@@ -176,6 +184,8 @@ class AttestSettings(_Strict):
     def _check(self) -> "AttestSettings":
         if self.band is not None and not 0 <= self.band[0] < self.band[1]:
             raise ValueError("band must be [low, high) with 0 <= low < high")
+        if self.max_cost is not None and not (self.price_per_1k_input or self.price_per_1k_output):
+            raise ValueError("max_cost needs price_per_1k_input or price_per_1k_output to estimate a question's cost")
         for pattern in self.guard_patterns:
             try:
                 re.compile(pattern)

@@ -135,7 +135,13 @@ def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
     table = pa.concat_tables([p.assessments for p in parts])
     answered = {run: len(topics) for run, topics in scan.answered.items()}
     budget = None if attest.count is not None else attest.budget
-    return plan_session(table, answered, workflow.grounding.cap, budget, attest.count, attest.plan_order)
+    cost = None
+    if attest.price_per_1k_input or attest.price_per_1k_output:
+        from judges.attest.cascade import question_cost
+
+        cost = question_cost(attest)
+    cap = workflow.grounding.cap
+    return plan_session(table, answered, cap, budget, attest.count, attest.plan_order, cost, attest.max_cost)
 
 
 def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Path]:

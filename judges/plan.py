@@ -110,8 +110,8 @@ class Planned(NamedTuple):
 class Plan:
     """The chosen citations of a session, by key (:data:`KEY`), with their rank and gain."""
 
-    def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int):
-        self.chosen, self.candidates, self.wanted = chosen, candidates, wanted
+    def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int, cost: Optional[float] = None):
+        self.chosen, self.candidates, self.wanted, self.cost = chosen, candidates, wanted, cost
 
     def __len__(self) -> int:
         return len(self.chosen)
@@ -121,7 +121,10 @@ class Plan:
 
     def describe(self) -> dict:
         """The plan's figures, for the summary and ``config.yml``."""
-        return {"candidates": self.candidates, "chosen": len(self.chosen)}
+        out = {"candidates": self.candidates, "chosen": len(self.chosen)}
+        if self.cost is not None:
+            out["estimated_cost"] = self.cost
+        return out
 
     def rows(self) -> list[tuple]:
         """One row per chosen citation, in plan order: the key, rank, expected gain and why."""
@@ -171,10 +174,13 @@ def make_plan(
     count: Optional[int] = None,
     exclude: Optional[np.ndarray] = None,
     order: bool = True,
+    costs: Optional[np.ndarray] = None,
+    max_cost: Optional[float] = None,
 ) -> Plan:
     """The plan over the citations of ``columns`` (one row per judged citation; see :func:`gains`):
     the ``count`` (else ``budget`` share of the plannable) citations of largest gain; ``exclude``
-    marks rows never chosen (already labelled). Ties go to the smaller key."""
+    marks rows never chosen (already labelled). Ties go to the smaller key. With ``max_cost``, it
+    stops before the summed ``costs`` (each citation's estimated question cost) would exceed it."""
     gain, plannable = gains(columns, answered, full_ruled_out, order)
     if exclude is not None:
         plannable = plannable & ~exclude
@@ -185,6 +191,13 @@ def make_plan(
     # largest gain first; equal gains in key order (a stable sort of the key-sorted rows)
     idx = idx[np.lexsort(tuple(col[idx] for col in reversed(key_cols)))]
     idx = idx[np.argsort(-np.round(gain[idx], 12), kind="stable")][:k]
+    cost = 0.0
+    if max_cost is not None and costs is not None:
+        spent = np.cumsum(np.asarray(costs, dtype=np.float64)[idx])
+        idx = idx[: int(np.searchsorted(spent, max_cost * (1 + 1e-12), side="right"))]
+        cost = float(spent[len(idx) - 1]) if len(idx) else 0.0
+    elif costs is not None:
+        cost = float(np.asarray(costs, dtype=np.float64)[idx].sum())
     status = np.asarray(columns["status"])
     chosen: dict[tuple, Planned] = {}
     for rank, i in enumerate(idx.tolist(), start=1):
@@ -195,7 +208,7 @@ def make_plan(
             else f"expected gain {gain[i]:.4g}: rank {rank} of {candidates}"
         )
         chosen[key] = Planned(rank, float(f"{gain[i]:.8g}"), why)
-    return Plan(chosen, candidates, k)
+    return Plan(chosen, candidates, k, round(cost, 6) if costs is not None else None)
 
 
 def plan_session(
@@ -205,10 +218,13 @@ def plan_session(
     budget: Optional[float] = None,
     count: Optional[int] = None,
     order: bool = True,
+    question_cost=None,
+    max_cost: Optional[float] = None,
 ) -> Plan:
     """The plan over a session's first-pass assessments (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`):
     ``cap`` is ``grounding.cap`` (the kinds whose absence rules full support out); citations with a
-    human label are never chosen. The table is put in key order first, so the plan is the same
+    human label are never chosen; ``question_cost(sentence)`` estimates a question's cost, and
+    ``max_cost`` caps their sum. The table is put in key order first, so the plan is the same
     whatever order worker processes returned their parts in."""
     table = table.sort_by([(c, "ascending") for c in KEY])
     columns = {c: table[c].to_numpy(zero_copy_only=False) for c in (*KEY, "status", "p_any", "p_full", "weight")}
@@ -216,7 +232,10 @@ def plan_session(
     for kind in cap:
         ruled_out |= np.nan_to_num(table[f"f_{kind}_missing"].to_numpy(zero_copy_only=False).astype(np.float64)) > 0
     labelled = table["human_label"].is_valid().to_numpy(zero_copy_only=False)
-    return make_plan(columns, answered, ruled_out, budget, count, labelled, order)
+    costs = None
+    if question_cost is not None:  # the estimated cost of asking about each citation (its sentence)
+        costs = np.array([question_cost(text) for text in table["sentence"].to_pylist()], dtype=np.float64)
+    return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost)
 
 
 def parse_share(text: str, option: str = "--budget") -> float:

@@ -239,6 +239,23 @@ def test_the_plan_and_every_output_are_the_same_for_any_number_of_workers(tmp_pa
     assert all("not asked: outside the session's plan" in e for e in skipped.explanation)
 
 
+def test_a_cost_cap_cuts_the_plan_short(tmp_path, alignment_only):
+    from judges.attest.cascade import question_cost
+    from judges.config import AttestSettings
+
+    prices = dict(price_per_1k_input=0.0025, price_per_1k_output=0.01)
+    cost = question_cost(AttestSettings(**prices))
+    chosen = alignment_only[selected(alignment_only)]  # the plan at the default budget, in plan order below
+    cap = 0.6 * sum(cost(s) for s in chosen.sentence)
+    with ScriptedServer(by_hash) as server:
+        result = judge(tmp_path / "c", server=server, workflow=dict(mode="uncertain", max_cost=cap, **prices))
+        assert result.returncode == 0, result.stderr
+    plan = attest_figures(tmp_path / "c")["plan"]
+    assert 0 < plan["chosen"] < len(chosen) and plan["estimated_cost"] <= cap
+    rows = pd.read_csv(tmp_path / "c" / "x.plan.tsv", sep="\t")
+    assert len(rows) == plan["chosen"] == attest_figures(tmp_path / "c")["selected"]
+
+
 def test_uncertain_needs_the_support_models_probabilities(tmp_path):
     with ScriptedServer() as server:
         result = judge(

@@ -170,3 +170,30 @@ def test_the_rules_say_whether_and_why():
     band = Band(0.2, 0.7)
     assert band.sends(other, j) and not band.sends(other, SimpleNamespace(p_any=1.0, p_full=1.0))
     assert not band.sends(other, SimpleNamespace(p_any=None, p_full=None))
+
+
+def test_a_cost_cap_stops_the_plan_before_it_is_exceeded():
+    cols = columns(2, [6, 9, 4])
+    n = len(cols["status"])
+    costs = np.linspace(0.5, 1.5, n)
+    free = make_plan(cols, {"r0": 2, "r1": 1}, np.zeros(n, bool), budget=1.0, costs=costs)
+    capped = make_plan(cols, {"r0": 2, "r1": 1}, np.zeros(n, bool), budget=1.0, costs=costs, max_cost=4.0)
+    keys = list(zip(*(cols[k] for k in KEY)))
+    cost_of = {(str(r), str(t), int(s), int(c)): costs[i] for i, (r, t, s, c) in enumerate(keys)}
+    order = sorted(free.chosen, key=lambda k: free.chosen[k].rank)
+    spent = np.cumsum([cost_of[k] for k in order])
+    expected = int((spent <= 4.0).sum())
+    assert len(capped) == expected and 0 < expected < len(free)
+    assert list(capped.chosen) == [k for k in order[:expected]]  # the same order, cut short
+    assert capped.describe()["estimated_cost"] == pytest.approx(spent[expected - 1])
+    assert spent[expected - 1] <= 4.0 < spent[expected]
+
+
+def test_a_cost_cap_needs_prices():
+    from pydantic import ValidationError
+
+    from judges.config import AttestSettings
+
+    with pytest.raises(ValidationError, match="max_cost needs price_per_1k_input or price_per_1k_output"):
+        AttestSettings(max_cost=1.0)
+    assert AttestSettings(max_cost=1.0, price_per_1k_input=0.0025).max_cost == 1.0
