@@ -13,6 +13,7 @@ file a session replaces, and :func:`describe_inputs` the input files (for the co
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -221,13 +222,14 @@ def _versions() -> dict[str, str]:
 
 
 def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
-    """The input files (as found), with their sha256 for the config record."""
+    """The input files (as found). ``with_hashes``, for the config record: each with its sha256 and
+    as an absolute path, so that ``report`` and ``open_documents`` find them from any directory."""
 
     def describe(paths: list[Path], option: str) -> list:
         found = discover(paths, option, suffixes=TOPIC_SUFFIXES if option == "--rag-topics" else JSONL_SUFFIXES)
         if not with_hashes:
             return [p.as_posix() for p in found]
-        return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]
+        return [{"path": Path(os.path.abspath(p)).as_posix(), "sha256": file_sha256(p)} for p in found]
 
     inputs = {
         "topics": describe(options.topics, "--rag-topics"),
@@ -235,7 +237,8 @@ def describe_inputs(options: Options, with_hashes: bool = False) -> dict:
     }
     if options.corpus is not None:
         if Path(options.corpus).is_dir() or docstore.is_store(options.corpus):  # never hash gigabytes
-            inputs["corpus"] = docstore.describe(options.corpus, with_hashes)
+            corpus = Path(os.path.abspath(options.corpus)) if with_hashes else options.corpus
+            inputs["corpus"] = docstore.describe(corpus, with_hashes)
         else:
             inputs["corpus"] = describe([options.corpus], "--corpus")[0]
     if options.workflow_path is not None:
