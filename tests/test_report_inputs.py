@@ -1,6 +1,6 @@
 """The report finds the inputs wherever it is run from (issue 32): NAME.config.yml records absolute
 input paths, relative ones of older configs are resolved against the config's directory and then
-the current directory."""
+the current directory, and documents that cannot be found are said on stderr and on the pages."""
 
 from __future__ import annotations
 
@@ -65,3 +65,22 @@ def test_relative_paths_of_older_configs_are_resolved(tmp_path):
         assert result.returncode == 0 and "warning" not in result.stderr, (out_dir, result.stderr)
         docs = _doc_texts(config_path.parent / "t.report").replace("\\/", "/")
         assert all(text in docs for text in EN.values()), out_dir
+        assert "Towers" in (config_path.parent / "t.report" / "index.html").read_text(encoding="utf-8")
+
+
+def test_documents_not_found_are_said_loudly(tmp_path):
+    _small_track(tmp_path / "track")
+    _judge(*RELATIVE, "--out-dir", "../out", "--name", "t", cwd=tmp_path / "track")
+    (tmp_path / "track" / "corpus.jsonl").rename(tmp_path / "elsewhere.jsonl")
+    result = run_cli("report", tmp_path / "out", "--resamples", "0")
+    assert result.returncode == 0, result.stderr
+    lines = [x for x in result.stderr.splitlines() if x.startswith("warning:")]
+    assert len(lines) == 1 and "the documents of 2 of 2 citations not found" in lines[0], result.stderr
+    assert (tmp_path / "track" / "corpus.jsonl").as_posix() in lines[0] and "--corpus" in lines[0]
+    index = (tmp_path / "out" / "t.report" / "index.html").read_text(encoding="utf-8")
+    assert 'class="warning"' in index and "the documents of 2 of 2 citations not found" in index
+    page = (tmp_path / "out" / "t.report" / "runs" / "r0" / "t0.html").read_text(encoding="utf-8")
+    assert 'class="warning"' in page
+    # given where it went, the documents are back
+    result = run_cli("report", tmp_path / "out", "--resamples", "0", "--corpus", tmp_path / "elsewhere.jsonl")
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
