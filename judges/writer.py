@@ -13,6 +13,7 @@ file a session replaces, and :func:`describe_inputs` the input files (for the co
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -234,28 +235,30 @@ def _versions() -> dict[str, str]:
     return {"numpy": np.__version__, "numba": numba.__version__, "pyarrow": pa.__version__}
 
 
-def describe_inputs(options: Inputs, with_hashes: bool = False) -> dict:
-    """The input files (as found), with their sha256 for the config record."""
+def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
+    """The input files (as found). ``with_hashes``, for the config record: each with its sha256 and
+    as an absolute path, so that ``report`` and ``open_documents`` find them from any directory."""
 
     def describe(paths: list[Path], option: str) -> list:
         found = discover(paths, option, suffixes=TOPIC_SUFFIXES if option == "--rag-topics" else JSONL_SUFFIXES)
         if not with_hashes:
             return [p.as_posix() for p in found]
-        return [{"path": p.as_posix(), "sha256": file_sha256(p)} for p in found]
+        return [{"path": Path(os.path.abspath(p)).as_posix(), "sha256": file_sha256(p)} for p in found]
 
     inputs = {
-        "topics": describe(options.topics, "--rag-topics"),
-        "responses": describe(options.responses, "--rag-responses"),
+        "topics": describe(given.topics, "--rag-topics"),
+        "responses": describe(given.responses, "--rag-responses"),
     }
-    if options.corpus is not None:
-        if Path(options.corpus).is_dir() or docstore.is_store(options.corpus):  # never hash gigabytes
-            inputs["corpus"] = docstore.describe(options.corpus, with_hashes)
+    if given.corpus is not None:
+        if Path(given.corpus).is_dir() or docstore.is_store(given.corpus):  # never hash gigabytes
+            corpus = Path(os.path.abspath(given.corpus)) if with_hashes else given.corpus
+            inputs["corpus"] = docstore.describe(corpus, with_hashes)
         else:
-            inputs["corpus"] = describe([options.corpus], "--corpus")[0]
-    if options.workflow_path is not None:
-        inputs["workflow"] = describe([options.workflow_path], "--workflow")[0]
-    if options.labels is not None:
-        inputs["labels"] = describe([options.labels], "--labels")[0]
+            inputs["corpus"] = describe([given.corpus], "--corpus")[0]
+    if given.workflow_path is not None:
+        inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
+    if given.labels is not None:
+        inputs["labels"] = describe([given.labels], "--labels")[0]
     return inputs
 
 

@@ -92,7 +92,8 @@ def normalized_outputs(out_dir: Path, name: str) -> dict[str, str]:
         elif kind == "config.yml":
             config = yaml.safe_load(path.read_text(encoding="utf-8"))
             config.pop("versions")
-            files[kind] = yaml.safe_dump(config, sort_keys=True, allow_unicode=True)
+            text = yaml.safe_dump(config, sort_keys=True, allow_unicode=True)
+            files[kind] = text.replace(ROOT.as_posix() + "/", "")  # input paths are recorded absolute
         elif kind == "jsonl":  # the debug log
             events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
             for e in events:

@@ -2,7 +2,9 @@
 
 The judge's outputs hold the evidence span (``char_start``, ``char_end``, ``evidence``) but not
 the documents: they are read again from the inputs ``NAME.config.yml`` names (the run files'
-embedded documents, the corpus), or from paths given here. In a notebook::
+embedded documents, the corpus), or from paths given here. The config records absolute paths; a
+relative one (configs written before) is tried against the config file's directory, then the
+current directory (:func:`resolve_input`). In a notebook::
 
     import judges
     df = judges.read_assessments("output/", "sample")
@@ -112,8 +114,14 @@ def read_config(out_dir: Path, name: Optional[str]) -> tuple[str, dict]:
     return config["name"], config
 
 
-def _paths(entries) -> list[Path]:
-    return [Path(e["path"] if isinstance(e, dict) else e) for e in entries or []]
+def resolve_input(entry, config_dir: Path) -> Path:
+    """An input as ``NAME.config.yml`` records it (a path, or ``{path: ...}``): an absolute path as
+    it is; a relative one (configs written before they were absolute) against the config file's
+    directory, then the current directory, the first that exists (else as written)."""
+    path = Path(entry["path"] if isinstance(entry, dict) else entry)
+    if path.is_absolute():
+        return path
+    return next((base / path for base in (Path(config_dir), Path.cwd()) if (base / path).exists()), path)
 
 
 class DocumentStore:
@@ -129,16 +137,32 @@ class DocumentStore:
     ):
         self.out_dir = Path(out_dir)
         self.name, self.config = read_config(self.out_dir, name)
+        self.config_dir = output_file(self.out_dir, self.name, "config.yml").parent
         inputs = self.config.get("inputs", {})
         self.dataset = dataset or self.config.get("dataset", "auto")
-        self.responses = [Path(p) for p in responses] if responses else _paths(inputs.get("responses"))
+        self.responses = [Path(p) for p in responses] if responses else self.inputs("responses")
         if corpus is None and inputs.get("corpus"):
-            corpus = _paths([inputs["corpus"]])[0]
+            corpus = self.inputs("corpus")[0]
         self.corpus_path = corpus
         self._corpus: Optional[dict[str, Document]] = None
         self._mappings: dict[str, list] = {}
         self._where: Optional[dict[tuple[str, str], tuple[str, int, int]]] = None
         self._reports: dict[tuple[str, str], Report] = {}
+
+    def inputs(self, kind: str) -> list[Path]:
+        """The paths of one kind of input the config records (``topics``, ``responses``,
+        ``corpus``, ``workflow``, ``labels``), resolved (:func:`resolve_input`)."""
+        entries = self.config.get("inputs", {}).get(kind) or []
+        entries = entries if isinstance(entries, list) else [entries]
+        return [resolve_input(e, self.config_dir) for e in entries]
+
+    def unavailable(self) -> list[tuple[str, Path]]:
+        """The document inputs that are not there: ``(option, path)`` for each run file or
+        directory and the corpus (the documents of their citations cannot be shown)."""
+        gone = [("--rag-responses", Path(p)) for p in self.responses if not Path(p).exists()]
+        if self.corpus_path is not None and not Path(self.corpus_path).exists():
+            gone.append(("--corpus", Path(self.corpus_path)))
+        return gone
 
     # -- reading ------------------------------------------------------------------------------
     def run_files(self) -> list[Path]:

@@ -177,10 +177,21 @@ def _heat(v: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def heatmap(rows: Sequence[str], cols: Sequence[str], value, href, measure: str, cell: int = 14) -> str:
-    """Runs x topics, each cell the measure's value (``value(r, c)``, NaN: not answered), linked."""
+def heatmap(
+    rows: Sequence[str],
+    cols: Sequence[str],
+    value,
+    href,
+    measure: str,
+    cell: int = 14,
+    note=lambda r, c: "",
+) -> str:
+    """Runs x topics, each cell the measure's value (``value(r, c)``, NaN: no row), linked to
+    ``href(r, c)`` (None: no page, no link); ``note(r, c)`` is added to the cell's title."""
     label_w, top = 250, 90
-    width = label_w + len(cols) * cell + 10
+    # the topic labels lean right at 60 degrees: room for the last one's width (6.5 px a character, at most 14)
+    room = max([len(_short(c, 14)) for c in cols] + [0]) * 6.5 * math.cos(math.radians(60))
+    width = label_w + len(cols) * cell + 10 + math.ceil(room)
     height = top + len(rows) * cell + 10
     body = []
     for j, c in enumerate(cols):
@@ -198,9 +209,11 @@ def heatmap(rows: Sequence[str], cols: Sequence[str], value, href, measure: str,
         for j, c in enumerate(cols):
             v = value(r, c)
             shown = "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+            why = note(r, c)
+            why = f" ({why})" if why else ""
             rect = (
                 f'<rect x="{label_w + j * cell}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_heat(v)}">'
-                f"<title>{escape(r)} / {escape(c)}: {measure} {shown}</title></rect>"
+                f"<title>{escape(r)} / {escape(c)}: {measure} {shown}{escape(why)}</title></rect>"
             )
-            body.append(_link(href(r, c) if v is not None and v == v else None, rect))
+            body.append(_link(href(r, c), rect))
     return _svg(width, height, body, f"{measure} per run and topic")

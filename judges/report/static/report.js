@@ -1,32 +1,4 @@
-"""The report's stylesheet and script (written to ``assets/``; no library, nothing from the network)."""
-
-CSS = r"""
-body{font-family:system-ui,sans-serif;margin:0 auto;max-width:1400px;padding:0 18px 40px;color:#222;line-height:1.4}
-nav{padding:10px 0;border-bottom:1px solid #ddd;margin-bottom:10px;font-size:14px}
-a{color:#1565c0;text-decoration:none}a:hover{text-decoration:underline}
-h1{font-size:22px;margin:10px 0}h2{font-size:18px;margin:26px 0 8px;border-bottom:1px solid #eee}
-table{border-collapse:collapse;font-size:13px}
-th,td{padding:3px 7px;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
-th{background:#f6f6f6;position:sticky;top:0;cursor:pointer;white-space:nowrap}td.l,th.l{text-align:left}
-td small{color:#777;display:block;font-size:10px;white-space:nowrap}
-td small.assessors{color:#357}
-.st-supported{background:#e3f1e4}.st-partial{background:#fff1cc}.st-unsupported{background:#fbe0e0}.st-missing{background:#e6e6e6}.st-uncited{background:none}
-.badge{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px}
-.b-supported{background:#2e7d32}.b-partial{background:#c98a00}.b-unsupported{background:#c62828}.b-missing{background:#777}
-.layout{display:flex;gap:18px;align-items:flex-start}.answer{flex:1 1 50%;min-width:0}
-.panel{flex:1 1 50%;min-width:0;position:sticky;top:8px;max-height:96vh;overflow:auto;border:1px solid #ddd;
-  border-radius:6px;padding:10px;background:#fcfcfc}
-.sent{padding:1px 2px;border-radius:3px;line-height:1.9}.sent.dim{opacity:.3}
-button.cite{font-size:11px;border:1px solid #999;border-radius:3px;padding:0 4px;margin:0 1px;cursor:pointer;color:#fff}
-button.cite.on{outline:3px solid #1565c0}button.cite.hide{display:none}
-button.s-supported{background:#2e7d32}button.s-partial{background:#c98a00}button.s-unsupported{background:#c62828}button.s-missing{background:#777}
-mark{background:#ffe066;padding:0}
-.doc{white-space:pre-wrap;font-family:Georgia,serif;font-size:14px;border-left:3px solid #ccc;padding-left:8px}
-.explanation{font-weight:600;margin:6px 0}.filters{margin:8px 0;font-size:14px}.filters label{margin-right:14px}
-.muted{color:#777}.plots svg{margin:6px 12px 6px 0;background:#fff}.kv td{text-align:left}
-"""
-
-JS = r"""
+// citejudge report: the answer, run and leaderboard pages' behaviour (no library, nothing fetched).
 var CJ = {};
 CJ.el = function (tag, attrs, text) {
   var e = document.createElement(tag);
@@ -39,13 +11,14 @@ CJ.num = function (v, d) {
     (typeof v === 'number' ? v.toFixed(d === undefined ? 3 : d) : String(v));
 };
 CJ.FILTERS = [['unsupported', 'unsupported only'], ['missing', 'missing'], ['capped', 'capped'],
-  ['xlang', 'cross-language'], ['disagree', 'disagrees with a label']];
+  ['xlang', 'cross-language'], ['labelled', 'labelled by an assessor'], ['disagree', 'disagrees with a label']];
 CJ.kinds = function (c) {
   var k = {};
   if (c.status === 'unsupported') k.unsupported = 1;
   if (c.status === 'missing') k.missing = 1;
   if (c.capped) k.capped = 1;
   if (c.xlang) k.xlang = 1;
+  if (c.human_label) k.labelled = 1;
   if (c.disagree) k.disagree = 1;
   return k;
 };
@@ -117,7 +90,8 @@ CJ.show = function (P, c, btn) {
     (c.llm_p_yes !== null ?
       (['FULL', 'PARTIAL', 'NONE'].includes(c.llm_answer) ? ' (P(FULL) ' : ' (P(YES) ') + CJ.num(c.llm_p_yes) + ')' :
       '')]);
-  if (c.label) rows.push(['human label', c.label + (c.disagree ? '  (disagrees)' : '')]);
+  if (c.human_label) rows.push(["assessor's label (judge --labels, final)", c.human_label]);
+  if (c.label) rows.push(['human label (report --labels)', c.label + (c.disagree ? '  (disagrees)' : '')]);
   if (c.xlang) rows.push(['languages', c.xlang]);
   if (c.reason) rows.push(['reason', c.reason]);
   rows.push(['document', (c.doc_source || '') + (c.doc_chars ? ', ' + c.doc_chars + ' characters' : '') +
@@ -144,8 +118,9 @@ CJ.show = function (P, c, btn) {
     det.appendChild(CJ.el('summary', {}, 'Whole document (' + doc.text.length + ' characters)'));
     det.appendChild(CJ.marked(doc.text, c.a16, c.b16, 0, null)); panel.appendChild(det);
   } else if (c.status !== 'missing') {
-    panel.appendChild(CJ.el('p', {'class': 'muted'},
-      'Document text not available to the report (inputs moved?); the evidence from the assessments:'));
+    panel.appendChild(CJ.el('p', {'class': 'warning'},
+      'Document text not found in the inputs the report read (inputs moved? give report --rag-responses and ' +
+      '--corpus); the evidence from the assessments:'));
     var q = CJ.el('div', {'class': 'doc', id: 'passage'});
     var mk = CJ.el('mark', {id: 'evidence', 'class': 'evidence'}, c.evidence); q.appendChild(mk); panel.appendChild(q);
   }
@@ -207,15 +182,16 @@ CJ.run = function () {
     box.appendChild(CJ.el('p', {'class': 'muted', id: 'shown'}, shown.length + ' of ' + R.rows.length + ' citations' +
       (shown.length > limit ? ' (the first ' + limit + ' listed)' : '')));
     var t = CJ.el('table', {'class': 'sortable'}), head = CJ.el('tr');
-    ['topic', 'sentence', 'citation', 'document', 'status', 'P(full)', 'explanation'].forEach(function (h) {
-      head.appendChild(CJ.el('th', {'class': 'l'}, h));
-    });
+    var labelled = R.rows.some(function (r) { return r.human_label; });
+    ['topic', 'sentence', 'citation', 'document', 'status', 'P(full)'].concat(labelled ? ["assessor's label"] : [])
+      .concat(['explanation']).forEach(function (h) { head.appendChild(CJ.el('th', {'class': 'l'}, h)); });
     t.appendChild(head);
     shown.slice(0, limit).forEach(function (r) {
       var tr = CJ.el('tr', {'class': 'st-' + r.status}), a = CJ.el('a', {href: r.href + '#c=' + r.key}, r.topic_id),
         td = CJ.el('td', {'class': 'l'});
       td.appendChild(a); tr.appendChild(td);
-      [r.sentence_index, '[' + (r.rank + 1) + ']', r.doc_id, r.status, CJ.num(r.p_full), r.explanation]
+      [r.sentence_index, '[' + (r.rank + 1) + ']', r.doc_id, r.status, CJ.num(r.p_full)]
+        .concat(labelled ? [r.human_label || ''] : []).concat([r.explanation])
         .forEach(function (v) { tr.appendChild(CJ.el('td', {'class': 'l'}, v)); });
       t.appendChild(tr);
     });
@@ -229,18 +205,23 @@ CJ.sortable = function () {
       th.addEventListener('click', function () {
         var rows = Array.prototype.slice.call(t.querySelectorAll('tr'))
           .filter(function (r) { return r.querySelector('td'); });
-        var dir = th.getAttribute('data-dir') === 'desc' ? 1 : -1;
+        // the first click sorts by the header's data-first (asc for a rank: best first), else descending
+        var now = th.getAttribute('data-dir') || (th.getAttribute('data-first') === 'asc' ? 'desc' : 'asc');
+        var dir = now === 'desc' ? 1 : -1;
         th.setAttribute('data-dir', dir === 1 ? 'asc' : 'desc');
         function key(r) {
           var c = r.children[i]; if (!c) return '';
           var v = c.getAttribute('data-v'); if (v === null) return c.textContent;
-          var n = parseFloat(v); return isNaN(n) ? -Infinity : n;
+          var n = parseFloat(v); return isNaN(n) ? null : n;
         }
-        rows.sort(function (a, b) { var x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * dir; });
+        rows.sort(function (a, b) {  // no value ('—') last, either way
+          var x = key(a), y = key(b);
+          if (x === null || y === null) return (x === null) - (y === null);
+          return (x < y ? -1 : x > y ? 1 : 0) * dir;
+        });
         rows.forEach(function (r) { r.parentNode.appendChild(r); });
       });
     });
   });
 };
 document.addEventListener('DOMContentLoaded', CJ.sortable);
-"""
