@@ -10,10 +10,23 @@ Notebook entry points::
     pairs = judges.read_pairs("output/", "sample")        # per pair of runs: P(the assessors order them so)
     docs = judges.open_documents("output/", "sample")     # the cited documents, read from the inputs
     docs.evidence(df.iloc[0])                             # the document and the evidence in context
+
+One answer, in memory (the same judgment, citation by citation)::
+
+    checked = judges.check_answer("Revenue rose 12%. The CEO resigned.", ["Revenue rose 12% in Q3."])
+    [(s.text, s.status) for s in checked.sentences]
 """
 
 __version__ = "0.1.0"
-__all__ = ["open_documents", "read_assessments", "read_intervals", "read_leaderboard", "read_pairs", "__version__"]
+__all__ = [
+    "check_answer",
+    "open_documents",
+    "read_assessments",
+    "read_intervals",
+    "read_leaderboard",
+    "read_pairs",
+    "__version__",
+]
 
 
 def __getattr__(name: str):
@@ -27,6 +40,10 @@ def __getattr__(name: str):
         from judges import intervals
 
         return getattr(intervals, name)
+    if name == "check_answer":
+        from judges.answer import check_answer
+
+        return check_answer
     if name == "open_documents":
         from judges.formats.documents import open_documents
 

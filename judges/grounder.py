@@ -42,6 +42,10 @@ class Grounder:
     def forget(self) -> None:
         """Drop prepared documents and sentences (between topics)."""
         self._sources.clear()
+        self.forget_answers()
+
+    def forget_answers(self) -> None:
+        """Drop the prepared sentences, keyed by run and topic (between answers of one id)."""
         self._claims.clear()
         self._contexts.clear()
 

@@ -1,0 +1,231 @@
+"""One answer in, its sources out: the judge's judgment of a single answer, in memory.
+
+For a RAG system checking its own draft, or a notebook cell looking at one report::
+
+    import judges
+
+    checked = judges.check_answer(
+        "Revenue rose 12% to $1.5 million. The CEO resigned.",
+        ["Q3 report: revenue rose 12% to $1.5 million, a record.", "The board met in May."],
+    )
+    for s in checked.sentences:
+        print(s.start, s.end, s.status, [(c.source_id, c.status, c.evidence) for c in s.citations])
+    checked.measures["WEIGHTED_PRECISION"], checked.groundedness
+
+The citations are judged by the batch judge's own code (:meth:`judges.judge.Judge.judge_batch`
+on an in-memory report): the same statuses, probabilities, weights, explanations and grounding
+checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
+as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
+for every sentence and the ones found supporting it (``supported`` or ``partial``) are kept, best
+first. A string answer is split into sentences with character offsets into it.
+
+No file is read or written; the kernels are loaded once per process (the first call takes about
+a second more), and prepared sources are kept for the next call.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional, Sequence, Union
+
+from judges.config import Workflow
+from judges.formats.debuglog import DebugLog
+from judges.records import Citation, Document, Report, Sentence
+from judges.session import Settings
+from judges.text.segment import split_sentences
+from judges.vocabulary import STATUS_RANK
+
+FOUND = ("supported", "partial")  # what discovery keeps
+#: The measures of an answer whose citations were discovered (the others count every source tried).
+SENTENCE_MEASURES = (
+    "SENTENCE_SUPPORT",
+    "WEIGHTED_RECALL",
+    "GROUNDEDNESS",
+    "NUMERIC_GROUNDED",
+    "ENTITY_GROUNDED",
+    "PLACEHOLDER_FREE",
+)
+
+
+@dataclass(frozen=True)
+class CitedSource:
+    """One source's judgment for one sentence."""
+
+    source_id: str
+    status: str  # supported | partial | unsupported | missing | cross_language
+    p_full: Optional[float]  # the support model's P(fully supported)
+    p_any: Optional[float]  # P(at least partially supported)
+    weight: float  # its weight in WEIGHTED_PRECISION
+    char_start: int  # the evidence span in the source's text
+    char_end: int
+    evidence: str  # the source's text[char_start:char_end]
+    explanation: str  # the verdict in words
+    numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the source does not state
+    entities_missing: tuple[str, ...] = ()  # the sentence's names the source does not state
+
+
+@dataclass(frozen=True)
+class CheckedSentence:
+    """One sentence of the answer: its span in the answer and its sources, best first."""
+
+    index: int
+    text: str
+    start: int  # character offsets into the answer string (-1 when the answer was given as a list)
+    end: int
+    citations: tuple[CitedSource, ...]
+
+    @property
+    def status(self) -> str:
+        """Its best source's status; ``uncited`` when none (discovery: none found)."""
+        return self.citations[0].status if self.citations else "uncited"
+
+
+@dataclass(frozen=True)
+class AnswerCheck:
+    """The judgment of one answer: its sentences and the leaderboard's measures of it."""
+
+    sentences: tuple[CheckedSentence, ...]
+    measures: dict[str, float]  # the leaderboard's measures of this answer (discovery: SENTENCE_MEASURES)
+
+    @property
+    def groundedness(self) -> float:
+        """Character-weighted share of the answer in sentences with a supported source."""
+        return self.measures["GROUNDEDNESS"]
+
+    @property
+    def unsupported_sentences(self) -> tuple[CheckedSentence, ...]:
+        """Sentences with text and no supported or partial source (possible hallucinations)."""
+        return tuple(s for s in self.sentences if s.text.strip() and s.status not in FOUND)
+
+
+SourceLike = Union[str, dict, tuple, Any]
+_JUDGES: dict[str, Any] = {}  # per workflow: the Judge, with its vocabulary and prepared documents
+
+
+def check_answer(
+    answer: Union[str, Sequence[Union[str, dict]]],
+    sources: Iterable[SourceLike],
+    citations: Optional[Sequence[Sequence[Union[str, int]]]] = None,
+    workflow: Optional[Workflow] = None,
+) -> AnswerCheck:
+    """Judge one answer against its sources (see the module doc).
+
+    ``answer``: a string, or a list of sentences (strings, or dicts with ``text`` and
+    ``citations``: source ids or indexes into ``sources``). ``sources``: strings, dicts with
+    ``text`` (and ``id``/``doc_id``, ``title``), ``(id, text)`` pairs or objects with ``.text``;
+    their ids are ``"0"``, ``"1"``, ... when not given. ``citations``: per sentence, the sources it
+    cites (ids or indexes); given neither here nor in ``answer``, every source is tried.
+    ``workflow``: the judge's settings (default: the defaults of ``workflows/citation.yml``).
+    """
+    docs = _documents(sources)
+    spans = _sentences(answer)
+    given = citations if citations is not None else _given_citations(answer)
+    if given is not None and len(given) != len(spans):
+        raise ValueError(f"citations: {len(given)} lists for {len(spans)} sentences")
+    discover = given is None or not any(given)
+    ids = list(docs)
+    sentences = []
+    for i, (text, _, _) in enumerate(spans):
+        cited = ids if discover else [_source_id(c, ids) for c in given[i]]
+        sentences.append(Sentence(i, text, tuple(Citation(r, str(d), d) for r, d in enumerate(cited))))
+    report = Report("answer", "answer", "", "responses", tuple(sentences), docs, "<answer>", 1)
+    rows, measures = _judge(report, workflow or Workflow())
+    if discover:  # every source was cited: only the sentence-level measures say something of the answer
+        measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
+    by_sentence: dict[int, list[CitedSource]] = {}
+    for row in rows:
+        cited = _cited(row)
+        if discover and cited.status not in FOUND:
+            continue
+        by_sentence.setdefault(row["sentence_index"], []).append(cited)
+    out = []
+    for i, (text, start, end) in enumerate(spans):
+        found = by_sentence.get(i, [])
+        if discover:
+            found.sort(key=lambda c: (-STATUS_RANK[c.status], -(c.p_full or 0.0), c.source_id))
+        out.append(CheckedSentence(i, text, start, end, tuple(found)))
+    return AnswerCheck(tuple(out), measures)
+
+
+def _judge(report: Report, workflow: Workflow) -> tuple[list[dict], dict[str, float]]:
+    """The assessment rows and measures of ``report``, judged by the batch judge's code."""
+    from judges.assessments import Assessments
+    from judges.judge import Judge
+
+    key = json.dumps(workflow.model_dump(mode="json"), sort_keys=True)
+    judge = _JUDGES.get(key)
+    if judge is None:
+        judge = _JUDGES[key] = Judge(Settings(workflow))
+    judge.grounder.forget_answers()  # every answer is run "answer", topic "answer": its sentences are new
+    out = Assessments()
+    with DebugLog(None) as log:
+        judge.judge_batch([report], out, log)
+    return out.table().to_pylist(), out.per_topic[("answer", "answer")]
+
+
+def _cited(row: dict) -> CitedSource:
+    return CitedSource(
+        source_id=row["doc_id"],
+        status=row["status"],
+        p_full=row["p_full"],
+        p_any=row["p_any"],
+        weight=row["weight"],
+        char_start=row["char_start"],
+        char_end=row["char_end"],
+        evidence=row["evidence"],
+        explanation=row["explanation"],
+        numbers_missing=tuple(row["numbers_missing"] or ()),
+        entities_missing=tuple(row["entities_missing"] or ()),
+    )
+
+
+def _sentences(answer) -> list[tuple[str, int, int]]:
+    """(text, start, end) per sentence; offsets -1 for an answer given as a list."""
+    if isinstance(answer, str):
+        return [(answer[a:b], a, b) for a, b in split_sentences(answer)]
+    out = []
+    for i, item in enumerate(answer):
+        text = item.get("text") if isinstance(item, dict) else item
+        if not isinstance(text, str):
+            raise ValueError(f"answer[{i}]: a sentence must be a string or a dict with text")
+        out.append((text, -1, -1))
+    return out
+
+
+def _given_citations(answer) -> Optional[list[list]]:
+    if isinstance(answer, str) or not any(isinstance(item, dict) for item in answer):
+        return None
+    return [list(item.get("citations") or ()) if isinstance(item, dict) else [] for item in answer]
+
+
+def _source_id(cited: Union[str, int], ids: list[str]) -> str:
+    """A citation's source id: an index into the sources, or an id (one that names no source is
+    judged ``missing``, as the batch judge judges a document it cannot find)."""
+    if isinstance(cited, int) and not isinstance(cited, bool):
+        if not 0 <= cited < len(ids):
+            raise ValueError(f"citation {cited} is not an index of the {len(ids)} sources")
+        return ids[cited]
+    return str(cited)
+
+
+def _documents(sources: Iterable[SourceLike]) -> dict[str, Document]:
+    docs: dict[str, Document] = {}
+    for i, s in enumerate(sources):
+        if isinstance(s, str):
+            doc_id, text, title = str(i), s, ""
+        elif isinstance(s, tuple) and len(s) == 2:
+            doc_id, text, title = str(s[0]), s[1], ""
+        elif isinstance(s, dict):
+            doc_id = str(s.get("id", s.get("doc_id", s.get("docid", i))))
+            text, title = s.get("text", s.get("segment")), str(s.get("title") or "")
+        elif hasattr(s, "text"):
+            doc_id, text, title = str(getattr(s, "doc_id", i)), s.text, str(getattr(s, "title", "") or "")
+        else:
+            raise ValueError(f"sources[{i}]: a string, a dict with text, an (id, text) pair or an object with .text")
+        if not isinstance(text, str):
+            raise ValueError(f"sources[{i}]: its text is not a string")
+        if doc_id in docs:
+            raise ValueError(f"sources[{i}]: id {doc_id!r} given twice")
+        docs[doc_id] = Document(doc_id, text, title)
+    return docs

@@ -1,0 +1,101 @@
+"""One answer at a time (:func:`judges.check_answer`): the batch judge's judgment in memory."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT, run_cli
+
+import judges
+from judges.formats.corpus import read_corpus
+from judges.formats.runs import read_reports
+
+SAMPLES = {
+    "rag25": ("datasets/rag25/topics.jsonl", "runs/rag25", "datasets/rag25/corpus.jsonl"),
+    "ragtime": ("datasets/ragtime/topics.jsonl", "runs/ragtime", None),
+    "dragun": ("datasets/dragun/topics.jsonl", "runs/dragun", None),
+}
+COMPARED = ("status", "p_full", "p_any", "weight", "char_start", "char_end", "evidence", "explanation")
+
+
+@pytest.mark.parametrize("track", sorted(SAMPLES))
+def test_the_api_and_the_batch_judge_agree_on_every_citation_of_the_samples(track, tmp_path):
+    topics, runs, corpus = SAMPLES[track]
+    args = ["--rag-topics", ROOT / topics, "--rag-responses", ROOT / runs, "--out-dir", tmp_path, "--name", "b"]
+    result = run_cli(*args, *(["--corpus", ROOT / corpus] if corpus else []))
+    assert result.returncode == 0, result.stderr
+    batch = judges.read_assessments(tmp_path, "b").set_index(["run_id", "topic_id", "sentence_index", "citation_rank"])
+    reports = [r for path in sorted((ROOT / runs).glob("*.jsonl")) for _, r in read_reports(path)]
+    wanted = {c.doc_id for r in reports for s in r.sentences for c in s.citations if c.doc_id}
+    from_corpus = read_corpus(ROOT / corpus, wanted, print) if corpus else {}
+    compared = 0
+    for rep in reports:
+        docs = {d: doc for d, doc in rep.documents.items() if doc is not None}
+        for s in rep.sentences:
+            for c in s.citations:
+                if c.doc_id and c.doc_id not in docs and c.doc_id in from_corpus:
+                    docs[c.doc_id] = from_corpus[c.doc_id]
+        answer = [{"text": s.text, "citations": [c.doc_id or "?" for c in s.citations]} for s in rep.sentences]
+        if not any(a["citations"] for a in answer):
+            continue
+        checked = judges.check_answer(answer, list(docs.values()))  # Documents: id, text and title
+        for s, got in zip(rep.sentences, checked.sentences):
+            assert got.text == s.text
+            for c, cited in zip(s.citations, got.citations):
+                row = batch.loc[(rep.run_id, rep.topic_id, s.index, c.rank)]
+                if row.status == "missing":
+                    assert cited.status == "missing" and cited.weight == 0
+                    continue
+                for field in COMPARED:
+                    assert getattr(cited, field) == row[field], (rep.run_id, rep.topic_id, s.index, c.rank, field)
+                compared += 1
+    assert compared > 10
+
+
+def test_without_citations_it_finds_the_supporting_sources():
+    answer = "Revenue rose 12% to $1.5 million. The CEO resigned in May. Penguins cannot fly."
+    sources = [
+        {"id": "q3", "text": "Q3 report: revenue rose 12% to $1.5 million, a record for the firm."},
+        {"id": "board", "text": "The board met in May. The CEO resigned, effective at once."},
+        "A recipe for lemon cake with three eggs.",
+    ]
+    checked = judges.check_answer(answer, sources)
+    first, second, third = checked.sentences
+    assert [c.source_id for c in first.citations] == ["q3"] and first.status == "supported"
+    assert second.citations[0].source_id == "board" and second.status in ("supported", "partial")
+    assert third.status == "uncited" and third in checked.unsupported_sentences
+    texts = {"q3": sources[0]["text"], "board": sources[1]["text"], "2": sources[2]}
+    for s in checked.sentences:
+        assert answer[s.start : s.end] == s.text
+        for c in s.citations:
+            assert texts[c.source_id][c.char_start : c.char_end] == c.evidence
+    assert set(checked.measures) == set(judges.answer.SENTENCE_MEASURES)
+    assert 0 < checked.groundedness < 1
+
+
+def test_given_citations_are_judged_as_written_and_bad_calls_say_why():
+    checked = judges.check_answer(["The CEO resigned in May."], ["The CEO resigned in May."], citations=[[0]])
+    assert [c.status for c in checked.sentences[0].citations] == ["supported"]
+    assert checked.measures["WEIGHTED_PRECISION"] > 0.5
+    missing = judges.check_answer([{"text": "A claim.", "citations": ["nowhere"]}], ["Some text."])
+    assert missing.sentences[0].citations[0].status == "missing"
+    with pytest.raises(ValueError, match="2 lists for 1 sentences"):
+        judges.check_answer("One sentence.", ["x"], citations=[[0], [0]])
+    with pytest.raises(ValueError, match="citation 3 is not an index of the 1 sources"):
+        judges.check_answer("One sentence.", ["x"], citations=[[3]])
+    with pytest.raises(ValueError, match="sources\\[0\\]"):
+        judges.check_answer("One sentence.", [42])
+    with pytest.raises(ValueError, match="id 'a' given twice"):
+        judges.check_answer("One sentence.", [("a", "x"), ("a", "y")])
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["Revenue rose 12%.", "It rained.", "Dr. Smith agreed!", "Why?", "  "]), max_size=6))
+def test_sentence_offsets_are_the_answers_characters(parts):
+    answer = " ".join(parts)
+    checked = judges.check_answer(answer, ["Revenue rose 12% while it rained."])
+    assert [answer[s.start : s.end] for s in checked.sentences] == [s.text for s in checked.sentences]
+    assert all(s.start < s.end for s in checked.sentences)
+    assert all(a.end <= b.start for a, b in zip(checked.sentences, checked.sentences[1:]))
