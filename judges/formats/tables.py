@@ -1,12 +1,20 @@
-"""Parquet tables for notebooks: per-citation assessments and the long-form leaderboard."""
+"""Parquet tables for notebooks: per-citation assessments and the long-form leaderboard.
+
+:func:`read_table` is the one reader of citejudge's Parquet tables (``judges.read_*``, the
+summary, ``report``, ``agreement``, ``calibrate``, ``plan-assessments``): a file that is damaged,
+cut short or of another kind raises :class:`~judges.errors.UnreadableFile` naming it, never
+pyarrow's error.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from judges.errors import UnreadableFile
 from judges.formats.atomic import atomic_path
 from judges.vocabulary import FEATURES
 
@@ -85,9 +93,37 @@ def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
     return path
 
 
+#: The columns every reader of the assessments relies on (older tables may lack later ones).
+ASSESSMENT_KEY = ("run_id", "topic_id", "sentence_index", "citation_rank", "doc_id", "status")
+
+
+def read_table(path: str | Path, columns: Optional[Sequence[str]] = None, required: Sequence[str] = ()) -> pa.Table:
+    """The Parquet table at ``path`` (only ``columns``, when given), with at least the columns
+    ``required``. A file that is not a readable Parquet table (cut short, damaged, another format)
+    or lacks a column raises :class:`UnreadableFile`; a missing file, ``FileNotFoundError``."""
+    path = Path(path)
+    try:
+        names = pq.read_schema(path).names
+        missing = [c for c in dict.fromkeys([*required, *(columns or ())]) if c not in names]
+        if missing:
+            raise UnreadableFile(path, f"not the table expected here: no column {', '.join(map(repr, missing))}")
+        return pq.read_table(path, columns=None if columns is None else list(columns))
+    except (FileNotFoundError, UnreadableFile):
+        raise
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise UnreadableFile(path, _unreadable(path, e)) from None
+
+
+def _unreadable(path: Path, e: BaseException) -> str:
+    """pyarrow's reason, without the path it repeats."""
+    detail = str(e).strip() or type(e).__name__
+    detail = detail.removeprefix(f"Could not open Parquet input source '{path}': ")
+    return f"not a readable Parquet table (cut short, damaged, or another format): {detail}"
+
+
 def read_assessments(path: str | Path, name: str | None = None):
     """The per-citation assessments as a pandas DataFrame (``path``: file or output dir)."""
-    return pq.read_table(output_file(path, name, "assessments.parquet")).to_pandas()
+    return read_table(output_file(path, name, "assessments.parquet"), required=ASSESSMENT_KEY).to_pandas()
 
 
 def read_leaderboard(path: str | Path, name: str | None = None):
@@ -102,4 +138,4 @@ def read_leaderboard(path: str | Path, name: str | None = None):
         from judges.formats.leaderboards import read_any_leaderboard
 
         return read_any_leaderboard(resolved)
-    return pq.read_table(resolved).to_pandas()
+    return read_table(resolved, required=LEADERBOARD_SCHEMA.names).to_pandas()

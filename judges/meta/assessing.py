@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Optional
 
-import pyarrow.parquet as pq
 import yaml
 
 from judges.errors import InputError
@@ -34,7 +33,7 @@ def answered_topics(config: dict) -> dict[str, int]:
 
 def plan_assessments(out_dir: Path, name: str, target: Path, budget: Optional[str], count: Optional[int]) -> Plan:
     """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``."""
-    from judges.formats.tables import output_file
+    from judges.formats.tables import ASSESSMENT_KEY, output_file, read_table
     from judges.formats.documents import open_documents
 
     config_path = out_dir / f"{name}.config.yml"
@@ -50,7 +49,7 @@ def plan_assessments(out_dir: Path, name: str, target: Path, budget: Optional[st
             share = parse_share(budget)
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
-    table = pq.read_table(output_file(out_dir, name, "assessments.parquet"))
+    table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
     plan = plan_session(table, answered, cap, share, count)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
     docs = open_documents(out_dir, name)
