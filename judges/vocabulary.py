@@ -48,6 +48,9 @@ FEATURES: tuple[str, ...] = (
     "entities_missing",
 )
 
+#: The leaderboard file formats read (``meta-evaluate``, ``report --truth``; :mod:`judges.formats.leaderboards`).
+LEADERBOARD_READ_FORMATS = ("ir_measures", "tot", "trec_eval", "jsonl")
+
 #: The alignment engines (``alignment.backend``, ``--backend``): the readable reference and the kernel.
 BACKENDS = ("python", "numba")
 #: The LLM's answers to each attestation question (``attest.question``).
