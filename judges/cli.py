@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from typer.core import TyperGroup
 
-from judges.console import err, error, fail, out, say, warn
+from judges.console import err, error, fail, say, show, warn
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
@@ -506,7 +506,7 @@ def corpus_index(
     if skipped:
         table.add_row("skipped lines", str(len(skipped)))
     table.add_row("time", f"{seconds:.1f} s")
-    out.print(table)
+    show(table)
 
 
 def _open_store(corpus: Path):

@@ -33,6 +33,16 @@ def say(message: str, console: Console = out) -> None:
     console.print(message, markup=False, highlight=False, soft_wrap=True)
 
 
+def show(table, console: Console = out) -> None:
+    """Print a rich table; not on a terminal, without the spaces that pad its lines to its width."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    with console.capture() as captured:
+        console.print(table)
+    console.file.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+
+
 def warn(message: str) -> None:
     """``warning: message`` on stderr, one line."""
     say(f"warning: {message}", err)

@@ -11,7 +11,7 @@ from typing import Optional
 
 from rich.table import Table
 
-from judges.console import out, say, warn
+from judges.console import say, show, warn
 from judges.counts import (
     CAPPED,
     CITATIONS,
@@ -43,7 +43,7 @@ def print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     ]
     for row in rows:
         table.add_row(*row)
-    out.print(table)
+    show(table)
     if summary.coverage:
         print_coverage(summary.coverage)
     print_top(summary.files.get("leaderboard_parquet"))
@@ -164,7 +164,7 @@ def print_coverage(rows: list[dict]) -> None:
             str(missing),
             str(r["cross_language"]),
         )
-    out.print(table)
+    show(table)
 
 
 def _leaderboard_rows(path: str) -> list[tuple]:

@@ -16,7 +16,7 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from judges.console import fail, out, say, warn
+from judges.console import fail, say, show, warn
 from judges.errors import InputError
 from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
@@ -191,7 +191,7 @@ def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
             topics = "-" if r.topics is pd.NA or r.topics is None else str(r.topics)
             interval = [] if not ci else ["" if _num(r.ci_low) == "n/a" else f"[{_num(r.ci_low)}, {_num(r.ci_high)}]"]
             table.add_row(*shown, r.method, _num(r.value), *interval, str(r.runs), topics)
-        out.print(table)
+        show(table)
 
 
 def _print_values(df) -> None:
@@ -200,7 +200,7 @@ def _print_values(df) -> None:
         table.add_column(name, justify="right" if name == "value" else "left")
     for r in df.itertuples(index=False):
         table.add_row(r.leaderboard, r.measure, r.run_id, _with_ci(r.value, r.ci_low, r.ci_high))
-    out.print(table)
+    show(table)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,7 +317,7 @@ def _print_agreement(df, level: str, positive: str) -> None:
                 )
             ),
         )
-    out.print(table)
+    show(table)
     from judges.vocabulary import LABELS
 
     first = df.iloc[0]
@@ -327,7 +327,7 @@ def _print_agreement(df, level: str, positive: str) -> None:
         cm.add_column(j, justify="right")
     for h in LABELS:
         cm.add_row(h, *(str(first[f"confusion.{h}.{j}"]) for j in LABELS))
-    out.print(cm)
+    show(cm)
 
 
 @app.command(
@@ -388,7 +388,7 @@ def calibrate(
         t.add_column(h, justify="right")
     keys = ("run_tau_expected", "run_tau", "topic_tau", "exact", "kappa", "auc_full", "auc_any")
     t.add_row(*(_num(cv[k]) for k in keys))
-    out.print(t)
+    show(t)
     say(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
     say(
         "default thresholds (the labels' mix on the training data): "
