@@ -169,7 +169,7 @@ def _run(  # noqa: C901 (to split: issue 32)
         )
 
         # 1. load and validate (nothing is created before this passes)
-        topics = load_topics(options.topics, problems, options.max_topics)
+        topics = load_topics(options.topics, problems, options.max_topics, options.responses)
         summary.topics = len(topics)
         # Workers start as early as they are known to be wanted, so that their start-up (imports,
         # kernels) overlaps the first pass over the runs and the corpus read: with --workers N

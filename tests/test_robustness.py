@@ -49,7 +49,7 @@ def corrupt_gzip() -> bytes:
 # kinds: run (run.jsonl), rungz (run.jsonl.gz), topics, corpus (passed as --corpus), wf (--workflow)
 CASES = [
     # tracebacks that became one line
-    ("run nested 10,000 deep", {"run": DEEP}, [], "{run}:1: JSON nested too deeply"),
+    ("run nested 10,000 deep", {"run": DEEP}, [], "{run}:1: JSON nested too deeply; read as a run file"),
     (
         "topic nested 10,000 deep",
         {"topics": b'{"request_id": "dg-1", "x": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"},
@@ -66,15 +66,21 @@ CASES = [
         "integer of 5,000 digits",
         {"run": BIG_INT},
         [],
-        "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion)",
+        "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion); "
+        "read as a run file",
     ),
     (
         "corrupt deflate stream",
         {"rungz": corrupt_gzip()},
         [],
-        "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat",
+        "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat; read as a run file",
     ),
-    ("gzip cut short", {"rungz": GZ[: len(GZ) - 12]}, [], "{run}:2: truncated gzip stream (the file was cut short)"),
+    (
+        "gzip cut short",
+        {"rungz": GZ[: len(GZ) - 12]},
+        [],
+        "{run}:2: truncated gzip stream (the file was cut short); read as a run file",
+    ),
     (
         "lone surrogate in a sentence",
         {"run": line(rec(text="A \ud800 c."))},
@@ -103,7 +109,7 @@ CASES = [
         "surrogate as raw bytes ED A0 80",
         {"run": GOOD.replace(b"A b c.", b"A \xed\xa0\x80 c.", 1)},
         [],
-        "{run}:1: not UTF-8 (invalid continuation byte at byte 77)",
+        "{run}:1: not UTF-8 (invalid continuation byte at byte 77); read as a run file",
     ),
     (
         "--corpus an empty directory",
@@ -161,18 +167,23 @@ CASES = [
         [],
         "{topics}:2: id: duplicate topic id 'dg-1'",
     ),
-    ("NUL byte at the start of a line", {"run": GOOD + b"\n\x00" + GOOD}, [], "{run}:2: NUL byte at column 1"),
+    (
+        "NUL byte at the start of a line",
+        {"run": GOOD + b"\n\x00" + GOOD},
+        [],
+        "{run}:2: NUL byte at column 1; read as a run file",
+    ),
     (
         "record cut short",
         {"run": GOOD + b"\n" + GOOD[:60]},
         [],
-        "{run}:2: truncated record (JSON ends at column 60 before the value is complete)",
+        "{run}:2: truncated record (JSON ends at column 60 before the value is complete); read as a run file",
     ),
     (
         "record cut inside a UTF-8 character",
         {"run": GOOD + b"\n" + GOOD[:70] + "\u00e9".encode()[:1]},
         [],
-        "{run}:2: truncated record (ends inside a UTF-8 character at byte 71)",
+        "{run}:2: truncated record (ends inside a UTF-8 character at byte 71); read as a run file",
     ),
     (
         "run id with a TAB",
