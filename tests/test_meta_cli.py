@@ -301,7 +301,13 @@ def test_agreement_errors_are_one_line(tmp_path):
     r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
     assert (
         r.returncode == 2
-        and r.stderr.strip() == f'error: {labels}:1: label: unknown "yes"; expected supported, partially, not_supported'
+        and r.stderr.strip()
+        == f'error: {labels}:1: label: unknown "yes"; expected supported, partially, not_supported '
+        "or a synonym (partially_supported, PS, 0/1/2...); agreement and calibrate read others with --label-map FROM=TO"
+    )
+    r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels, "--label-map", "yes")
+    assert (
+        r.returncode == 2 and r.stderr == "error: --label-map: 'yes': expected FROM=TO, e.g. attributable=supported\n"
     )
     labels.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "supported"}) + "\n")
     r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
@@ -405,3 +411,71 @@ def test_labelled_sets_end_to_end(tmp_path, parts, name, n, groups):
     conf = [c for c in t.columns if c.startswith("confusion.")]
     assert int(t.iloc[0][conf].astype(int).sum()) == n
     assert np.isfinite(t.iloc[0][["balanced_accuracy", "kappa", "auc"]].astype(float)).all()
+
+
+def test_agreement_reads_wice_shaped_label_files(tmp_path):
+    """Label files as WiCE and others write them: partially_supported, PS/FS/NS, 0/1/2 in any case,
+    nested fields (left out), and values mapped with --label-map."""
+    from test_meta_convert import WICE
+
+    src = tmp_path / "wice.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in WICE))
+    assert run_cli("convert-labelled", src, "--out-dir", tmp_path / "in").returncode == 0
+    r = run_cli(
+        "--rag-topics",
+        tmp_path / "in" / "topics.jsonl",
+        "--rag-responses",
+        tmp_path / "in" / "runs",
+        "--out-dir",
+        tmp_path / "out",
+        "--name",
+        "w",
+        "--backend",
+        "python",
+    )
+    assert r.returncode == 0, r.stderr
+    labels = tmp_path / "wice-labels.jsonl"
+    written = {"dev0": "Not Supported", "dev1": "partially_supported"}
+    labels.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "run_id": "human",
+                    "topic_id": w["meta"]["id"],
+                    "sentence_index": 0,
+                    "doc_id": f"doc-{w['meta']['id']}",
+                    "label": written[w["meta"]["id"]],
+                    "supporting_sentences": w["supporting_sentences"],
+                    "claim": w["claim"],
+                    "evidence": w["evidence"],
+                    "meta": w["meta"],
+                }
+            )
+            + "\n"
+            for w in WICE
+        )
+    )
+    out = tmp_path / "agree.jsonl"
+    r = run_cli("agreement", "--assessments", tmp_path / "out", "--labels", labels, "--output", out)
+    assert r.returncode == 0, r.stderr
+    first = json.loads(out.read_text().splitlines()[0])
+    assert first["group"] == "all" and first["n"] == 2
+    for label in ("partially", "not_supported"):  # one of each, as WiCE wrote them
+        assert sum(first[f"confusion.{label}.{j}"] for j in ("supported", "partially", "not_supported")) == 1
+    coded = labels.read_text().replace('"Not Supported"', '"NS"').replace('"partially_supported"', '"graded-1"')
+    labels.write_text(coded)
+    r = run_cli("agreement", "--assessments", tmp_path / "out", "--labels", labels, "--output", out)
+    assert r.returncode == 2 and 'label: unknown "graded-1"' in r.stderr
+    r = run_cli(
+        "agreement",
+        "--assessments",
+        tmp_path / "out",
+        "--labels",
+        labels,
+        "--output",
+        out,
+        "--label-map",
+        "graded-1=PS",
+    )
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(line)["n"] for line in out.read_text().splitlines()][0] == 2

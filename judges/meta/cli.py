@@ -26,6 +26,13 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_mar
 Format = Enum("Format", {n: n for n in ("auto", *LEADERBOARD_READ_FORMATS)}, type=str)  # read_any_leaderboard's
 
 
+LABEL_MAP_HELP = (
+    "FROM=TO: read the label FROM (any case) as TO (supported, partially, not_supported), over the synonyms "
+    "(partially_supported, partial, PS, FS, NS, 0/1/2...); repeatable, e.g. --label-map 1=supported for "
+    "binary 0/1 labels."
+)
+
+
 class OnMissing(str, Enum):
     error = "error"
     warn = "warn"
@@ -219,7 +226,12 @@ def agreement(
         ..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."
     ),
     labels: Path = typer.Option(
-        ..., "--labels", help="Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label)."
+        ...,
+        "--labels",
+        help=(
+            "Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label: supported, partially, "
+            "not_supported or a synonym)."
+        ),
     ),
     name: Optional[str] = typer.Option(
         None, "--name", help="Output name, when the directory holds several judged sets."
@@ -240,15 +252,16 @@ def agreement(
         OnMissing.error, "--on-missing", help="Labels without a judgment: error, warn (leave out), skip (silently)."
     ),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the score table to this .jsonl or .csv file."),
+    label_map: List[str] = typer.Option([], "--label-map", help=LABEL_MAP_HELP),
 ) -> None:
     try:
         from judges.meta import agreement as ag
-        from judges.meta.labels import read_labels
+        from judges.meta.labels import parse_label_map, read_labels
         from judges.meta.results import table_format, write_table
 
         if output is not None:
             table_format(output, "--output")
-        lab = read_labels(labels)
+        lab = read_labels(labels, parse_label_map(label_map))
         columns = [c for c in lab.table.columns if c not in ("label", "_line")]
         for col in by:
             if col not in columns:
@@ -353,12 +366,13 @@ def calibrate(
     data: Optional[str] = typer.Option(
         None, "--data", help="How the model file names its training data (default: the label file's name)."
     ),
+    label_map: List[str] = typer.Option([], "--label-map", help=LABEL_MAP_HELP),
 ) -> None:
     try:
-        from judges.meta.labels import read_labels
+        from judges.meta.labels import parse_label_map, read_labels
         from judges.meta.calibrate import calibrate as fit_model, labelled_features
 
-        lab = read_labels(labels)
+        lab = read_labels(labels, parse_label_map(label_map))
         table = _read_assessments(assessments, name)
         if "f_norm_score" not in table.columns:
             raise InputError(
