@@ -76,6 +76,8 @@ def write_table(path: Path, table: pa.Table) -> None:
 
 
 def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
+    """The output ``NAME.suffix`` in the output directory ``path`` (the one of its kind when
+    ``name`` is None), or ``path`` itself when it is a file."""
     path = Path(path)
     if path.is_dir():
         if name is None:
@@ -89,8 +91,35 @@ def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
         from judges.formats.outset import settle
 
         settle(path, name)  # a session killed while replacing its outputs: complete its set first
-        return found
-    return path
+    else:
+        found = path
+    if suffix == "config.yml" and found.is_file():
+        read_config(found)  # every reader of a set's config comes through here: a damaged one is one line
+    return found
+
+
+def read_config(path: str | Path) -> dict:
+    """A session's ``NAME.config.yml``: a mapping with the set's ``name``; one that is damaged or
+    of another kind raises :class:`UnreadableFile`."""
+    import yaml
+
+    path = Path(path)
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise UnreadableFile(path, f"cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise UnreadableFile(path, f"not UTF-8 ({e.reason} at byte {e.start + 1}): not a citejudge config") from None
+    except (yaml.YAMLError, RecursionError) as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or "nested too deeply"
+        raise UnreadableFile(path, f"invalid YAML{where} ({problem}): cut short or damaged? judge again") from None
+    if not isinstance(config, dict) or not isinstance(config.get("name"), str):
+        raise UnreadableFile(path, "not a citejudge config (a mapping with the set's name): judge again")
+    return config
 
 
 #: The columns every reader of the assessments relies on (older tables may lack later ones).
@@ -139,3 +168,14 @@ def read_leaderboard(path: str | Path, name: str | None = None):
 
         return read_any_leaderboard(resolved)
     return read_table(resolved, required=LEADERBOARD_SCHEMA.names).to_pandas()
+
+
+def moved_inputs(config: dict, given: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
+    """``(option, path)`` of the run files and corpus a session's config names that are no longer
+    there (moved or removed since judging); options in ``given`` (passed anew) are left out."""
+    inputs = config.get("inputs") or {}
+    entries = [("--rag-responses", e) for e in inputs.get("responses") or []]
+    if inputs.get("corpus"):
+        entries.append(("--corpus", inputs["corpus"]))
+    paths = [(option, Path(e["path"] if isinstance(e, dict) else e)) for option, e in entries if option not in given]
+    return [(option, path) for option, path in paths if not path.exists()]

@@ -436,6 +436,12 @@ def plan_assessments(
     output: Optional[Path] = typer.Option(
         None, "--output", help="Where to write the JSONL (default OUT_DIR/NAME.assess.jsonl)."
     ),
+    responses: List[Path] = typer.Option(
+        [], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."
+    ),
+    corpus: Optional[Path] = typer.Option(
+        None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."
+    ),
 ) -> None:
     try:
         from judges.meta.assessing import plan_assessments as plan_for_assessors
@@ -445,7 +451,7 @@ def plan_assessments(
         if not (out_dir / f"{name}.assessments.parquet").is_file():
             raise InputError(out_dir, None, "--name", f"no {name}.assessments.parquet here: judge first")
         target = output or out_dir / f"{name}.assess.jsonl"
-        plan = plan_for_assessors(out_dir, name, target, budget, count)
+        plan = plan_for_assessors(out_dir, name, target, budget, count, list(responses), corpus)
     except InputError as e:
         raise fail(e.render())
     say(f"chose {len(plan)} of {plan.candidates} unlabelled judgeable citations by expected gain; wrote {target}")
