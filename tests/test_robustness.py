@@ -398,8 +398,7 @@ def test_no_debug_log_writes_none_and_removes_the_previous_sets(tmp_path):
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "out" / "t.jsonl").exists()
     assert "\ndebug_log " not in result.stdout
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        ".t.lock",
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [  # no .t.lock: it goes with the session
         "t.assessments.parquet",
         "t.config.yml",
         "t.coverage.tsv",
