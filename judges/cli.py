@@ -32,6 +32,7 @@ from judges.vocabulary import BACKENDS
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
+HELP_WIDTH = 104  # --help is as wide as the terminal up to this (README's CLI reference: COLUMNS=104)
 
 
 class Commands(TyperGroup):
@@ -60,6 +61,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     subcommand_metavar="[COMMAND [ARGS]...]",
+    context_settings={"max_content_width": HELP_WIDTH},
 )
 
 
