@@ -479,3 +479,30 @@ def test_agreement_reads_wice_shaped_label_files(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     assert [json.loads(line)["n"] for line in out.read_text().splitlines()][0] == 2
+
+
+def test_calibrate_reads_recoded_labels_with_synonyms_and_label_map(tmp_path):
+    """calibrate on datasets/rag24-mini: labels written FS / graded-1 / not supported, read with the
+    synonyms and --label-map graded-1=partially, fit the same model as NIST's own words."""
+    mini = ROOT / "datasets" / "rag24-mini"
+    r = run_cli(
+        *("--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl"),
+        *("--out-dir", tmp_path, "--name", "m"),
+    )
+    assert r.returncode == 0, r.stderr
+    words = {"supported": "FS", "partially": "graded-1", "not_supported": "Not Supported"}
+    recoded = tmp_path / "recoded.jsonl"
+    recoded.write_text(
+        "".join(
+            json.dumps({**d, "label": words[d["label"]]}) + "\n"
+            for d in map(json.loads, (mini / "labels.jsonl").read_text().splitlines())
+        )
+    )
+    models = []
+    for labels, extra in ((mini / "labels.jsonl", ()), (recoded, ("--label-map", "graded-1=partially"))):
+        out = tmp_path / f"{labels.stem}.json"
+        args = ("--assessments", tmp_path, "--name", "m", "--labels", labels, "--output", out, "--data", "mini")
+        r = run_cli("calibrate", *args, *extra)
+        assert r.returncode == 0, r.stderr
+        models.append(out.read_bytes())
+    assert models[0] == models[1]

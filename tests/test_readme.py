@@ -121,3 +121,23 @@ def test_the_local_llm_command_finds_the_bundled_model():
 def test_checks_example_runs_as_written():
     block = README.split("For a RAG system's own tests:\n\n```python\n")[1].split("```")[0]
     exec(compile(block, "README.md", "exec"), {})
+
+
+def test_the_rag24_mini_figures_are_what_the_commands_print(tmp_path):
+    """From a fresh clone: datasets/rag24-mini judged, then agreement and meta-evaluate --truth-topics
+    print exactly the README's lines."""
+    section = README.split("### Reproduce an agreement figure from a fresh clone")[1]
+    commands = section.split("```bash\n")[1].split("```")[0].strip().splitlines()
+    shown = section.split("```text\n")[1].split("```")[0]
+    assert len(commands) == 3 and all(c.startswith("python run_judge.py ") for c in commands)
+    printed = ""
+    for command in commands:
+        args = command.split()[2:]
+        args = [str(tmp_path / a[len("output/") :]) if a.startswith("output/") else a for a in args]
+        result = run_cli(*args)
+        assert result.returncode == 0, result.stderr
+        if command != commands[0]:
+            printed += result.stdout.replace(str(tmp_path) + "/", "output/")
+    assert printed == shown
+    assert (ROOT / "datasets" / "rag24-mini" / "README.md").is_file()
+    assert sum(p.stat().st_size for p in (ROOT / "datasets" / "rag24-mini").rglob("*") if p.is_file()) < 1_000_000
