@@ -66,7 +66,7 @@ def test_the_worked_example_prints_and_writes_what_the_readme_shows(tmp_path):
     excerpt = _block("From `output/rag25.leaderboard.txt`").strip().splitlines()
     assert excerpt and all(line in board for line in excerpt)
     notebook = _block("In a notebook:", "```python\n")
-    explanation = re.search(r"df\.explanation\.iloc\[0\]  # '(.*)'", notebook).group(1)
+    explanation = re.search(r"df\.explanation\.iloc\[0\]  # the verdict in words:\n# '(.*)'", notebook).group(1)
     assert judges.read_assessments(tmp_path / "output", "rag25").explanation.iloc[0] == explanation
 
 
