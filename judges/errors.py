@@ -19,3 +19,15 @@ class InputError(Exception):
     def render(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
         return f"{where}: {self.field}: {self.problem}" if self.field else f"{where}: {self.problem}"
+
+
+class UnreadableFile(InputError):
+    """A file that cannot be read as what it should be: damaged, cut short, or of another kind (a
+    Parquet table that is not one, or not citejudge's). ``judges.read_*`` raise it; the command
+    line prints it as one line ``error: path: problem`` (exit code 2), as any :class:`InputError`."""
+
+    def __init__(self, path: object, problem: str):
+        super().__init__(path, None, None, problem)
+
+    def __reduce__(self):
+        return (UnreadableFile, (self.path, self.problem))

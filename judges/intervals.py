@@ -87,7 +87,6 @@ from typing import Callable, NamedTuple, Optional, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from judges.measures import HEADLINE, MEASURE_NAMES, headline_of
 from judges.plan import weight_variance
@@ -531,16 +530,16 @@ def write_trust(found: Trust, out_dir: Path, name: str, place: Callable[[Path], 
 
 def read_intervals(path: str | Path, name: Optional[str] = None):
     """The intervals (:data:`INTERVAL_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
-    from judges.formats.tables import output_file
+    from judges.formats.tables import output_file, read_table
 
-    return pq.read_table(output_file(path, name, "intervals.parquet")).to_pandas()
+    return read_table(output_file(path, name, "intervals.parquet"), required=INTERVAL_COLUMNS).to_pandas()
 
 
 def read_pairs(path: str | Path, name: Optional[str] = None):
     """The run pairs (:data:`PAIR_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
-    from judges.formats.tables import output_file
+    from judges.formats.tables import output_file, read_table
 
-    return pq.read_table(output_file(path, name, "pairs.parquet")).to_pandas()
+    return read_table(output_file(path, name, "pairs.parquet"), required=PAIR_COLUMNS).to_pandas()
 
 
 def inseparable(pairs: list[tuple], ranking: list[str], level: float = 0.95) -> list[tuple[str, str, float]]:

@@ -200,7 +200,7 @@ class _Session:
     # -- 1. load and validate ---------------------------------------------------------------
     def load(self, stack: contextlib.ExitStack, problems: Problems) -> tuple[dict, Scan, dict]:
         inputs, counts = self.inputs, self.summary.counts
-        topics = load_topics(inputs.topics, problems, inputs.max_topics)
+        topics = load_topics(inputs.topics, problems, inputs.max_topics, inputs.responses)
         self.summary.topics = len(topics)
         counted = self.start_workers(stack, len(topics))
         workflow = self.settings.workflow

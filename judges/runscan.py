@@ -20,7 +20,7 @@ from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover, seekable
 from judges.formats.runs import read_report_at, read_reports
-from judges.formats.topics import TOPIC_SUFFIXES, read_topics
+from judges.formats.topics import TOPIC_SUFFIXES, holds_topics, read_topics
 from judges.config import Workflow
 from judges.session import Inputs
 from judges.records import Document, Report, Topic
@@ -41,7 +41,18 @@ class Problems:
         self.warn(f"skipped {what}: {error.render()}")
 
 
-def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]) -> dict[str, Topic]:
+def load_topics(
+    paths: list[Path], problems: Problems, max_topics: Optional[int], runs: Iterable[Path] = ()
+) -> dict[str, Topic]:
+    """The topics of ``paths`` (``--rag-topics``) or, when there are none, those the ``runs``
+    answer, in the order they first appear (with a warning: their titles are unknown)."""
+    if not paths:
+        topics = _topics_of_runs(list(runs))
+        problems.warn(
+            f"no --rag-topics: judging the {len(topics)} topic(s) the run files answer; their titles are "
+            "unknown (give --rag-topics to have them)"
+        )
+        return dict(list(topics.items())[:max_topics]) if max_topics is not None else topics
     topics: dict[str, Topic] = {}
     for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
         for line, value in read_topics(path):
@@ -56,6 +67,26 @@ def load_topics(paths: list[Path], problems: Problems, max_topics: Optional[int]
     if max_topics is not None:
         topics = dict(list(topics.items())[:max_topics])
     return topics
+
+
+def _topics_of_runs(runs: list[Path]) -> dict[str, Topic]:
+    """Every topic id the run files answer, as a topic without a title; bad records are left to
+    the scan, which reports them."""
+    topics: dict[str, Topic] = {}
+    for path in run_files(runs)[0]:
+        for _, rep in read_reports(path):
+            if isinstance(rep, Report) and rep.topic_id not in topics:
+                topics[rep.topic_id] = Topic(rep.topic_id, "", "", "topic_id")
+    return topics
+
+
+def run_files(responses: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
+    """The run files of ``--rag-responses``; the files of its directories not read (not a run
+    file's name); and the files skipped because their records are topics, not reports."""
+    not_read: list[Path] = []
+    files = discover(responses, "--rag-responses", not_read)
+    topics = [path for path in files if holds_topics(path)]
+    return [path for path in files if path not in topics], not_read, topics
 
 
 @dataclass
@@ -100,6 +131,26 @@ def _by_topic(located: list[tuple[str, str, str, int, int]], runs: set[str]) -> 
     return by_topic
 
 
+def _read_files(responses: list[Path], counts: Counter, warn) -> list[Path]:
+    """The run files to read; the others found in the run directories are named in warnings."""
+    files, not_read, topic_files = run_files(responses)
+    for path in topic_files:
+        warn(f"{path}: not read as a run file: its records are topics, not reports (give it as --rag-topics)")
+    if not_read or topic_files:
+        counts[FILES_NOT_READ] = len(not_read) + len(topic_files)
+    if not_read:
+        shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (
+            f" and {len(not_read) - 10} more" if len(not_read) > 10 else ""
+        )
+        warn(
+            f"{len(not_read)} file(s) in the run directories "
+            f"not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}"
+        )
+    if not files:
+        raise InputError(", ".join(map(str, responses)), None, "--rag-responses", "no JSONL run files found")
+    return files
+
+
 def scan_runs(
     inputs: Inputs,
     max_per_sentence: Optional[int],
@@ -115,19 +166,7 @@ def scan_runs(
     so far: never more than the final ``Scan.citations`` (runs beyond ``--max-runs`` are not
     counted), so a decision it allows holds for the whole scan.
     """
-    not_read: list[Path] = []
-    files = discover(inputs.responses, "--rag-responses", not_read)
-    if not_read:
-        counts[FILES_NOT_READ] = len(not_read)
-        shown = ", ".join(q.as_posix() for q in sorted(not_read)[:10]) + (
-            f" and {len(not_read) - 10} more" if len(not_read) > 10 else ""
-        )
-        warn(
-            f"{len(not_read)} file(s) in the run directories "
-            f"not read (not .jsonl/.json/.ndjson[.gz] nor extension-less): {shown}"
-        )
-    if not files:
-        raise InputError(", ".join(map(str, inputs.responses)), None, "--rag-responses", "no JSONL run files found")
+    files = _read_files(inputs.responses, counts, warn)
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
     seen: dict[tuple[str, str], str] = {}
     run_order: list[str] = []

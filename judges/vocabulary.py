@@ -21,6 +21,15 @@ STATUS_RANK = {s: len(STATUSES) - i for i, s in enumerate(STATUSES)}
 
 #: The labels people give (TREC 2024 RAG's full / partial / no support), in label files.
 LABELS = ("supported", "partially", "not_supported")
+#: What label files write for each label, besides the label itself: compared after stripping,
+#: ignoring case, with spaces and hyphens as underscores (``Partially Supported`` is
+#: ``partially_supported``); JSON integers as their digits. The levels 0/1/2 are TREC 2024 RAG's
+#: (no / partial / full support); a file of binary 0/1 labels needs ``--label-map 1=supported``.
+LABEL_SYNONYMS = {
+    "supported": ("fully_supported", "full", "full_support", "fs", "2"),
+    "partially": ("partially_supported", "partial", "partial_support", "ps", "1"),
+    "not_supported": ("unsupported", "no_support", "none", "ns", "0"),
+}
 #: A label's support level (0/1/2), which is the grade of the status it stands for.
 LABEL_LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
 #: A label as the judge's status (the level it stands for).
@@ -47,6 +56,9 @@ FEATURES: tuple[str, ...] = (
     "numbers_missing",
     "entities_missing",
 )
+
+#: The leaderboard file formats read (``meta-evaluate``, ``report --truth``; :mod:`judges.formats.leaderboards`).
+LEADERBOARD_READ_FORMATS = ("ir_measures", "tot", "trec_eval", "jsonl")
 
 #: The alignment engines (``alignment.backend``, ``--backend``): the readable reference and the kernel.
 BACKENDS = ("python", "numba")

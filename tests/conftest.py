@@ -21,6 +21,14 @@ def shared(*parts: str) -> Path:
     return path
 
 
+DSPY_REASON = "dspy is not installed: LLM attestation needs the attest extra (pip install -e '.[attest]')"
+
+
+def needs_dspy() -> None:
+    """Skip the calling test (or module) unless dspy imports: LLM attestation asks through it."""
+    pytest.importorskip("dspy", reason=DSPY_REASON)
+
+
 def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run ``python run_judge.py ARGS`` as a real subprocess."""
     return subprocess.run(

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import needs_dspy
+
 from judges.align.passages import DocIndex
 from judges.attest.answers import p_yes, parse_answer
 from judges.vocabulary import ANSWERS
@@ -296,6 +298,7 @@ DOC = " ".join(f"Sentence {i} tells fact number {i} about the river." for i in r
 
 
 def test_window_evidence_is_the_aligned_sentence_plus_neighbours(tmp_path):
+    needs_dspy()
     a = DOC.index("Sentence 10 ")
     b = a + len("Sentence 10 tells fact number 10")
     evidence, n = _attester(tmp_path, context_sentences=1).evidence(_case(DOC, a, b))
@@ -309,6 +312,7 @@ def test_window_evidence_is_the_aligned_sentence_plus_neighbours(tmp_path):
 
 
 def test_document_evidence_starts_at_the_document_start_and_is_capped(tmp_path):
+    needs_dspy()
     evidence, n = _attester(tmp_path, evidence="document", max_evidence_tokens=16).evidence(_case(DOC, 0, 5))
     assert evidence == "Sentence 0 tells fact number 0 about the river. Sentence 1 tells fact number 1 about"
     assert n == 16
@@ -323,6 +327,7 @@ def test_document_evidence_starts_at_the_document_start_and_is_capped(tmp_path):
     st.sampled_from(["window", "document"]),
 )
 def test_evidence_is_a_slice_within_the_cap_that_keeps_the_span(start, length, cap, context, mode):
+    needs_dspy()
     end = min(len(DOC), start + length)
     tmp = __import__("pathlib").Path(__import__("tempfile").mkdtemp())
     case = _case(DOC, start, end)

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, needs_dspy, run_cli
 from llm_servers import Reply, ScriptedServer
 
 import judges
@@ -78,6 +78,7 @@ def alignment_only(tmp_path_factory) -> pd.DataFrame:
 
 
 def test_all_asks_once_per_resolvable_citation_and_a_rerun_asks_nothing(tmp_path, alignment_only):
+    needs_dspy()
     resolvable = int((alignment_only.status != "missing").sum())
     with ScriptedServer(by_hash) as server:
         first = judge(tmp_path / "a", "--attest", "all", server=server)
@@ -108,6 +109,7 @@ def test_all_asks_once_per_resolvable_citation_and_a_rerun_asks_nothing(tmp_path
 
 def test_the_support_level_question_sets_the_status_from_the_llms_level(tmp_path, alignment_only):
     """attest.question: support_level asks FULL/PARTIAL/NONE; the LLM's level is the status."""
+    needs_dspy()
     from llm_servers import messages_key
 
     level = ("FULL", "PARTIAL", "NONE", "Partial support.", "no")
@@ -136,6 +138,7 @@ def test_an_answer_moves_the_citations_weight_by_bayes_rule(tmp_path, alignment_
     """leaderboard.weights: expected: an answered citation weighs its expected weight given the
     answer, taken as wrong with probability attest.answer_error: a YES/NO of error 0.5 says
     nothing (the weights stay the support model's), one of error 0 decides full support."""
+    needs_dspy()
     with ScriptedServer(by_hash) as server:
         for error in (0.0, 0.5):
             result = judge(tmp_path / str(error), "--attest", "all", server=server, workflow={"answer_error": error})
@@ -155,6 +158,7 @@ def test_an_answer_moves_the_citations_weight_by_bayes_rule(tmp_path, alignment_
 
 
 def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
+    needs_dspy()
     with ScriptedServer(by_hash) as server:
         assert (
             judge(tmp_path / "a", "--attest", "all", "--cache-dir", tmp_path / "cache", server=server).returncode == 0
@@ -185,6 +189,7 @@ def selected(a: pd.DataFrame, **attest) -> np.ndarray:
 
 
 def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_level(tmp_path, alignment_only):
+    needs_dspy()
     band = alignment_only[selected(alignment_only)]
     judgeable = int((alignment_only.status != "missing").sum())
     assert len(band) == round(0.25 * judgeable)  # exactly attest.budget of the judgeable citations
@@ -204,6 +209,7 @@ def test_uncertain_sends_the_least_certain_and_no_lowers_only_the_supported_leve
 
 
 def test_the_plan_and_every_output_are_the_same_for_any_number_of_workers(tmp_path, alignment_only):
+    needs_dspy()
     judgeable = int((alignment_only.status != "missing").sum())
     with ScriptedServer(by_hash) as server:
         for workers in ("1", "2"):
@@ -257,6 +263,7 @@ def test_a_cost_cap_cuts_the_plan_short(tmp_path, alignment_only):
 
 
 def test_uncertain_needs_the_support_models_probabilities(tmp_path):
+    needs_dspy()
     with ScriptedServer() as server:
         result = judge(
             tmp_path / "x", "--attest", "uncertain", server=server, workflow=None, support={"judge": "alignment"}
@@ -265,6 +272,7 @@ def test_uncertain_needs_the_support_models_probabilities(tmp_path):
 
 
 def test_faults_are_retried_or_reported_and_never_stop_the_run(tmp_path):
+    needs_dspy()
     script = [
         Reply(429, headers=(("Retry-After", "0"),)),  # question 1: retried ...
         Reply(500),
@@ -294,6 +302,7 @@ def test_faults_are_retried_or_reported_and_never_stop_the_run(tmp_path):
 
 
 def test_retries_give_up_after_max_retries(tmp_path):
+    needs_dspy()
     with ScriptedServer(lambda n, body: Reply(503) if n < 2 else Reply(content="YES")) as server:
         wf = dict(mode="all", concurrency=1, backoff_s=0.01, max_retries=1, on_unparsed="unsupported")
         result = judge(tmp_path / "r", server=server, workflow=wf)
@@ -305,6 +314,7 @@ def test_retries_give_up_after_max_retries(tmp_path):
 
 
 def test_the_api_key_is_sent_but_never_written(tmp_path):
+    needs_dspy()
     secret = "sk-canary-7f3a9b2c"
     script = lambda n, body: Reply(500) if n == 0 else Reply(401) if n == 1 else Reply(content="YES")  # noqa: E731
     with ScriptedServer(script) as server:
@@ -366,6 +376,7 @@ def _cached(out: Path) -> int:
 
 @pytest.mark.slow
 def test_a_killed_run_resumes_without_asking_again_and_ends_identical(tmp_path, alignment_only):
+    needs_dspy()
     resolvable = int((alignment_only.status != "missing").sum())
     slow = lambda n, body: by_hash(n, body)._replace(delay=0.15)  # noqa: E731
     wf = dict(mode="all", concurrency=1)
@@ -425,6 +436,7 @@ def _adversarial_runs(tmp_path: Path) -> Path:
 
 
 def test_text_addressed_to_the_judge_never_raises_a_score(tmp_path):
+    needs_dspy()
     runs = _adversarial_runs(tmp_path)
     obedient = lambda n, body: Reply(content="YES" if "answer yes" in json.dumps(body).lower() else "NO")  # noqa: E731
     base = judge(tmp_path / "base", runs=runs)
@@ -451,6 +463,7 @@ def test_text_addressed_to_the_judge_never_raises_a_score(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["all", "uncertain"])  # uncertain: every worker computes the same bands
 def test_worker_processes_share_the_cache_and_give_the_same_outputs(tmp_path, mode):
+    needs_dspy()
     with ScriptedServer(by_hash) as server:
         one = judge(tmp_path / "one", "--attest", mode, "--workers", "1", server=server)
         assert one.returncode == 0, one.stderr

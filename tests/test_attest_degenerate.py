@@ -14,7 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, needs_dspy, run_cli
 from llm_servers import Reply, ScriptedServer
 
 import judges
@@ -175,6 +175,7 @@ def against_the_text(n: int, body: dict) -> Reply:
 
 
 def judge(out: Path, server: ScriptedServer, *extra, workflow: dict | None = None, model: str = "scripted"):
+    needs_dspy()  # every session here attests
     args = ["--rag-topics", TOPICS, "--rag-responses", RUNS, "--out-dir", out, "--name", "x", "--use-env-llm"]
     args += ["--attest", "all", "--cache-dir", out.parent / f"{out.name}.{model}.cache", *extra]
     if workflow is not None:

@@ -16,7 +16,11 @@ import time
 import pytest
 import yaml
 
-import judges
+from conftest import needs_dspy
+
+needs_dspy()  # the module: every test asks the real model through dspy
+
+import judges  # noqa: E402
 from llm_servers import ScriptedServer, smollm2_gguf, start_llama_server
 from test_attest_cli import _adversarial_runs, _cached, attest_figures, judge, selected, start_judge
 

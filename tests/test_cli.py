@@ -192,3 +192,32 @@ def test_weighted_precision_is_the_mean_of_the_assessments_weights(tmp_path, wei
         assert (a.weight[~model] == status_weight[~model]).all()
         assert (a.weight[model] != status_weight[model]).any()
         assert a.weight.between(0, 1).all()
+
+
+LONG_RUN = "T1-e2e-agentic-rag-omt-nllb-english-passages-cited-report-v2"  # 60 characters, as TREC run ids go
+
+
+def _whole(text: str, run_id: str) -> list[str]:
+    """The lines showing (part of) ``run_id``, each checked to show all of it."""
+    lines = [line for line in text.splitlines() if run_id[:12] in line or run_id[-12:] in line]
+    assert lines and all(run_id in line for line in lines), "\n".join(lines)
+    return lines
+
+
+def test_long_run_ids_stay_on_one_line_through_a_pipe(tmp_path):
+    """Not on a terminal (a log, CI) the console is not 80 columns wide: the summary, coverage, top
+    runs and meta-evaluate's tables keep a 60-character run id whole."""
+    assert len(LONG_RUN) == 60
+    runs = [GOOD.replace('"run_id": "x"', f'"run_id": "{run}"') for run in (LONG_RUN, "b", "c")]
+    path = bad_run(tmp_path, runs)
+    result = run_cli(*base_args(tmp_path, path))
+    assert result.returncode == 0, result.stderr
+    lines = _whole(result.stdout, LONG_RUN)
+    assert any(line.startswith(LONG_RUN + " ") and line.endswith(" 0") for line in lines)  # coverage per run
+    assert any(line.startswith(f"  1  {LONG_RUN}  ") or line.startswith(f"  2  {LONG_RUN}  ") for line in lines)
+    assert not any(line != line.rstrip() for line in result.stdout.splitlines())  # no padding to the widest cell
+    board = tmp_path / "out" / "t.leaderboard.txt"
+    meta = run_cli("meta-evaluate", "--truth", board, board, "--bootstrap", "10", "--show-values")
+    assert meta.returncode == 0, meta.stderr
+    assert len(_whole(meta.stdout, LONG_RUN)) >= 2  # the run scores table: the truth's row and the judge's
+    assert _whole(meta.stdout, str(board))  # the tables' titles and the run scores name the file whole

@@ -126,3 +126,36 @@ def test_pyarrow_still_gives_dataframes_after_arrow_without_pandas():
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
+
+
+def test_help_names_the_program_as_it_was_invoked(tmp_path):
+    """``citejudge report --help`` says ``Usage: citejudge report``, not ``run_judge.py``."""
+    script = tmp_path / "citejudge"  # what the console script runs, under its name
+    script.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom judges.cli import run\nrun()\n")
+    for args, usage in (
+        (["report", "--help"], "Usage: citejudge report [OPTIONS]"),
+        (["corpus", "index", "--help"], "Usage: citejudge corpus index [OPTIONS]"),
+        (["agreement", "--help"], "Usage: citejudge agreement [OPTIONS]"),
+        (["--help"], "Usage: citejudge [OPTIONS] [COMMAND [ARGS]...]"),
+    ):
+        result = subprocess.run([sys.executable, script, *args], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and result.stdout.startswith(usage), result.stdout + result.stderr
+    module = subprocess.run(
+        [sys.executable, "-m", "judges", "report", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert module.stdout.startswith("Usage: python -m judges report [OPTIONS]"), module.stdout
+
+
+def test_judge_options_before_a_command_are_refused(tmp_path):
+    result = run_cli("--rag-topics", "t.jsonl", "report", tmp_path)
+    assert result.returncode == 2
+    assert (
+        "Error: --rag-topics is an option of judging (without a command), not of 'report': "
+        "see run_judge.py report --help" in result.stderr
+    )
+    assert not list(tmp_path.iterdir())
+
+
+def test_without_a_command_or_runs_the_judge_asks_for_rag_responses():
+    result = run_cli()
+    assert result.returncode == 2 and result.stderr.endswith("Error: Missing option '--rag-responses'.\n")

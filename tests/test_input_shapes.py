@@ -3,6 +3,7 @@ RAGTIME request files, NeuCLIR report runs (JSONL and JSON array), JSON-array ru
 run files without or with an upper-case extension."""
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -462,3 +463,77 @@ def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp
     assert sum(int(r["missing_not_in_run"]) for r in rows) == counts["citations"]  # every one counted, each said why
     assert f"reports judged           {counts['reports']}" in result.stdout
     assert "have no document text" in result.stdout
+
+
+# -- team folders as filed (issue 32): a topics file beside the runs, runs without topics ------------
+
+TEAM_FOLDERS = Path(__file__).parent / "fixtures" / "team-folders"
+
+
+def _judge_folder(tmp_path: Path, folder: Path, *extra) -> subprocess.CompletedProcess:
+    return run_cli(
+        "--rag-responses", folder, "--out-dir", tmp_path / "out", "--name", "t", "--backend", "python", *extra
+    )
+
+
+def test_a_topics_file_among_the_runs_is_skipped_with_a_warning(tmp_path):
+    folder = TEAM_FOLDERS / "ragtime-team"
+    topics = folder / "topics_small.jsonl"
+    with_topics = _judge_folder(tmp_path, folder, "--rag-topics", topics)
+    assert with_topics.returncode == 0, with_topics.stderr
+    skipped = (
+        f"warning: {topics}: not read as a run file: its records are topics, not reports (give it as --rag-topics)"
+    )
+    assert skipped in with_topics.stderr.splitlines()
+    assert "topics                   2\n" in with_topics.stdout and "reports judged           4\n" in with_topics.stdout
+    assert "no --rag-topics" not in with_topics.stderr
+    assert "files_not_read: 1" in (tmp_path / "out" / "t.config.yml").read_text()
+
+
+def test_without_rag_topics_the_topics_are_those_the_runs_answer(tmp_path):
+    result = _judge_folder(tmp_path, TEAM_FOLDERS / "dragun-team")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "warning: no --rag-topics: judging the 2 topic(s) the run files answer; their titles are unknown "
+        "(give --rag-topics to have them)"
+    ]
+    assert "topics                   2\n" in result.stdout and "reports judged           3\n" in result.stdout
+    lb = judges.read_leaderboard(tmp_path / "out", "t")
+    assert sorted(lb.topic_id.unique()) == ["all", "msmarco_v2.1_doc_04_420132660", "msmarco_v2.1_doc_13_1"]
+    # the RAGTIME folder alone: its topics file skipped, the topics taken from the runs
+    alone = _judge_folder(tmp_path / "ragtime", TEAM_FOLDERS / "ragtime-team", "--max-topics", "1")
+    assert alone.returncode == 0, alone.stderr
+    assert "topics_small.jsonl: not read as a run file" in alone.stderr
+    assert "topics                   1\n" in alone.stdout
+
+
+def test_an_error_in_a_file_read_as_a_run_file_says_so(tmp_path):
+    glued = tmp_path / "runs.jsonl"  # two reports glued on one line: not JSON Lines, and no topics either
+    report = (TEAM_FOLDERS / "dragun-team" / "starter.jsonl").read_text().strip()
+    glued.write_text(report + report + "\n")
+    result = _judge_folder(tmp_path, glued, "--rag-topics", TEAM_FOLDERS / "ragtime-team" / "topics_small.jsonl")
+    assert result.returncode == 2
+    column = len(report) + 1
+    assert result.stderr == f"error: {glued}:1: invalid JSON (Extra data at column {column}); read as a run file\n"
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(
+    "track, topics, reports, topics_file",
+    [("dragun25", 30, 90, None), ("ragtime26", 103, 309, "topics_small.jsonl")],
+)
+def test_real_team_folders_drop_straight_in(tmp_path, track, topics, reports, topics_file):
+    """The real folders as filed: RAGTIME's with its topics file beside the runs, DRAGUN's without
+    one; no --rag-topics (and no corpus: the text is not shipped)."""
+    folder = shared("real-runs", track)
+    result = run_cli("--rag-responses", folder, "--out-dir", tmp_path, "--name", "x", "--allow-missing-text")
+    assert result.returncode == 0, result.stderr
+    warnings = result.stderr.splitlines()
+    assert warnings[0] == (
+        f"warning: no --rag-topics: judging the {topics} topic(s) the run files answer; their titles are unknown "
+        "(give --rag-topics to have them)"
+    )
+    if topics_file:
+        assert f"warning: {folder / topics_file}: not read as a run file: its records are topics" in result.stderr
+    assert f"topics                   {topics}\n" in result.stdout
+    assert f"reports judged           {reports}\n" in result.stdout

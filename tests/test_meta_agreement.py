@@ -32,7 +32,16 @@ def lab(run="r", topic="t", sentence=0, label="supported", **extra):
         ([lab(sentence=-1)], "{p}:1: sentence_index: must be an integer >= 0, got -1"),
         ([lab(sentence="0")], '{p}:1: sentence_index: must be an integer >= 0, got "0"'),
         ([lab(sentence=True)], "{p}:1: sentence_index: must be an integer >= 0, got true"),
-        ([lab(label="partial")], '{p}:1: label: unknown "partial"; expected supported, partially, not_supported'),
+        (
+            [lab(label="yes")],
+            '{p}:1: label: unknown "yes"; expected supported, partially, not_supported or a synonym '
+            "(partially_supported, PS, 0/1/2...); agreement and calibrate read others with --label-map FROM=TO",
+        ),
+        (
+            [lab(label=1.5)],
+            "{p}:1: label: unknown 1.5; expected supported, partially, not_supported or a synonym "
+            "(partially_supported, PS, 0/1/2...); agreement and calibrate read others with --label-map FROM=TO",
+        ),
         ([{"run_id": "r", "topic_id": "t", "sentence_index": 0}], "{p}:1: label: missing"),
         (
             [lab(), lab(sentence=1), lab(label="not_supported")],
@@ -64,6 +73,45 @@ def test_label_file_errors_are_one_line(tmp_path, records, expected):
     with pytest.raises(InputError) as e:
         read_labels(path)
     assert e.value.render() == expected.format(p=path)
+
+
+@pytest.mark.parametrize(
+    "written, label",
+    [
+        ("supported", "supported"),
+        ("Fully Supported", "supported"),
+        ("FS", "supported"),
+        (2, "supported"),
+        ("2", "supported"),
+        ("partially_supported", "partially"),
+        ("partially-supported", "partially"),
+        ("Partial", "partially"),
+        ("PS", "partially"),
+        (1, "partially"),
+        (" NOT_SUPPORTED ", "not_supported"),
+        ("unsupported", "not_supported"),
+        ("ns", "not_supported"),
+        (0, "not_supported"),
+    ],
+)
+def test_label_synonyms(tmp_path, written, label):
+    assert read_labels(write(tmp_path, [lab(label=written)])).table.label.tolist() == [label]
+
+
+def test_label_map_reads_other_values_over_the_synonyms(tmp_path):
+    from judges.meta.labels import parse_label_map
+
+    mapping = parse_label_map(["1=supported", "Not Attributable = not_supported", "attributable=FS"])
+    path = write(tmp_path, [lab(label=1), lab(sentence=1, label="not attributable"), lab(sentence=2, label=0)])
+    assert read_labels(path, mapping).table.label.tolist() == ["supported", "not_supported", "not_supported"]
+    for bad, problem in (
+        ("supported", "'supported': expected FROM=TO, e.g. attributable=supported"),
+        ("=supported", "'=supported': expected FROM=TO, e.g. attributable=supported"),
+        ("yes=maybe", "'yes=maybe': 'maybe' is not a label; expected supported, partially, not_supported"),
+    ):
+        with pytest.raises(InputError) as e:
+            parse_label_map([bad])
+        assert e.value.render() == f"--label-map: {problem}"
 
 
 def test_label_file_levels_and_extras(tmp_path):

@@ -136,6 +136,7 @@ def out_a(tmp_path, refs) -> Path:
     code, err = finish(start(out, RUN_A))
     assert code == 0, err
     assert which_set(out, refs) == "A"
+    assert not (out / ".t.lock").exists()  # removed by the session as it ended
     return out
 
 
@@ -227,6 +228,7 @@ def test_a_second_session_on_the_same_name_stops_with_one_line(out_a, refs):
     code, err = finish(first)
     assert code == 0, err
     assert which_set(out_a, refs) == "B" and leftovers(out_a) == []
+    assert not (out_a / ".t.lock").exists()  # the session that held it removed it; the refused one left none
 
 
 def test_a_restart_removes_what_killed_sessions_left(out_a, refs):
@@ -294,3 +296,35 @@ def test_workers_die_with_their_parent(out_a, refs):
     assert not _survivors(kids)
     recover(out_a)
     assert which_set(out_a, refs) == "A" and leftovers(out_a) == []
+
+
+def test_a_lock_on_a_removed_lock_file_is_taken_again_on_the_file_there(tmp_path, monkeypatch):
+    """The lock file goes with the session that held it. A session that opened it just before
+    (and locks it just after) holds a lock on a removed file, which locks nothing: it must lock
+    the file at the path instead, or two sessions could run at once."""
+    import fcntl
+
+    from judges.formats import outset
+
+    out = tmp_path / "out"
+    with OutputSet(out, "t"):
+        assert (out / ".t.lock").exists()
+        with pytest.raises(outset.InputError, match="another citejudge session"):
+            OutputSet(out, "t").__enter__()
+    assert not (out / ".t.lock").exists()
+    real_flock, calls = fcntl.flock, []
+
+    def flock(fd, op):  # the holder ends between this session's open and its flock
+        calls.append(fd)
+        if len(calls) == 1:
+            os.unlink(out / ".t.lock")
+        return real_flock(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    with OutputSet(out, "t") as session:
+        assert len(calls) == 2  # locked the removed file, saw it, locked the one at the path
+        assert os.path.samestat(os.fstat(session._lock_fd), os.stat(out / ".t.lock"))
+        monkeypatch.setattr(fcntl, "flock", real_flock)
+        with pytest.raises(outset.InputError, match="another citejudge session"):
+            OutputSet(out, "t").__enter__()  # the lock held is the one others see
+    assert sorted(p.name for p in out.iterdir()) == []

@@ -49,7 +49,7 @@ def corrupt_gzip() -> bytes:
 # kinds: run (run.jsonl), rungz (run.jsonl.gz), topics, corpus (passed as --corpus), wf (--workflow)
 CASES = [
     # tracebacks that became one line
-    ("run nested 10,000 deep", {"run": DEEP}, [], "{run}:1: JSON nested too deeply"),
+    ("run nested 10,000 deep", {"run": DEEP}, [], "{run}:1: JSON nested too deeply; read as a run file"),
     (
         "topic nested 10,000 deep",
         {"topics": b'{"request_id": "dg-1", "x": ' + b"[" * 10_000 + b"]" * 10_000 + b"}"},
@@ -66,15 +66,21 @@ CASES = [
         "integer of 5,000 digits",
         {"run": BIG_INT},
         [],
-        "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion)",
+        "{run}:1: invalid JSON number (Exceeds the limit (4300 digits) for integer string conversion); "
+        "read as a run file",
     ),
     (
         "corrupt deflate stream",
         {"rungz": corrupt_gzip()},
         [],
-        "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat",
+        "{run}:1: corrupt gzip data: Error -3 while decompressing data: invalid bit length repeat; read as a run file",
     ),
-    ("gzip cut short", {"rungz": GZ[: len(GZ) - 12]}, [], "{run}:2: truncated gzip stream (the file was cut short)"),
+    (
+        "gzip cut short",
+        {"rungz": GZ[: len(GZ) - 12]},
+        [],
+        "{run}:2: truncated gzip stream (the file was cut short); read as a run file",
+    ),
     (
         "lone surrogate in a sentence",
         {"run": line(rec(text="A \ud800 c."))},
@@ -103,7 +109,7 @@ CASES = [
         "surrogate as raw bytes ED A0 80",
         {"run": GOOD.replace(b"A b c.", b"A \xed\xa0\x80 c.", 1)},
         [],
-        "{run}:1: not UTF-8 (invalid continuation byte at byte 77)",
+        "{run}:1: not UTF-8 (invalid continuation byte at byte 77); read as a run file",
     ),
     (
         "--corpus an empty directory",
@@ -161,18 +167,23 @@ CASES = [
         [],
         "{topics}:2: id: duplicate topic id 'dg-1'",
     ),
-    ("NUL byte at the start of a line", {"run": GOOD + b"\n\x00" + GOOD}, [], "{run}:2: NUL byte at column 1"),
+    (
+        "NUL byte at the start of a line",
+        {"run": GOOD + b"\n\x00" + GOOD},
+        [],
+        "{run}:2: NUL byte at column 1; read as a run file",
+    ),
     (
         "record cut short",
         {"run": GOOD + b"\n" + GOOD[:60]},
         [],
-        "{run}:2: truncated record (JSON ends at column 60 before the value is complete)",
+        "{run}:2: truncated record (JSON ends at column 60 before the value is complete); read as a run file",
     ),
     (
         "record cut inside a UTF-8 character",
         {"run": GOOD + b"\n" + GOOD[:70] + "\u00e9".encode()[:1]},
         [],
-        "{run}:2: truncated record (ends inside a UTF-8 character at byte 71)",
+        "{run}:2: truncated record (ends inside a UTF-8 character at byte 71); read as a run file",
     ),
     (
         "run id with a TAB",
@@ -387,8 +398,7 @@ def test_no_debug_log_writes_none_and_removes_the_previous_sets(tmp_path):
     assert result.returncode == 0, result.stderr
     assert not (tmp_path / "out" / "t.jsonl").exists()
     assert "\ndebug_log " not in result.stdout
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        ".t.lock",
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [  # no .t.lock: it goes with the session
         "t.assessments.parquet",
         "t.config.yml",
         "t.coverage.tsv",
@@ -416,3 +426,234 @@ def test_no_leading_empty_line_on_stderr_or_stdout(tmp_path):
     assert ok.returncode == 0 and not ok.stdout.startswith("\n") and ok.stderr == ""
     bad = run_cli(*setup_case(tmp_path, {"run": b"{"}, [])[0])
     assert bad.stderr.startswith("error: ")
+
+
+# -- damaged or foreign files met by the other commands (issue 32) -------------------------------------
+# The judged rag25 sample, copied per case and damaged; each command ends with one line naming the
+# file and the problem (exit code 2), never a traceback.
+
+SAMPLE = ROOT / "datasets" / "rag25"
+CUT_PARQUET = (
+    "not a readable Parquet table (cut short, damaged, or another format): Parquet magic bytes not found in "
+    "footer. Either the file is corrupted or this is not a parquet file."
+)
+GOOD_LABEL = {"run_id": "teamR-run-a", "topic_id": "rag25-01", "sentence_index": 0, "doc_id": "d1", "label": "PS"}
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory) -> Path:
+    """The rag25 sample judged once, with its inputs in the directory beside the outputs."""
+    root = tmp_path_factory.mktemp("judged")
+    (root / "runs").mkdir()
+    for run in (ROOT / "runs" / "rag25").iterdir():
+        (root / "runs" / run.name).write_bytes(run.read_bytes())
+    for name in ("topics.jsonl", "corpus.jsonl"):
+        (root / name).write_bytes((SAMPLE / name).read_bytes())
+    result = run_cli(
+        *("--rag-topics", root / "topics.jsonl", "--rag-responses", root / "runs", "--corpus", root / "corpus.jsonl"),
+        *("--out-dir", root / "out", "--name", "t", "--backend", "python"),
+    )
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+def cut(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _copy(judged: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    root = tmp_path / "j"
+    shutil.copytree(judged, root)
+    config = root / "out" / "t.config.yml"  # naming the copy's inputs
+    config.write_text(config.read_text().replace(str(judged), str(root)))
+    return root
+
+
+def _damage(root: Path, kind: str) -> None:
+    out = root / "out"
+    if kind.startswith("cut "):
+        cut(out / kind[4:])
+    elif kind == "garble config":  # cut inside a quoted value
+        config = out / "t.config.yml"
+        config.write_text(config.read_text()[:200] + "\nname: 't")
+    elif kind == "labels":
+        (root / "labels.jsonl").write_text(json.dumps(GOOD_LABEL) + '\n{"run_id": "teamR-run-a", "topic_id": \n')
+    elif kind == "truth":
+        (root / "truth.txt").write_text("teamR-run-a\tall\tM\t0.5\nteamR-run-b\tall\tM\n")
+    elif kind == "moved":
+        (root / "runs").rename(root / "runs2")
+
+
+# (case id, damage, command (filled: {root}, {out}), expected error line)
+COMMAND_CASES = [
+    (
+        "report, assessments cut short",
+        "cut t.assessments.parquet",
+        ["report", "{out}"],
+        f"{{out}}/t.assessments.parquet: {CUT_PARQUET}",
+    ),
+    (
+        "report, leaderboard cut short",
+        "cut t.leaderboard.parquet",
+        ["report", "{out}"],
+        f"{{out}}/t.leaderboard.parquet: {CUT_PARQUET}",
+    ),
+    (
+        "report, intervals cut short",
+        "cut t.intervals.parquet",
+        ["report", "{out}"],
+        f"{{out}}/t.intervals.parquet: {CUT_PARQUET}",
+    ),
+    ("report, config cut short", "garble config", ["report", "{out}"], "{out}/t.config.yml: invalid YAML at line "),
+    (
+        "report, labels with a bad line",
+        "labels",
+        ["report", "{out}", "--labels", "{root}/labels.jsonl"],
+        "{root}/labels.jsonl:2: truncated record (JSON ends at column 37 before the value is complete)",
+    ),
+    (
+        "report, truth with a bad line",
+        "truth",
+        ["report", "{out}", "--truth", "{root}/truth.txt"],
+        "{root}/truth.txt:2: 3 columns; ir_measures has 4 (run topic measure value)",
+    ),
+    (
+        "report, moved runs given where they are not",
+        "moved",
+        ["report", "{out}", "--rag-responses", "{root}/runs3"],
+        "{root}/runs3: --rag-responses: no such file or directory",
+    ),
+    (
+        "agreement, assessments cut short",
+        "cut t.assessments.parquet",
+        ["agreement", "--assessments", "{out}", "--labels", "{root}/labels.jsonl"],
+        f"{{out}}/t.assessments.parquet: {CUT_PARQUET}",
+    ),
+    (
+        "agreement, a leaderboard as assessments",
+        "",
+        ["agreement", "--assessments", "{out}/t.leaderboard.parquet", "--labels", "{root}/labels.jsonl"],
+        "{out}/t.leaderboard.parquet: not the table expected here: no column 'sentence_index', 'citation_rank', "
+        "'doc_id', 'status'",
+    ),
+    (
+        "agreement, labels with a bad line",
+        "labels",
+        ["agreement", "--assessments", "{out}", "--labels", "{root}/labels.jsonl"],
+        "{root}/labels.jsonl:2: truncated record (JSON ends at column 37 before the value is complete)",
+    ),
+    (
+        "calibrate, assessments cut short",
+        "cut t.assessments.parquet",
+        ["calibrate", "--assessments", "{out}", "--labels", "{root}/labels.jsonl", "--output", "{root}/m.json"],
+        f"{{out}}/t.assessments.parquet: {CUT_PARQUET}",
+    ),
+    (
+        "calibrate, labels with a bad line",
+        "labels",
+        ["calibrate", "--assessments", "{out}", "--labels", "{root}/labels.jsonl", "--output", "{root}/m.json"],
+        "{root}/labels.jsonl:2: truncated record (JSON ends at column 37 before the value is complete)",
+    ),
+    (
+        "meta-evaluate, truth with a bad line",
+        "truth",
+        ["meta-evaluate", "--truth", "{root}/truth.txt", "{out}/t.leaderboard.txt"],
+        "{root}/truth.txt:2: 3 columns; ir_measures has 4 (run topic measure value)",
+    ),
+    (
+        "meta-evaluate, a Parquet table as a leaderboard",
+        "",
+        ["meta-evaluate", "--truth", "{out}/t.leaderboard.txt", "{out}/t.leaderboard.parquet"],
+        "{out}/t.leaderboard.parquet: not UTF-8 ",
+    ),
+    (
+        "plan-assessments, assessments cut short",
+        "cut t.assessments.parquet",
+        ["plan-assessments", "{out}", "--name", "t", "--count", "2"],
+        f"{{out}}/t.assessments.parquet: {CUT_PARQUET}",
+    ),
+    (
+        "plan-assessments, config cut short",
+        "garble config",
+        ["plan-assessments", "{out}", "--name", "t", "--count", "2"],
+        "{out}/t.config.yml: invalid YAML at line ",
+    ),
+    (
+        "plan-assessments, config naming moved runs",
+        "moved",
+        ["plan-assessments", "{out}", "--name", "t", "--count", "2"],
+        "{root}/runs/teamR-run-a.jsonl: no such file: {out}/t.config.yml names it (--rag-responses); moved since "
+        "judging? give --rag-responses where it is now (each citation goes to the assessors with its document)",
+    ),
+]
+
+
+@pytest.mark.slow  # one CLI subprocess per case
+@pytest.mark.parametrize("damage, command, expected", [c[1:] for c in COMMAND_CASES], ids=[c[0] for c in COMMAND_CASES])
+def test_damaged_or_foreign_files_end_every_command_in_one_line(judged, tmp_path, damage, command, expected):
+    root = _copy(judged, tmp_path)
+    (root / "labels.jsonl").write_text(json.dumps(GOOD_LABEL) + "\n")
+    _damage(root, damage)
+    fill = {"root": root, "out": root / "out"}
+    result = run_cli(*(arg.format(**fill) for arg in command))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith(f"error: {expected.format(**fill)}") and result.stderr.count("\n") == 1, (
+        result.stderr
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_a_damaged_docstore_is_one_line(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes((SAMPLE / "corpus.jsonl").read_bytes())
+    assert run_cli("corpus", "index", corpus).returncode == 0
+    cut(tmp_path / "corpus.jsonl.citejudge-docstore.sqlite")
+    store = tmp_path / "corpus.jsonl.citejudge-docstore.sqlite"
+    for command in (["info", store], ["lookup", store, "d1"]):
+        result = run_cli("corpus", *command)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith(f"error: {store}: not a citejudge docstore (database disk image is malformed)")
+
+
+def test_the_report_names_each_input_that_moved_and_reads_it_where_it_is_now(judged, tmp_path):
+    root = _copy(judged, tmp_path)
+    _damage(root, "moved")
+    out = root / "out"
+    result = run_cli("report", out, "--resamples", "5")
+    assert result.returncode == 0, result.stderr
+    moved = [line for line in result.stderr.splitlines() if ": no such file: " in line]
+    assert [line.split(":")[1].strip() for line in moved] == [
+        str(root / "runs" / name) for name in ("teamR-run-a.jsonl", "teamR-run-b.jsonl", "teamS-raw24.jsonl")
+    ]
+    assert moved[0] == (
+        f"warning: {root}/runs/teamR-run-a.jsonl: no such file: {out}/t.config.yml names it (--rag-responses); "
+        "moved since judging? give --rag-responses where it is now (without it the report shows the cited "
+        "sentences without their documents)"
+    )
+    again = run_cli("report", out, "--resamples", "5", "--rag-responses", root / "runs2")
+    assert again.returncode == 0 and ": no such file: " not in again.stderr, again.stderr
+    plan = run_cli("plan-assessments", out, "--name", "t", "--count", "2", "--rag-responses", root / "runs2")
+    assert plan.returncode == 0, plan.stderr
+    lines = [json.loads(line) for line in (out / "t.assess.jsonl").read_text().splitlines()]
+    assert all(line["document"]["text"] and line["window"]["text"] for line in lines)
+
+
+@pytest.mark.parametrize("kind", ["assessments", "leaderboard", "intervals", "pairs"])
+def test_the_table_readers_raise_one_clear_error(judged, tmp_path, kind):
+    import judges
+    from judges.errors import InputError, UnreadableFile
+
+    root = _copy(judged, tmp_path)
+    cut(root / "out" / f"t.{kind}.parquet")
+    reader = getattr(judges, f"read_{kind}")
+    with pytest.raises(UnreadableFile) as e:
+        reader(root / "out", "t")
+    assert isinstance(e.value, InputError)
+    assert str(e.value) == f"{root}/out/t.{kind}.parquet: {CUT_PARQUET}"
+    other = "assessments" if kind != "assessments" else "leaderboard"
+    (root / "out" / f"t.{kind}.parquet").write_bytes((judged / "out" / f"t.{other}.parquet").read_bytes())
+    with pytest.raises(UnreadableFile, match=f"t.{kind}.parquet: not the table expected here: no column "):
+        reader(root / "out", "t")

@@ -50,6 +50,24 @@ def first_char(path: Path, size: int = 4096) -> str:
         return ""  # the reader that follows says what is wrong
 
 
+def first_record(path: Path, size: int = 1 << 16) -> object:
+    """The first JSON value of a file, or of its top-level array, if it is complete within its
+    first ``size`` bytes; ``None`` otherwise (or when unreadable: the reader that follows says why)."""
+    try:
+        with gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb") as f:
+            head = f.read(size)
+    except (OSError, EOFError, zlib.error):
+        return None
+    text = head.decode("utf-8-sig", errors="replace")
+    pos = _SPACE.match(text, 0).end()
+    if text[pos : pos + 1] == "[":
+        pos = _SPACE.match(text, pos + 1).end()
+    try:
+        return _DECODER.raw_decode(text, pos)[0]
+    except (ValueError, RecursionError):
+        return None
+
+
 def _invalid(path: object, e: json.JSONDecodeError) -> InputError:
     return InputError(path, e.lineno, None, f"invalid JSON ({e.msg} at column {e.colno})")
 

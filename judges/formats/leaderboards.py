@@ -34,8 +34,9 @@ import pandas as pd
 from judges.errors import InputError
 from judges.formats import trec
 from judges.formats.atomic import atomic_text
+from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
-FORMATS = ("ir_measures", "tot", "trec_eval", "jsonl")
+FORMATS = LEADERBOARD_READ_FORMATS
 COLUMNS = ["run_id", "topic_id", "measure", "value"]
 ALL = "all"
 _LAYOUT = {

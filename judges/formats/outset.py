@@ -10,7 +10,10 @@ lock, a staging directory and a journal:
 2. **Lock**: ``OUT/.NAME.lock`` is held (``flock``, not waiting) from before judging to the end;
    a second session on the same out-dir and name stops with an error instead of mixing its
    files with the first one's. The lock dies with its process, so a killed session never
-   leaves it held.
+   leaves it held. A session that ends removes the file while still holding the lock; a session
+   that locks checks that the file it locked is still the one at the path (else it opens the new
+   one and locks again), so two sessions never hold locks on two different files. (A session
+   killed with SIGKILL leaves the empty file behind; the next session removes it.)
 3. **Recover** (:func:`recover`, under the lock): a journal ``OUT/.NAME.commit`` means a session
    was killed during its final step: each staged file it lists that still exists is renamed
    into place (roll forward), completing that session's set. Then the staging directories and
@@ -202,23 +205,54 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
     return done
 
 
+def _lock(path: Path) -> Optional[int]:
+    """Hold the lock file at ``path`` (created if absent): its descriptor, or ``None`` when another
+    process holds it. The file locked is checked to be the one at ``path`` when the lock is taken
+    (a session ending removes it while holding it: a lock on the removed file would lock nothing)."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            os.close(fd)
+            if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+                raise
+            return None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(path))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)  # removed (or replaced) by the session that held it: lock the file there now
+
+
+def _unlock(path: Path, fd: int) -> None:
+    """Remove the lock file, still holding it, then let go."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    os.close(fd)  # releases the flock
+
+
 def settle(out_dir: Path, name: str) -> None:
     """For readers (judges.read_*): complete a commit a killed session left half done, unless a
     session is running (it will do so itself)."""
     out_dir = Path(out_dir)
     if not journal_path(out_dir, name).exists():
         return
+    lock = _lock_path(out_dir, name)
     try:
-        fd = os.open(_lock_path(out_dir, name), os.O_RDWR)
+        fd = _lock(lock)
     except OSError:
         return
+    if fd is None:
+        return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         recover(out_dir, name)
     except OSError:
         pass
     finally:
-        os.close(fd)
+        _unlock(lock, fd)
 
 
 class OutputSet:
@@ -235,17 +269,9 @@ class OutputSet:
 
     def __enter__(self) -> "OutputSet":
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        lock = _lock_path(self.out_dir, self.name)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            os.close(fd)
-            if e.errno not in (errno.EWOULDBLOCK, errno.EACCES):
-                raise
-            holder = (
-                ""  # the lock file stays empty (outputs are byte-identical run to run); its stage dir names the pid
-            )
+        fd = _lock(_lock_path(self.out_dir, self.name))
+        if fd is None:
+            holder = ""  # the lock file is empty (outputs are byte-identical run to run); its stage dir names the pid
             with contextlib.suppress(OSError):
                 pids = [_pid_of(p.name, ".stage-") for p in self.out_dir.glob(f".{glob.escape(self.name)}.stage-*")]
                 pids = [p for p in pids if p is not None and _alive(p)]
@@ -325,7 +351,7 @@ class OutputSet:
 
     def _unlock(self) -> None:
         if self._lock_fd is not None:
-            os.close(self._lock_fd)  # releases the flock
+            _unlock(_lock_path(self.out_dir, self.name), self._lock_fd)
             self._lock_fd = None
 
     def __exit__(self, *exc) -> None:

@@ -53,6 +53,31 @@ def read_reports(
     ``lines``: parse only these line numbers of a JSON Lines file, ``items`` only these indices of
     a JSON array file (a second pass that already knows what to judge).
     """
+    try:
+        for line, value in _read_records(path, dataset, max_citations, lines, items):
+            yield line, as_run_file(value) if isinstance(value, InputError) else value
+    except InputError as e:  # the file cannot be read on (a gzip stream cut short or corrupt)
+        raise as_run_file(e) from None
+
+
+AS_RUN_FILE = "read as a run file"
+
+
+def as_run_file(e: InputError) -> InputError:
+    """A problem of a run file's bytes or JSON (no field named) says what the file was read as:
+    a file that is no run (topics, a leaderboard) among the runs is then not a riddle."""
+    if e.field is not None or e.problem.endswith(AS_RUN_FILE):
+        return e
+    return InputError(e.path, e.line, None, f"{e.problem}; {AS_RUN_FILE}")
+
+
+def _read_records(
+    path: Path,
+    dataset: str,
+    max_citations: Optional[int],
+    lines: Optional[Container[int]],
+    items: Optional[Container[int]],
+) -> Iterator[tuple[int, Report | InputError]]:
     if is_array_file(path):
         yield from _read_array(path, dataset, max_citations, items)
         return
@@ -97,7 +122,7 @@ def read_report_at(
     f.seek(offset)
     value = parse_line(path, line, f.readline())
     if isinstance(value, InputError):
-        raise value
+        raise as_run_file(value)
     return parse_report(value, path, line, dataset, max_citations, offset)
 
 

@@ -1,12 +1,20 @@
-"""Parquet tables for notebooks: per-citation assessments and the long-form leaderboard."""
+"""Parquet tables for notebooks: per-citation assessments and the long-form leaderboard.
+
+:func:`read_table` is the one reader of citejudge's Parquet tables (``judges.read_*``, the
+summary, ``report``, ``agreement``, ``calibrate``, ``plan-assessments``): a file that is damaged,
+cut short or of another kind raises :class:`~judges.errors.UnreadableFile` naming it, never
+pyarrow's error.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from judges.errors import UnreadableFile
 from judges.formats.atomic import atomic_path
 from judges.vocabulary import FEATURES
 
@@ -68,6 +76,8 @@ def write_table(path: Path, table: pa.Table) -> None:
 
 
 def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
+    """The output ``NAME.suffix`` in the output directory ``path`` (the one of its kind when
+    ``name`` is None), or ``path`` itself when it is a file."""
     path = Path(path)
     if path.is_dir():
         if name is None:
@@ -81,13 +91,68 @@ def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
         from judges.formats.outset import settle
 
         settle(path, name)  # a session killed while replacing its outputs: complete its set first
-        return found
-    return path
+    else:
+        found = path
+    if suffix == "config.yml" and found.is_file():
+        read_config(found)  # every reader of a set's config comes through here: a damaged one is one line
+    return found
+
+
+def read_config(path: str | Path) -> dict:
+    """A session's ``NAME.config.yml``: a mapping with the set's ``name``; one that is damaged or
+    of another kind raises :class:`UnreadableFile`."""
+    import yaml
+
+    path = Path(path)
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except OSError as e:
+        raise UnreadableFile(path, f"cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise UnreadableFile(path, f"not UTF-8 ({e.reason} at byte {e.start + 1}): not a citejudge config") from None
+    except (yaml.YAMLError, RecursionError) as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or "nested too deeply"
+        raise UnreadableFile(path, f"invalid YAML{where} ({problem}): cut short or damaged? judge again") from None
+    if not isinstance(config, dict) or not isinstance(config.get("name"), str):
+        raise UnreadableFile(path, "not a citejudge config (a mapping with the set's name): judge again")
+    return config
+
+
+#: The columns every reader of the assessments relies on (older tables may lack later ones).
+ASSESSMENT_KEY = ("run_id", "topic_id", "sentence_index", "citation_rank", "doc_id", "status")
+
+
+def read_table(path: str | Path, columns: Optional[Sequence[str]] = None, required: Sequence[str] = ()) -> pa.Table:
+    """The Parquet table at ``path`` (only ``columns``, when given), with at least the columns
+    ``required``. A file that is not a readable Parquet table (cut short, damaged, another format)
+    or lacks a column raises :class:`UnreadableFile`; a missing file, ``FileNotFoundError``."""
+    path = Path(path)
+    try:
+        names = pq.read_schema(path).names
+        missing = [c for c in dict.fromkeys([*required, *(columns or ())]) if c not in names]
+        if missing:
+            raise UnreadableFile(path, f"not the table expected here: no column {', '.join(map(repr, missing))}")
+        return pq.read_table(path, columns=None if columns is None else list(columns))
+    except (FileNotFoundError, UnreadableFile):
+        raise
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise UnreadableFile(path, _unreadable(path, e)) from None
+
+
+def _unreadable(path: Path, e: BaseException) -> str:
+    """pyarrow's reason, without the path it repeats."""
+    detail = str(e).strip() or type(e).__name__
+    detail = detail.removeprefix(f"Could not open Parquet input source '{path}': ")
+    return f"not a readable Parquet table (cut short, damaged, or another format): {detail}"
 
 
 def read_assessments(path: str | Path, name: str | None = None):
     """The per-citation assessments as a pandas DataFrame (``path``: file or output dir)."""
-    return pq.read_table(output_file(path, name, "assessments.parquet")).to_pandas()
+    return read_table(output_file(path, name, "assessments.parquet"), required=ASSESSMENT_KEY).to_pandas()
 
 
 def read_leaderboard(path: str | Path, name: str | None = None):
@@ -102,4 +167,15 @@ def read_leaderboard(path: str | Path, name: str | None = None):
         from judges.formats.leaderboards import read_any_leaderboard
 
         return read_any_leaderboard(resolved)
-    return pq.read_table(resolved).to_pandas()
+    return read_table(resolved, required=LEADERBOARD_SCHEMA.names).to_pandas()
+
+
+def moved_inputs(config: dict, given: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
+    """``(option, path)`` of the run files and corpus a session's config names that are no longer
+    there (moved or removed since judging); options in ``given`` (passed anew) are left out."""
+    inputs = config.get("inputs") or {}
+    entries = [("--rag-responses", e) for e in inputs.get("responses") or []]
+    if inputs.get("corpus"):
+        entries.append(("--corpus", inputs["corpus"]))
+    paths = [(option, Path(e["path"] if isinstance(e, dict) else e)) for option, e in entries if option not in given]
+    return [(option, path) for option, path in paths if not path.exists()]

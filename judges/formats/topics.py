@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Iterator
 
 from judges.errors import InputError
-from judges.formats.jsondoc import iter_array, iter_values, read_text
+from judges.formats.jsondoc import first_record, iter_array, iter_values, read_text
 from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
-from judges.formats.runs import checked_topic_id, json_type
+from judges.formats.runs import SHAPE_FIELDS, checked_topic_id, json_type
 from judges.records import Topic
 
 TOPIC_SUFFIXES = JSONL_SUFFIXES + (".txt", ".tsv")  # read from a topics directory (TREC TSV besides JSON)
@@ -46,6 +46,20 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
         if isinstance(v, str) and v.strip() and v not in parts:
             parts.append(v.strip())
     return Topic(topic_id, title.strip(), "\n".join(parts), key)
+
+
+def holds_topics(path: Path) -> bool:
+    """Whether a file found among the run files holds topics, not reports (as RAGTIME 2026's team
+    folders keep ``topics_small.jsonl`` beside the runs): its first record is a topic with a title
+    or query, and has none of a report's fields."""
+    obj = first_record(path)
+    if not isinstance(obj, dict) or any(k in obj for k in ("metadata", "run_id", *SHAPE_FIELDS.values())):
+        return False
+    try:
+        topic = parse_topic(obj, str(path), 1)
+    except InputError:
+        return False
+    return bool(topic.title)
 
 
 SHAPES = (

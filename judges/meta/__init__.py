@@ -8,10 +8,7 @@
 * :mod:`judges.meta.labels` and :mod:`judges.meta.agreement` compare per-citation or per-sentence
   decisions with human labels;
 * :mod:`judges.meta.convert` turns labelled claim/evidence sets into runs, topics and labels;
-* :mod:`judges.meta.cli` is the ``meta-evaluate``, ``agreement``, ``convert-labelled`` and
-  ``calibrate`` (fit the support model to labels, :mod:`judges.meta.calibrate`) commands.
-
-Importing this package is cheap: the command names below are what ``judges.cli.run`` dispatches on.
+* :mod:`judges.meta.cli` is the ``meta-evaluate``, ``agreement``, ``convert-labelled``,
+  ``calibrate`` (fit the support model to labels, :mod:`judges.meta.calibrate`) and
+  ``plan-assessments`` commands, which :mod:`judges.cli` adds to the one command line.
 """
-
-COMMANDS = ("meta-evaluate", "agreement", "convert-labelled", "calibrate", "plan-assessments")

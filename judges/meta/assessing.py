@@ -16,9 +16,6 @@ import json
 from pathlib import Path
 from typing import Optional
 
-import pyarrow.parquet as pq
-import yaml
-
 from judges.errors import InputError
 from judges.formats.atomic import atomic_text
 from judges.plan import KEY, Plan, parse_share, plan_session
@@ -32,28 +29,54 @@ def answered_topics(config: dict) -> dict[str, int]:
     return {run: int(config["topics"]) - len(filled.get(run, ())) for run in config["runs"]}
 
 
-def plan_assessments(out_dir: Path, name: str, target: Path, budget: Optional[str], count: Optional[int]) -> Plan:
-    """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``."""
-    from judges.formats.tables import output_file
+def plan_assessments(
+    out_dir: Path,
+    name: str,
+    target: Path,
+    budget: Optional[str],
+    count: Optional[int],
+    responses: Optional[list[Path]] = None,
+    corpus: Optional[Path] = None,
+) -> Plan:
+    """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``, with their
+    documents read from the inputs the set's config names (``responses``, ``corpus``: where they
+    are now, when they moved)."""
+    from judges.formats.tables import ASSESSMENT_KEY, moved_inputs, output_file, read_config, read_table
     from judges.formats.documents import open_documents
 
     config_path = out_dir / f"{name}.config.yml"
     try:
-        config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+        config = read_config(config_path)
         cap = tuple(config["workflow"]["grounding"]["cap"])
         answered = answered_topics(config)
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as e:
-        raise InputError(config_path, None, None, f"cannot read the session's config ({e})") from None
+    except FileNotFoundError:
+        raise InputError(config_path, None, None, "no such file: judge first") from None
+    except KeyError as e:
+        raise InputError(config_path, None, None, f"not a citejudge config: no {e}") from None
+    except (TypeError, ValueError) as e:
+        raise InputError(config_path, None, None, f"not a citejudge config: {e}") from None
+    for option, path in [("--rag-responses", p) for p in responses or []] + [("--corpus", corpus)] * bool(corpus):
+        if not Path(path).exists():
+            raise InputError(path, None, option, "no such file or directory")
+    given = ("--rag-responses",) * bool(responses) + ("--corpus",) * (corpus is not None)
+    for option, path in moved_inputs(config, given)[:1]:
+        raise InputError(
+            path,
+            None,
+            None,
+            f"no such file: {config_path} names it ({option}); moved since judging? give {option} where it is "
+            "now (each citation goes to the assessors with its document)",
+        )
     share = None
     if budget is not None:
         try:
             share = parse_share(budget)
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
-    table = pq.read_table(output_file(out_dir, name, "assessments.parquet"))
+    table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
     plan = plan_session(table, answered, cap, share, count)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
-    docs = open_documents(out_dir, name)
+    docs = open_documents(out_dir, name, responses=responses or None, corpus=corpus)
     with atomic_text(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
             row = {c: table[c][rows[(run, topic, sentence, citation_rank)]].as_py() for c in table.column_names}

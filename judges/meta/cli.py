@@ -1,41 +1,36 @@
-"""The meta-evaluation commands: ``python run_judge.py meta-evaluate | agreement | convert-labelled``.
+"""The meta-evaluation commands of ``run_judge.py``: ``meta-evaluate``, ``agreement``,
+``convert-labelled``, ``calibrate`` and ``plan-assessments``.
 
-``judges.cli.run`` hands the command line to this typer app when its first argument is one of
-:data:`judges.meta.COMMANDS`. Bad input ends with one line ``error: path:line: field: problem`` and
-exit code 2, as for judging.
+:data:`app`'s commands are commands of the one command line (:mod:`judges.cli` adds them). Bad
+input ends with one line ``error: path:line: field: problem`` and exit code 2, as for judging.
+Importing this module is cheap (no pandas): ``--help`` and ``--version`` stay fast.
 """
 
 from __future__ import annotations
 
 import math
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
-import pandas as pd
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from judges.console import fail, say, show, warn
 from judges.errors import InputError
-from judges.formats.leaderboards import FORMATS
+from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
-# No console markup: run ids, measure names and paths are shown as written ("[x]" is not a style),
-# and tables are wider than 80 columns when not on a terminal.
-out = Console(markup=False) if sys.stdout.isatty() else Console(width=140, markup=False)
-err = Console(stderr=True, markup=False)
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help="Meta-evaluation of citejudge: correlation with a truth leaderboard, agreement with human labels.",
+
+Format = Enum("Format", {n: n for n in ("auto", *LEADERBOARD_READ_FORMATS)}, type=str)  # read_any_leaderboard's
+
+
+LABEL_MAP_HELP = (
+    "FROM=TO: read the label FROM (any case) as TO (supported, partially, not_supported), over the synonyms "
+    "(partially_supported, partial, PS, FS, NS, 0/1/2...); repeatable, e.g. --label-map 1=supported for "
+    "binary 0/1 labels."
 )
-
-
-Format = Enum("Format", {n: n for n in ("auto", *FORMATS)}, type=str)  # the formats read_any_leaderboard reads
 
 
 class OnMissing(str, Enum):
@@ -53,15 +48,6 @@ class Layout(str, Enum):
     auto = "auto"
     attributionbench = "attributionbench"
     wice = "wice"
-
-
-def _warn(msg: str) -> None:
-    err.print(f"warning: {msg}", markup=False, highlight=False, soft_wrap=True)
-
-
-def _fail(e: InputError) -> typer.Exit:
-    err.print(f"error: {e.render()}", markup=False, highlight=False, soft_wrap=True)
-    return typer.Exit(2)
 
 
 def _num(x, digits: int = 3) -> str:
@@ -82,6 +68,7 @@ def _with_ci(value, low, high) -> str:
 # ---------------------------------------------------------------------------------------------
 @app.command(
     "meta-evaluate",
+    short_help="Correlation of judge leaderboards with a truth leaderboard, with intervals.",
     help=(
         "Correlate judge leaderboards with a truth leaderboard (Kendall tau-b, Spearman, Pearson, tau_ap, "
         "Kendall@k), with bootstrap confidence intervals over topics."
@@ -179,13 +166,13 @@ def meta_evaluate(
             seed=seed,
             confidence=confidence,
         )
-        result = metaeval.meta_evaluate(t, judged, opts, warn=_warn)
+        result = metaeval.meta_evaluate(t, judged, opts, warn=warn)
         if output is not None:
             write_table(output, result.correlations, "--output")
         if output_values is not None:
             write_table(output_values, result.values, "--output-values")
     except InputError as e:
-        raise _fail(e)
+        raise fail(e.render())
     _print_correlations(result.correlations, methods, resamples > 0, confidence)
     if show_values:
         _print_values(result.values)
@@ -193,10 +180,13 @@ def meta_evaluate(
 
 def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
     """One table per judge leaderboard: a row per (truth measure, judge measure, correlation)."""
+    import pandas as pd
+
     ci = f"{confidence:.0%} CI" if with_ci else None
     for ev, part in df.groupby("eval", sort=False):
         how = "all rows" if (part["ranking"] == "all").all() else "mean over the selected topics"
-        table = Table(title=f"meta-evaluation of {ev} (runs ranked by their {how})", title_justify="left")
+        say(f"meta-evaluation of {ev} (runs ranked by their {how})")  # a line: a path never folds in a title
+        table = Table()
         for name in ("truth measure", "judge measure", "correlation", "value", *([ci] if ci else []), "runs", "topics"):
             table.add_column(
                 name, justify="left" if name in ("truth measure", "judge measure", "correlation") else "right"
@@ -209,7 +199,7 @@ def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
             topics = "-" if r.topics is pd.NA or r.topics is None else str(r.topics)
             interval = [] if not ci else ["" if _num(r.ci_low) == "n/a" else f"[{_num(r.ci_low)}, {_num(r.ci_high)}]"]
             table.add_row(*shown, r.method, _num(r.value), *interval, str(r.runs), topics)
-        out.print(table)
+        show(table)
 
 
 def _print_values(df) -> None:
@@ -218,7 +208,7 @@ def _print_values(df) -> None:
         table.add_column(name, justify="right" if name == "value" else "left")
     for r in df.itertuples(index=False):
         table.add_row(r.leaderboard, r.measure, r.run_id, _with_ci(r.value, r.ci_low, r.ci_high))
-    out.print(table)
+    show(table)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,6 +216,7 @@ def _print_values(df) -> None:
 # ---------------------------------------------------------------------------------------------
 @app.command(
     "agreement",
+    short_help="Agreement of the judge's decisions with human labels.",
     help=(
         "Compare the judge's per-citation or per-sentence decisions (NAME.assessments.parquet) with human "
         "labels: accuracy, balanced accuracy, macro-F1, Cohen's kappa, ROC-AUC, confusion matrix."
@@ -236,7 +227,12 @@ def agreement(
         ..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."
     ),
     labels: Path = typer.Option(
-        ..., "--labels", help="Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label)."
+        ...,
+        "--labels",
+        help=(
+            "Human labels JSONL (run_id, topic_id, sentence_index[, doc_id], label: supported, partially, "
+            "not_supported or a synonym)."
+        ),
     ),
     name: Optional[str] = typer.Option(
         None, "--name", help="Output name, when the directory holds several judged sets."
@@ -257,15 +253,16 @@ def agreement(
         OnMissing.error, "--on-missing", help="Labels without a judgment: error, warn (leave out), skip (silently)."
     ),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the score table to this .jsonl or .csv file."),
+    label_map: List[str] = typer.Option([], "--label-map", help=LABEL_MAP_HELP),
 ) -> None:
     try:
         from judges.meta import agreement as ag
-        from judges.meta.labels import read_labels
+        from judges.meta.labels import parse_label_map, read_labels
         from judges.meta.results import table_format, write_table
 
         if output is not None:
             table_format(output, "--output")
-        lab = read_labels(labels)
+        lab = read_labels(labels, parse_label_map(label_map))
         columns = [c for c in lab.table.columns if c not in ("label", "_line")]
         for col in by:
             if col not in columns:
@@ -273,13 +270,13 @@ def agreement(
                     labels, None, "--by", f"no column {col!r} in the label file (columns: {', '.join(columns)})"
                 )
         table = _read_assessments(assessments, name)
-        joined = ag.join(lab, table, on_missing.value, warn=_warn)
+        joined = ag.join(lab, table, on_missing.value, warn=warn)
         groups = [] if no_breakdown else (list(dict.fromkeys(by)) or ag.default_breakdown(lab))
         result = ag.agreement_table(joined, groups, positive.value)
         if output is not None:
             write_table(output, result, "--output")
     except InputError as e:
-        raise _fail(e)
+        raise fail(e.render())
     _print_agreement(result, lab.level, positive.value)
 
 
@@ -334,7 +331,7 @@ def _print_agreement(df, level: str, positive: str) -> None:
                 )
             ),
         )
-    out.print(table)
+    show(table)
     from judges.vocabulary import LABELS
 
     first = df.iloc[0]
@@ -344,11 +341,12 @@ def _print_agreement(df, level: str, positive: str) -> None:
         cm.add_column(j, justify="right")
     for h in LABELS:
         cm.add_row(h, *(str(first[f"confusion.{h}.{j}"]) for j in LABELS))
-    out.print(cm)
+    show(cm)
 
 
 @app.command(
     "calibrate",
+    short_help="Fit the support model to human labels.",
     help=(
         "Fit the support model to human labels (a track's first judged topics): reads a judging run's "
         "assessments (their support features) and a label file, prints the scores of topic-grouped "
@@ -369,12 +367,13 @@ def calibrate(
     data: Optional[str] = typer.Option(
         None, "--data", help="How the model file names its training data (default: the label file's name)."
     ),
+    label_map: List[str] = typer.Option([], "--label-map", help=LABEL_MAP_HELP),
 ) -> None:
     try:
-        from judges.meta.labels import read_labels
+        from judges.meta.labels import parse_label_map, read_labels
         from judges.meta.calibrate import calibrate as fit_model, labelled_features
 
-        lab = read_labels(labels)
+        lab = read_labels(labels, parse_label_map(label_map))
         table = _read_assessments(assessments, name)
         if "f_norm_score" not in table.columns:
             raise InputError(
@@ -387,7 +386,7 @@ def calibrate(
             raise InputError(labels, None, None, str(e)) from None
         model.write(output)
     except InputError as e:
-        raise _fail(e)
+        raise fail(e.render())
     cv = model.cross_validation
     t = Table(
         title=f"support model fitted on {len(rows)} labelled citations; cross-validated by topic ({cv['folds']} folds)"
@@ -404,18 +403,18 @@ def calibrate(
         t.add_column(h, justify="right")
     keys = ("run_tau_expected", "run_tau", "topic_tau", "exact", "kappa", "auc_full", "auc_any")
     t.add_row(*(_num(cv[k]) for k in keys))
-    out.print(t)
-    out.print(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
-    out.print(
+    show(t)
+    say(f"judged mix {cv['judged_mix']}; human mix {cv['human_mix']}")
+    say(
         "default thresholds (the labels' mix on the training data): "
         f"p_supported {model.p_supported}, p_partial {model.p_partial}"
     )
     iv = model.intervals
-    out.print(
+    say(
         f"leaderboard intervals (judges.intervals): errors shared by a report's citations sd {iv['report_sd']}, "
         f"by a run's sd {iv['run_sd']}; mean bias {iv['bias']:+.4f} (not applied)"
     )
-    out.print(f"wrote {output} (support.model: {output})")
+    say(f"wrote {output} (support.model: {output})")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,6 +422,7 @@ def calibrate(
 # ---------------------------------------------------------------------------------------------
 @app.command(
     "plan-assessments",
+    short_help="The citations assessors should label next, for an annotation tool.",
     help=(
         "Choose the citations assessors should label next, where a label moves the ranking most (the plan "
         "judges.plan makes for the LLM), and write them for an annotation tool: ids, sentence, evidence "
@@ -437,6 +437,12 @@ def plan_assessments(
     output: Optional[Path] = typer.Option(
         None, "--output", help="Where to write the JSONL (default OUT_DIR/NAME.assess.jsonl)."
     ),
+    responses: List[Path] = typer.Option(
+        [], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."
+    ),
+    corpus: Optional[Path] = typer.Option(
+        None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."
+    ),
 ) -> None:
     try:
         from judges.meta.assessing import plan_assessments as plan_for_assessors
@@ -446,17 +452,11 @@ def plan_assessments(
         if not (out_dir / f"{name}.assessments.parquet").is_file():
             raise InputError(out_dir, None, "--name", f"no {name}.assessments.parquet here: judge first")
         target = output or out_dir / f"{name}.assess.jsonl"
-        plan = plan_for_assessors(out_dir, name, target, budget, count)
+        plan = plan_for_assessors(out_dir, name, target, budget, count, list(responses), corpus)
     except InputError as e:
-        raise _fail(e)
-    out.print(
-        f"chose {len(plan)} of {plan.candidates} unlabelled judgeable citations by expected gain; wrote {target}",
-        highlight=False,
-    )
-    out.print(
-        "fill in each line's label (supported, partially, not_supported), then judge again with --labels FILE",
-        highlight=False,
-    )
+        raise fail(e.render())
+    say(f"chose {len(plan)} of {plan.candidates} unlabelled judgeable citations by expected gain; wrote {target}")
+    say("fill in each line's label (supported, partially, not_supported), then judge again with --labels FILE")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -464,6 +464,7 @@ def plan_assessments(
 # ---------------------------------------------------------------------------------------------
 @app.command(
     "convert-labelled",
+    short_help="AttributionBench or WiCE files as runs, topics and labels.",
     help=(
         "Turn a labelled claim/evidence file (AttributionBench or WiCE layout) into runs, topics and a label "
         "file for the judge and for agreement."
@@ -483,25 +484,17 @@ def convert_labelled(
         items = read_items(source, layout.value)
         done = write_converted(out_dir, items, run_id)
     except InputError as e:
-        raise _fail(e)
+        raise fail(e.render())
     except OSError as e:
-        err.print(f"error: {e.filename or ''}: {e.strerror or e}", markup=False, highlight=False, soft_wrap=True)
-        raise typer.Exit(2)
+        raise fail(f"{e.filename or ''}: {e.strerror or e}")
     counts: dict[str, int] = {}
     for it in items:
         counts[it.label] = counts.get(it.label, 0) + 1
-    out.print(
-        f"{done.items} items: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())),
-        markup=False,
-        highlight=False,
-    )
+    say(f"{done.items} items: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     for kind, path in (("topics", done.topics), ("runs", done.runs), ("labels", done.labels)):
-        out.print(f"{kind}: {path}", markup=False, highlight=False)
-    out.print(
+        say(f"{kind}: {path}")
+    say(
         f"next: python run_judge.py --judge citation --rag-topics {done.topics} --rag-responses {done.runs} "
         "--out-dir OUT --name NAME; "
-        f"python run_judge.py agreement --assessments OUT --name NAME --labels {done.labels}",
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
+        f"python run_judge.py agreement --assessments OUT --name NAME --labels {done.labels}"
     )

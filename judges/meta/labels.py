@@ -6,8 +6,11 @@ Each line is an object with
   the sentence in the report's ``answer``/``responses`` list, as in the assessments table);
 * ``doc_id`` (optional): present on every line, the labels are per citation (the judgment of that
   document cited by that sentence); absent on every line, per sentence. A mix is an error;
-* ``label``: ``supported``, ``partially`` or ``not_supported``; ``null``: not labelled yet (the
-  line is skipped and counted: ``plan-assessments`` writes its lines so, for an assessor to fill);
+* ``label``: ``supported``, ``partially`` or ``not_supported``, or a synonym of one
+  (:data:`~judges.vocabulary.LABEL_SYNONYMS`: ``partially_supported``, ``partial``, ``PS``,
+  ``FS``, ``NS``, ``0``/``1``/``2``..., in any case), or a value ``label_map`` (``--label-map
+  FROM=TO``) maps to one; ``null``: not labelled yet (the line is skipped and counted:
+  ``plan-assessments`` writes its lines so, for an assessor to fill);
 * any other keys: extra columns (string, number, boolean or null), e.g. the source data set, by
   which ``agreement`` breaks its scores down; objects and lists (e.g. the document and evidence
   ``plan-assessments`` writes, or WiCE's ``supporting_sentences``) are left out.
@@ -19,14 +22,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterable, Mapping, NamedTuple, Optional
 
 import pandas as pd
 
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
-from judges.vocabulary import LABEL_STATUS, LABELS
+from judges.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
 
 KEY = ("run_id", "topic_id", "sentence_index")
 RESERVED = {"label", *KEY, "doc_id"}
@@ -51,76 +54,143 @@ def _describe(key: tuple) -> str:
     return text + (f", doc {key[3]!r}" if len(key) > 3 else "")
 
 
-def read_labels(path: str | Path) -> Labels:  # noqa: C901 (to split: issue 32)
+def label_key(value: object) -> Optional[str]:
+    """How a label is looked up: a string stripped, in lower case, spaces and hyphens as
+    underscores; an integer as its digits; anything else has none."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    return "_".join(str(value).strip().lower().replace("-", " ").split())
+
+
+#: Every way of writing a label (:func:`label_key`) -> the label.
+SYNONYMS = {label_key(w): label for label in LABELS for w in (label, *LABEL_SYNONYMS[label])}
+
+
+def parse_label_map(items: Iterable[str], option: str = "--label-map") -> dict[str, str]:
+    """``FROM=TO`` items (``--label-map``) as a map from the way of writing (:func:`label_key`)
+    to the label; ``TO`` is a label or a synonym of one."""
+    found: dict[str, str] = {}
+    for item in items:
+        source, eq, target = item.partition("=")
+        if not eq or label_key(source) in (None, ""):
+            raise InputError(option, None, None, f"{item!r}: expected FROM=TO, e.g. attributable=supported")
+        label = SYNONYMS.get(label_key(target))
+        if label is None:
+            raise InputError(
+                option, None, None, f"{item!r}: {target.strip()!r} is not a label; expected {', '.join(LABELS)}"
+            )
+        found[label_key(source)] = label
+    return found
+
+
+def read_labels(path: str | Path, label_map: Optional[Mapping[str, str]] = None) -> Labels:
+    """The label file at ``path``; ``label_map`` (:func:`parse_label_map`) reads other values as
+    labels, before the synonyms."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None, None, "no such file")
-    records: list[dict] = []
-    extras: dict[str, None] = {}
-    level = None
-    level_line = 0
-    seen: dict[tuple, int] = {}
-    unlabelled = 0
+    reader = _Reader(path, {**SYNONYMS, **(label_map or {})})
     for line, obj in iter_jsonl(path):
+        reader.add(line, obj)
+    return reader.labels()
+
+
+class _Reader:
+    """The lines of one label file, checked one by one (:func:`read_labels`)."""
+
+    def __init__(self, path: Path, names: Mapping[str, str]):
+        self.path, self.names = path, names
+        self.records: list[dict] = []
+        self.extras: dict[str, None] = {}
+        self.level: Optional[str] = None
+        self.level_line = 0
+        self.seen: dict[tuple, int] = {}
+        self.unlabelled = 0
+
+    def add(self, line: int, obj: object) -> None:
         if isinstance(obj, InputError):
             raise obj
         if not isinstance(obj, dict):
-            raise InputError(path, line, None, f"a label must be a JSON object, got {json_type(obj)}")
+            raise InputError(self.path, line, None, f"a label must be a JSON object, got {json_type(obj)}")
+        rec = self._key(line, obj)
+        if "label" not in obj:
+            raise InputError(self.path, line, "label", "missing")
+        if obj["label"] is None:  # not labelled yet
+            self.unlabelled += 1
+            return
+        rec["label"] = self._label(line, obj["label"])
+        rec[LINE] = line
+        rec.update(self._extras(line, obj))
+        key = tuple(rec[k] for k in ((*KEY, "doc_id") if self.level == "citation" else KEY))
+        if key in self.seen:
+            raise InputError(
+                self.path, line, "label", f"second label for {_describe(key)} (first on line {self.seen[key]})"
+            )
+        self.seen[key] = line
+        self.records.append(rec)
+
+    def _key(self, line: int, obj: dict) -> dict:
+        """run_id, topic_id, sentence_index and (per citation) doc_id, checked."""
         rec: dict = {}
         for k in ("run_id", "topic_id"):
             if obj.get(k) is None:
-                raise InputError(path, line, k, "missing")
-            rec[k] = checked_id(obj[k], str(path), line, k)
+                raise InputError(self.path, line, k, "missing")
+            rec[k] = checked_id(obj[k], str(self.path), line, k)
         idx = obj.get("sentence_index")
         if idx is None:
-            raise InputError(path, line, "sentence_index", "missing")
+            raise InputError(self.path, line, "sentence_index", "missing")
         if isinstance(idx, bool) or not isinstance(idx, int) or idx < 0:
-            raise InputError(path, line, "sentence_index", f"must be an integer >= 0, got {json.dumps(idx)}")
+            raise InputError(self.path, line, "sentence_index", f"must be an integer >= 0, got {json.dumps(idx)}")
         rec["sentence_index"] = idx
         this_level = "sentence" if obj.get("doc_id") is None else "citation"
-        if level is None:
-            level, level_line = this_level, line
-        elif this_level != level:
+        if self.level is None:
+            self.level, self.level_line = this_level, line
+        elif this_level != self.level:
             where = "present here but not" if this_level == "citation" else "absent here but present"
             raise InputError(
-                path,
+                self.path,
                 line,
                 "doc_id",
-                f"{where} on line {level_line}: labels are all per citation (with doc_id) or all per sentence",
+                f"{where} on line {self.level_line}: labels are all per citation (with doc_id) or all per sentence",
             )
         if this_level == "citation":
-            rec["doc_id"] = checked_id(obj["doc_id"], str(path), line, "doc_id")
-        if "label" not in obj:
-            raise InputError(path, line, "label", "missing")
-        label = obj["label"]
-        if label is None:  # not labelled yet
-            unlabelled += 1
-            continue
-        if label not in LABELS:
-            raise InputError(path, line, "label", f"unknown {json.dumps(label)}; expected {', '.join(LABELS)}")
-        rec["label"] = label
-        rec[LINE] = line
+            rec["doc_id"] = checked_id(obj["doc_id"], str(self.path), line, "doc_id")
+        return rec
+
+    def _label(self, line: int, value: object) -> str:
+        label = self.names.get(label_key(value))
+        if label is None:
+            raise InputError(
+                self.path,
+                line,
+                "label",
+                f"unknown {json.dumps(value)}; expected {', '.join(LABELS)} or a synonym (partially_supported, "
+                "PS, 0/1/2...); agreement and calibrate read others with --label-map FROM=TO",
+            )
+        return label
+
+    def _extras(self, line: int, obj: dict) -> dict:
+        """The line's other keys with a scalar value, as strings (objects and lists left out)."""
+        extras = {}
         for k, v in obj.items():
             if k in RESERVED:
                 continue
             if k.startswith("_"):
-                raise InputError(path, line, k, "extra column names must not start with '_'")
+                raise InputError(self.path, line, k, "extra column names must not start with '_'")
             if isinstance(v, (dict, list)):  # not a column: left out
                 continue
-            extras.setdefault(k, None)
-            rec[k] = None if v is None else str(v)
-        key = tuple(rec[k] for k in ((*KEY, "doc_id") if level == "citation" else KEY))
-        if key in seen:
-            raise InputError(path, line, "label", f"second label for {_describe(key)} (first on line {seen[key]})")
-        seen[key] = line
-        records.append(rec)
-    if not records:
-        pending = f" ({unlabelled} lines not labelled yet)" if unlabelled else ""
-        raise InputError(path, None, None, f"no labels{pending}")
-    columns = [*KEY] + (["doc_id"] if level == "citation" else []) + ["label", LINE, *extras]
-    table = pd.DataFrame.from_records(records, columns=columns)
-    table = table.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "label": str, LINE: "int64"})
-    return Labels(path, level, table, tuple(extras), unlabelled)
+            self.extras.setdefault(k, None)
+            extras[k] = None if v is None else str(v)
+        return extras
+
+    def labels(self) -> Labels:
+        if not self.records:
+            pending = f" ({self.unlabelled} lines not labelled yet)" if self.unlabelled else ""
+            raise InputError(self.path, None, None, f"no labels{pending}")
+        columns = [*KEY] + (["doc_id"] if self.level == "citation" else []) + ["label", LINE, *self.extras]
+        table = pd.DataFrame.from_records(self.records, columns=columns)
+        table = table.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "label": str, LINE: "int64"})
+        return Labels(self.path, self.level, table, tuple(self.extras), self.unlabelled)
 
 
 def citation_statuses(labels: Labels) -> dict[tuple, str]:

@@ -1,0 +1,213 @@
+"""What a judging session prints when it ends: the summary table, coverage per run, the top runs
+and the adjacent runs the assessors may well order the other way (``judges.cli``'s judge command).
+
+Every table goes through :mod:`judges.console`: on a terminal as wide as it is, elsewhere as wide
+as its content, so a run id or a path stays on one line in a log.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.table import Table
+
+from judges.console import say, show, warn
+from judges.counts import (
+    CAPPED,
+    CITATIONS,
+    CITATIONS_BEYOND_LIMIT,
+    CORPUS_DOCUMENTS,
+    HUMAN_LABELLED,
+    REPORTS,
+    REPORTS_UNKNOWN_TOPIC,
+    RUNS_NOT_SELECTED,
+    SENTENCES,
+    SKIPPED,
+)
+from judges.vocabulary import MAIN_STATUSES
+
+SHOWN = 10  # (run, topic) pairs named before "and N more"
+
+
+def print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
+    """The session's summary, then coverage, top runs and the runs that cannot be told apart.
+    ``compiling``: seconds of a first run's kernel compilation, left out of the rate."""
+    table = Table(title="citejudge summary", show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    rows = [
+        *_input_rows(summary),
+        *_status_rows(summary),
+        *_attest_rows(summary),
+        *_tail_rows(summary, seconds, compiling),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    show(table)
+    if summary.coverage:
+        print_coverage(summary.coverage)
+    print_top(summary.files.get("leaderboard_parquet"))
+    print_trust(summary.files.get("leaderboard_parquet"), summary.files.get("pairs_parquet"))
+
+
+def _input_rows(summary) -> list[tuple[str, str]]:
+    """Runs, topics, reports, what was skipped, sentences and citations."""
+    counts = summary.counts
+    not_selected = counts[RUNS_NOT_SELECTED]
+    rows = [
+        ("runs", f"{len(summary.runs)}" + (f" ({not_selected} not selected by --max-runs)" if not_selected else "")),
+        ("topics", str(summary.topics)),
+        ("reports judged", str(counts[REPORTS])),
+    ]
+    skipped = {k: v for k, v in counts.items() if k in SKIPPED.values() and v}
+    if counts[REPORTS_UNKNOWN_TOPIC]:
+        skipped[REPORTS_UNKNOWN_TOPIC] = counts[REPORTS_UNKNOWN_TOPIC]
+    if skipped:
+        shown = (f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items()))
+        rows.append(("skipped", ", ".join(shown)))
+    beyond = counts[CITATIONS_BEYOND_LIMIT]
+    rows.append(("sentences", str(counts[SENTENCES])))
+    rows.append(
+        (
+            "citations judged",
+            f"{counts[CITATIONS]}" + (f" ({beyond} beyond max_per_sentence, not judged)" if beyond else ""),
+        )
+    )
+    return rows
+
+
+def _status_rows(summary) -> list[tuple[str, str]]:
+    """The citations by status (a share of all judged), capped and human-labelled ones, the corpus."""
+    counts, st = summary.counts, summary.statuses
+    n = counts[CITATIONS]
+    rows = [(f"  {s}", f"{st[s]}" + (f" ({100 * st[s] / n:.1f}%)" if n else "")) for s in MAIN_STATUSES]
+    if st["cross_language"]:
+        rows.append(
+            (
+                "  cross_language",
+                f"{st['cross_language']} ({100 * st['cross_language'] / n:.1f}%): sentence and cited "
+                "text in different scripts, not aligned (give a translated --corpus, or --attest)",
+            )
+        )
+    if counts[CAPPED]:
+        why = "of the partial: aligned as supported, but the document lacks a number or entity"
+        rows.append(("  capped", f"{counts[CAPPED]} {why}"))
+    if counts[HUMAN_LABELLED]:
+        rows.append(("  human labels", f"{counts[HUMAN_LABELLED]}: their level is final (--labels)"))
+    if counts[CORPUS_DOCUMENTS]:
+        rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
+    return rows
+
+
+def _attest_rows(summary) -> list[tuple[str, str]]:
+    """LLM attestation: what was asked, the answers, tokens and failures (a degenerate LLM warned)."""
+    a = summary.attest
+    if not a:
+        return []
+    n = summary.counts[CITATIONS]
+    share = f" ({a['selected'] / n:.1%})" if n else ""
+    answers = a.get("answers")
+    rows = [
+        (
+            "LLM attestation",
+            f"{a['mode']}: {a['selected']} selected{share}, {a['guarded']} guarded, {a['changed']} changed",
+        ),
+        (
+            "LLM questions",
+            f"{a['calls']} calls, {a['cache_hits']} cache hits, {a['failed']} failed, {a['unparsed']} unparsed"
+            + ("; answers " + ", ".join(f"{k} {ans}" for ans, k in answers.items()) if answers else ""),
+        ),
+        ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
+    ]
+    if a["failed_requests"]:
+        rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
+    if a.get("degenerate"):  # one line, not wrapped in the table
+        warn(a["degenerate"]["message"] + " (--strict-llm makes this an error)")
+    return rows
+
+
+def _tail_rows(summary, seconds: float, compiling: float) -> list[tuple[str, str]]:
+    """Filled (run, topic) pairs, warnings, time and rate, processes, and the files written."""
+    rows = []
+    if summary.filled:
+        more = len(summary.filled) - SHOWN
+        shown = ", ".join(f"{r}/{t}" for r, t in summary.filled[:SHOWN]) + (f" and {more} more" if more > 0 else "")
+        rows.append(
+            ("filled (on_missing)", f"{len(summary.filled)} (run, topic) pair(s) without a report, scored 0: {shown}")
+        )
+    rows += [("warning", line) for line in summary.warnings]
+    n = summary.counts[CITATIONS]
+    judging = seconds - compiling
+    rate = f"{n / judging:,.0f} citations/s" if judging > 0 and n else ""
+    if compiling:
+        rate = f"{compiling:.1f} s of it compiling the kernels once" + (f"; {rate} after" if rate else "")
+    rows.append(("time", f"{seconds:.1f} s" + (f" ({rate})" if rate else "")))
+    if summary.processes:
+        rows.append(("processes", summary.processes))
+    rows += list(summary.files.items())
+    return rows
+
+
+def print_coverage(rows: list[dict]) -> None:
+    """The per-run coverage table (NAME.coverage.tsv has the missing citations by reason)."""
+    table = Table(title="coverage per run", box=None, pad_edge=False)
+    for i, head in enumerate(("run", "topics", "sentences", "cited", "citations", "missing", "cross-lang")):
+        table.add_column(head, justify="left" if i == 0 else "right", overflow="fold")
+    for r in rows:
+        missing = sum(v for k, v in r.items() if k.startswith("missing_"))
+        table.add_row(
+            r["run_id"],
+            f"{r['topics_answered']}/{r['topics']}",
+            str(r["sentences"]),
+            str(r["cited_sentences"]),
+            str(r["citations"]),
+            str(missing),
+            str(r["cross_language"]),
+        )
+    show(table)
+
+
+def _leaderboard_rows(path: str) -> list[tuple]:
+    from judges.formats.tables import read_table
+
+    table = read_table(path, columns=["run_id", "topic_id", "measure", "value"])
+    return list(zip(*(table.column(c).to_pylist() for c in table.column_names)))
+
+
+def print_top(path: Optional[str], n: int = 5) -> None:
+    """The top of the leaderboard by the headline measure (``all`` rows)."""
+    if not path:
+        return
+    from judges.leaderboard import top_runs
+
+    rows = _leaderboard_rows(path)
+    if not rows:
+        return
+    head, top = top_runs(rows, n)
+    width = max(len(run) for run, _ in top)
+    lines = [f"top runs by {head} (mean over topics):"]
+    lines += [f"{k:>3}  {run:<{width}}  {value:.4f}" for k, (run, value) in enumerate(top, 1)]
+    say("\n".join(lines))
+
+
+def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3) -> None:
+    """Adjacent runs of the headline ranking the assessors may well order the other way (judges.intervals)."""
+    if not leaderboard or not pairs:
+        return
+    from judges.formats.tables import read_table
+    from judges.intervals import inseparable
+    from judges.leaderboard import top_runs
+
+    rows = _leaderboard_rows(leaderboard)
+    head, ranking = top_runs(rows, len(rows))
+    pair_table = read_table(pairs)
+    found = inseparable(list(zip(*(pair_table.column(c).to_pylist() for c in range(6)))), [r for r, _ in ranking])
+    if not found:
+        return
+    named = ", ".join(f"{a} and {b} (P {p:.2f})" for a, b, p in found[:shown])
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    tsv = pairs[: -len(".parquet")] + ".tsv"
+    say(
+        f"cannot be told apart: {len(found)} of {len(ranking) - 1} adjacent runs by {head} (P < 0.95 that the "
+        f"assessors order them as the judge does): {named}{more}; every pair in {tsv}"
+    )
