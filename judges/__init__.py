@@ -10,10 +10,22 @@ Notebook entry points::
     pairs = judges.read_pairs("output/", "sample")        # per pair of runs: P(the assessors order them so)
     docs = judges.open_documents("output/", "sample")     # the cited documents, read from the inputs
     docs.evidence(df.iloc[0])                             # the document and the evidence in context
+
+A table or config that is damaged, cut short or of another kind raises :class:`UnreadableFile`
+(an :class:`InputError`: ``str(e)`` is ``path: problem``); a missing one, ``FileNotFoundError``.
 """
 
 __version__ = "0.1.0"
-__all__ = ["open_documents", "read_assessments", "read_intervals", "read_leaderboard", "read_pairs", "__version__"]
+__all__ = [
+    "InputError",
+    "UnreadableFile",
+    "open_documents",
+    "read_assessments",
+    "read_intervals",
+    "read_leaderboard",
+    "read_pairs",
+    "__version__",
+]
 
 
 def __getattr__(name: str):
@@ -27,6 +39,10 @@ def __getattr__(name: str):
         from judges import intervals
 
         return getattr(intervals, name)
+    if name in ("InputError", "UnreadableFile"):
+        from judges import errors
+
+        return getattr(errors, name)
     if name == "open_documents":
         from judges.formats.documents import open_documents
 
