@@ -15,11 +15,16 @@ One answer, in memory (the same judgment, citation by citation)::
 
     checked = judges.check_answer("Revenue rose 12%. The CEO resigned.", ["Revenue rose 12% in Q3."])
     [(s.text, s.status) for s in checked.sentences]
+
+A table or config that is damaged, cut short or of another kind raises :class:`UnreadableFile`
+(an :class:`InputError`: ``str(e)`` is ``path: problem``); a missing one, ``FileNotFoundError``.
 """
 
 __version__ = "0.1.0"
 __all__ = [
     "check_answer",
+    "InputError",
+    "UnreadableFile",
     "open_documents",
     "read_assessments",
     "read_intervals",
@@ -44,6 +49,10 @@ def __getattr__(name: str):
         from judges.answer import check_answer
 
         return check_answer
+    if name in ("InputError", "UnreadableFile"):
+        from judges import errors
+
+        return getattr(errors, name)
     if name == "open_documents":
         from judges.formats.documents import open_documents
 

@@ -644,7 +644,7 @@ def test_the_report_names_each_input_that_moved_and_reads_it_where_it_is_now(jud
 @pytest.mark.parametrize("kind", ["assessments", "leaderboard", "intervals", "pairs"])
 def test_the_table_readers_raise_one_clear_error(judged, tmp_path, kind):
     import judges
-    from judges.errors import InputError, UnreadableFile
+    from judges import InputError, UnreadableFile
 
     root = _copy(judged, tmp_path)
     cut(root / "out" / f"t.{kind}.parquet")

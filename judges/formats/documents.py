@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
 
-import yaml
 
 from judges.formats.corpus import read_corpus
 from judges.formats.jsonl import discover, iter_jsonl
 from judges.formats.runs import DOC_ID_KEYS, read_report_at, read_reports
+from judges.formats import tables
 from judges.formats.tables import output_file
 from judges.records import Document, Report
 
@@ -109,8 +109,8 @@ def locate(mapping: list, text: str, start: int, end: int) -> tuple[list[int], l
 
 
 def read_config(out_dir: Path, name: Optional[str]) -> tuple[str, dict]:
-    path = output_file(out_dir, name, "config.yml")
-    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    """The set's name and its ``NAME.config.yml`` (read by :func:`judges.formats.tables.read_config`)."""
+    config = tables.read_config(output_file(out_dir, name, "config.yml"))
     return config["name"], config
 
 
