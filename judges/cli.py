@@ -440,7 +440,6 @@ def report(
         if not out_dir.is_dir():
             raise InputError(out_dir, None, "OUT_DIR", "no such directory")
         _given_inputs_exist(responses, corpus)
-        _warn_moved_inputs(out_dir, name, ("--rag-responses",) * bool(responses) + ("--corpus",) * bool(corpus))
         done = build_report(
             out_dir,
             name,
@@ -467,22 +466,6 @@ def _given_inputs_exist(responses: List[Path], corpus: Optional[Path]) -> None:
     for option, path in [("--rag-responses", p) for p in responses] + [("--corpus", corpus)] * (corpus is not None):
         if not path.exists():
             raise InputError(path, None, option, "no such file or directory")
-
-
-def _warn_moved_inputs(out_dir: Path, name: Optional[str], given: tuple[str, ...]) -> None:
-    """A warning naming each run file or corpus the set's config names that is no longer there."""
-    from judges.formats.tables import moved_inputs, output_file, read_config
-
-    try:
-        config_path = output_file(out_dir, name, "config.yml")
-        config = read_config(config_path)
-    except FileNotFoundError:
-        return  # the report says what is missing
-    for option, path in moved_inputs(config, given):
-        warn(
-            f"{path}: no such file: {config_path} names it ({option}); moved since judging? give {option} where "
-            "it is now (without it the report shows the cited sentences without their documents)"
-        )
 
 
 # ---------------------------------------------------------------------------------------------

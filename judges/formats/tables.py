@@ -168,14 +168,3 @@ def read_leaderboard(path: str | Path, name: str | None = None):
 
         return read_any_leaderboard(resolved)
     return read_table(resolved, required=LEADERBOARD_SCHEMA.names).to_pandas()
-
-
-def moved_inputs(config: dict, given: tuple[str, ...] = ()) -> list[tuple[str, Path]]:
-    """``(option, path)`` of the run files and corpus a session's config names that are no longer
-    there (moved or removed since judging); options in ``given`` (passed anew) are left out."""
-    inputs = config.get("inputs") or {}
-    entries = [("--rag-responses", e) for e in inputs.get("responses") or []]
-    if inputs.get("corpus"):
-        entries.append(("--corpus", inputs["corpus"]))
-    paths = [(option, Path(e["path"] if isinstance(e, dict) else e)) for option, e in entries if option not in given]
-    return [(option, path) for option, path in paths if not path.exists()]

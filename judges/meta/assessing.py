@@ -41,7 +41,7 @@ def plan_assessments(
     """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``, with their
     documents read from the inputs the set's config names (``responses``, ``corpus``: where they
     are now, when they moved)."""
-    from judges.formats.tables import ASSESSMENT_KEY, moved_inputs, output_file, read_config, read_table
+    from judges.formats.tables import ASSESSMENT_KEY, output_file, read_config, read_table
     from judges.formats.documents import open_documents
 
     config_path = out_dir / f"{name}.config.yml"
@@ -58,8 +58,8 @@ def plan_assessments(
     for option, path in [("--rag-responses", p) for p in responses or []] + [("--corpus", corpus)] * bool(corpus):
         if not Path(path).exists():
             raise InputError(path, None, option, "no such file or directory")
-    given = ("--rag-responses",) * bool(responses) + ("--corpus",) * (corpus is not None)
-    for option, path in moved_inputs(config, given)[:1]:
+    docs = open_documents(out_dir, name, responses=responses or None, corpus=corpus)
+    for option, path in docs.unavailable()[:1]:  # as the config names it, found from here or beside it
         raise InputError(
             path,
             None,
@@ -76,7 +76,6 @@ def plan_assessments(
     table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
     plan = plan_session(table, answered, cap, share, count)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
-    docs = open_documents(out_dir, name, responses=responses or None, corpus=corpus)
     with atomic_text(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
             row = {c: table[c][rows[(run, topic, sentence, citation_rank)]].as_py() for c in table.column_names}
