@@ -462,6 +462,106 @@ def report(
     )
 
 
+# ---------------------------------------------------------------------------------------------
+# check-answer
+# ---------------------------------------------------------------------------------------------
+@app.command(
+    "check-answer",
+    short_help="Judge one answer against its sources (judges.check_answer): a table, or JSON for scripts.",
+    help=(
+        "Judge one answer against its sources with the batch judge's own code: per sentence its span, "
+        "status and sources (evidence offsets, probabilities, explanation). Without citations in the "
+        "answer every source is tried for every sentence."
+    ),
+)
+def check_answer(
+    answer: Path = typer.Option(
+        ...,
+        "--answer",
+        help="The answer: a text file, or JSON (a list of sentences: strings or {text, citations}); - for stdin.",
+    ),
+    sources: List[Path] = typer.Option(
+        ...,
+        "--sources",
+        help="Source files, repeatable: a JSONL file is one source per line ({id, text, title}), "
+        "any other file one source named by its file name.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    import dataclasses
+    import json
+    import sys
+
+    import judges
+
+    try:
+        text = sys.stdin.read() if str(answer) == "-" else _read_text(answer, "--answer")
+        given = _answer_of(text)
+        docs = [doc for path in sources for doc in _sources_of(path)]
+        checked = judges.check_answer(given, docs)
+    except InputError as e:
+        raise fail(e.render())
+    except ValueError as e:
+        raise fail(f"check-answer: {e}")
+    if as_json:
+        print(json.dumps(dataclasses.asdict(checked), ensure_ascii=False, indent=1))
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{len(checked.sentences)} sentences; groundedness {checked.measures['GROUNDEDNESS']:.3f}")
+    for head in ("#", "span", "status", "sources (status, evidence)"):
+        table.add_column(head)
+    for s in checked.sentences:
+        cited = "; ".join(
+            f"{c.source_id} {c.status} [{c.char_start}:{c.char_end}] {c.evidence[:60]!r}" for c in s.citations
+        )
+        span = f"{s.start}:{s.end}" if s.start >= 0 else "-"
+        table.add_row(str(s.index), span, s.status, cited or "-")
+    show(table)
+
+
+def _read_text(path: Path, option: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, None, option, "no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(path, None, option, f"cannot be read ({e})") from None
+
+
+def _answer_of(text: str):
+    """A JSON list of sentences, or the text itself."""
+    import json
+
+    if text.lstrip().startswith("["):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _sources_of(path: Path) -> list:
+    """One source per line of a JSONL file, else the file's text as one source named by the file."""
+    import json
+
+    text = _read_text(path, "--sources")
+    if path.suffix != ".jsonl":
+        return [(path.name, text)]
+    out = []
+    for line, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except ValueError as e:
+            raise InputError(path, line, None, f"invalid JSON ({e})") from None
+        if not isinstance(record, dict):
+            raise InputError(path, line, None, "a source must be a JSON object with text")
+        out.append(record)
+    return out
+
+
 def _given_inputs_exist(responses: List[Path], corpus: Optional[Path]) -> None:
     for option, path in [("--rag-responses", p) for p in responses] + [("--corpus", corpus)] * (corpus is not None):
         if not path.exists():

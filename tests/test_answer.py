@@ -99,3 +99,25 @@ def test_sentence_offsets_are_the_answers_characters(parts):
     assert [answer[s.start : s.end] for s in checked.sentences] == [s.text for s in checked.sentences]
     assert all(s.start < s.end for s in checked.sentences)
     assert all(a.end <= b.start for a, b in zip(checked.sentences, checked.sentences[1:]))
+
+
+def test_the_check_answer_command_prints_a_table_or_json(tmp_path):
+    import json
+
+    (tmp_path / "q3.txt").write_text("Q3 report: revenue rose 12% to $1.5 million, a record.")
+    (tmp_path / "more.jsonl").write_text(json.dumps({"id": "board", "text": "The CEO resigned in May."}) + "\n")
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Revenue rose 12% to $1.5 million. The CEO resigned in May. Penguins cannot fly.")
+    sources = ["--sources", tmp_path / "q3.txt", "--sources", tmp_path / "more.jsonl"]
+    result = run_cli("check-answer", "--answer", answer, *sources, "--json")
+    assert result.returncode == 0, result.stderr
+    got = json.loads(result.stdout)
+    assert [s["citations"][0]["source_id"] if s["citations"] else None for s in got["sentences"]] == [
+        "q3.txt",
+        "board",
+        None,
+    ]
+    table = run_cli("check-answer", "--answer", answer, *sources)
+    assert table.returncode == 0 and "q3.txt supported" in table.stdout and "uncited" in table.stdout
+    bad = run_cli("check-answer", "--answer", tmp_path / "nowhere.txt", *sources)
+    assert bad.returncode == 2 and f"{tmp_path / 'nowhere.txt'}: --answer: no such file" in bad.stderr
