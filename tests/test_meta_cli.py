@@ -33,7 +33,16 @@ def boards(tmp_path):
     return truth, judge
 
 
-COMMANDS = ("report", "corpus", "meta-evaluate", "agreement", "calibrate", "plan-assessments", "convert-labelled")
+COMMANDS = (
+    "report",
+    "check-answer",
+    "corpus",
+    "meta-evaluate",
+    "agreement",
+    "calibrate",
+    "plan-assessments",
+    "convert-labelled",
+)
 
 
 def test_main_help_names_the_subcommands():
