@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any, List, NamedTuple, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import MofNCompleteColumn, TextColumn
 from rich.table import Table
 from typer.core import TyperGroup
 
-from judges.console import err, error, fail, say, show, warn
+from judges.console import err, error, fail, progress_bar, say, show, warn
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
@@ -342,16 +342,7 @@ def _run_session(request: _Request):
     arrow_without_pandas()  # this process ends with the summary: no pandas in it
     compiling = _prepare_numba(request.workflow) if request.workflow.alignment.backend == "numba" else 0.0
     settle_collector()
-    with Progress(
-        TextColumn("judging citations"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    ) as bar:
+    with progress_bar("judging citations", MofNCompleteColumn()) as bar:
         task = bar.add_task("judge", total=None)
 
         def progress(n: int, total: Optional[int] = None) -> None:
@@ -613,16 +604,7 @@ def corpus_index(
         warn(f"skipped corpus line: {e.render()}")
 
     try:
-        with Progress(
-            TextColumn("indexing corpus"),
-            BarColumn(),
-            TextColumn("{task.percentage:>3.0f}%"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=err,
-            transient=True,
-            disable=not err.is_terminal,
-        ) as bar:
+        with progress_bar("indexing corpus", TextColumn("{task.percentage:>3.0f}%")) as bar:
             task = bar.add_task("index", total=None)
             figures = docstore.build(
                 source, output, problem, lambda done, total: bar.update(task, completed=done, total=total)

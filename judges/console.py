@@ -57,3 +57,20 @@ def fail(message: str) -> typer.Exit:
     """Print ``error: message`` as one line; returns the exit (code 2) for the caller to raise."""
     error(message)
     return typer.Exit(2)
+
+
+def progress_bar(title: str, count):
+    """A progress bar on stderr (``title``, bar, ``count`` column, elapsed and remaining time),
+    shown only on a terminal and gone when done."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn(title),
+        BarColumn(),
+        count,
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )

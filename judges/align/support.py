@@ -32,19 +32,10 @@ def aligned(
     the grounding checks found the document lacks."""
     score, _, _, b0, b1, matches = alignment
     if n_answer == 0:
-        return Judgment(
-            status=UNDECIDED,
-            grade=0,
-            score=0,
-            norm_score=0.0,
-            answer_coverage=0.0,
-            evidence_coverage=0.0,
-            answer_tokens=0,
-            char_start=0,
-            char_end=0,
-            evidence="",
-            doc_source=doc_source,
-            reason="sentence has no tokens",
+        return _no_span(
+            UNDECIDED,
+            doc_source,
+            "sentence has no tokens",
             numbers_missing=numbers_missing,
             entities_missing=entities_missing,
         )
@@ -74,8 +65,8 @@ def aligned(
     )
 
 
-def unread(status: str, doc_source: str, reason: str, answer_tokens: int = 0) -> Judgment:
-    """A citation that was not aligned (``missing``, ``cross_language``): no span, no score."""
+def _no_span(status: str, doc_source: str, reason: str, answer_tokens: int = 0, **rest) -> Judgment:
+    """A judgment without an evidence span or score components (``rest``: further fields)."""
     return Judgment(
         status=status,
         grade=0,
@@ -89,8 +80,13 @@ def unread(status: str, doc_source: str, reason: str, answer_tokens: int = 0) ->
         evidence="",
         doc_source=doc_source,
         reason=reason,
-        support_status=status,
+        **rest,
     )
+
+
+def unread(status: str, doc_source: str, reason: str, answer_tokens: int = 0) -> Judgment:
+    """A citation that was not aligned (``missing``, ``cross_language``): no span, no score."""
+    return _no_span(status, doc_source, reason, answer_tokens, support_status=status)
 
 
 def missing(reason: str, doc_source: str = "none") -> Judgment:
