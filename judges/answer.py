@@ -16,8 +16,8 @@ The citations are judged by the batch judge's own code (:meth:`judges.judge.Judg
 on an in-memory report): the same statuses, probabilities, weights, explanations and grounding
 checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
 as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
-for every sentence and the ones found supporting it (``supported`` or ``partial``) are kept, best
-first. A string answer is split into sentences with character offsets into it.
+for every sentence and the ones found supporting it are kept, best first (:func:`_found`:
+``supported`` ones, else ``partial`` ones, never one lacking a number the sentence states). A string answer is split into sentences with character offsets into it.
 
 No file is read or written; the kernels are loaded once per process (the first call takes about
 a second more), and prepared sources are kept for the next call.
@@ -135,17 +135,26 @@ def check_answer(
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
     for row in rows:
-        cited = _cited(row)
-        if discover and cited.status not in FOUND:
-            continue
-        by_sentence.setdefault(row["sentence_index"], []).append(cited)
+        by_sentence.setdefault(row["sentence_index"], []).append(_cited(row))
     out = []
     for i, (text, start, end) in enumerate(spans):
         found = by_sentence.get(i, [])
         if discover:
-            found.sort(key=lambda c: (-STATUS_RANK[c.status], -(c.p_full or 0.0), c.source_id))
+            found = _found(found)
         out.append(CheckedSentence(i, text, start, end, tuple(found)))
     return AnswerCheck(tuple(out), measures)
+
+
+def _found(tried: list[CitedSource]) -> list[CitedSource]:
+    """The sources discovery keeps for a sentence, best first: those judged ``supported`` or
+    ``partial`` that state every number of the sentence (one that lacks a number the sentence
+    states does not support it, whatever else it shares), and ``partial`` ones only when no kept
+    source fully supports the sentence (a reader is pointed to the full support, not to every
+    source that touches the topic)."""
+    kept = [c for c in tried if c.status in FOUND and not c.numbers_missing]
+    if any(c.status == "supported" for c in kept):
+        kept = [c for c in kept if c.status == "supported"]
+    return sorted(kept, key=lambda c: (-STATUS_RANK[c.status], -(c.p_full or 0.0), c.source_id))
 
 
 def _judge(report: Report, workflow: Workflow) -> tuple[list[dict], dict[str, float]]:
