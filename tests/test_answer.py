@@ -75,6 +75,22 @@ def test_without_citations_it_finds_the_supporting_sources():
     assert 0 < checked.groundedness < 1
 
 
+def test_discovery_points_to_full_support_and_never_to_a_source_lacking_the_number():
+    answer = "Revenue rose 12% to $1.5 million in 2023."
+    full = "In 2023 revenue rose 12% to $1.5 million, the annual report says."
+    touching = "Revenue rose 12% in 2023, the annual report says."  # lacks $1.5 million: at most partial
+    other_year = "In 2021 revenue rose 12% to $1.5 million, the annual report says."
+    tried = {c.source_id: c for c in judges.check_answer(answer, [full], citations=[[0]]).sentences[0].citations}
+    assert tried["0"].status == "supported"
+    both = judges.check_answer(answer, [("touching", touching), ("full", full)]).sentences[0]
+    assert [c.source_id for c in both.citations] == ["full"]  # the partial source is not shown beside it
+    alone = judges.check_answer(answer, [("touching", touching)], citations=[["touching"]]).sentences[0]
+    assert alone.citations[0].numbers_missing  # judged with the number missing ...
+    assert judges.check_answer(answer, [("touching", touching)]).sentences[0].status == "uncited"  # ... not found
+    year = judges.check_answer(answer, [("other", other_year)]).sentences[0]
+    assert year.status == "uncited"
+
+
 def test_given_citations_are_judged_as_written_and_bad_calls_say_why():
     checked = judges.check_answer(["The CEO resigned in May."], ["The CEO resigned in May."], citations=[[0]])
     assert [c.status for c in checked.sentences[0].citations] == ["supported"]
