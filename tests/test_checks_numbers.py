@@ -129,6 +129,8 @@ def test_tables_are_large_enough():
         ("10–20", [("10", 10.0, "plain", ""), ("20", 20.0, "plain", "")]),
         ("10 to 20 million", [("10", 10e6, "plain", ""), ("20 million", 20e6, "plain", "")]),
         ("$10-20 million", [("$10", 10e6, "currency", "$"), ("20 million", 20e6, "currency", "$")]),
+        ("rose 12% to $1.5 million", [("12%", 12.0, "percent", ""), ("$1.5 million", 1.5e6, "currency", "$")]),
+        ("from £5 to $7 million", [("£5", 5.0, "currency", "£"), ("$7 million", 7e6, "currency", "$")]),
         ("2019-20", [("2019", 2019.0, "year", ""), ("20", 2020.0, "year", "")]),
         ("1999-00", [("1999", 1999.0, "year", ""), ("00", 2000.0, "year", "")]),
         ("a 5m wall", [("5", 5.0, "plain", "")]),

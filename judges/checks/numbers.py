@@ -488,6 +488,8 @@ def _inherit(text: str, raws: list[_Raw]) -> list[_Raw]:
                 full += 100
             out[i + 1] = b._replace(base=Decimal(full), year_like=True, digits=4)
             continue
+        if (a.percent and b.unit) or (a.unit and (b.percent or (b.unit and b.unit != a.unit))):
+            continue  # ends of different kinds: "rose 12% to $1.5 million" is no range
         if a.scale == 1 and b.scale > 1:
             a = a._replace(scale=b.scale)
         if b.percent and not a.percent and not a.unit:
