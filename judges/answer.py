@@ -17,7 +17,8 @@ on an in-memory report): the same statuses, probabilities, weights, explanations
 checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
 as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
 for every sentence and the ones found supporting it are kept, best first (:func:`_found`:
-``supported`` ones, else ``partial`` ones, never one lacking a number the sentence states). A string answer is split into sentences with character offsets into it.
+``supported`` ones, else ``partial`` ones, never one lacking a number the sentence states). A
+string answer is split into sentences with character offsets into it.
 
 No file is read or written; the kernels are loaded once per process (the first call takes about
 a second more), and prepared sources are kept for the next call.
