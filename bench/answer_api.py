@@ -15,10 +15,20 @@ citejudge's figures are printed. Both are called in one process, as a RAG system
 2. **Discovery against people** on rag24-support with the citations removed: each answer's
    sentences against all the segments its run cited, both tools finding the sources; a labelled
    (sentence, segment) pair counts as found when the tool returns that segment for that sentence
-   (citejudge: ``supported`` or ``partial``; cite-right: any citation from it). Recall over the
-   pairs NIST's assessors labelled supported (full), or supported or partially; precision over
+   (citejudge: the sources ``check_answer`` keeps; cite-right: any citation from it). Recall over
+   the pairs NIST's assessors labelled supported (full), or supported or partially; precision over
    the labelled pairs a tool found. And AttributionBench dev (one claim, its evidence):
    attributable pairs found (recall) and found pairs attributable (precision).
+3. **Evidence offsets** where both tools found a source for a sentence (rag24-support, as in 2):
+   how often the two evidence spans are the same, overlap by more than half (shared characters
+   over the characters either covers), or do not overlap.
+4. **Evidence against people** on WiCE dev: each claim people labelled supported or partially
+   supported against its cited web page (sentences joined by a newline): how often each tool
+   finds the page, and whether the evidence it gives lies in the sentences people marked as
+   supporting the claim (at least one character; the share of its characters).
+
+SALAD-shaped answers (long reports over many passages) are not in ``../shared/data``; the long
+documents of WiCE stand in for them.
 """
 
 from __future__ import annotations
@@ -68,13 +78,17 @@ def labels(data: Path) -> dict[tuple, str]:
     return out
 
 
-def ours(sentences: list[str], sources: list[tuple[str, str]]) -> dict[int, set[str]]:
+Found = dict[int, dict[str, tuple[int, int]]]  # sentence index -> source id -> evidence (char_start, char_end)
+
+
+def ours(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
     checked = judges.check_answer(sentences, sources)
-    return {s.index: {c.source_id for c in s.citations} for s in checked.sentences}
+    return {s.index: {c.source_id: (c.char_start, c.char_end) for c in s.citations} for s in checked.sentences}
 
 
-def theirs(sentences: list[str], sources: list[tuple[str, str]]) -> dict[int, set[str]]:
-    """cite-right on the sentences joined by a space; each span mapped back to its sentence."""
+def theirs(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
+    """cite-right on the sentences joined by a space; each span mapped back to its sentence (a
+    source cited by two spans of one sentence: the first one's evidence)."""
     from cite_right import SourceDocument, align_citations
 
     starts, text = [], ""
@@ -82,10 +96,11 @@ def theirs(sentences: list[str], sources: list[tuple[str, str]]) -> dict[int, se
         starts.append(len(text))
         text += s + " "
     spans = align_citations(text, [SourceDocument(id=i, text=t) for i, t in sources])
-    found: dict[int, set[str]] = {}
+    found: Found = {}
     for span in spans:
         index = max(i for i, start in enumerate(starts) if start <= span.answer_span.char_start)
-        found.setdefault(index, set()).update(c.source_id for c in span.citations)
+        for c in span.citations:
+            found.setdefault(index, {}).setdefault(c.source_id, (c.char_start, c.char_end))
     return found
 
 
@@ -114,17 +129,21 @@ def latency(reports: list[dict], tools: dict, repeats: int) -> None:
         print(f"| {name} | {first:.0f} | {statistics.median(times):.1f} | {p90:.1f} |", flush=True)
 
 
-def discovery(reports: list[dict], gold: dict[tuple, str], tools: dict) -> None:
+def discovery(reports: list[dict], gold: dict[tuple, str], tools: dict) -> dict[str, list[Found]]:
+    """Prints the table; returns each tool's findings per report (for :func:`offsets`)."""
     print("\n## Discovery on rag24-support, citations removed (labelled pairs only)\n")
     print("| tool | recall, full | recall, full or partial | precision (full or partial) | precision (full) | found |")
     print("|---|---:|---:|---:|---:|---:|")
+    everything = {}
     for name, call in tools.items():
         hits = {"full": [0, 0], "any": [0, 0]}
         found_pairs = found_any = found_full = 0
+        everything[name] = per_report = []
         for r in reports:
+            found = call(r["sentences"], r["sources"]) if r["sources"] else {}
+            per_report.append(found)
             if not r["sources"]:
                 continue
-            found = call(r["sentences"], r["sources"])
             for i in range(len(r["sentences"])):
                 for doc_id, _ in r["sources"]:
                     label = gold.get((r["run_id"], r["topic_id"], i, doc_id))
@@ -142,6 +161,79 @@ def discovery(reports: list[dict], gold: dict[tuple, str], tools: dict) -> None:
         print(
             f"| {name} | {hits['full'][0] / hits['full'][1]:.3f} | {hits['any'][0] / hits['any'][1]:.3f} "
             f"| {found_any / max(found_pairs, 1):.3f} | {found_full / max(found_pairs, 1):.3f} | {found_pairs} |",
+            flush=True,
+        )
+    return everything
+
+
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> float:
+    """Characters two spans share over the characters either covers (0 when both are empty)."""
+    inter = max(0, min(a[1], b[1]) - max(a[0], b[0]))
+    union = (a[1] - a[0]) + (b[1] - b[0]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def offsets(everything: dict[str, list[Found]]) -> None:
+    """Where both tools found a source for a sentence, how far their evidence offsets agree."""
+    if len(everything) < 2:
+        return
+    (_, mine), (_, other) = list(everything.items())[:2]
+    ious = [
+        overlap(span, other[r][i][source])
+        for r, found in enumerate(mine)
+        for i, sources in found.items()
+        for source, span in sources.items()
+        if source in other[r].get(i, {})
+    ]
+    exact = sum(x == 1.0 for x in ious)
+    print(f"\n## Evidence offsets where both found the source for the sentence ({len(ious)} pairs)\n")
+    print("| same span | overlap > 0.5 | no overlap | mean overlap (shared / either's characters) |")
+    print("|---:|---:|---:|---:|")
+    n = max(len(ious), 1)
+    print(
+        f"| {exact / n:.3f} | {sum(x > 0.5 for x in ious) / n:.3f} | {sum(x == 0 for x in ious) / n:.3f} "
+        f"| {statistics.mean(ious) if ious else 0:.3f} |"
+    )
+
+
+def wice(data: Path, tools: dict) -> None:
+    """WiCE dev: claims people labelled supported or partially supported, against the cited page
+    (its sentences joined by a newline); the evidence each tool gives, against the sentences people
+    marked as supporting it."""
+    path = data / "wice" / "claim_dev.jsonl"
+    if not path.exists():
+        return
+    items = []
+    for line in open(path, encoding="utf-8"):
+        x = json.loads(line)
+        gold = sorted({i for group in x["supporting_sentences"] for i in group})
+        if x["label"] == "not_supported" or not gold:
+            continue
+        spans, text = [], ""
+        for sentence in x["evidence"]:
+            spans.append((len(text), len(text) + len(sentence)))
+            text += sentence + "\n"
+        items.append((x["claim"], text, [spans[i] for i in gold if i < len(spans)], x["label"]))
+    full = sum(label == "supported" for *_, label in items)
+    print(f"\n## WiCE dev: evidence against the supporting sentences people marked ({len(items)} claims)\n")
+    print(
+        f"| tool | found: supported ({full}) | found: partially ({len(items) - full}) | evidence in a marked sentence "
+        "| evidence characters in marked sentences |"
+    )
+    print("|---|---:|---:|---:|---:|")
+    for name, call in tools.items():
+        found, hit, inside = {"supported": 0, "partially_supported": 0}, 0, []
+        for claim, text, gold, label in items:
+            span = call([claim], [("page", text)]).get(0, {}).get("page")
+            if span is None:
+                continue
+            found[label] += 1
+            shared = sum(max(0, min(span[1], b) - max(span[0], a)) for a, b in gold)
+            hit += shared > 0
+            inside.append(shared / max(span[1] - span[0], 1))
+        print(
+            f"| {name} | {found['supported'] / full:.3f} | {found['partially_supported'] / (len(items) - full):.3f} "
+            f"| {hit / max(len(inside), 1):.3f} | {statistics.mean(inside) if inside else 0:.3f} |",
             flush=True,
         )
 
@@ -183,8 +275,9 @@ def main() -> None:
         print("cite-right not importable: its rows are left out (pip install cite-right==0.4.0)\n")
     reports = rag24(args.data)
     latency(reports, tools, args.repeats)
-    discovery(reports, labels(args.data), tools)
+    offsets(discovery(reports, labels(args.data), tools))
     attributionbench(args.data, tools)
+    wice(args.data, tools)
 
 
 if __name__ == "__main__":
