@@ -218,6 +218,11 @@ def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     mode = workflow.attest.mode
     if llm is None and mode != "none":
         raise ValueError(f"workflow attest.mode {mode!r} needs attest= (an LLM endpoint)")
+    if llm is not None:
+        try:  # the attester's question is a dspy signature: fail before judging, as the batch judge does
+            import dspy  # noqa: F401
+        except ImportError:
+            raise ImportError("attest= needs dspy, which is not installed: pip install 'citejudge[attest]'") from None
     if llm is not None and mode == "none":
         return workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
     if llm is not None and mode == "uncertain" and not is_probabilistic(workflow.support.judge):
