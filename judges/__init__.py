@@ -15,6 +15,7 @@ One answer, in memory (the same judgment, citation by citation)::
 
     checked = judges.check_answer("Revenue rose 12%. The CEO resigned.", ["Revenue rose 12% in Q3."])
     [(s.text, s.status) for s in checked.sentences]
+    judges.annotate("Revenue rose 12%. The CEO resigned.", checked)  # '...12%.[1] ...resigned.[unsupported]'
 
 A table or config that is damaged, cut short or of another kind raises :class:`UnreadableFile`
 (an :class:`InputError`: ``str(e)`` is ``path: problem``); a missing one, ``FileNotFoundError``.
@@ -22,6 +23,7 @@ A table or config that is damaged, cut short or of another kind raises :class:`U
 
 __version__ = "0.1.0"
 __all__ = [
+    "annotate",
     "check_answer",
     "InputError",
     "UnreadableFile",
@@ -49,6 +51,10 @@ def __getattr__(name: str):
         from judges.answer import check_answer
 
         return check_answer
+    if name == "annotate":
+        from judges.markers import annotate
+
+        return annotate
     if name in ("InputError", "UnreadableFile"):
         from judges import errors
 

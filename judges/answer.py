@@ -22,13 +22,32 @@ string answer is split into sentences with character offsets into it.
 
 No file is read or written; the kernels are loaded once per process (the first call takes about
 a second more), and prepared sources are kept for the next call.
+
+With ``attest=`` (an LLM endpoint: a :class:`judges.attest.endpoint.Endpoint`, or a mapping of
+``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` such as ``os.environ``), the batch
+judge's attestation cascade runs on the answer (:class:`judges.attest.cascade.Attester`: the
+same selection, guard, question, grade table and answer cache). Which citations are asked
+follows the workflow's ``attest.mode``: ``all`` asks every resolvable one; ``uncertain`` asks
+those with ``P(full)`` in ``attest.band``, or without a band those the batch judge's plan
+(:func:`judges.plan.attest_plan`) chooses over this one answer after a pass without the LLM
+(``attest.count`` of them, else ``attest.budget`` of its citations); ``none`` (the default
+workflow's) is taken as ``all``, since an endpoint was given to be asked. In discovery every
+source is a citation of every sentence, so ``all`` asks sentences x sources questions. The
+answers are cached in ``cache_dir`` (default ``$XDG_CACHE_HOME/citejudge``, else
+``~/.cache/citejudge``): a second identical call asks nothing. A workflow that attests without
+``attest=`` is refused, as the batch judge refuses one without an endpoint. The API key goes
+only into the requests' ``Authorization`` header; the result's ``attestation`` holds the
+figures the batch judge's summary gives (model, URL without credentials, calls, cache hits).
 """
 
 from __future__ import annotations
 
 import json
+import os
+from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence, Union
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 from judges.config import Workflow
 from judges.formats.debuglog import DebugLog
@@ -36,6 +55,11 @@ from judges.records import Citation, Document, Report, Sentence
 from judges.session import Settings
 from judges.text.segment import split_sentences
 from judges.vocabulary import STATUS_RANK
+
+if TYPE_CHECKING:
+    from judges.assessments import Assessments
+    from judges.attest.endpoint import Endpoint
+    from judges.judge import Judge
 
 FOUND = ("supported", "partial")  # what discovery keeps
 #: The measures of an answer whose citations were discovered (the others count every source tried).
@@ -64,6 +88,8 @@ class CitedSource:
     explanation: str  # the verdict in words
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the source does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's names the source does not state
+    llm_answer: Optional[str] = None  # attest=: YES | NO | unparsed | failed | guarded; None: not asked
+    llm_p_yes: Optional[float] = None  # attest=: the LLM's P(YES) from its log-probabilities
 
 
 @dataclass(frozen=True)
@@ -88,6 +114,7 @@ class AnswerCheck:
 
     sentences: tuple[CheckedSentence, ...]
     measures: dict[str, float]  # the leaderboard's measures of this answer (discovery: SENTENCE_MEASURES)
+    attestation: Optional[dict] = None  # attest=: the figures of judges.attest.cascade.summarize
 
     @property
     def groundedness(self) -> float:
@@ -109,6 +136,8 @@ def check_answer(
     sources: Iterable[SourceLike],
     citations: Optional[Sequence[Sequence[Union[str, int]]]] = None,
     workflow: Optional[Workflow] = None,
+    attest: Union["Endpoint", Mapping[str, Any], None] = None,
+    cache_dir: Union[str, Path, None] = None,
 ) -> AnswerCheck:
     """Judge one answer against its sources (see the module doc).
 
@@ -118,6 +147,7 @@ def check_answer(
     their ids are ``"0"``, ``"1"``, ... when not given. ``citations``: per sentence, the sources it
     cites (ids or indexes); given neither here nor in ``answer``, every source is tried.
     ``workflow``: the judge's settings (default: the defaults of ``workflows/citation.yml``).
+    ``attest``: an LLM endpoint to attest with, ``cache_dir``: its answer cache (see the module doc).
     """
     docs = _documents(sources)
     spans = _sentences(answer)
@@ -131,7 +161,9 @@ def check_answer(
         cited = ids if discover else [_source_id(c, ids) for c in given[i]]
         sentences.append(Sentence(i, text, tuple(Citation(r, str(d), d) for r, d in enumerate(cited))))
     report = Report("answer", "answer", "", "responses", tuple(sentences), docs, "<answer>", 1)
-    rows, measures = _judge(report, workflow or Workflow())
+    llm = None if attest is None else _endpoint(attest)
+    workflow = _attesting(workflow or Workflow(), llm)
+    rows, measures, attestation = _judge(report, workflow, llm, cache_dir)
     if discover:  # every source was cited: only the sentence-level measures say something of the answer
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
@@ -143,7 +175,7 @@ def check_answer(
         if discover:
             found = _found(found)
         out.append(CheckedSentence(i, text, start, end, tuple(found)))
-    return AnswerCheck(tuple(out), measures)
+    return AnswerCheck(tuple(out), measures, attestation)
 
 
 def _found(tried: list[CitedSource]) -> list[CitedSource]:
@@ -158,20 +190,89 @@ def _found(tried: list[CitedSource]) -> list[CitedSource]:
     return sorted(kept, key=lambda c: (-STATUS_RANK[c.status], -(c.p_full or 0.0), c.source_id))
 
 
-def _judge(report: Report, workflow: Workflow) -> tuple[list[dict], dict[str, float]]:
-    """The assessment rows and measures of ``report``, judged by the batch judge's code."""
-    from judges.assessments import Assessments
+def default_cache_dir() -> Path:
+    """Where ``attest=``'s answers are cached by default: ``$XDG_CACHE_HOME/citejudge``, else
+    ``~/.cache/citejudge``."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "citejudge"
+
+
+def _endpoint(attest) -> "Endpoint":
+    from judges.attest.endpoint import Endpoint, from_mapping
+    from judges.errors import InputError
+
+    if isinstance(attest, Endpoint):
+        return attest
+    if not isinstance(attest, Mapping):
+        raise ValueError("attest: an Endpoint, or a mapping of OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY")
+    try:
+        return from_mapping(attest, "attest")
+    except InputError as e:
+        raise ValueError(e.render()) from None
+
+
+def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
+    """The workflow to judge by: ``attest.mode: none`` becomes ``all`` when an endpoint is given;
+    a mode the call cannot carry out is refused (see the module doc)."""
+    from judges.support.judges import is_probabilistic
+
+    mode = workflow.attest.mode
+    if llm is None and mode != "none":
+        raise ValueError(f"workflow attest.mode {mode!r} needs attest= (an LLM endpoint)")
+    if llm is not None:
+        try:  # the attester's question is a dspy signature: fail before judging, as the batch judge does
+            import dspy  # noqa: F401
+        except ImportError:
+            raise ImportError("attest= needs dspy, which is not installed: pip install 'citejudge[attest]'") from None
+    if llm is not None and mode == "none":
+        return workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
+    if llm is not None and mode == "uncertain" and not is_probabilistic(workflow.support.judge):
+        raise ValueError("workflow attest.mode 'uncertain' needs support.judge: model (its probabilities); or mode all")
+    return workflow
+
+
+def _judge(
+    report: Report, workflow: Workflow, llm: Optional["Endpoint"], cache_dir: Union[str, Path, None]
+) -> tuple[list[dict], dict[str, float], Optional[dict]]:
+    """The assessment rows and measures of ``report``, judged by the batch judge's code, and the
+    attestation's figures (None without ``llm``)."""
     from judges.judge import Judge
 
     key = json.dumps(workflow.model_dump(mode="json"), sort_keys=True)
     judge = _JUDGES.get(key)
     if judge is None:
         judge = _JUDGES[key] = Judge(Settings(workflow))
+    attestation = None
+    if llm is None:
+        out = _judge_pass(judge, report)
+    else:
+        from judges.attest.cascade import Attester, summarize
+        from judges.attest.selection import rule
+
+        attest, plan = workflow.attest, None
+        if attest.mode == "uncertain" and attest.band is None:  # as the batch judge: plan after a pass without it
+            from judges.plan import attest_plan
+
+            plan = attest_plan(_judge_pass(judge, report).table(), {report.run_id: 1}, workflow)
+        counts: Counter = Counter()
+        cache = Path(cache_dir or default_cache_dir())
+        judge.attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan))
+        try:
+            out = _judge_pass(judge, report)
+        finally:
+            judge.attester.close()
+            judge.attester = None
+        attestation = summarize(counts, attest, llm)
+    return out.table().to_pylist(), out.per_topic[(report.run_id, report.topic_id)], attestation
+
+
+def _judge_pass(judge: "Judge", report: Report) -> "Assessments":
+    from judges.assessments import Assessments
+
     judge.grounder.forget_answers()  # every answer is run "answer", topic "answer": its sentences are new
     out = Assessments()
     with DebugLog(None) as log:
         judge.judge_batch([report], out, log)
-    return out.table().to_pylist(), out.per_topic[("answer", "answer")]
+    return out
 
 
 def _cited(row: dict) -> CitedSource:
@@ -187,6 +288,8 @@ def _cited(row: dict) -> CitedSource:
         explanation=row["explanation"],
         numbers_missing=tuple(row["numbers_missing"] or ()),
         entities_missing=tuple(row["entities_missing"] or ()),
+        llm_answer=row["llm_answer"],
+        llm_p_yes=row["llm_p_yes"],
     )
 
 

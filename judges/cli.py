@@ -28,7 +28,7 @@ from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
 from judges.meta.cli import app as meta_app
-from judges.vocabulary import BACKENDS
+from judges.vocabulary import BACKENDS, MARKER_STYLES
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
@@ -87,6 +87,7 @@ class AttestMode(str, Enum):
 
 
 BackendName = Enum("BackendName", {n: n for n in sorted(BACKENDS)}, type=str)
+MarkerStyle = Enum("MarkerStyle", {n: n for n in MARKER_STYLES}, type=str)
 
 
 def _version(shown: bool) -> None:
@@ -478,6 +479,12 @@ def check_answer(
         "any other file one source named by its file name.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    markers: Optional[MarkerStyle] = typer.Option(
+        None,
+        "--markers",
+        help="Print the answer with markers naming each sentence's sources (judges.annotate) instead of the "
+        "table; with --json, as its 'annotated' field.",
+    ),
 ) -> None:
     import dataclasses
     import json
@@ -494,8 +501,12 @@ def check_answer(
         raise fail(e.render())
     except ValueError as e:
         raise fail(f"check-answer: {e}")
+    annotated = {} if markers is None else {"annotated": judges.annotate(given, checked, markers.value)}
     if as_json:
-        print(json.dumps(dataclasses.asdict(checked), ensure_ascii=False, indent=1))
+        print(json.dumps(dataclasses.asdict(checked) | annotated, ensure_ascii=False, indent=1))
+        return
+    if annotated:
+        print(annotated["annotated"])
         return
     from rich.table import Table
 

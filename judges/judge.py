@@ -436,12 +436,9 @@ def judge_part(
     if attest.mode == "all" or (attest.mode == "uncertain" and (plan is not None or attest.band is not None)):
         batch_size = ATTEST_BATCH_CITATIONS
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
-        from judges.attest.selection import Band, Planned
+        from judges.attest.selection import rule
 
-        selection = None
-        if attest.mode == "uncertain":
-            selection = Band(*attest.band) if attest.band is not None else Planned(plan)
-        judge.attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, selection)
+        judge.attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, rule(attest, plan))
     pending: list[Report] = []
     pending_citations = 0
     max_citations = settings.workflow.citations.max_per_sentence

@@ -34,7 +34,7 @@ from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.judge import Part, judge_part
-from judges.plan import Plan, plan_session
+from judges.plan import Plan, attest_plan
 from judges.process import return_freed_memory
 from judges.records import Document
 from judges.runscan import Problems, Scan, check_missing_topics, check_resolvable, load_topics, scan_runs
@@ -130,18 +130,9 @@ def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, war
 
 
 def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
-    """The session's plan from the first pass's parts (:func:`judges.plan.plan_session`)."""
-    attest = workflow.attest
+    """The session's plan from the first pass's parts (:func:`judges.plan.attest_plan`)."""
     table = pa.concat_tables([p.assessments for p in parts])
-    answered = {run: len(topics) for run, topics in scan.answered.items()}
-    budget = None if attest.count is not None else attest.budget
-    cost = None
-    if attest.price_per_1k_input or attest.price_per_1k_output:
-        from judges.attest.cascade import question_cost
-
-        cost = question_cost(attest)
-    cap = workflow.grounding.cap
-    return plan_session(table, answered, cap, budget, attest.count, attest.plan_order, cost, attest.max_cost)
+    return attest_plan(table, {run: len(topics) for run, topics in scan.answered.items()}, workflow)
 
 
 def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Path]:

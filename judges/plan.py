@@ -238,6 +238,22 @@ def plan_session(
     return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost)
 
 
+def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:
+    """The plan ``attest.mode: uncertain`` without a band asks by, over first-pass assessments:
+    the workflow's ``attest.count`` (else ``attest.budget``), ``plan_order`` and ``max_cost`` (at
+    its prices) and ``grounding.cap`` (:func:`plan_session`). The batch judge plans a session with
+    it, :func:`judges.check_answer` one answer."""
+    attest = workflow.attest
+    budget = None if attest.count is not None else attest.budget
+    cost = None
+    if attest.price_per_1k_input or attest.price_per_1k_output:
+        from judges.attest.cascade import question_cost
+
+        cost = question_cost(attest)
+    cap = workflow.grounding.cap
+    return plan_session(table, answered, cap, budget, attest.count, attest.plan_order, cost, attest.max_cost)
+
+
 def parse_share(text: str, option: str = "--budget") -> float:
     """``"5%"`` or ``"0.05"`` as a share in [0, 1]; else ``ValueError`` naming ``option``."""
     raw = text.strip()

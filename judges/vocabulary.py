@@ -60,6 +60,9 @@ FEATURES: tuple[str, ...] = (
 #: The leaderboard file formats read (``meta-evaluate``, ``report --truth``; :mod:`judges.formats.leaderboards`).
 LEADERBOARD_READ_FORMATS = ("ir_measures", "tot", "trec_eval", "jsonl")
 
+#: The styles of answer markers (:func:`judges.markers.annotate`): ``[1]``, superscript ``¹``, Markdown ``[^1]``.
+MARKER_STYLES = ("brackets", "superscript", "footnote")
+
 #: The alignment engines (``alignment.backend``, ``--backend``): the readable reference and the kernel.
 BACKENDS = ("python", "numba")
 #: The LLM's answers to each attestation question (``attest.question``).

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, needs_dspy, run_cli
-from llm_servers import Reply, ScriptedServer
+from llm_servers import Reply, ScriptedServer, by_hash
 
 import judges
 
@@ -60,13 +60,6 @@ def start_judge(out: Path, server, *extra: str) -> subprocess.Popen:
 
 def attest_figures(out: Path) -> dict:
     return yaml.safe_load((out / "x.config.yml").read_text())["attest"]
-
-
-def by_hash(n: int, body: dict) -> Reply:
-    """A deterministic model: YES or NO from the question's hash."""
-    from llm_servers import messages_key
-
-    return Reply(content="YES" if int(messages_key(body), 16) % 2 else "NO")
 
 
 @pytest.fixture(scope="module")

@@ -123,6 +123,21 @@ def test_checks_example_runs_as_written():
     exec(compile(block, "README.md", "exec"), {})
 
 
+def test_the_one_answer_example_prints_what_the_readme_shows():
+    """The worked example of "One answer at a time" (check_answer and annotate), run as written,
+    prints exactly the README's output block."""
+    import contextlib
+    import io
+
+    section = README.split("## One answer at a time")[1].split("\n## ")[0]
+    code = section.split("```python\n")[1].split("```")[0]
+    shown = section.split("```text\n")[1].split("```")[0]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "README.md", "exec"), {})
+    assert printed.getvalue() == shown, "the README's output block: paste what its code block prints"
+
+
 def test_the_rag24_mini_figures_are_what_the_commands_print(tmp_path):
     """From a fresh clone: datasets/rag24-mini judged, then agreement and meta-evaluate --truth-topics
     print exactly the README's lines."""

@@ -54,3 +54,11 @@ class Planned(NamedTuple):
 
 
 Rule = Union[Band, Planned]
+
+
+def rule(settings, plan: Optional[Plan] = None) -> Optional[Rule]:
+    """What ``uncertain`` sends by (``settings``: the workflow's ``attest``): its band when given,
+    else ``plan``; None for the other modes."""
+    if settings.mode != "uncertain":
+        return None
+    return Band(*settings.band) if settings.band is not None else Planned(plan)
