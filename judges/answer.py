@@ -63,6 +63,7 @@ class CitedSource:
     explanation: str  # the verdict in words
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the source does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's names the source does not state
+    evidence_spans: tuple[tuple[int, int, str], ...] = ()  # every place it draws on: (char_start, char_end, text)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def check_answer(
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
     for row in rows:
-        cited = _cited(row)
+        cited = _cited(row, docs)
         if discover and cited.status not in FOUND:
             continue
         by_sentence.setdefault(row["sentence_index"], []).append(cited)
@@ -164,7 +165,9 @@ def _judge(report: Report, workflow: Workflow) -> tuple[list[dict], dict[str, fl
     return out.table().to_pylist(), out.per_topic[("answer", "answer")]
 
 
-def _cited(row: dict) -> CitedSource:
+def _cited(row: dict, docs: dict[str, Document]) -> CitedSource:
+    spans = row["evidence_spans"]  # empty for a source not aligned (one not among docs too)
+    text = docs[row["doc_id"]].text if spans else ""
     return CitedSource(
         source_id=row["doc_id"],
         status=row["status"],
@@ -177,6 +180,7 @@ def _cited(row: dict) -> CitedSource:
         explanation=row["explanation"],
         numbers_missing=tuple(row["numbers_missing"] or ()),
         entities_missing=tuple(row["entities_missing"] or ()),
+        evidence_spans=tuple((s["char_start"], s["char_end"], text[s["char_start"] : s["char_end"]]) for s in spans),
     )
 
 

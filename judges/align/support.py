@@ -27,9 +27,11 @@ def aligned(
     match: int,
     numbers_missing: tuple[str, ...] = (),
     entities_missing: tuple[str, ...] = (),
+    token_spans: tuple[tuple[int, int], ...] = (),
 ) -> Judgment:
     """The evidence span and score components of one citation (status still undecided), with what
-    the grounding checks found the document lacks."""
+    the grounding checks found the document lacks. ``token_spans``: its evidence as document token
+    ranges in document order, the best alignment's among them (:mod:`judges.align.spans`)."""
     score, _, _, b0, b1, matches = alignment
     if n_answer == 0:
         return _no_span(
@@ -62,6 +64,7 @@ def aligned(
         reason="",
         numbers_missing=numbers_missing,
         entities_missing=entities_missing,
+        evidence_spans=tuple((int(doc.tokens.starts[b0]), int(doc.tokens.ends[b1 - 1])) for b0, b1 in token_spans),
     )
 
 
