@@ -1,7 +1,7 @@
 """Judging citations, batch by batch: resolve → tokenize/segment → script check (cross-language
-citations are not aligned) → prefilter → align → further evidence spans (:mod:`judges.align.spans`) → grounding checks (missing numbers and entities)
-→ support features → support judge → LLM attestation → grounding cap → explanation →
-assessment rows, debug-log events and each report's measures.
+citations are not aligned) → prefilter → align → further evidence spans (:mod:`judges.align.spans`)
+→ grounding checks (missing numbers and entities) → support features → support judge → LLM
+attestation → grounding cap → explanation → assessment rows, debug-log events and each report's measures.
 
 A :class:`Judge` keeps what is worth keeping across reports and runs of one process: the
 vocabulary and the prepared (tokenized, windowed) documents. :func:`judge_part` streams the

@@ -31,8 +31,8 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: What a citation on a page carries (the assessments' columns, the score features left out).
 CITATION_FIELDS = (
     "citation", "doc_id", "status", "support_status", "score", "norm_score", "answer_coverage",
-    "evidence_coverage", "char_start", "char_end", "evidence", "evidence_spans", "doc_source", "reason", "p_any", "p_full",
-    "llm_answer", "llm_p_yes", "numbers_missing", "entities_missing", "capped", "human_label", "explanation",
+    "evidence_coverage", "char_start", "char_end", "evidence", "evidence_spans", "doc_source", "reason", "p_any",
+    "p_full", "llm_answer", "llm_p_yes", "numbers_missing", "entities_missing", "capped", "human_label", "explanation",
     "sentence",
 )  # fmt: skip
 #: The index's counts per run: (filter name, column header); each links to the run's filtered list.
