@@ -6,17 +6,18 @@ alignment, the larger half only. Here the parts of the sentence that alignment l
 aligned again, in the same document, outside the spans already found:
 
 1. A *gap* is a run of the sentence's tokens outside every span found so far (at first: the
-   tokens before and after the best alignment's answer range). A gap is aligned only when it holds
-   at least ``MIN_GAP_CONTENT`` content tokens (:func:`judges.support.lexicon.is_content`).
+   tokens before and after the best alignment's answer range). A gap is aligned only when at least
+   ``MIN_CONTENT`` of its content tokens (:func:`judges.support.lexicon.is_content`) occur in the
+   document: the condition of step 3 on the whole gap and document, so skipping the others changes
+   nothing but the time (most gaps of a sentence the document does not support are skipped here).
 2. It is aligned against the citation's candidate windows (those the best alignment was sought
    in; a short document is one window) with the document tokens of the spans already found cut
    out, so a new span never overlaps an earlier one. Each piece is one pair of the backend's
    ``align_batch`` (the same kernel and the same Python reference as the best alignment); the best
    piece is chosen by the reference's rule 1, document ends counted from the document's start.
-3. The result is kept when it scores at least ``MIN_SCORE`` and its matched tokens (``matches``)
-   number at least ``MIN_MATCHES``, of which (counted as the content tokens of its answer range
-   that occur in its document range) at least ``MIN_MATCHED_CONTENT`` carry content: a few
-   function words in common ("of the") are no evidence.
+3. The result is kept when it scores at least ``MIN_SCORE``, matches at least ``MIN_MATCHES``
+   tokens, and at least ``MIN_CONTENT`` content tokens of its answer range occur in its document
+   range: a few function words in common ("of the") are no evidence.
 4. A kept span splits its gap in two; the new gaps are tried in the next round (at most
    ``MAX_ROUNDS`` rounds, one ``align_batch`` call each, for the whole batch).
 
@@ -39,10 +40,9 @@ import numpy as np
 from judges.align import reference
 from judges.align.packed import Packed
 
-MIN_GAP_CONTENT = 3  # content tokens a gap of the sentence needs to be aligned again
+MIN_CONTENT = 3  # content tokens of a gap found in the document (in a further span: in its document range)
 MIN_SCORE = 6  # a further span's alignment score (three matches in a row, at the default scoring)
 MIN_MATCHES = 3  # its matched tokens
-MIN_MATCHED_CONTENT = 3  # of which content tokens (those of its answer range found in its document range)
 MAX_ROUNDS = 2  # rounds of aligning gaps (a round's kept spans make the next round's gaps)
 
 Span = tuple[int, int, int, int]  # answer token range, document token range (relative to the document)
@@ -75,18 +75,43 @@ def evidence_spans(
         if score <= 0 or cit_d[c] < 0:
             continue
         found[c] = [(a0, a1, b0, b1)]
-        todo += [(c, 0, a0), (c, a1, int(a_offsets[cit_a[c] + 1] - a_offsets[cit_a[c]]))]
+        if score >= MIN_SCORE:  # no part of the sentence scores more than the whole in the same windows
+            todo += [(c, 0, a0), (c, a1, int(a_offsets[cit_a[c] + 1] - a_offsets[cit_a[c]]))]
+    in_docs = _DocumentTokens(packed, len(content))
     scoring = (match, mismatch, gap)
     for _ in range(MAX_ROUNDS):
-        todo = [g for g in todo if _content_tokens(packed, content, cit_a[g[0]], g[1], g[2]) >= MIN_GAP_CONTENT]
+        todo = [g for g, n in zip(todo, in_docs.content_found(packed, content, cit_a, cit_d, todo)) if n >= MIN_CONTENT]
         if not todo:
             break
-        aligned = _align_gaps(backend, packed, content, cit_a, cit_d, ranges, found, todo, scoring)
-        todo = _keep(found, todo, aligned)
+        todo = _keep(found, todo, _align_gaps(backend, packed, content, cit_a, cit_d, ranges, found, todo, scoring))
     out: list[tuple[tuple[int, int], ...]] = [()] * len(best)
     for c, spans in found.items():
         out[c] = tuple(sorted((b0, b1) for _, _, b0, b1 in spans))
     return out
+
+
+class _DocumentTokens:
+    """Which token ids each document of a packed batch holds (sorted keys ``document * n_ids + id``)."""
+
+    def __init__(self, packed: Packed, n_ids: int):
+        self.n_ids = n_ids
+        doc_of = np.repeat(np.arange(len(packed.d_base) - 1, dtype=np.int64), np.diff(packed.d_base))
+        self.keys = np.unique(doc_of * n_ids + packed.d_tokens)
+
+    def content_found(self, packed: Packed, content, cit_a, cit_d, gaps: list[Gap]) -> np.ndarray:
+        """Per gap: how many of its content tokens occur in its citation's document."""
+        if not gaps or not len(self.keys):
+            return np.zeros(len(gaps), dtype=np.int64)
+        c, lo, hi = (np.array(x, dtype=np.int64) for x in zip(*gaps))
+        lengths = hi - lo
+        ends = np.cumsum(lengths)
+        # every gap's token positions in packed.a_tokens, one after the other
+        at = np.repeat(packed.a_offsets[np.asarray(cit_a, dtype=np.int64)[c]] + lo - (ends - lengths), lengths)
+        tokens = packed.a_tokens[at + np.arange(ends[-1] if len(ends) else 0)]
+        keys = np.repeat(np.asarray(cit_d, dtype=np.int64)[c], lengths) * self.n_ids + tokens
+        hit = self.keys[np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)] == keys
+        counted = np.concatenate([[0], np.cumsum(hit & (content[tokens] > 0))])
+        return counted[ends] - counted[ends - lengths]
 
 
 def _keep(found: dict[int, list[Span]], gaps: list[Gap], aligned: list) -> list[Gap]:
@@ -108,12 +133,6 @@ def _keep(found: dict[int, list[Span]], gaps: list[Gap], aligned: list) -> list[
         found[c].append(span)
         again += [(c, lo, span[0]), (c, span[1], hi)]
     return again
-
-
-def _content_tokens(packed: Packed, content: np.ndarray, answer: int, lo: int, hi: int) -> int:
-    """How many of tokens ``lo:hi`` of answer ``answer`` carry content."""
-    base = packed.a_offsets[answer]
-    return int(content[packed.a_tokens[base + lo : base + hi]].sum())
 
 
 def _pieces(windows: np.ndarray, used: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -141,7 +160,7 @@ def _pieces(windows: np.ndarray, used: list[tuple[int, int]]) -> list[tuple[int,
 
 def _align_gaps(backend, packed: Packed, content, cit_a, cit_d, ranges, found, gaps: list[Gap], scoring) -> list:
     """Per gap: ``(score, span)`` of its best alignment in its citation's windows outside the spans
-    found, when it is kept (``MIN_SCORE``, ``MIN_MATCHES``, ``MIN_MATCHED_CONTENT``), else None."""
+    found, when it is kept (``MIN_SCORE``, ``MIN_MATCHES``, ``MIN_CONTENT``), else None."""
     a_tokens, a_offsets, d_tokens, d_base = packed
     sub, owner, pieces = [], [], []
     for g, (c, lo, hi) in enumerate(gaps):
@@ -169,11 +188,10 @@ def _align_gaps(backend, packed: Packed, content, cit_a, cit_d, ranges, found, g
         if score < MIN_SCORE or matches < MIN_MATCHES:
             continue
         g = int(owner[k])
-        c, lo, _ = gaps[g]
         b = int(shift[k] + rel[k, 0])  # the piece's start in the packed document tokens
-        answer = sub[g][x0:x1]
-        matched = answer[(content[answer] > 0) & np.isin(answer, d_tokens[b + y0 : b + y1])]
-        if len(matched) < MIN_MATCHED_CONTENT:
+        in_range = set(d_tokens[b + y0 : b + y1].tolist())
+        if sum(1 for t in sub[g][x0:x1].tolist() if content[t] and t in in_range) < MIN_CONTENT:
             continue
+        c, lo, _ = gaps[g]
         out[g] = (score, (lo + x0, lo + x1, int(rel[k, 0]) + y0, int(rel[k, 0]) + y1))
     return out
