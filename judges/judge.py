@@ -192,10 +192,11 @@ class Judge:
         return batch
 
     def _aligned(
-        self, batch: "Batch", answers: list[Tokens], scripts, cross: list[bool], best: list, spans: list
+        self, batch: "Batch", answers: list[Tokens], scripts, cross: list[bool], best: list, spans: dict
     ) -> list[Judgment]:
-        """Each citation's judgment from its alignment, evidence spans (document token ranges) and
-        grounding checks (missing and cross-language ones as such), before the support judge."""
+        """Each citation's judgment from its alignment, evidence spans (document token ranges, for
+        those with two or more) and grounding checks (missing and cross-language ones as such),
+        before the support judge."""
         match, out = self.wf.alignment.match, []
         for i, it in enumerate(batch.items):
             n_tokens = len(answers[it.answer])
@@ -207,7 +208,7 @@ class Judge:
             else:
                 numbers, entities = self.grounder.missing_in(it.report, it.sentence, batch.resolved[i])
                 doc = batch.docs[it.doc]
-                out.append(support.aligned(best[i], n_tokens, doc, it.source, match, numbers, entities, spans[i]))
+                out.append(support.aligned(best[i], n_tokens, doc, it.source, match, numbers, entities, spans.get(i)))
         return out
 
     def _attest(self, batch: "Batch", judgments: list[Judgment], ranges: np.ndarray) -> list[Judgment]:
@@ -510,7 +511,9 @@ def warmup(settings: Settings) -> None:
     _numba_without_scipy_blas()
     text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * settings.workflow.windows.sentences))
     doc = Document("warm", text)
-    sentence = Sentence(0, "Sentence number 3 says warm words.", (Citation(0, "warm", "warm"),))
+    # two places of the document: the further evidence spans' kernels are loaded too
+    said = "Sentence number 3 says warm words and sentence number 11 says warm words."
+    sentence = Sentence(0, said, (Citation(0, "warm", "warm"),))
     report = Report("warm", "warm", "", "responses", (sentence,), {"warm": doc}, "<warmup>", 1)
     with DebugLog(None) as log:
         Judge(settings).judge_batch([report], Assessments(), log)
