@@ -7,7 +7,7 @@ aligned again, in the same document, outside the spans already found:
 
 1. A *gap* is a run of the sentence's tokens outside every span found so far (at first: the
    tokens before and after the best alignment's answer range, when that alignment scores at least
-   ``MIN_SCORE``: no part of the sentence scores more than the whole in the same windows). A gap
+   ``MIN_SCORE``: a sentence that matches no better has no further span to find). A gap
    is aligned only when at least ``MIN_CONTENT`` of its content tokens
    (:func:`judges.support.lexicon.is_content`) occur in the pieces of step 2: the condition of
    step 3 on the whole gap and pieces, so skipping the others changes nothing but the time (the
