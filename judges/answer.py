@@ -88,6 +88,7 @@ class CitedSource:
     explanation: str  # the verdict in words
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the source does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's names the source does not state
+    evidence_spans: tuple[tuple[int, int, str], ...] = ()  # every place it draws on: (char_start, char_end, text)
     llm_answer: Optional[str] = None  # attest=: YES | NO | unparsed | failed | guarded; None: not asked
     llm_p_yes: Optional[float] = None  # attest=: the LLM's P(YES) from its log-probabilities
 
@@ -168,7 +169,7 @@ def check_answer(
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
     for row in rows:
-        by_sentence.setdefault(row["sentence_index"], []).append(_cited(row))
+        by_sentence.setdefault(row["sentence_index"], []).append(_cited(row, docs))
     out = []
     for i, (text, start, end) in enumerate(spans):
         found = by_sentence.get(i, [])
@@ -275,7 +276,9 @@ def _judge_pass(judge: "Judge", report: Report) -> "Assessments":
     return out
 
 
-def _cited(row: dict) -> CitedSource:
+def _cited(row: dict, docs: dict[str, Document]) -> CitedSource:
+    spans = row["evidence_spans"]  # empty for a source not aligned (one not among docs too)
+    text = docs[row["doc_id"]].text if spans else ""
     return CitedSource(
         source_id=row["doc_id"],
         status=row["status"],
@@ -288,6 +291,7 @@ def _cited(row: dict) -> CitedSource:
         explanation=row["explanation"],
         numbers_missing=tuple(row["numbers_missing"] or ()),
         entities_missing=tuple(row["entities_missing"] or ()),
+        evidence_spans=tuple((s["char_start"], s["char_end"], text[s["char_start"] : s["char_end"]]) for s in spans),
         llm_answer=row["llm_answer"],
         llm_p_yes=row["llm_p_yes"],
     )

@@ -1,7 +1,7 @@
 """Judging citations, batch by batch: resolve → tokenize/segment → script check (cross-language
-citations are not aligned) → prefilter → align → grounding checks (missing numbers and entities)
-→ support features → support judge → LLM attestation → grounding cap → explanation →
-assessment rows, debug-log events and each report's measures.
+citations are not aligned) → prefilter → align → further evidence spans (:mod:`judges.align.spans`)
+→ grounding checks (missing numbers and entities) → support features → support judge → LLM
+attestation → grounding cap → explanation → assessment rows, debug-log events and each report's measures.
 
 A :class:`Judge` keeps what is worth keeping across reports and runs of one process: the
 vocabulary and the prepared (tokenized, windowed) documents. :func:`judge_part` streams the
@@ -22,6 +22,7 @@ from judges.align import reference, support
 from judges.align.backends import get_backend
 from judges.align.packed import Packed
 from judges.align.passages import DocIndex
+from judges.align.spans import evidence_spans
 from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
@@ -147,7 +148,11 @@ class Judge:
         cross = [it.doc >= 0 and _differ(scripts[0][it.answer], scripts[1][it.doc]) for it in batch.items]
         aligned = [it._replace(doc=-1) if x else it for it, x in zip(batch.items, cross)] if any(cross) else batch.items
         best, ranges = self._align(packed, batch.docs, aligned)
-        judgments = self._aligned(batch, answers, scripts, cross, best)
+        _, content = self.lexicon.update(self.vocab)
+        al = self.wf.alignment
+        cit_a, cit_d = [it.answer for it in aligned], [it.doc for it in aligned]
+        spans = evidence_spans(self.backend, packed, content, cit_a, cit_d, best, ranges, al.match, al.mismatch, al.gap)
+        judgments = self._aligned(batch, answers, scripts, cross, best, spans)
         judgments = self._decide(packed, batch.texts, answers, aligned, judgments)
         if self.labels:
             judgments = [labelled(j, self.labels.get(it.label_key)) for j, it in zip(judgments, batch.items)]
@@ -186,9 +191,12 @@ class Judge:
                     batch.items.append(Item(rep, sent, c, a_slot, d, source, ""))
         return batch
 
-    def _aligned(self, batch: "Batch", answers: list[Tokens], scripts, cross: list[bool], best: list) -> list[Judgment]:
-        """Each citation's judgment from its alignment and grounding checks (missing and
-        cross-language ones as such), before the support judge."""
+    def _aligned(
+        self, batch: "Batch", answers: list[Tokens], scripts, cross: list[bool], best: list, spans: dict
+    ) -> list[Judgment]:
+        """Each citation's judgment from its alignment, evidence spans (document token ranges, for
+        those with two or more) and grounding checks (missing and cross-language ones as such),
+        before the support judge."""
         match, out = self.wf.alignment.match, []
         for i, it in enumerate(batch.items):
             n_tokens = len(answers[it.answer])
@@ -200,7 +208,7 @@ class Judge:
             else:
                 numbers, entities = self.grounder.missing_in(it.report, it.sentence, batch.resolved[i])
                 doc = batch.docs[it.doc]
-                out.append(support.aligned(best[i], n_tokens, doc, it.source, match, numbers, entities))
+                out.append(support.aligned(best[i], n_tokens, doc, it.source, match, numbers, entities, spans.get(i)))
         return out
 
     def _attest(self, batch: "Batch", judgments: list[Judgment], ranges: np.ndarray) -> list[Judgment]:
@@ -380,6 +388,7 @@ class Judge:
         }
         out.update(zip(Judgment._fields, j))  # the judgment's fields, in order
         out["features"] = dict(zip(FEATURES, j.features)) if j.features else None  # in its place, by name
+        out["evidence_spans"] = [{"char_start": a, "char_end": b} for a, b in j.evidence_spans]  # as in the table
         out["decision"] = rule
         log.record("CITATION_OUTPUT", out)
 
@@ -499,7 +508,9 @@ def warmup(settings: Settings) -> None:
     _numba_without_scipy_blas()
     text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * settings.workflow.windows.sentences))
     doc = Document("warm", text)
-    sentence = Sentence(0, "Sentence number 3 says warm words.", (Citation(0, "warm", "warm"),))
+    # two places of the document: the further evidence spans' kernels are loaded too
+    said = "Sentence number 3 says warm words and sentence number 11 says warm words."
+    sentence = Sentence(0, said, (Citation(0, "warm", "warm"),))
     report = Report("warm", "warm", "", "responses", (sentence,), {"warm": doc}, "<warmup>", 1)
     with DebugLog(None) as log:
         Judge(settings).judge_batch([report], Assessments(), log)

@@ -94,3 +94,6 @@ class Judgment(NamedTuple):
     explanation: str = (
         ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
     )
+    # Every place of the document the sentence draws on (judges.align.spans): character ranges in
+    # document order, disjoint, (char_start, char_end) among them; empty when not aligned.
+    evidence_spans: tuple[tuple[int, int], ...] = ()

@@ -382,3 +382,41 @@ def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_af
         "assert abs(scipy.linalg.det([[2.0, 0.0], [0.0, 3.0]]) - 6.0) < 1e-12\n"
     )
     in_fresh_python(code)
+
+
+# -- multi-span evidence: content words of parts of sentences found in document ranges ------------
+@st.composite
+def content_cases(draw):
+    """Token ids below ``n_ids``, a content flag per id, groups of answer ranges each with its
+    document ranges (any order, overlapping or empty)."""
+    n_ids = draw(st.integers(1, 12))
+    a_tokens = np.array(draw(st.lists(st.integers(0, n_ids - 1), max_size=40)), np.int32)
+    d_tokens = np.array(draw(st.lists(st.integers(0, n_ids - 1), max_size=60)), np.int32)
+    content = np.array(draw(st.lists(st.integers(0, 1), min_size=n_ids, max_size=n_ids)), np.uint8)
+
+    def span(n):
+        lo = draw(st.integers(0, n))
+        return lo, draw(st.integers(lo, n))
+
+    n_groups = draw(st.integers(0, 6))
+    g = [span(len(a_tokens)) for _ in range(n_groups)]
+    pieces = [[span(len(d_tokens)) for _ in range(draw(st.integers(0, 3)))] for _ in range(n_groups)]
+    p_first = np.concatenate([[0], np.cumsum([len(p) for p in pieces])]).astype(np.int64)
+    flat = [x for p in pieces for x in p]
+    p_lo = np.array([lo for lo, _ in flat], np.int64)
+    p_hi = np.array([hi for _, hi in flat], np.int64)
+    g_lo = np.array([lo for lo, _ in g], np.int64)
+    g_hi = np.array([hi for _, hi in g], np.int64)
+    return a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi
+
+
+@settings(max_examples=300, deadline=None)
+@given(content_cases())
+def test_content_found_kernel_equals_its_reference(case):
+    got = backends.get_backend("numba").content_found(*case)
+    expected = backends.get_backend("python").content_found(*case)
+    assert got.dtype == np.int64 and got.tolist() == expected.tolist()
+    a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi = case
+    for g in range(len(g_lo)):  # and what it counts, said plainly
+        present = {t for p in range(p_first[g], p_first[g + 1]) for t in d_tokens[p_lo[p] : p_hi[p]].tolist()}
+        assert got[g] == sum(1 for t in a_tokens[g_lo[g] : g_hi[g]].tolist() if content[t] and t in present)

@@ -50,6 +50,8 @@ def test_the_api_and_the_batch_judge_agree_on_every_citation_of_the_samples(trac
                     continue
                 for field in COMPARED:
                     assert getattr(cited, field) == row[field], (rep.run_id, rep.topic_id, s.index, c.rank, field)
+                spans = [(x["char_start"], x["char_end"]) for x in row["evidence_spans"]]
+                assert [(a, b) for a, b, _ in cited.evidence_spans] == spans
                 compared += 1
     assert compared > 10
 

@@ -1,9 +1,11 @@
-"""Alignment backends: one packed-batch interface with four operations (Smith-Waterman alignment,
-the prefilter's window counts and candidate windows, the lexical support features), two
-implementations that give identical results.
+"""Alignment backends: one packed-batch interface with five operations (Smith-Waterman alignment,
+the prefilter's window counts and candidate windows, the lexical support features, the content
+words of parts of sentences found in document ranges), two implementations that give identical
+results.
 
-* ``python`` -- the readable references: :func:`judges.align.reference.smith_waterman`,
-  :mod:`judges.align.prefilter` and :mod:`judges.support.features`, one item at a time; needs
+* ``python`` -- the readable references: :func:`judges.align.reference.smith_waterman` and
+  :func:`~judges.align.reference.content_found`, :mod:`judges.align.prefilter` and
+  :mod:`judges.support.features`, one item at a time; needs
   only numpy and never imports numba.
 * ``numba`` -- the kernels of :mod:`judges.align.kernel` and :mod:`judges.support.kernel`
   (imported lazily, on first use).
@@ -72,6 +74,11 @@ class Backend:
         """``(n, 4)`` lexical support features per citation (:mod:`judges.support.features`)."""
         raise NotImplementedError
 
+    def content_found(self, a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi) -> np.ndarray:
+        """Per group ``g``: the content tokens of ``a_tokens[g_lo[g]:g_hi[g]]`` that occur in its
+        ranges ``d_tokens[p_lo[p]:p_hi[p]]``, ``p`` in ``p_first[g]:p_first[g + 1]`` (int64)."""
+        raise NotImplementedError
+
     def __repr__(self) -> str:
         return f"<Backend {self.name}>"
 
@@ -128,6 +135,13 @@ class PythonBackend(Backend):
 
         return lexical_features_batch_reference(a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d)
 
+    def content_found(self, a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi) -> np.ndarray:
+        out = np.zeros(len(g_lo), dtype=np.int64)
+        for g in range(len(g_lo)):
+            ranges = [d_tokens[p_lo[p] : p_hi[p]].tolist() for p in range(p_first[g], p_first[g + 1])]
+            out[g] = reference.content_found(a_tokens[g_lo[g] : g_hi[g]].tolist(), ranges, content)
+        return out
+
 
 class NumbaBackend(Backend):
     """The Numba kernels (:mod:`judges.align.kernel`), parallel over the current Numba thread
@@ -178,6 +192,17 @@ class NumbaBackend(Backend):
         return kernel.lexical_features(
             a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, order, max(int(n_stems), 1)
         )
+
+    def content_found(self, a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi) -> np.ndarray:
+        from judges.align import kernel
+
+        a_tokens, d_tokens = np.ascontiguousarray(a_tokens, np.int32), np.ascontiguousarray(d_tokens, np.int32)
+        n_ids = content.shape[0]
+        if a_tokens.max(initial=-1) >= n_ids or d_tokens.max(initial=-1) >= n_ids:
+            raise ValueError(f"content must cover every token id (it has {n_ids})")
+        g_lo, g_hi, p_first, p_lo, p_hi = (np.ascontiguousarray(x, np.int64) for x in (g_lo, g_hi, p_first, p_lo, p_hi))
+        content = np.ascontiguousarray(content, np.uint8)
+        return kernel.content_found(a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi, n_ids)
 
 
 _REGISTRY: dict[str, type[Backend]] = {"python": PythonBackend, "numba": NumbaBackend}

@@ -597,7 +597,13 @@ def sw_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch,
 # --------------------------------------------------------------------------------------------
 
 
+def _cells(a_offsets, pair_a, b_lo, b_hi) -> int:
+    """The dynamic-programming cells of a batch: answer tokens x window tokens, summed over pairs."""
+    return int(((a_offsets[pair_a + 1] - a_offsets[pair_a]) * (b_hi - b_lo)).sum())
+
+
 SMALL_BATCH_PAIRS = 64  # fewer pairs than this are aligned on the calling thread alone
+SMALL_BATCH_CELLS = 1 << 21  # and fewer cells than this (about 2 ms on one core: a busy pool takes longer to wake)
 
 
 def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mismatch=-1, gap=-1):
@@ -609,7 +615,8 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
     and the scores int64 scalars, so every caller hits one compiled specialisation. Raises
     ``ValueError`` on inconsistent input (see :func:`judges.align.packed.normalize_packed`).
     Runs on the current Numba thread count (one thread for fewer than ``SMALL_BATCH_PAIRS``
-    pairs); leaves it as it was.
+    pairs or ``SMALL_BATCH_CELLS`` cells, e.g. the further evidence spans' short parts of sentences);
+    leaves it as it was.
     """
     a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap = normalize_packed(
         a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap
@@ -617,7 +624,9 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
     out = np.empty((pair_a.shape[0], 6), dtype=np.int64)
     if out.shape[0]:
         threads = numba.get_num_threads()
-        if threads > 1 and out.shape[0] < SMALL_BATCH_PAIRS:
+        if threads > 1 and (
+            out.shape[0] < SMALL_BATCH_PAIRS or _cells(a_offsets, pair_a, b_lo, b_hi) < SMALL_BATCH_CELLS
+        ):
             numba.set_num_threads(1)  # small work stays on this thread: waking the pool costs more
         try:
             sw_batch(
@@ -748,4 +757,29 @@ def candidates_batch(a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, wi
                     best_s[j] = score
                     out[c, j] = w
         g = h
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Multi-span evidence (specification: judges.align.reference.content_found)
+
+
+@njit(cache=True)
+def content_found(a_tokens, g_lo, g_hi, content, d_tokens, p_first, p_lo, p_hi, n_ids):
+    """Per group ``g``: how many tokens of ``a_tokens[g_lo[g]:g_hi[g]]`` carry content (``content``
+    per token id) and occur in one of its document ranges ``d_tokens[p_lo[p]:p_hi[p]]``, ``p`` in
+    ``p_first[g]:p_first[g + 1]``. A stamp per token id marks the tokens of the group's ranges."""
+    n = g_lo.shape[0]
+    out = np.zeros(n, np.int64)
+    stamp = np.full(n_ids, -1, np.int64)
+    for g in range(n):
+        for p in range(p_first[g], p_first[g + 1]):
+            for j in range(p_lo[p], p_hi[p]):
+                stamp[d_tokens[j]] = g
+        found = 0
+        for i in range(g_lo[g], g_hi[g]):
+            t = a_tokens[i]
+            if content[t] != 0 and stamp[t] == g:
+                found += 1
+        out[g] = found
     return out

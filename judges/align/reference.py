@@ -104,3 +104,11 @@ def smith_waterman(
         else:
             j -= 1
     return Alignment(best, i, best_i, j, best_j, matches)
+
+
+def content_found(tokens: Sequence[int], ranges: Sequence[Sequence[int]], content: Sequence[int]) -> int:
+    """How many of ``tokens`` carry content (``content[t]`` non-zero) and occur in one of the token
+    sequences ``ranges`` (multi-span evidence, :mod:`judges.align.spans`: the content words of a
+    part of the sentence found in the document ranges it may align to)."""
+    present = {t for r in ranges for t in r}
+    return sum(1 for t in tokens if content[t] and t in present)

@@ -13,6 +13,8 @@ these and the other support features. A citation whose document cannot be resolv
 
 from __future__ import annotations
 
+from typing import Optional
+
 from judges.align.passages import DocIndex
 from judges.records import Judgment
 
@@ -27,9 +29,12 @@ def aligned(
     match: int,
     numbers_missing: tuple[str, ...] = (),
     entities_missing: tuple[str, ...] = (),
+    token_spans: Optional[tuple[tuple[int, int], ...]] = None,
 ) -> Judgment:
     """The evidence span and score components of one citation (status still undecided), with what
-    the grounding checks found the document lacks."""
+    the grounding checks found the document lacks. ``token_spans``: its evidence as document token
+    ranges in document order, the best alignment's among them (:mod:`judges.align.spans`; None:
+    that one alone)."""
     score, _, _, b0, b1, matches = alignment
     if n_answer == 0:
         return _no_span(
@@ -45,8 +50,10 @@ def aligned(
     if score > 0:
         char_start = int(doc.tokens.starts[b0])
         char_end = int(doc.tokens.ends[b1 - 1])
+        spans = ((char_start, char_end),) if token_spans is None else _chars(doc, token_spans)
     else:
         char_start = char_end = 0
+        spans = ()
     return Judgment(
         status=UNDECIDED,
         grade=0,
@@ -62,7 +69,13 @@ def aligned(
         reason="",
         numbers_missing=numbers_missing,
         entities_missing=entities_missing,
+        evidence_spans=spans,
     )
+
+
+def _chars(doc: DocIndex, token_spans: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """Document token ranges as character ranges of its text."""
+    return tuple((int(doc.tokens.starts[b0]), int(doc.tokens.ends[b1 - 1])) for b0, b1 in token_spans)
 
 
 def _no_span(status: str, doc_source: str, reason: str, answer_tokens: int = 0, **rest) -> Judgment:

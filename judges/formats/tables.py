@@ -38,6 +38,9 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("char_start", pa.int32()),
         ("char_end", pa.int32()),
         ("evidence", pa.string()),
+        # every place of the document the sentence draws on (judges.align.spans): in document order,
+        # disjoint, (char_start, char_end) among them; empty when not aligned
+        ("evidence_spans", pa.list_(pa.struct([("char_start", pa.int32()), ("char_end", pa.int32())]))),
         ("doc_source", pa.string()),
         ("reason", pa.string()),
         ("confidence", pa.float64()),

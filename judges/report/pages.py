@@ -31,8 +31,8 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 #: What a citation on a page carries (the assessments' columns, the score features left out).
 CITATION_FIELDS = (
     "citation", "doc_id", "status", "support_status", "score", "norm_score", "answer_coverage",
-    "evidence_coverage", "char_start", "char_end", "evidence", "doc_source", "reason", "p_any", "p_full",
-    "llm_answer", "llm_p_yes", "numbers_missing", "entities_missing", "capped", "human_label", "explanation",
+    "evidence_coverage", "char_start", "char_end", "evidence", "evidence_spans", "doc_source", "reason", "p_any",
+    "p_full", "llm_answer", "llm_p_yes", "numbers_missing", "entities_missing", "capped", "human_label", "explanation",
     "sentence",
 )  # fmt: skip
 #: The index's counts per run: (filter name, column header); each links to the run's filtered list.
@@ -343,14 +343,23 @@ class _Context:
         return doc if doc is not None else self.t.corpus.get(c["doc_id"])
 
     def document_fields(self, doc: Document, c: dict, j: int) -> dict:
-        """The citation's document (written once per topic, ``docs/tJ.js``) and where the evidence is."""
+        """The citation's document (written once per topic, ``docs/tJ.js``) and where the evidence is
+        (its best span ``a16``-``b16`` and every span, ``spans16``, in UTF-16 offsets; the pages and
+        boxes of every span)."""
         key = "d" + hashlib.sha1(f"{doc.doc_id}\0{doc.text}".encode("utf-8")).hexdigest()[:12]
         self.topic_docs[j].setdefault(key, {"id": doc.doc_id, "title": doc.title, "text": doc.text})
         out = {"doc": key, "doc_chars": len(doc.text)}
         out["a16"], out["b16"] = u16(doc.text, c["char_start"]), u16(doc.text, c["char_end"])
+        # every span highlighted (a table without them, from before multi-span evidence: the one)
+        spans = [(s["char_start"], s["char_end"]) for s in c.get("evidence_spans") or ()]
+        out["spans16"] = [[u16(doc.text, a), u16(doc.text, b)] for a, b in spans]
         mapping = self.t.mappings.get(doc.doc_id)
         if mapping:
-            out["pages"], out["boxes"] = locate(mapping, doc.text, c["char_start"], c["char_end"])
+            out["pages"], out["boxes"] = [], []
+            for a, b in spans or [(c["char_start"], c["char_end"])]:
+                pages, boxes = locate(mapping, doc.text, a, b)
+                out["pages"] += [x for x in pages if x not in out["pages"]]
+                out["boxes"] += boxes
         return out
 
     def languages(self, doc: Optional[Document], s_script: int, c: dict) -> str:

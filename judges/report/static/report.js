@@ -48,16 +48,30 @@ CJ.pass = function (c, on) {
   for (var f in on) { any = true; if (k[f]) return true; }
   return !any;
 };
-// UTF-16 offsets (the data holds them as JavaScript counts characters)
-CJ.marked = function (text, a, b, ctx, id) {
-  var lo = 0, hi = text.length, box = CJ.el('div', {'class': 'doc'});
-  if (ctx) { lo = Math.max(0, a - ctx); hi = Math.min(text.length, b + ctx); }
-  if (lo > 0) box.appendChild(document.createTextNode('… '));
-  box.appendChild(document.createTextNode(text.slice(lo, a)));
-  var m = CJ.el('mark', id ? {id: id, 'class': 'evidence'} : {'class': 'evidence'});
-  m.textContent = text.slice(a, b); box.appendChild(m);
-  box.appendChild(document.createTextNode(text.slice(b, hi)));
-  if (hi < text.length) box.appendChild(document.createTextNode(' …'));
+// UTF-16 offsets (the data holds them as JavaScript counts characters). Every span of `spans` ([a, b], in
+// document order, disjoint) is marked, the best one (`best`) with the id `id`; with `ctx`, only `ctx` characters
+// around each span are shown (parts that meet are joined, the others cut with '…').
+CJ.marked = function (text, spans, best, ctx, id) {
+  var box = CJ.el('div', {'class': 'doc'}), parts = [];
+  spans.forEach(function (s) {
+    var lo = ctx ? Math.max(0, s[0] - ctx) : 0, hi = ctx ? Math.min(text.length, s[1] + ctx) : text.length;
+    var last = parts[parts.length - 1];
+    if (last && lo <= last[1]) last[1] = Math.max(last[1], hi); else parts.push([lo, hi]);
+  });
+  parts.forEach(function (p) {
+    if (p[0] > 0) box.appendChild(document.createTextNode('… '));
+    var at = p[0];
+    spans.forEach(function (s) {
+      if (s[0] < p[0] || s[1] > p[1]) return;
+      var main = s[0] === best[0] && s[1] === best[1];
+      var m = CJ.el('mark', {'class': main ? 'evidence' : 'evidence further'});
+      if (main && id) m.id = id;
+      box.appendChild(document.createTextNode(text.slice(at, s[0])));
+      m.textContent = text.slice(s[0], s[1]); box.appendChild(m); at = s[1];
+    });
+    box.appendChild(document.createTextNode(text.slice(at, p[1])));
+  });
+  if (parts.length && parts[parts.length - 1][1] < text.length) box.appendChild(document.createTextNode(' …'));
   return box;
 };
 CJ.show = function (P, c, btn) {
@@ -95,7 +109,9 @@ CJ.show = function (P, c, btn) {
   if (c.xlang) rows.push(['languages', c.xlang]);
   if (c.reason) rows.push(['reason', c.reason]);
   rows.push(['document', (c.doc_source || '') + (c.doc_chars ? ', ' + c.doc_chars + ' characters' : '') +
-    ', evidence at characters ' + c.char_start + '–' + c.char_end]);
+    ', evidence at characters ' + ((c.evidence_spans || []).length > 1 ? c.evidence_spans.map(function (s) {
+      return s.char_start + '–' + s.char_end;
+    }).join(', ') : c.char_start + '–' + c.char_end)]);
   if (c.pages && c.pages.length) rows.push(['pages', c.pages.map(function (p) { return p + 1; })
     .join(', ')]);
   if (c.boxes && c.boxes.length) rows.push(['boxes', c.boxes.map(function (b) {
@@ -109,14 +125,16 @@ CJ.show = function (P, c, btn) {
   var doc = c.doc ? D[c.doc] : null;
   if (doc) {
     if (doc.title) panel.appendChild(CJ.el('h4', {}, doc.title));
+    var best = [c.a16, c.b16], spans = c.spans16 && c.spans16.length ? c.spans16 : [best];
     if (c.char_end > c.char_start) {
-      panel.appendChild(CJ.el('h4', {}, 'Evidence in context'));
-      var p = CJ.marked(doc.text, c.a16, c.b16, 400, 'evidence'); p.id = 'passage'; panel.appendChild(p);
+      panel.appendChild(CJ.el('h4', {}, spans.length > 1 ? 'Evidence in context (' + spans.length + ' places)' :
+        'Evidence in context'));
+      var p = CJ.marked(doc.text, spans, best, 400, 'evidence'); p.id = 'passage'; panel.appendChild(p);
     } else panel.appendChild(CJ.el('p', {'class': 'muted'},
       'No aligned evidence: nothing in the document matched the sentence.'));
     var det = CJ.el('details', {id: 'whole'});
     det.appendChild(CJ.el('summary', {}, 'Whole document (' + doc.text.length + ' characters)'));
-    det.appendChild(CJ.marked(doc.text, c.a16, c.b16, 0, null)); panel.appendChild(det);
+    det.appendChild(CJ.marked(doc.text, spans, best, 0, null)); panel.appendChild(det);
   } else if (c.status !== 'missing') {
     panel.appendChild(CJ.el('p', {'class': 'warning'},
       'Document text not found in the inputs the report read (inputs moved? give report --rag-responses and ' +
