@@ -441,7 +441,7 @@ def judge_part(
         selection = None
         if attest.mode == "uncertain":
             selection = Band(*attest.band) if attest.band is not None else Planned(plan)
-        judge.attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, selection)
+        judge.attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, selection, settings.ask)
     pending: list[Report] = []
     pending_citations = 0
     max_citations = settings.workflow.citations.max_per_sentence

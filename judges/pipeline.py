@@ -49,7 +49,7 @@ from judges.writer import describe_inputs, output_targets, write_outputs
 # with two; 99,866 of long documents 18.3 s and 12.1 s).
 AUTO_PARALLEL_CITATIONS = 50_000
 
-__all__ = ["Inputs", "Outputs", "Summary", "prepare", "run"]
+__all__ = ["Inputs", "Outputs", "Summary", "prepare", "questions", "run"]
 
 
 def prepare(workflow: Workflow) -> None:
@@ -104,6 +104,32 @@ def run(
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
     if log_path is not None:
         session.summary.files["debug_log"] = str(log_path)
+    return session.summary
+
+
+def questions(
+    inputs: Inputs,
+    workflow: Workflow,
+    ask: Callable,
+    *,
+    llm: Endpoint,
+    cache_dir: Path,
+    warn: Callable[[str], None] = lambda msg: None,
+    progress=None,
+) -> Summary:
+    """Judge ``inputs`` as :func:`run` does, in this process, up to the LLM: the questions the
+    answer cache in ``cache_dir`` does not answer go to ``ask`` (an asker,
+    :data:`judges.attest.client.Asker`), not to ``llm``, whose model names them. Nothing is
+    written (``attest export``). Returns the summary: runs, topics, counts and plan."""
+    progress = progress or (lambda n, total=None: None)
+    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None, llm, cache_dir, ask)
+    _check_attestation(inputs, settings, False, warn)
+    session = _Session(inputs, None, settings, 1, False, Summary(), None, warn, progress)
+    with contextlib.ExitStack() as stack:
+        log = DebugLog(None)
+        topics, scan, corpus = session.load(stack, Problems(inputs.on_error, log, session.summary.counts, warn))
+        for part in session.judge(scan, corpus, topics, log):
+            session.summary.counts.update(part.counts)
     return session.summary
 
 
