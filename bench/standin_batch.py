@@ -98,7 +98,9 @@ def answer_file(source: Path, target: Path, content_of: Callable[[dict], str] = 
 
 
 def serve(content_of: Callable[[dict], str] = hashed) -> ThreadingHTTPServer:
-    """The stand-in online: a loopback server (127.0.0.1, a free port) in a thread; ``.shutdown()`` stops it."""
+    """The stand-in online: a loopback server (127.0.0.1, a free port) in a thread; ``.requests``
+    counts the requests it answered; ``.shutdown()`` stops it."""
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *a):
@@ -106,6 +108,8 @@ def serve(content_of: Callable[[dict], str] = hashed) -> ThreadingHTTPServer:
 
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with lock:
+                server.requests += 1
             out = json.dumps(completion(body, content_of)).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -114,6 +118,7 @@ def serve(content_of: Callable[[dict], str] = hashed) -> ThreadingHTTPServer:
             self.wfile.write(out)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.requests = 0
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
@@ -132,6 +137,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description="Answer a Batch API input file as the SIMULATED stand-in LLM does.")
     ap.add_argument("-i", "--input-file", type=Path, required=True)
     ap.add_argument("-o", "--output-file", type=Path, required=True)
+    ap.add_argument("--model", help="accepted as vllm run_batch accepts it (the requests name their model)")
     ap.add_argument("--oracle", type=Path, help="shared data directory: answer from rag24-support's labels")
     ap.add_argument("--error", type=float, default=0.0, help="with --oracle: share of wrong answers")
     args = ap.parse_args()

@@ -10,6 +10,7 @@ SIMULATED model: the tests check that the two paths give the same outputs, byte 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -190,6 +191,36 @@ def test_batch_round_trip_equals_the_online_run_on_rag24_support(tmp_path):
     done = round_trip(tmp_path, d / "topics.jsonl", d / "runs", d / "segments.jsonl")
     assert done["asked"] > done["requests"]  # the same question in several runs: one request
     assert "587 to ask, 561 distinct: 561 requests" in done["export"]
+
+
+def test_the_readme_batch_recipe_runs_as_written_and_its_last_step_makes_no_call(tmp_path):
+    """README "Batch files": steps 1 to 5 as written, on the bundled sample, with the stand-in in
+    place of `python -m vllm.entrypoints.openai.run_batch` (same -i, -o, --model)."""
+    needs_dspy()
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("### Batch files")[1].split("```bash\n")[1].split("```")[0]
+    steps = [line for line in block.splitlines() if line and not line.startswith("#")]
+    assert len(steps) == 5 and "python -m vllm.entrypoints.openai.run_batch -i " in steps[2]
+    with ScriptedServer(lambda n, body: Reply(status=500)) as server:
+        for step in steps:
+            step = re.sub(r"\bMODEL\b", "scripted", step)
+            for word, value in (
+                ("TOPICS", MINI / "topics.jsonl"),
+                ("RUNS/", f"{MINI / 'runs'}/"),
+                ("CORPUS", MINI / "segments.jsonl"),
+                ("OPENAI_BASE_URL=...", f"OPENAI_BASE_URL={server.base_url}"),
+                ("python run_judge.py", f"{sys.executable} {ROOT / 'run_judge.py'}"),
+                (
+                    "python -m vllm.entrypoints.openai.run_batch",
+                    f"{sys.executable} {ROOT / 'bench' / 'standin_batch.py'}",
+                ),
+            ):
+                step = step.replace(word, str(value))
+            done = subprocess.run(["bash", "-c", step], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+            assert done.returncode == 0, step + "\n" + done.stderr
+        assert server.seen == []  # exporting, importing and judging again asked nothing
+    attest = yaml.safe_load((tmp_path / "out" / "track.config.yml").read_text())["attest"]
+    assert attest["calls"] == 0 and attest["failed"] == 0 and attest["cache_hits"] == attest["selected"] > 0
 
 
 # -- bad answer files ------------------------------------------------------------------------
