@@ -28,23 +28,11 @@ from judges.attest.batch import split
 
 sys.path.insert(0, str(ROOT / "bench"))
 import standin_batch  # noqa: E402
+from attest_batch import OUTPUTS, differing  # noqa: E402  (what must be byte-identical)
 
 MINI = ROOT / "datasets" / "rag24-mini"
 SECRET = "sk-batch-test-secret"
 PRICES = {"price_per_1k_input": 0.01, "price_per_1k_output": 0.03}
-OUTPUTS = (  # byte-identical between the online run and the batch round trip
-    "qrels",
-    "doc.qrels",
-    "leaderboard.txt",
-    "leaderboard.parquet",
-    "assessments.parquet",
-    "intervals.parquet",
-    "intervals.tsv",
-    "pairs.parquet",
-    "pairs.tsv",
-    "coverage.tsv",
-    "plan.tsv",
-)
 # What differs, and must: who answered (the endpoint, or the cache) and what that cost.
 CONFIG_DIFFERS = {"attest.calls", "attest.cache_hits", "attest.tokens_in", "attest.tokens_out", "attest.estimated_cost"}
 LOG_DIFFERS = {"*.ts", "ATTEST_OUTPUT.source"} | {f"ATTEST_SUMMARY.{k.split('.')[1]}" for k in CONFIG_DIFFERS}
@@ -99,17 +87,6 @@ def answer(batch_dir: Path) -> list[Path]:
         subprocess.run(cmd, check=True, capture_output=True, timeout=300)
         out.append(target)
     return out
-
-
-def flat(value, prefix: str = "") -> dict:
-    if isinstance(value, dict):
-        return {k: v for key, sub in value.items() for k, v in flat(sub, f"{prefix}{key}.").items()}
-    return {prefix[:-1]: value}
-
-
-def differing(a: dict, b: dict) -> set[str]:
-    fa, fb = flat(a), flat(b)
-    return {k for k in fa.keys() | fb.keys() if fa.get(k) != fb.get(k)}
 
 
 def log_events(path: Path) -> list[dict]:
