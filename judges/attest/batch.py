@@ -59,16 +59,14 @@ def request_file(n: int) -> str:
 class Recorder:
     """An asker (:data:`judges.attest.client.Asker`) that records the questions instead of
     posting them; each gets the :class:`Failure` :data:`NOT_ASKED`, so the session goes on (its
-    judgments are not written). ``requests``: each distinct question once, first asked first;
-    ``asked``: every question handed over (a question asked in several batches is counted each time)."""
+    judgments are not written). ``requests``: each distinct question once, first asked first (the
+    session counts every citation asked about, ``attest_failed``)."""
 
     def __init__(self) -> None:
         self.requests: dict[str, Request] = {}
-        self.asked = 0
 
     def __call__(self, requests: list[Request], on_result) -> None:
         for request in requests:
-            self.asked += 1
             self.requests.setdefault(request.key, request)
             on_result(request, Failure(NOT_ASKED, 0))
 
