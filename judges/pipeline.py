@@ -9,6 +9,10 @@ corpus documents → judge (here or in worker processes) → merge → write the
    :mod:`judges.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
+:func:`questions` runs steps 1 and 2 only, in this process, with the LLM's questions handed to
+an asker that records them (``attest export``, :mod:`judges.attest.batch`); it writes no output
+(the answer cache is only read, though opening it creates an empty one where there is none).
+
 Nothing is created before the inputs are validated: the output targets are checked first, the
 first pass keeps its debug-log events in memory, and only then is the out-dir created, locked
 (one session per out-dir and name) and recovered from a session killed while committing.
