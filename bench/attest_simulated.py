@@ -38,8 +38,6 @@ import json
 import re
 import sys
 import tempfile
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +50,7 @@ from judges.meta.labels import read_labels  # noqa: E402
 from judges.meta.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
+import standin_batch  # noqa: E402
 import support_agreement  # noqa: E402  (its judge(): the CLI with a workflow)
 
 SENTENCE = re.compile(r"\[\[ ## sentence ## \]\]\n(.*?)\n\n\[\[ ## document ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
@@ -119,38 +118,9 @@ def reply(oracle: Oracle, messages: list[dict], error: float) -> str:
     return "YES" if yes != flipped(error, key) else "NO"
 
 
-def serve(oracle: Oracle, error: float) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *a):
-            pass
-
-        def do_POST(self):
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            content = reply(oracle, body["messages"], error)
-            out = json.dumps(
-                {
-                    "id": "sim",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                    "choices": [
-                        {
-                            "index": 0,
-                            "message": {"role": "assistant", "content": content},
-                            "finish_reason": "stop",
-                        }
-                    ],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1},
-                }
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(out)))
-            self.end_headers()
-            self.wfile.write(out)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+def serve(oracle: Oracle, error: float):
+    """The stand-in on loopback answering from ``oracle`` (bench/standin_batch.py's server)."""
+    return standin_batch.serve(lambda body: reply(oracle, body["messages"], error))
 
 
 def judge(data: Path, out: Path, name: str, workflow: dict, extra: list[str]) -> None:

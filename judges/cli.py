@@ -27,6 +27,7 @@ from judges.console import err, error, fail, progress_bar, say, show, warn
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
+from judges.attest.cli import app as attest_app
 from judges.meta.cli import app as meta_app
 from judges.vocabulary import BACKENDS, MARKER_STYLES
 
@@ -687,6 +688,7 @@ def corpus_info(
 
 
 app.add_typer(corpus_app, name="corpus", short_help="A docstore for big corpora: index, lookup, info.")
+app.add_typer(attest_app, name="attest", short_help="The LLM stage through batch files: export, import.")
 app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate, plan-assessments
 
 

@@ -179,6 +179,17 @@ class AttestSettings(_Strict):
     backoff_s: float = Field(0.5, ge=0, le=3600, description="first retry delay; doubles each retry, with jitter")
     price_per_1k_input: float = Field(0.0, ge=0, le=1e6, description="cost estimate: price per 1000 prompt tokens")
     price_per_1k_output: float = Field(0.0, ge=0, le=1e6, description="cost estimate: price per 1000 completion tokens")
+    batch_discount: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="cost estimate of answers from batch files (attest import): the share taken off the prices",
+    )
+
+    def cost(self, tokens_in: int, tokens_out: int, batch: bool = False) -> float:
+        """The estimated cost of the tokens at the prices (``batch``: less the Batch discount)."""
+        online = tokens_in / 1000 * self.price_per_1k_input + tokens_out / 1000 * self.price_per_1k_output
+        return online * (1 - self.batch_discount) if batch else online
 
     @model_validator(mode="after")
     def _check(self) -> "AttestSettings":

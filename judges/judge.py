@@ -447,7 +447,9 @@ def judge_part(
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
         from judges.attest.selection import rule
 
-        judge.attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, rule(attest, plan))
+        judge.attester = Attester(
+            attest, settings.llm, settings.cache_dir, log, counts, rule(attest, plan), settings.ask
+        )
     pending: list[Report] = []
     pending_citations = 0
     max_citations = settings.workflow.citations.max_per_sentence

@@ -9,6 +9,10 @@ corpus documents → judge (here or in worker processes) → merge → write the
    :mod:`judges.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
+:func:`questions` runs steps 1 and 2 only, in this process, with the LLM's questions handed to
+an asker that records them (``attest export``, :mod:`judges.attest.batch`); it writes no output
+(the answer cache is only read, though opening it creates an empty one where there is none).
+
 Nothing is created before the inputs are validated: the output targets are checked first, the
 first pass keeps its debug-log events in memory, and only then is the out-dir created, locked
 (one session per out-dir and name) and recovered from a session killed while committing.
@@ -49,7 +53,7 @@ from judges.writer import describe_inputs, output_targets, write_outputs
 # with two; 99,866 of long documents 18.3 s and 12.1 s).
 AUTO_PARALLEL_CITATIONS = 50_000
 
-__all__ = ["Inputs", "Outputs", "Summary", "prepare", "run"]
+__all__ = ["Inputs", "Outputs", "Summary", "prepare", "questions", "run"]
 
 
 def prepare(workflow: Workflow) -> None:
@@ -104,6 +108,32 @@ def run(
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
     if log_path is not None:
         session.summary.files["debug_log"] = str(log_path)
+    return session.summary
+
+
+def questions(
+    inputs: Inputs,
+    workflow: Workflow,
+    ask: Callable,
+    *,
+    llm: Endpoint,
+    cache_dir: Path,
+    warn: Callable[[str], None] = lambda msg: None,
+    progress=None,
+) -> Summary:
+    """Judge ``inputs`` as :func:`run` does, in this process, up to the LLM: the questions the
+    answer cache in ``cache_dir`` does not answer go to ``ask`` (an asker,
+    :data:`judges.attest.client.Asker`), not to ``llm``, whose model names them. Nothing is
+    written (``attest export``). Returns the summary: runs, topics, counts and plan."""
+    progress = progress or (lambda n, total=None: None)
+    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None, llm, cache_dir, ask)
+    _check_attestation(inputs, settings, False, warn)
+    session = _Session(inputs, None, settings, 1, False, Summary(), None, warn, progress)
+    with contextlib.ExitStack() as stack:
+        log = DebugLog(None)
+        topics, scan, corpus = session.load(stack, Problems(inputs.on_error, log, session.summary.counts, warn))
+        for part in session.judge(scan, corpus, topics, log):
+            session.summary.counts.update(part.counts)
     return session.summary
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
@@ -58,6 +58,7 @@ class Settings:
     has_corpus: bool = False  # --corpus was given (only for the message about a missing document)
     llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
     cache_dir: Path = Path(".")  # the attestation answer cache
+    ask: Optional[Callable] = None  # who answers uncached questions (judges.attest.client.Asker; None: the llm, online)
 
     def without_llm(self) -> "Settings":
         """The same judgments, no LLM asked (the first pass before a plan)."""

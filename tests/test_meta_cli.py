@@ -37,6 +37,7 @@ COMMANDS = (
     "report",
     "check-answer",
     "corpus",
+    "attest",
     "meta-evaluate",
     "agreement",
     "calibrate",

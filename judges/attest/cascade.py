@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional, Union
 
@@ -57,7 +58,7 @@ from judges.align.passages import DocIndex
 from judges.attest import degenerate
 from judges.attest.answers import affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
-from judges.attest.client import Failure, Request, ask_all
+from judges.attest.client import Asker, Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
 from judges.attest.selection import Band, Rule
 from judges.config import AttestSettings
@@ -125,10 +126,20 @@ class Attester:
         log: DebugLog,
         counts: Counter,
         selection: Optional[Rule] = None,
+        ask: Optional[Asker] = None,
     ):
-        """``selection``: the rule ``uncertain`` sends by (a band, or the session's plan)."""
+        """``selection``: the rule ``uncertain`` sends by (a band, or the session's plan); ``ask``:
+        who answers the questions the cache does not (default: the endpoint, online)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
         self.selection = selection
+        self.ask: Asker = ask or partial(
+            ask_all,
+            endpoint,
+            concurrency=settings.concurrency,
+            max_retries=settings.max_retries,
+            timeout_s=settings.timeout_s,
+            backoff_s=settings.backoff_s,
+        )
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
 
         self.messages = prompt.messages
@@ -256,15 +267,7 @@ class Attester:
                 counts[ATTEST_FAILED_REQUESTS] += 1
                 counts[attest_failure(result.reason)] += 1
 
-        ask_all(
-            self.endpoint,
-            requests,
-            concurrency=self.s.concurrency,
-            max_retries=self.s.max_retries,
-            timeout_s=self.s.timeout_s,
-            backoff_s=self.s.backoff_s,
-            on_result=on_result,
-        )
+        self.ask(requests, on_result=on_result)
 
         for i, key, _, _ in chosen:
             case, result = cases[i], answers[key]
@@ -356,7 +359,7 @@ def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> 
     counts = Counter(mine)  # taken out of the session's counts: they are reported here
     failures = {k[len(ATTEST_FAILURE) :]: int(v) for k, v in sorted(counts.items()) if k.startswith(ATTEST_FAILURE)}
     tokens_in, tokens_out = int(counts[LLM_TOKENS_IN]), int(counts[LLM_TOKENS_OUT])
-    cost = tokens_in / 1000 * settings.price_per_1k_input + tokens_out / 1000 * settings.price_per_1k_output
+    cost = settings.cost(tokens_in, tokens_out)
     return {
         "mode": settings.mode,
         **endpoint.describe(),

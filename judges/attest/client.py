@@ -23,6 +23,7 @@ from judges.attest.cache import Answer
 from judges.attest.endpoint import Endpoint
 
 MAX_RETRY_AFTER_S = 60.0
+MALFORMED = "malformed response"  # a reply that is not a chat completion with text
 
 
 class Failure(NamedTuple):
@@ -34,6 +35,12 @@ class Request(NamedTuple):
     key: str
     body: dict  # the JSON body: model, messages and sampling parameters
     answers: tuple[str, ...] = ANSWERS["yes_no"]  # the question's answers (for P(YES) from log-probabilities)
+
+
+#: Who answers questions: ``ask(requests, on_result=...)`` calls ``on_result(request, Answer |
+#: Failure)`` once per request. :func:`ask_all` (bound to an endpoint) asks online;
+#: :class:`judges.attest.batch.Recorder` records them for a batch file instead.
+Asker = Callable[..., None]
 
 
 class _Retryable(Exception):
@@ -58,20 +65,32 @@ async def _ask_once(
         return Failure(f"http {status}", 1)
     try:
         data = response.json()
+    except ValueError:
+        raise _Retryable(MALFORMED) from None
+    result = read_completion(data, answers)
+    if isinstance(result, Failure):
+        raise _Retryable(result.reason)
+    return result
+
+
+def read_completion(data: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Union[Answer, Failure]:
+    """The answer in a chat completion (the JSON body of a 200 response, as decoded), or a
+    :data:`MALFORMED` failure: the reply text, P(YES) from the log-probabilities of the question's
+    ``answers``, and the tokens. One reading for the online client and for Batch output
+    (:mod:`judges.attest.batch`)."""
+    try:
         choice = data["choices"][0]
         reply = choice["message"]["content"]
         if reply is None:
             reply = ""
         if not isinstance(reply, str):
             raise TypeError("content is not text")
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise _Retryable("malformed response") from None
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        logprobs = choice.get("logprobs")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return Failure(MALFORMED, 1)
     return Answer(
-        reply,
-        p_yes(choice.get("logprobs"), answers),
-        _int(usage.get("prompt_tokens")),
-        _int(usage.get("completion_tokens")),
+        reply, p_yes(logprobs, answers), _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
     )
 
 
