@@ -25,7 +25,9 @@ citejudge's figures are printed. Both are called in one process, as a RAG system
 4. **Evidence against people** on WiCE dev: each claim people labelled supported or partially
    supported against its cited web page (sentences joined by a newline): how often each tool
    finds the page, and whether the evidence it gives lies in the sentences people marked as
-   supporting the claim (at least one character; the share of its characters).
+   supporting the claim (at least one character; the share of its characters), and with every
+   evidence span (multi-span evidence) the share of their characters in marked sentences and the
+   share of the marked sentences they reach.
 
 SALAD-shaped answers (long reports over many passages) are not in ``../shared/data``; the long
 documents of WiCE stand in for them.
@@ -78,12 +80,19 @@ def labels(data: Path) -> dict[tuple, str]:
     return out
 
 
-Found = dict[int, dict[str, tuple[int, int]]]  # sentence index -> source id -> evidence (char_start, char_end)
+Span = tuple[int, int]
+#: sentence index -> source id -> (the contiguous evidence, every evidence span)
+Found = dict[int, dict[str, tuple[Span, tuple[Span, ...]]]]
 
 
 def ours(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
     checked = judges.check_answer(sentences, sources)
-    return {s.index: {c.source_id: (c.char_start, c.char_end) for c in s.citations} for s in checked.sentences}
+    return {
+        s.index: {
+            c.source_id: ((c.char_start, c.char_end), tuple(x[:2] for x in c.evidence_spans)) for c in s.citations
+        }
+        for s in checked.sentences
+    }
 
 
 def theirs(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
@@ -100,7 +109,8 @@ def theirs(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
     for span in spans:
         index = max(i for i, start in enumerate(starts) if start <= span.answer_span.char_start)
         for c in span.citations:
-            found.setdefault(index, {}).setdefault(c.source_id, (c.char_start, c.char_end))
+            spans = tuple((e.char_start, e.char_end) for e in c.evidence_spans)
+            found.setdefault(index, {}).setdefault(c.source_id, ((c.char_start, c.char_end), spans))
     return found
 
 
@@ -179,7 +189,7 @@ def offsets(everything: dict[str, list[Found]]) -> None:
         return
     (_, mine), (_, other) = list(everything.items())[:2]
     ious = [
-        overlap(span, other[r][i][source])
+        overlap(span[0], other[r][i][source][0])
         for r, found in enumerate(mine)
         for i, sources in found.items()
         for source, span in sources.items()
@@ -218,22 +228,29 @@ def wice(data: Path, tools: dict) -> None:
     print(f"\n## WiCE dev: evidence against the supporting sentences people marked ({len(items)} claims)\n")
     print(
         f"| tool | found: supported ({full}) | found: partially ({len(items) - full}) | evidence in a marked sentence "
-        "| evidence characters in marked sentences |"
+        "| its characters in marked sentences | every span: characters in marked sentences | marked sentences reached |"
     )
-    print("|---|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+
+    def shared(span: Span, gold: list[Span]) -> int:
+        return sum(max(0, min(span[1], b) - max(span[0], a)) for a, b in gold)
+
     for name, call in tools.items():
-        found, hit, inside = {"supported": 0, "partially_supported": 0}, 0, []
+        found, hit, inside, inside_all, reached = {"supported": 0, "partially_supported": 0}, 0, [], [], []
         for claim, text, gold, label in items:
-            span = call([claim], [("page", text)]).get(0, {}).get("page")
-            if span is None:
+            got = call([claim], [("page", text)]).get(0, {}).get("page")
+            if got is None:
                 continue
-            found[label] += 1
-            shared = sum(max(0, min(span[1], b) - max(span[0], a)) for a, b in gold)
-            hit += shared > 0
-            inside.append(shared / max(span[1] - span[0], 1))
+            (span, spans), found[label] = got, found[label] + 1
+            spans = spans or (span,)
+            hit += shared(span, gold) > 0
+            inside.append(shared(span, gold) / max(span[1] - span[0], 1))
+            inside_all.append(sum(shared(x, gold) for x in spans) / max(sum(b - a for a, b in spans), 1))
+            reached.append(sum(any(shared(x, [g]) for x in spans) for g in gold) / len(gold))
         print(
             f"| {name} | {found['supported'] / full:.3f} | {found['partially_supported'] / (len(items) - full):.3f} "
-            f"| {hit / max(len(inside), 1):.3f} | {statistics.mean(inside) if inside else 0:.3f} |",
+            f"| {hit / max(len(inside), 1):.3f} | {statistics.mean(inside) if inside else 0:.3f} "
+            f"| {statistics.mean(inside_all) if inside else 0:.3f} | {statistics.mean(reached) if inside else 0:.3f} |",
             flush=True,
         )
 
