@@ -72,11 +72,13 @@ def run(
     strict_llm: bool = False,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
+    first_pass: Optional[list[Part]] = None,
 ) -> Summary:
     """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
     summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
     out-dir); ``workers``: processes (0: automatic); ``strict_llm``: a degenerate LLM is an error;
-    ``progress(n)`` advances a bar."""
+    ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
+    (by topic shards, in one process's order: :func:`judges.shards.merge`)."""
     progress = progress or (lambda n, total=None: None)
     settings = Settings(
         workflow,
@@ -98,6 +100,7 @@ def run(
         stale_log = None
     outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
     session = _Session(inputs, outputs, settings, workers, strict_llm, Summary(), outset, warn, progress)
+    session.first_pass = first_pass
     try:
         session.run(stale_log, described)
     except KeyboardInterrupt as e:
@@ -107,14 +110,15 @@ def run(
     return session.summary
 
 
-def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn) -> None:
-    """Refuse, before anything is read, an attestation the session cannot carry out."""
+def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn, asks: bool = True) -> None:
+    """Refuse, before anything is read, an attestation the session cannot carry out (``asks``:
+    the session asks the LLM; a topic shard only judges the first pass)."""
     attest, where = settings.workflow.attest, inputs.workflow_path or "workflow"
-    if attest.mode != "none" and settings.llm is None:
+    if attest.mode != "none" and settings.llm is None and asks:
         raise InputError(
             where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config"
         )
-    if attest.mode != "none":
+    if attest.mode != "none" and asks:
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
         except ImportError:
@@ -169,6 +173,8 @@ class _Session:
         self.outset, self.warn, self.progress = outset, warn, progress
         self.workers: Optional[Workers] = None
         self.labels: Optional[dict] = None
+        self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
+        self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
 
     def run(self, stale_log, described: dict) -> None:
         log_path = self.outputs.log_path
@@ -216,11 +222,14 @@ class _Session:
             corpus = read_corpus(inputs.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(inputs, scan, corpus)
-        if inputs.labels is not None:  # pandas: only with labels
+        self.load_labels()
+        return topics, scan, corpus
+
+    def load_labels(self) -> None:
+        if self.inputs.labels is not None:  # pandas: only with labels
             from judges.meta.labels import citation_statuses, read_labels
 
-            self.labels = citation_statuses(read_labels(inputs.labels))
-        return topics, scan, corpus
+            self.labels = citation_statuses(read_labels(self.inputs.labels))
 
     def start_workers(self, stack: contextlib.ExitStack, n_topics: int) -> Optional[Callable[[int], None]]:
         """Workers start as early as they are known to be wanted, so that their start-up (imports,
@@ -252,7 +261,13 @@ class _Session:
         self.summary.processes = self.processes(scan.citations)
         plan = None
         if planning:
-            first = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True)
+            first = self.first_pass
+            if first is None:
+                first = self.judge_pass(
+                    self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True
+                )
+            else:
+                self.progress(scan.citations)
             plan = self.summary.plan = _plan(first, self.settings.workflow, scan)
             log.event("PLAN", **plan.describe())
         return self.judge_pass(self.settings, scan, corpus, topics, log, plan)  # consumes corpus
@@ -300,6 +315,7 @@ class _Session:
             scan,
             topics,
             self.outset.stage,
+            self.hashed_inputs,
         )
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()
