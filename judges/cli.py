@@ -207,6 +207,17 @@ def main(
             "and write the partial set OUT_DIR/NAME.part-K-of-N.arrow for `merge`."
         ),
     ),
+    dask: Optional[str] = typer.Option(
+        None,
+        "--dask",
+        help=(
+            "Judge topic shards as tasks on the Dask cluster at this scheduler address (or local:N, a LocalCluster "
+            "of N processes) and merge them here; inputs and OUT_DIR on paths every worker sees."
+        ),
+    ),
+    dask_shards: Optional[int] = typer.Option(
+        None, "--dask-shards", min=1, help="With --dask: how many shards (default: the cluster's worker threads)."
+    ),
     version: bool = typer.Option(
         False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -280,6 +291,8 @@ class _Request(NamedTuple):
     workers: int
     strict_llm: bool
     shard: Optional[tuple[int, int]] = None
+    dask: Optional[str] = None
+    dask_shards: Optional[int] = None
 
 
 def _request(
@@ -303,6 +316,8 @@ def _request(
     cache_dir: Optional[Path],
     strict_llm: bool,
     shard: Optional[str],
+    dask: Optional[str],
+    dask_shards: Optional[int],
     **inputs,
 ) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
@@ -323,6 +338,10 @@ def _request(
         shard = parse_shard(shard)
         if workers is not None and workers > 1:
             raise InputError("--workers", None, None, f"{workers}: a shard is one process (use more shards)")
+    if dask is not None and shard is not None:
+        raise InputError("--dask", None, None, "give either --dask or --shard, not both (--dask runs every shard)")
+    if dask_shards is not None and dask is None:
+        raise InputError("--dask-shards", None, None, "only with --dask")
     if no_debug_log and debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
     if "/" in name or "\\" in name or name in ("", ".", ".."):
@@ -355,7 +374,7 @@ def _request(
         no_debug_log=no_debug_log,
         leaderboard_formats=tuple(dict.fromkeys(formats)),
     )
-    return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, shard)
+    return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, shard, dask, dask_shards)
 
 
 def _run_session(request: _Request):
@@ -366,13 +385,39 @@ def _run_session(request: _Request):
     arrow_without_pandas()  # this process ends with the summary: no pandas in it
     compiling = _prepare_numba(request.workflow) if request.workflow.alignment.backend == "numba" else 0.0
     settle_collector()
-    with progress_bar("judging citations", MofNCompleteColumn()) as bar:
-        task = bar.add_task("judge", total=None)
+    title = "judging citations" if request.dask is None else "{task.description}"
+    with progress_bar(title, MofNCompleteColumn()) as bar:
+        task = bar.add_task("judging citations on Dask", total=None)
 
         def progress(n: int, total: Optional[int] = None) -> None:
             if total is not None:
                 bar.update(task, total=total)
             bar.advance(task, n)
+
+        if request.dask is not None:
+            from judges import cluster
+
+            def on_shards(done: int, n: int) -> None:
+                bar.update(task, description=f"judging citations on Dask ({done}/{n} shards done)")
+                if not err.is_terminal and done:  # no bar: a line per shard, for a batch job's log
+                    judged = bar.tasks[0].completed
+                    say(f"{done}/{n} shards done, {judged:,.0f} citations judged", err)
+
+            summary = cluster.run(
+                request.dask,
+                request.inputs,
+                request.outputs,
+                request.workflow,
+                shards=request.dask_shards,
+                llm=request.llm,
+                cache_dir=request.cache_dir,
+                workers=request.workers,
+                strict_llm=request.strict_llm,
+                warn=warn,
+                progress=progress,
+                on_shards=on_shards,
+            )
+            return summary, compiling
 
         if request.shard is not None:
             from judges.shards import judge_shard
@@ -383,7 +428,7 @@ def _run_session(request: _Request):
                 request.workflow,
                 request.shard,
                 workers=request.workers,
-                llm=request.llm,
+                model=None if request.llm is None else request.llm.model,
                 warn=warn,
                 progress=progress,
             )

@@ -95,7 +95,7 @@ def part_path(out_dir: Path, name: str, k: int, n: int) -> Path:
     return Path(out_dir) / f"{part_name(name, k, n)}{PART_SUFFIX}"
 
 
-def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: dict, n: int, workers, llm) -> dict:
+def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: dict, n: int, workers, model) -> dict:
     """What the parts of one session share: any difference makes a part another session's."""
     return {
         "citejudge": __version__,
@@ -116,7 +116,7 @@ def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: di
             "no_debug_log": outputs.no_debug_log,
             "leaderboard_formats": list(outputs.leaderboard_formats),
         },
-        "model": None if llm is None else llm.model,
+        "model": model,
     }
 
 
@@ -128,17 +128,17 @@ def judge_shard(
     shard: tuple[int, int],
     *,
     workers: int = 0,
-    llm=None,
+    model: Optional[str] = None,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
 ) -> Summary:
     """Judge shard ``shard = (K, N)`` of the session and write its partial set (module doc).
-    ``workers`` is recorded only (a shard is one process); ``llm`` only names the model."""
+    ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask."""
     from judges.writer import describe_inputs
 
     k, n = shard
     progress = progress or (lambda n, total=None: None)
-    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None, llm)
+    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None)
     _check_attestation(inputs, settings, False, warn, asks=False)
     described = describe_inputs(inputs)
     logged = outputs.log_path is not None and workflow.attest.mode == "none"
@@ -150,7 +150,7 @@ def judge_shard(
     check_targets(targets, _input_files(inputs, workflow, described))
     outset = OutputSet(path.parent, part_name(outputs.name, k, n))
     session = _ShardSession(inputs, own, settings, workers, False, Summary(), outset, warn, progress)
-    session.shard, session.recorded, session.llm = shard, outputs, llm
+    session.shard, session.recorded, session.model = shard, outputs, model
     try:
         session.run(None, described)
     except KeyboardInterrupt as e:
@@ -166,7 +166,7 @@ class _ShardSession(_Session):
 
     shard: tuple[int, int]
     recorded: Outputs  # the outputs the merge will write
-    llm = None
+    model: Optional[str] = None
 
     def start_workers(self, stack, n_topics: int):
         return None  # a shard is one process: its events must come in one process's order
@@ -196,7 +196,9 @@ class _ShardSession(_Session):
             "shard": [k, n],
             "rows": part.assessments.num_rows,
             "log": log.enabled,
-            "fingerprint": fingerprint(self.inputs, self.recorded, self.settings.workflow, hashed, n, wanted, self.llm),
+            "fingerprint": fingerprint(
+                self.inputs, self.recorded, self.settings.workflow, hashed, n, wanted, self.model
+            ),
         }
         placed = _where(part.placed, reading_ranks(scan), self.head)
         state = {
