@@ -394,6 +394,15 @@ def _run_session(request: _Request):
                 bar.update(task, total=total)
             bar.advance(task, n)
 
+        session = dict(
+            llm=request.llm,
+            cache_dir=request.cache_dir,
+            workers=request.workers,
+            strict_llm=request.strict_llm,
+            warn=warn,
+            progress=progress,
+        )
+        given = (request.inputs, request.outputs, request.workflow)
         if request.dask is not None:
             from judges import cluster
 
@@ -403,48 +412,17 @@ def _run_session(request: _Request):
                     judged = bar.tasks[0].completed
                     say(f"{done}/{n} shards done, {judged:,.0f} citations judged", err)
 
-            summary = cluster.run(
-                request.dask,
-                request.inputs,
-                request.outputs,
-                request.workflow,
-                shards=request.dask_shards,
-                llm=request.llm,
-                cache_dir=request.cache_dir,
-                workers=request.workers,
-                strict_llm=request.strict_llm,
-                warn=warn,
-                progress=progress,
-                on_shards=on_shards,
-            )
+            summary = cluster.run(request.dask, *given, shards=request.dask_shards, on_shards=on_shards, **session)
             return summary, compiling
-
         if request.shard is not None:
             from judges.shards import judge_shard
 
+            model = None if request.llm is None else request.llm.model
             summary = judge_shard(
-                request.inputs,
-                request.outputs,
-                request.workflow,
-                request.shard,
-                workers=request.workers,
-                model=None if request.llm is None else request.llm.model,
-                warn=warn,
-                progress=progress,
+                *given, request.shard, workers=request.workers, model=model, warn=warn, progress=progress
             )
             return summary, compiling
-        summary = pipeline.run(
-            request.inputs,
-            request.outputs,
-            request.workflow,
-            llm=request.llm,
-            cache_dir=request.cache_dir,
-            workers=request.workers,
-            strict_llm=request.strict_llm,
-            warn=warn,
-            progress=progress,
-        )
-        return summary, compiling
+        return pipeline.run(*given, **session), compiling
 
 
 def _terminate(signum, frame) -> None:

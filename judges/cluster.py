@@ -49,7 +49,10 @@ def _shard_task(
 
     from judges.shards import judge_shard
 
+    from judges.process import settle_collector
+
     numba.set_num_threads(1)  # the worker processes are the parallelism
+    settle_collector()  # as in a judge process: the worker's own objects frozen out of the collector's walks
     attempt = uuid.uuid4().hex[:12]
     k = shard[0]
     worker = get_worker()

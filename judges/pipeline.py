@@ -9,6 +9,10 @@ corpus documents → judge (here or in worker processes) → merge → write the
    :mod:`judges.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
+Topic shards judged apart (``--shard K/N``, ``--dask``) come back through :mod:`judges.shards`,
+which writes their merge with this module's last stage (or, with attestation, hands it their
+first pass: ``run(..., first_pass=...)``).
+
 Nothing is created before the inputs are validated: the output targets are checked first, the
 first pass keeps its debug-log events in memory, and only then is the out-dir created, locked
 (one session per out-dir and name) and recovered from a session killed while committing.

@@ -45,8 +45,10 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import mmap
 import os
 import pickle
+import threading
 import re
 from collections import Counter
 from pathlib import Path
@@ -254,6 +256,7 @@ class ReadPart(NamedTuple):
     path: Path
     manifest: dict
     reader: pa.ipc.RecordBatchFileReader
+    mapped: mmap.mmap  # the file, mapped read-only: the table's columns point into it
 
     @property
     def log(self) -> Path:
@@ -271,13 +274,15 @@ def _open_part(path: Path) -> ReadPart:
     if not path.is_file():
         raise InputError(path, None, "PART", "no such file (a partial set NAME.part-K-of-N.arrow written by --shard)")
     try:
-        reader = pa.ipc.open_file(pa.memory_map(str(path)))
+        with open(path, "rb") as f:
+            mapped = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+        reader = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped)))
         manifest = json.loads(reader.schema.metadata[MANIFEST])
     except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError):
         raise InputError(path, None, "PART", "not a partial set written by run_judge.py --shard") from None
     if manifest.get("format") != FORMAT:
         raise InputError(path, None, "format", f"partial set format {manifest.get('format')}, this is {FORMAT}")
-    return ReadPart(path, manifest, reader)
+    return ReadPart(path, manifest, reader, mapped)
 
 
 def _differs(a, b, field: str) -> Optional[str]:
@@ -438,6 +443,33 @@ def _check_unchanged(inputs: Inputs, hashed: dict) -> None:
         )
 
 
+class _LetGo:
+    """While the merged set is written, the parts' pages are let go of every ``every`` seconds
+    (``MADV_DONTNEED``): they stay in the page cache and come back when read again, so the merge
+    holds in memory only what the writer is reading, not the whole of every part (a large
+    track's parts are 0.7 GB)."""
+
+    def __init__(self, parts: list[ReadPart], every: float = 0.25):
+        self.maps, self.every = [p.mapped for p in parts], every
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="let-go", daemon=True)
+
+    def _run(self) -> None:
+        while not self.done.wait(self.every):
+            for m in self.maps:
+                m.madvise(mmap.MADV_DONTNEED)
+
+    def __enter__(self) -> "_LetGo":
+        if hasattr(mmap, "MADV_DONTNEED"):
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+
 def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow, workers, warn, progress) -> Summary:
     """Write the output set of final judgments, as one process's :meth:`_Session.write` does."""
     from judges.writer import output_targets
@@ -469,9 +501,11 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 log.append_range(parts[0].log, 0, first["head"])
                 for path, start, end in merged.log_ranges:
                     log.append_range(path, start, end)
+                log.sync_soon()  # to disk while the outputs are written, as one process does
             else:
                 outset.remove(Path(outputs.out_dir) / f"{outputs.name}.jsonl")
-            session.write([merged.part], scan, topics, log)
+            with _LetGo(parts):
+                session.write([merged.part], scan, topics, log)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
     if log_path is not None:

@@ -9,8 +9,8 @@ import threading
 import time
 
 import pytest
-from conftest import ROOT, run_cli, shared
-from test_shards import BUNDLED, same_outputs
+from conftest import ROOT, run_cli
+from test_shards import BUNDLED, same_outputs, shared_inputs
 
 from judges import cluster, pipeline
 from judges.config import Workflow
@@ -57,11 +57,7 @@ def test_bad_input_on_a_worker_is_one_error_line(tmp_path):
 @pytest.mark.shared
 @pytest.mark.parametrize("dataset", ["rag24-support", "kiddie"])
 def test_shared_datasets_on_dask(tmp_path, dataset):
-    data = shared(dataset)
-    if dataset == "kiddie":
-        inputs = Inputs(topics=[data / "topics" / "kiddie-topics.jsonl"], responses=[data / "runs"])
-    else:
-        inputs = Inputs(topics=[data / "topics.jsonl"], responses=[data / "runs"], corpus=data / "segments.jsonl")
+    inputs = shared_inputs(dataset)
     out = tmp_path / "out"
     pipeline.run(inputs, Outputs(out, "x"), Workflow(), workers=1)
     out.rename(tmp_path / "one")

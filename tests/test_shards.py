@@ -116,20 +116,23 @@ def test_a_synthetic_workload(tmp_path):
     same_outputs(one, merged)
 
 
+def shared_inputs(dataset: str) -> Inputs:
+    """rag24-support (with its segments and labels) or kiddie, from ../shared/data (else skipped)."""
+    data = shared(dataset)
+    if dataset == "kiddie":
+        return Inputs(topics=[data / "topics" / "kiddie-topics.jsonl"], responses=[data / "runs"])
+    return Inputs(
+        topics=[data / "topics.jsonl"],
+        responses=[data / "runs"],
+        corpus=data / "segments.jsonl",
+        labels=data / "labels.jsonl",
+    )
+
+
 @pytest.mark.shared
 @pytest.mark.parametrize("dataset", ["rag24-support", "kiddie"])
 def test_shared_datasets(tmp_path, dataset):
-    data = shared(dataset)
-    if dataset == "kiddie":
-        inputs = Inputs(topics=[data / "topics" / "kiddie-topics.jsonl"], responses=[data / "runs"])
-    else:
-        inputs = Inputs(
-            topics=[data / "topics.jsonl"],
-            responses=[data / "runs"],
-            corpus=data / "segments.jsonl",
-            labels=data / "labels.jsonl",
-        )
-    one, merged = one_and_merged(tmp_path, inputs, Workflow(), 4)
+    one, merged = one_and_merged(tmp_path, shared_inputs(dataset), Workflow(), 4)
     same_outputs(one, merged)
 
 
@@ -258,3 +261,17 @@ def test_the_merge_asks_as_one_process_does(tmp_path, mode):
     same_outputs(tmp_path / "one", out)
     if mode == "uncertain":
         assert (out / "x.plan.tsv").exists()
+
+
+def test_shard_option_conflicts_are_one_error_line(tmp_path):
+    given = ["--rag-topics", ROOT / "datasets/ragtime/topics.jsonl", "--rag-responses", ROOT / "runs/ragtime"]
+    given += ["--out-dir", tmp_path / "out"]
+    for extra, expected in (
+        (["--shard", "1/2", "--workers", "2"], "error: --workers: 2: a shard is one process (use more shards)"),
+        (["--shard", "3/2"], "error: --shard: '3/2' is not K/N with 1 <= K <= N (e.g. 2/8)"),
+        (["--shard", "1/2", "--dask", "local:1"], "error: --dask: give either --dask or --shard, not both"),
+        (["--dask-shards", "2"], "error: --dask-shards: only with --dask"),
+    ):
+        result = run_cli(*given, *extra)
+        assert result.returncode == 2 and result.stderr.strip().splitlines()[-1].startswith(expected), result.stderr
+    assert not (tmp_path / "out").exists()
