@@ -14,6 +14,10 @@ on, ``--workers 1`` in each shard):
    wall time would be the slowest), then ``merge``: its own wall time and peak RSS;
 4. ``--dask local:2`` (a LocalCluster of 2 processes, as many shards; merged in the client).
 
+``--pair R`` runs only ``--workers 2`` and ``--dask local:2``, alternately, ``R`` times each, and
+prints each one's fastest: on a machine shared with other work, the two are then compared under
+the same load, not minutes apart.
+
 Each set is written to the same out-dir (then moved aside), so the debug logs' summaries name the
 same files, and the merged and Dask sets are compared with the one-process set, byte for byte, the
 debug log apart from its timestamps (``--no-check`` skips it). Peak RSS is ``ru_maxrss`` of the
@@ -99,14 +103,42 @@ def measured(label: str, cmd: list[str], logs: Path) -> dict:
     return res
 
 
+def pair(work: Path, repeats: int) -> int:
+    """``--workers 2`` and ``--dask local:2`` alternately: the fastest of each."""
+    tmp = Path(tempfile.mkdtemp(prefix="citejudge-pair-", dir=HERE / "workloads"))
+    logs, out = tmp / "logs", tmp / "out"
+    logs.mkdir()
+    walls: dict[str, list[float]] = {"--workers 2": [], "--dask local:2": []}
+    try:
+        for i in range(repeats):
+            for label, extra in (
+                ("--workers 2", ["--workers", "2"]),
+                ("--dask local:2", ["--workers", "1", "--dask", "local:2"]),
+            ):
+                walls[label].append(measured(f"{label} #{i + 1}", judge_args(work, out) + extra, logs)["wall_s"])
+                shutil.rmtree(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    best = {k: min(v) for k, v in walls.items()}
+    print(
+        f"alternately {repeats} times (busy 2-core machine): "
+        + "; ".join(f"{k}: {', '.join(f'{w:.1f}' for w in v)} s (fastest {best[k]:.1f} s)" for k, v in walls.items())
+    )
+    print(f"--dask local:2 / --workers 2 = {best['--dask local:2'] / best['--workers 2']:.2f} (fastest of each)")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="large")
     ap.add_argument("--shards", type=int, default=4)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--no-check", action="store_true", help="do not compare the outputs")
+    ap.add_argument("--pair", type=int, default=0, help="only --workers 2 and --dask local:2, alternately, R times")
     args = ap.parse_args()
     work = workload(args.size, args.seed)
+    if args.pair:
+        return pair(work, args.pair)
     citations = json.loads((work / "manifest.json").read_text())["counts"]["citations"]
     tmp = Path(tempfile.mkdtemp(prefix="citejudge-shards-", dir=HERE / "workloads"))
     logs, out, n = tmp / "logs", tmp / "out", args.shards
