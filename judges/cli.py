@@ -24,6 +24,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from judges.console import err, error, fail, progress_bar, say, show, warn
+from judges.counts import CITATIONS
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
@@ -200,6 +201,25 @@ def main(
             "decisions no better than chance) is an error (exit 2, no output replaced), not a warning."
         ),
     ),
+    shard: Optional[str] = typer.Option(
+        None,
+        "--shard",
+        help=(
+            "K/N: judge only the topics of shard K of N (by a stable hash of the topic id), in one process, "
+            "and write the partial set OUT_DIR/NAME.part-K-of-N.arrow for `merge`."
+        ),
+    ),
+    dask: Optional[str] = typer.Option(
+        None,
+        "--dask",
+        help=(
+            "Judge topic shards as tasks on the Dask cluster at this scheduler address (or local:N, a LocalCluster "
+            "of N processes) and merge them here; inputs and OUT_DIR on paths every worker sees."
+        ),
+    ),
+    dask_shards: Optional[int] = typer.Option(
+        None, "--dask-shards", min=1, help="With --dask: how many shards (default: the cluster's worker threads)."
+    ),
     version: bool = typer.Option(
         False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
     ),
@@ -250,6 +270,13 @@ def _judge(**chosen) -> None:
         raise typer.Exit(128 + int(signum))
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)
+    if request.shard is not None:
+        k, n = request.shard
+        say(
+            f"wrote part {k} of {n}: {summary.files['part']} ({summary.counts[CITATIONS]:,} citations judged) "
+            f"in {time.perf_counter() - started:.1f} s; then: run_judge.py merge OUT --name NAME PART..."
+        )
+        return
     from judges.summary import print_summary
 
     print_summary(summary, time.perf_counter() - started, compiling)
@@ -265,6 +292,9 @@ class _Request(NamedTuple):
     cache_dir: Optional[Path]
     workers: int
     strict_llm: bool
+    shard: Optional[tuple[int, int]] = None
+    dask: Optional[str] = None
+    dask_shards: Optional[int] = None
 
 
 def _request(
@@ -287,6 +317,9 @@ def _request(
     debug_log: Optional[Path],
     cache_dir: Optional[Path],
     strict_llm: bool,
+    shard: Optional[str],
+    dask: Optional[str],
+    dask_shards: Optional[int],
     **inputs,
 ) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
@@ -301,6 +334,16 @@ def _request(
             None,
             f"{workers} is not between 1 and {MAX_WORKERS} (and never more than the topics are used)",
         )
+    if shard is not None:
+        from judges.shards import parse_shard
+
+        shard = parse_shard(shard)
+        if workers is not None and workers > 1:
+            raise InputError("--workers", None, None, f"{workers}: a shard is one process (use more shards)")
+    if dask is not None and shard is not None:
+        raise InputError("--dask", None, None, "give either --dask or --shard, not both (--dask runs every shard)")
+    if dask_shards is not None and dask is None:
+        raise InputError("--dask-shards", None, None, "only with --dask")
     if no_debug_log and debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
     if "/" in name or "\\" in name or name in ("", ".", ".."):
@@ -333,7 +376,7 @@ def _request(
         no_debug_log=no_debug_log,
         leaderboard_formats=tuple(dict.fromkeys(formats)),
     )
-    return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm)
+    return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, shard, dask, dask_shards)
 
 
 def _run_session(request: _Request):
@@ -344,18 +387,16 @@ def _run_session(request: _Request):
     arrow_without_pandas()  # this process ends with the summary: no pandas in it
     compiling = _prepare_numba(request.workflow) if request.workflow.alignment.backend == "numba" else 0.0
     settle_collector()
-    with progress_bar("judging citations", MofNCompleteColumn()) as bar:
-        task = bar.add_task("judge", total=None)
+    title = "judging citations" if request.dask is None else "{task.description}"
+    with progress_bar(title, MofNCompleteColumn()) as bar:
+        task = bar.add_task("judging citations on Dask", total=None)
 
         def progress(n: int, total: Optional[int] = None) -> None:
             if total is not None:
                 bar.update(task, total=total)
             bar.advance(task, n)
 
-        summary = pipeline.run(
-            request.inputs,
-            request.outputs,
-            request.workflow,
+        session = dict(
             llm=request.llm,
             cache_dir=request.cache_dir,
             workers=request.workers,
@@ -363,7 +404,27 @@ def _run_session(request: _Request):
             warn=warn,
             progress=progress,
         )
-        return summary, compiling
+        given = (request.inputs, request.outputs, request.workflow)
+        if request.dask is not None:
+            from judges import cluster
+
+            def on_shards(done: int, n: int) -> None:
+                bar.update(task, description=f"judging citations on Dask ({done}/{n} shards done)")
+                if not err.is_terminal and done:  # no bar: a line per shard, for a batch job's log
+                    judged = bar.tasks[0].completed
+                    say(f"{done}/{n} shards done, {judged:,.0f} citations judged", err)
+
+            summary = cluster.run(request.dask, *given, shards=request.dask_shards, on_shards=on_shards, **session)
+            return summary, compiling
+        if request.shard is not None:
+            from judges.shards import judge_shard
+
+            model = None if request.llm is None else request.llm.model
+            summary = judge_shard(
+                *given, request.shard, workers=request.workers, model=model, warn=warn, progress=progress
+            )
+            return summary, compiling
+        return pipeline.run(*given, **session), compiling
 
 
 def _terminate(signum, frame) -> None:
@@ -453,6 +514,87 @@ def report(
         f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, "
         f"largest {done['largest'] / 1e3:.0f} kB) in {done['seconds']:.1f} s"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# merge
+# ---------------------------------------------------------------------------------------------
+@app.command(
+    "merge",
+    short_help="Merge the partial sets of --shard K/N into the output set one process writes.",
+    help=(
+        "Merge the N partial sets written by --shard K/N (OUT_DIR/NAME.part-K-of-N.arrow) into the output set of "
+        "one process over all topics, byte for byte (the debug log apart from its timestamps). With LLM "
+        "attestation the shards judged the first pass: the merge plans and asks (or reads the answer cache). "
+        "A part missing, given twice or of another session is one error line, and nothing is written."
+    ),
+)
+def merge(
+    out_dir: Path = typer.Argument(..., help="Directory for the merged outputs."),
+    parts: List[Path] = typer.Argument(..., help="The partial sets, NAME.part-K-of-N.arrow, all N of them."),
+    name: str = typer.Option("citejudge", "--name", help="Base name of every output file (the shards' --name)."),
+    use_env_llm: bool = typer.Option(
+        False,
+        "--use-env-llm",
+        help="With attestation: LLM endpoint from OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY.",
+    ),
+    llm_config: Optional[Path] = typer.Option(
+        None, "--llm-config", help="With attestation: LLM endpoint from a YAML file (as the judge's --llm-config)."
+    ),
+    cache_dir: Optional[Path] = typer.Option(
+        None, "--cache-dir", help="With attestation: directory of the LLM answer cache (default OUT_DIR)."
+    ),
+    strict_llm: bool = typer.Option(False, "--strict-llm", help="A degenerate LLM judge is an error (as the judge's)."),
+) -> None:
+    started = time.perf_counter()
+    from judges.process import arrow_without_pandas
+
+    arrow_without_pandas()
+    previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
+    except InputError as e:
+        raise fail(e.render())
+    except OSError as e:
+        raise fail(f"{e.filename or ''}: {e.strerror or e}")
+    except KeyboardInterrupt as e:
+        say("interrupted: no output was replaced" if not getattr(e, "replaced", False) else "interrupted", err)
+        raise typer.Exit(128 + int(getattr(e, "signum", signal.SIGINT)))
+    finally:
+        signal.signal(signal.SIGTERM, previous_sigterm)
+    from judges.summary import print_summary
+
+    print_summary(summary, time.perf_counter() - started)
+
+
+def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm):
+    from judges.shards import merge as merge_parts
+
+    if use_env_llm and llm_config is not None:
+        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
+    llm = None
+    if use_env_llm or llm_config is not None:
+        from judges.attest import endpoint
+
+        llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
+    with progress_bar("merging", MofNCompleteColumn()) as bar:
+        task = bar.add_task("merge", total=None)
+
+        def progress(n: int, total: Optional[int] = None) -> None:
+            if total is not None:
+                bar.update(task, total=total)
+            bar.advance(task, n)
+
+        return merge_parts(
+            list(parts),
+            out_dir,
+            name,
+            llm=llm,
+            cache_dir=cache_dir,
+            strict_llm=strict_llm,
+            warn=warn,
+            progress=progress,
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -98,6 +98,7 @@ class Judge:
         self.support_judge = get_judge(self.wf.support, settings.workflow_path)
         self.attester: Optional["Attester"] = None  # set by judge_part when the workflow attests
         self.labels: dict[tuple, str] = {}  # assessors' levels, final: (run, topic, sentence index, doc id) -> status
+        self.log_ends: Optional[dict[tuple[str, int], int]] = None  # (path, offset) -> log bytes after its events
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
     def doc_index(self, text: str) -> DocIndex:
@@ -232,7 +233,8 @@ class Judge:
         expected_weights = self.wf.leaderboard.weights == "expected"
         windows = ranges.tolist() if log.enabled else None
         answer_error = self.wf.attest.answer_error
-        for i, it in enumerate(batch.items):
+        items, ends = batch.items, self.log_ends
+        for i, it in enumerate(items):
             rep, sent, c, j = it.report, it.sentence, it.citation, judgments[i]
             why = None
             if self.attester is not None:
@@ -246,6 +248,8 @@ class Judge:
                 di = None if it.doc < 0 else batch.docs[it.doc]
                 rule = decision(thresholds, why, j, j.llm_answer is not None)
                 self._log_citation(log, rep, sent, c, di, it.source, windows[i], best[i], j, qid, rule)
+                if ends is not None and (i + 1 == len(items) or items[i + 1].report is not rep):
+                    ends[rep.path, rep.offset] = log.tell()  # the report's last event
             out.add(rep, sent, c, j, qid)
         for rep in batch.reports:
             out.finish_report(rep, self.grounder.report(rep, batch.cited[id(rep)].values()))
@@ -415,6 +419,10 @@ class Part(NamedTuple):
     per_topic: dict
     assessments: pa.Table
     counts: Counter
+    # With ``judge_part(..., placed=True)``: per report judged, in order, its (path, offset), its
+    # assessment rows and the debug log's length after its events, -1 when it logged none
+    # (judges.shards puts parts back in one process's order by them).
+    placed: Optional[list[tuple[str, int, int, int]]] = None
 
 
 def judge_part(
@@ -426,6 +434,7 @@ def judge_part(
     progress,
     plan: Optional["Plan"] = None,
     labels: Optional[dict[tuple, str]] = None,
+    placed: bool = False,
 ) -> Part:
     """Judge the selected runs' reports on ``topics`` (``None``: all), topic by topic.
 
@@ -433,9 +442,13 @@ def judge_part(
     so only one topic's documents are prepared at a time: memory does not grow with the number
     of runs, and no document is tokenized twice. ``plan``: the session's plan, which ``attest.mode:
     uncertain`` sends by (None with ``uncertain``: this is the first pass, without the LLM);
-    ``labels``: assessors' levels, final (:func:`judges.meta.labels.citation_statuses`).
+    ``labels``: assessors' levels, final (:func:`judges.meta.labels.citation_statuses`);
+    ``placed``: say where each report's rows and events are (:attr:`Part.placed`).
     """
     judge = Judge(settings)
+    order: Optional[list[tuple[str, int, int]]] = [] if placed else None  # (path, offset, rows) per report
+    if placed:
+        judge.log_ends = {}
     judge.corpus = corpus
     judge.labels = labels or {}
     out = Assessments()
@@ -460,7 +473,10 @@ def judge_part(
         counts[SENTENCES] += len(rep.sentences)
         counts[CITATIONS_BEYOND_LIMIT] += sum(s.dropped for s in rep.sentences)
         pending.append(rep)
-        pending_citations += sum(len(s.citations) for s in rep.sentences)
+        n = sum(len(s.citations) for s in rep.sentences)
+        pending_citations += n
+        if order is not None:
+            order.append((rep.path, rep.offset, n))
         if pending_citations >= batch_size:
             flush()
 
@@ -483,7 +499,12 @@ def judge_part(
     flush()
     if judge.attester is not None:
         judge.attester.close()
-    return Part(out.per_topic, out.table(), counts)
+    return Part(out.per_topic, out.table(), counts, None if order is None else _placed(order, judge.log_ends))
+
+
+def _placed(order: list[tuple[str, int, int]], log_ends: dict) -> list[tuple[str, int, int, int]]:
+    """Each report's (path, offset, rows, log end); -1: it logged nothing (no citation)."""
+    return [(path, offset, rows, log_ends.get((path, offset), -1)) for path, offset, rows in order]
 
 
 def _numba_without_scipy_blas() -> None:

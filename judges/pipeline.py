@@ -12,6 +12,9 @@ corpus documents → judge (here or in worker processes) → merge → write the
 :func:`questions` runs steps 1 and 2 only, in this process, with the LLM's questions handed to
 an asker that records them (``attest export``, :mod:`judges.attest.batch`); it writes no output
 (the answer cache is only read, though opening it creates an empty one where there is none).
+Topic shards judged apart (``--shard K/N``, ``--dask``) come back through :mod:`judges.shards`,
+which writes their merge with this module's last stage (or, with attestation, hands it their
+first pass: ``run(..., first_pass=...)``).
 
 Nothing is created before the inputs are validated: the output targets are checked first, the
 first pass keeps its debug-log events in memory, and only then is the out-dir created, locked
@@ -76,11 +79,13 @@ def run(
     strict_llm: bool = False,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
+    first_pass: Optional[list[Part]] = None,
 ) -> Summary:
     """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
     summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
     out-dir); ``workers``: processes (0: automatic); ``strict_llm``: a degenerate LLM is an error;
-    ``progress(n)`` advances a bar."""
+    ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
+    (by topic shards, in one process's order: :func:`judges.shards.merge`)."""
     progress = progress or (lambda n, total=None: None)
     settings = Settings(
         workflow,
@@ -102,6 +107,7 @@ def run(
         stale_log = None
     outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
     session = _Session(inputs, outputs, settings, workers, strict_llm, Summary(), outset, warn, progress)
+    session.first_pass = first_pass
     try:
         session.run(stale_log, described)
     except KeyboardInterrupt as e:
@@ -137,14 +143,15 @@ def questions(
     return session.summary
 
 
-def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn) -> None:
-    """Refuse, before anything is read, an attestation the session cannot carry out."""
+def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn, asks: bool = True) -> None:
+    """Refuse, before anything is read, an attestation the session cannot carry out (``asks``:
+    the session asks the LLM; a topic shard only judges the first pass)."""
     attest, where = settings.workflow.attest, inputs.workflow_path or "workflow"
-    if attest.mode != "none" and settings.llm is None:
+    if attest.mode != "none" and settings.llm is None and asks:
         raise InputError(
             where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config"
         )
-    if attest.mode != "none":
+    if attest.mode != "none" and asks:
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
         except ImportError:
@@ -190,6 +197,8 @@ class _Session:
         self.outset, self.warn, self.progress = outset, warn, progress
         self.workers: Optional[Workers] = None
         self.labels: Optional[dict] = None
+        self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
+        self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
 
     def run(self, stale_log, described: dict) -> None:
         log_path = self.outputs.log_path
@@ -237,11 +246,14 @@ class _Session:
             corpus = read_corpus(inputs.corpus, wanted, lambda e: problems(e, "corpus line"))
             counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(inputs, scan, corpus)
-        if inputs.labels is not None:  # pandas: only with labels
+        self.load_labels()
+        return topics, scan, corpus
+
+    def load_labels(self) -> None:
+        if self.inputs.labels is not None:  # pandas: only with labels
             from judges.meta.labels import citation_statuses, read_labels
 
-            self.labels = citation_statuses(read_labels(inputs.labels))
-        return topics, scan, corpus
+            self.labels = citation_statuses(read_labels(self.inputs.labels))
 
     def start_workers(self, stack: contextlib.ExitStack, n_topics: int) -> Optional[Callable[[int], None]]:
         """Workers start as early as they are known to be wanted, so that their start-up (imports,
@@ -273,7 +285,13 @@ class _Session:
         self.summary.processes = self.processes(scan.citations)
         plan = None
         if planning:
-            first = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True)
+            first = self.first_pass
+            if first is None:
+                first = self.judge_pass(
+                    self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True
+                )
+            else:
+                self.progress(scan.citations)
             plan = self.summary.plan = _plan(first, self.settings.workflow, scan)
             log.event("PLAN", **plan.describe())
         return self.judge_pass(self.settings, scan, corpus, topics, log, plan)  # consumes corpus
@@ -321,6 +339,7 @@ class _Session:
             scan,
             topics,
             self.outset.stage,
+            self.hashed_inputs,
         )
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

@@ -246,6 +246,27 @@ def scan_runs(
     )
 
 
+def _reading_order(
+    scan: Scan, topics: Optional[frozenset]
+) -> tuple[list[Optional[tuple[str, int, int]]], dict[str, dict[int, int]], dict[str, set[int]]]:
+    """What :func:`reread` reads, in its order: the reports read by offset, topic by topic (``None``
+    after each topic); the lines (line -> offset) of each gzip run file; the items of each JSON
+    array run file."""
+    by_offset: list[Optional[tuple[str, int, int]]] = []
+    streamed: dict[str, dict[int, int]] = {}
+    arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
+    for topic in sorted(t for t in scan.reports if topics is None or t in topics):
+        for path, line, offset in scan.reports[topic]:
+            if offset < 0:
+                arrays.setdefault(path, set()).add(-offset - 1)
+            elif not seekable(path):
+                streamed.setdefault(path, {})[line] = offset
+            else:
+                by_offset.append((path, line, offset))
+        by_offset.append(None)
+    return by_offset, streamed, arrays
+
+
 def reread(
     scan: Scan, topics: Optional[frozenset], dataset: str, max_citations: Optional[int]
 ) -> Iterator[Optional[Report]]:
@@ -254,29 +275,39 @@ def reread(
 
     Reports are read topic by topic, by byte offset, so that a consumer prepares one topic's
     documents at a time; those of gzip run files (which cannot seek) and of JSON-array run files
-    come last, file by file, each file streamed in one read.
+    come last, file by file, each file streamed in one read. :func:`reading_ranks` gives this
+    order for all topics.
     """
-    streamed: dict[str, set[int]] = {}
-    arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
+    by_offset, streamed, arrays = _reading_order(scan, topics)
     with contextlib.ExitStack() as stack:
         files: dict[str, BinaryIO] = {}
-        for topic in sorted(t for t in scan.reports if topics is None or t in topics):
-            for path, line, offset in scan.reports[topic]:
-                if offset < 0:
-                    arrays.setdefault(path, set()).add(-offset - 1)
-                elif not seekable(path):
-                    streamed.setdefault(path, set()).add(line)
-                else:
-                    if path not in files:
-                        files[path] = stack.enter_context(open(path, "rb"))
-                    yield read_report_at(files[path], path, line, offset, dataset, max_citations)
-            yield None
+        for located in by_offset:
+            if located is None:
+                yield None
+                continue
+            path, line, offset = located
+            if path not in files:
+                files[path] = stack.enter_context(open(path, "rb"))
+            yield read_report_at(files[path], path, line, offset, dataset, max_citations)
     for path in sorted(streamed):
         for _, report in read_reports(Path(path), dataset, max_citations, streamed[path]):
             yield report
     for path in sorted(arrays):
         for _, report in read_reports(Path(path), dataset, max_citations, items=arrays[path]):
             yield report
+
+
+def reading_ranks(scan: Scan) -> dict[tuple[str, int], int]:
+    """Each report's place in the order :func:`reread` gives all topics' reports, by its
+    ``(path, offset)``: the reports of a subset of the topics keep this order, so parts judged
+    apart (:mod:`judges.shards`) are put back in one process's order by it."""
+    by_offset, streamed, arrays = _reading_order(scan, None)
+    keys = [(path, offset) for path, _, offset in filter(None, by_offset)]
+    for path in sorted(streamed):
+        keys += [(path, offset) for _, offset in sorted(streamed[path].items())]
+    for path in sorted(arrays):
+        keys += [(path, -(index + 1)) for index in sorted(arrays[path])]
+    return {key: rank for rank, key in enumerate(keys)}
 
 
 def check_resolvable(inputs: Inputs, scan: Scan, corpus: dict) -> None:

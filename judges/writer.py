@@ -113,8 +113,10 @@ def write_outputs(
     scan,
     topics,
     place: Callable[[Path], Path] = lambda path: path,
+    hashed_inputs: Optional[dict] = None,
 ) -> None:
-    """Write every output; ``place(target)`` is where the file for ``target`` is written (staged)."""
+    """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
+    ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
     for kind, key, suffix, count in (  # first: the group-by's memory is freed before the assessments' gather
@@ -144,7 +146,7 @@ def write_outputs(
         "dataset": inputs.dataset,
         "on_error": inputs.on_error,
         "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
-        "inputs": describe_inputs(inputs, with_hashes=True),
+        "inputs": hashed_inputs if hashed_inputs is not None else describe_inputs(inputs, with_hashes=True),
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},

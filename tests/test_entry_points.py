@@ -47,7 +47,7 @@ def test_python_m_judges_judges_like_run_judge(tmp_path):
     [
         ("meta-evalute", "did you mean 'meta-evaluate'?"),
         ("calibrat", "did you mean 'calibrate'?"),
-        ("frobnicate", "commands: report, check-answer, corpus, attest, meta-evaluate"),
+        ("frobnicate", "commands: report, merge, check-answer, corpus, attest, meta-evaluate"),
     ],
 )
 def test_a_misspelled_command_is_named_with_the_commands(word, hint):

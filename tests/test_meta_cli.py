@@ -35,6 +35,7 @@ def boards(tmp_path):
 
 COMMANDS = (
     "report",
+    "merge",
     "check-answer",
     "corpus",
     "attest",

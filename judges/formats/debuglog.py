@@ -91,12 +91,21 @@ class DebugLog:
 
     def append_file(self, path: Path, offset: int = 0) -> int:
         """Append what another process logged to ``path`` from byte ``offset`` on; returns the
-        offset reached (the file may still grow: call again from there). Gigabytes for a large
-        track, copied by the kernel where it can, without passing through Python."""
+        offset reached (the file may still grow: call again from there)."""
         with open(path, "rb") as src:
             end = os.fstat(src.fileno()).st_size
-            if self._f is None or end <= offset:
-                return max(end, offset)
+        if self._f is None or end <= offset:
+            return max(end, offset)
+        return self.append_range(path, offset, end)
+
+    def append_range(self, path: Path, start: int, end: int) -> int:
+        """Append bytes ``start`` to ``end`` of ``path`` (another process's log); returns ``end``.
+        Gigabytes for a large track, copied by the kernel where it can, without passing through
+        Python."""
+        if self._f is None or end <= start:
+            return max(start, end)
+        offset = start
+        with open(path, "rb") as src:
             self._f.flush()
             try:
                 while offset < end:
@@ -106,6 +115,7 @@ class DebugLog:
                     offset += copied
             except (AttributeError, OSError):  # no copy_file_range here: copy what is left in blocks
                 pass
+            self._f.seek(0, os.SEEK_END)  # where the kernel's copy ended
             src.seek(offset)
             while offset < end:
                 block = src.read(min(1 << 20, end - offset))
@@ -114,6 +124,10 @@ class DebugLog:
                 self._f.write(block)
                 offset += len(block)
         return offset
+
+    def tell(self) -> int:
+        """Bytes written to the file so far (0 without a file)."""
+        return self._f.tell() if self._f is not None else 0
 
     def event(self, kind: str, /, **data: object) -> None:
         """One line: ``{"ts": ..., "event": kind, **data}`` (``data`` names neither ``ts`` nor ``event``)."""

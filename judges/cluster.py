@@ -1,0 +1,206 @@
+"""Topic shards as Dask tasks (``--dask ADDRESS`` or ``--dask local:N``), merged in this process.
+
+The client (the ``run_judge.py`` process) submits one task per shard (:func:`judges.shards.judge_shard`;
+as many shards as the cluster has worker threads when the run starts, unless ``--dask-shards``
+says otherwise) and merges
+the partial sets as ``run_judge.py merge`` does (:func:`judges.shards.merge`), into the output set
+of one process.
+
+* **Shared paths.** Nothing big goes through Dask: a task receives the session's options (paths,
+  workflow), reads the inputs itself and writes its partial set under the out-dir, in
+  ``OUT_DIR/.NAME.dask-TOKEN/`` (removed once merged). So the inputs and the out-dir must be on a
+  file system every worker and the client see under the same paths (give absolute paths, or
+  start the workers in the client's directory); ``local:N`` starts a ``distributed.LocalCluster``
+  of ``N`` worker processes, one thread each, on this machine.
+* **Lost workers.** The scheduler runs a lost worker's task again on another worker (and a task
+  that raised is retried, ``RETRIES`` times). Each attempt writes into a directory of its own and
+  returns its part's path; the client merges exactly one part per shard, the one its future
+  returned, so a shard is never dropped nor counted twice. Bad input is no reason to retry: a
+  task returns its error line, which the client prints (nothing is written).
+* **Progress.** Tasks report (shard, attempt, citations judged, citations of the shard), and
+  their warnings, on the ``citejudge-progress`` event topic; the client counts the latest attempt
+  of each shard (a retried shard's count goes back), shows shards done, and says each warning once
+  (every shard reads the same inputs).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Callable, Optional
+
+from judges.config import Workflow
+from judges.errors import InputError
+from judges.session import Inputs, Outputs, Summary
+
+RETRIES = 2  # a task that raised (not a bad input) is tried this many times more
+TOPIC = "citejudge-progress"
+REPORT_EVERY = 4096  # citations between two progress events of a task
+
+
+def _shard_task(
+    inputs: Inputs, outputs: Outputs, workflow: Workflow, shard: tuple[int, int], workers: int, model, where: str
+):
+    """One shard, on a worker: ``("part", path)`` or ``("error", line)``."""
+    import numba
+    from distributed import get_worker
+
+    from judges.shards import judge_shard
+
+    from judges.process import settle_collector
+
+    numba.set_num_threads(1)  # the worker processes are the parallelism
+    settle_collector()  # as in a judge process: the worker's own objects frozen out of the collector's walks
+    attempt = uuid.uuid4().hex[:12]
+    k = shard[0]
+    worker = get_worker()
+    done = [0, 0, 0]  # judged, the shard's citations, judged at the last report
+
+    def progress(n: int, total: Optional[int] = None) -> None:
+        if total is not None:
+            done[1] = total
+        done[0] += n
+        if total is not None or done[0] - done[2] >= REPORT_EVERY or done[0] == done[1]:
+            done[2] = done[0]
+            worker.log_event(TOPIC, {"shard": k, "attempt": attempt, "done": done[0], "total": done[1]})
+
+    own = Outputs(
+        Path(where) / f"{k}-{attempt}",
+        outputs.name,
+        outputs.debug_log,
+        outputs.no_debug_log,
+        outputs.leaderboard_formats,
+    )
+    try:
+        summary = judge_shard(
+            inputs,
+            own,
+            workflow,
+            shard,
+            workers=workers,
+            model=model,
+            warn=lambda line: worker.log_event(TOPIC, {"warning": line}),
+            progress=progress,
+        )
+    except InputError as e:
+        return "error", (e.path, e.line, e.field, e.problem)
+    return "part", summary.files["part"]
+
+
+def _client(address: str):
+    """A client of the cluster at ``address``, or of a new ``LocalCluster`` for ``local:N``."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--dask", None, None, "needs dask.distributed: pip install 'citejudge[dask]'") from None
+    if address.startswith("local:"):
+        n = address.split(":", 1)[1]
+        if not n.isdigit() or int(n) < 1:
+            raise InputError("--dask", None, None, f"{address!r}: local:N needs N >= 1 worker processes")
+        cluster = LocalCluster(
+            n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        )
+        return Client(cluster), cluster
+    try:
+        return Client(address, timeout="30s"), None
+    except (OSError, TimeoutError) as e:
+        raise InputError("--dask", None, None, f"cannot reach the scheduler at {address!r}: {e}") from None
+
+
+def run(
+    address: str,
+    inputs: Inputs,
+    outputs: Outputs,
+    workflow: Workflow,
+    *,
+    shards: Optional[int] = None,
+    llm=None,
+    cache_dir: Optional[Path] = None,
+    workers: int = 0,
+    strict_llm: bool = False,
+    warn: Callable[[str], None] = lambda msg: None,
+    progress=None,
+    on_shards: Callable[[int, int], None] = lambda done, n: None,
+) -> Summary:
+    """Judge on the Dask cluster at ``address`` (module doc) and write the merged output set.
+    ``on_shards(done, n)`` is told as shards finish; ``progress(n, total)`` as citations are judged."""
+    from judges.shards import merge
+
+    progress = progress or (lambda n, total=None: None)
+    client, cluster = _client(address)
+    where = Path(outputs.out_dir) / f".{outputs.name}.dask-{uuid.uuid4().hex[:12]}"
+    try:
+        n = shards or max(1, sum(client.nthreads().values()))
+        seen: dict[int, tuple[str, int, int]] = {}  # shard -> (attempt, done, total) of its latest attempt
+        shown = [0, 0]  # judged, total as last shown
+
+        warned: set[str] = set()
+
+        def on_event(event) -> None:
+            msg = event[1] if isinstance(event, tuple) else event
+            if "warning" in msg:  # every shard reads the inputs: the same warnings, said once
+                if msg["warning"] not in warned:
+                    warned.add(msg["warning"])
+                    warn(msg["warning"])
+                return
+            seen[msg["shard"]] = (msg["attempt"], msg["done"], msg["total"])
+            done, total = sum(v[1] for v in seen.values()), sum(v[2] for v in seen.values())
+            progress(done - shown[0], total=total if total != shown[1] else None)
+            shown[:] = [done, total]
+
+        client.subscribe_topic(TOPIC, on_event)
+        model = None if llm is None else llm.model
+        os.makedirs(where, exist_ok=True)
+        futures = [
+            client.submit(
+                _shard_task,
+                inputs,
+                outputs,
+                workflow,
+                (k, n),
+                workers,
+                model,
+                str(where),
+                key=f"citejudge-shard-{k}-of-{n}-{where.name}",
+                retries=RETRIES,
+                pure=False,
+            )
+            for k in range(1, n + 1)
+        ]
+        parts = _gather(futures, n, on_shards)
+        client.unsubscribe_topic(TOPIC)
+        return merge(
+            parts,
+            outputs.out_dir,
+            outputs.name,
+            llm=llm,
+            cache_dir=cache_dir,
+            strict_llm=strict_llm,
+            warn=warn,
+            progress=lambda n, total=None: None,
+        )
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _gather(futures: list, n: int, on_shards) -> list[Path]:
+    """Each shard's part, as its future returns it; the first bad input stops them all."""
+    from distributed import as_completed
+
+    parts: dict[int, Path] = {}
+    on_shards(0, n)
+    for future in as_completed(futures):
+        kind, value = future.result()
+        if kind == "error":
+            for other in futures:
+                other.cancel()
+            raise InputError(*value)
+        k = futures.index(future) + 1
+        parts[k] = Path(value)
+        on_shards(len(parts), n)
+    return [parts[k] for k in range(1, n + 1)]

@@ -1,0 +1,513 @@
+"""Topic shards and their merge: a track judged by many processes (a SLURM array, a Dask cluster)
+and written as one process would have written it.
+
+``--shard K/N`` judges the topics whose stable hash (the first 8 bytes of the sha256 of the topic
+id, modulo ``N``) is ``K - 1``. Every shard reads and checks all the inputs as one process does
+(topics, every run file, the cited documents: so its counts and input errors are the session's),
+judges only its topics, in one process, and writes a **partial set**, atomically
+(:mod:`judges.formats.outset`, name ``NAME.part-K-of-N``):
+
+* ``OUT/NAME.part-K-of-N.arrow``: an Arrow IPC file (uncompressed, read memory-mapped) holding
+  the shard's assessment rows, in its order; its schema metadata hold the manifest (JSON: shard,
+  rows, and the **fingerprint**: citejudge version, workflow, input files with their sha256,
+  options, number of shards, LLM model) and the state the merge needs (pickled: the first pass
+  over the runs, topics, the session's counts, the shard's counts and each report's measures,
+  where each report's rows and events are);
+* ``OUT/NAME.part-K-of-N.jsonl``: the shard's debug log (the session's first events, then its
+  citations' events), unless ``--no-debug-log``.
+
+Counts are of two kinds: those of reading the inputs (files not read, reports skipped, corpus
+documents...) are the session's and identical in every part, so the merge takes them once; those
+of judging (reports, sentences, citations beyond the limit) are the shard's and are summed.
+
+:func:`merge` (``run_judge.py merge OUT --name NAME PART...``) checks that the parts are the
+``N`` parts of one session (one error line naming the part and the field that differs, the
+part missing or the part given twice; nothing written), then:
+
+* without LLM attestation (``attest.mode: none``) a part holds final judgments: the rows, the
+  measures and the debug-log events are put back in the order one process gives them
+  (:func:`judges.runscan.reading_ranks`: every report's place in that order; a shard's reports
+  keep it) and written by :mod:`judges.writer`. The merge reads no input again;
+* with attestation, the shards judged the first pass only (without the LLM; with ``attest.mode:
+  all`` or a band there is no first pass, and a shard only checks the inputs). The merge puts the
+  first pass in one process's order, plans over it, and judges the second pass itself in one
+  session, asking the LLM (or reading the answer cache): the plan, the questions and the LLM
+  events are those of one process. It reads the inputs again from the paths in the
+  fingerprint, after checking their sha256.
+
+Either way the output set is byte for byte the one of one process (``--workers 1``) with the
+same options over all topics, debug log included apart from its timestamps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import mmap
+import os
+import pickle
+import threading
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Callable, NamedTuple, Optional
+
+import numpy as np
+import pyarrow as pa
+
+from judges import __version__
+from judges.config import Workflow
+from judges.errors import InputError
+from judges.formats import tables
+from judges.formats.debuglog import DebugLog
+from judges.formats.outset import Interrupted, OutputSet, check_targets
+from judges.counts import CITATIONS
+from judges.judge import Part, judge_part
+from judges.pipeline import _check_attestation, _input_files, _Session, run
+from judges.runscan import Scan, reading_ranks
+from judges.session import Inputs, Outputs, Settings, Summary
+
+FORMAT = 1  # of a partial set
+MANIFEST, STATE = b"citejudge.part", b"citejudge.state"  # schema metadata keys of a part's Arrow file
+PART_SUFFIX, LOG_SUFFIX = ".arrow", ".jsonl"
+_SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"K/N"`` as ``(K, N)``, 1 <= K <= N (an :class:`InputError` otherwise)."""
+    m = _SHARD.fullmatch(text or "")
+    if m is None or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise InputError("--shard", None, None, f"{text!r} is not K/N with 1 <= K <= N (e.g. 2/8)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def shard_of(topic_id: str, n: int) -> int:
+    """The shard (1-based, of ``n``) that judges ``topic_id``: the same on every machine and Python."""
+    return int.from_bytes(hashlib.sha256(topic_id.encode("utf-8")).digest()[:8], "big") % n + 1
+
+
+def part_name(name: str, k: int, n: int) -> str:
+    return f"{name}.part-{k}-of-{n}"
+
+
+def part_path(out_dir: Path, name: str, k: int, n: int) -> Path:
+    """Where shard ``k`` of ``n`` writes its partial set (the Arrow file; its log is beside it)."""
+    return Path(out_dir) / f"{part_name(name, k, n)}{PART_SUFFIX}"
+
+
+def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: dict, n: int, workers, model) -> dict:
+    """What the parts of one session share: any difference makes a part another session's."""
+    return {
+        "citejudge": __version__,
+        "name": outputs.name,
+        "shards": n,
+        "workflow": workflow.model_dump(mode="json"),
+        "inputs": hashed,
+        "options": {
+            "dataset": inputs.dataset,
+            "on_error": inputs.on_error,
+            "max_topics": inputs.max_topics,
+            "max_runs": inputs.max_runs,
+            "allow_missing_text": inputs.allow_missing_text,
+            "workers": workers,
+        },
+        "outputs": {
+            "debug_log": None if outputs.debug_log is None else str(outputs.debug_log),
+            "no_debug_log": outputs.no_debug_log,
+            "leaderboard_formats": list(outputs.leaderboard_formats),
+        },
+        "model": model,
+    }
+
+
+# -- a shard -----------------------------------------------------------------------------------
+def judge_shard(
+    inputs: Inputs,
+    outputs: Outputs,
+    workflow: Workflow,
+    shard: tuple[int, int],
+    *,
+    workers: int = 0,
+    model: Optional[str] = None,
+    warn: Callable[[str], None] = lambda msg: None,
+    progress=None,
+) -> Summary:
+    """Judge shard ``shard = (K, N)`` of the session and write its partial set (module doc).
+    ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask."""
+    from judges.writer import describe_inputs
+
+    k, n = shard
+    progress = progress or (lambda n, total=None: None)
+    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None)
+    _check_attestation(inputs, settings, False, warn, asks=False)
+    described = describe_inputs(inputs)
+    logged = outputs.log_path is not None and workflow.attest.mode == "none"
+    path = part_path(outputs.out_dir, outputs.name, k, n)
+    own = Outputs(path.parent, outputs.name, path.with_suffix(LOG_SUFFIX), not logged)  # the session's name: logged
+    targets = {"part": (path, "--out-dir")}
+    if logged:
+        targets["debug_log"] = (own.log_path, "--out-dir")
+    check_targets(targets, _input_files(inputs, workflow, described))
+    outset = OutputSet(path.parent, part_name(outputs.name, k, n))
+    session = _ShardSession(inputs, own, settings, workers, False, Summary(), outset, warn, progress)
+    session.shard, session.recorded, session.model = shard, outputs, model
+    try:
+        session.run(None, described)
+    except KeyboardInterrupt as e:
+        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    session.summary.files["part"] = str(path)
+    if logged:
+        session.summary.files["debug_log"] = str(own.log_path)
+    return session.summary
+
+
+class _ShardSession(_Session):
+    """A session that judges one shard's topics, in this process, and writes a partial set."""
+
+    shard: tuple[int, int]
+    recorded: Outputs  # the outputs the merge will write
+    model: Optional[str] = None
+
+    def start_workers(self, stack, n_topics: int):
+        return None  # a shard is one process: its events must come in one process's order
+
+    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog) -> list[Part]:
+        k, n = self.shard
+        mine = frozenset(t for t in topics if shard_of(t, n) == k)
+        attest = self.settings.workflow.attest
+        self.summary.processes = f"1 process (shard {k} of {n}: {len(mine)} of {len(topics)} topics)"
+        self.head = log.tell()
+        if attest.mode != "none" and not (attest.mode == "uncertain" and attest.band is None):
+            return [Part({}, tables.ASSESSMENT_SCHEMA.empty_table(), Counter(), [])]  # the merge judges it all
+        self.progress(0, total=sum(c for (_, t), c in scan.report_citations.items() if t in mine))
+        settings = self.settings if attest.mode == "none" else self.settings.without_llm()
+        first = log if attest.mode == "none" else DebugLog(None)
+        return [judge_part(settings, scan, corpus, mine, first, self.progress, None, self.labels, placed=True)]
+
+    def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog) -> None:
+        from judges.writer import describe_inputs
+
+        (part,) = parts
+        hashed = describe_inputs(self.inputs, with_hashes=True)
+        k, n = self.shard
+        wanted = self.wanted_workers
+        manifest = {
+            "format": FORMAT,
+            "shard": [k, n],
+            "rows": part.assessments.num_rows,
+            "log": log.enabled,
+            "fingerprint": fingerprint(
+                self.inputs, self.recorded, self.settings.workflow, hashed, n, wanted, self.model
+            ),
+        }
+        placed = _where(part.placed, reading_ranks(scan), self.head)
+        state = {
+            "inputs": self.inputs,
+            "outputs": self.recorded,
+            "workflow": self.settings.workflow,
+            "hashed": hashed,
+            "scan": dataclasses.replace(scan, reports={}, wanted_docs={}),
+            "topics": topics,
+            "counts": dict(self.summary.counts),  # of reading the inputs: the session's
+            "judged": dict(part.counts),  # of judging: the shard's
+            "per_topic": list(part.per_topic.items()),
+            "placed": placed,
+            "head": self.head,
+        }
+        log.close()
+        table = part.assessments.replace_schema_metadata(
+            {MANIFEST: json.dumps(manifest).encode(), STATE: pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)}
+        )
+        path = part_path(self.outset.out_dir, self.recorded.name, k, n)
+        with pa.OSFile(str(self.outset.stage(path)), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        self.summary.counts.update(part.counts)
+        self.summary.counts[CITATIONS] = part.assessments.num_rows
+        self.outset.commit()
+
+
+class Placed(NamedTuple):
+    """Where a part's reports are: per report (in the part's order) its rank in one process's
+    order, its first row and rows, and the byte range of its events in the part's log."""
+
+    rank: np.ndarray
+    row: np.ndarray
+    rows: np.ndarray
+    log_start: np.ndarray
+    log_end: np.ndarray
+
+
+def _where(placed: list[tuple[str, int, int, int]], ranks: dict, head: int) -> Placed:
+    rank = np.array([ranks[path, offset] for path, offset, _, _ in placed], dtype=np.int64)
+    rows = np.array([r for _, _, r, _ in placed], dtype=np.int64)
+    row = np.concatenate([[0], np.cumsum(rows)[:-1]]).astype(np.int64) if len(rows) else rows
+    start, end = np.empty_like(rows), np.empty_like(rows)
+    at = head
+    for i, (_, _, _, logged_to) in enumerate(placed):
+        start[i] = at
+        at = end[i] = max(logged_to, at)  # -1: it logged nothing
+    return Placed(rank, row, rows, start, end)
+
+
+# -- reading parts ------------------------------------------------------------------------------
+class ReadPart(NamedTuple):
+    path: Path
+    manifest: dict
+    reader: pa.ipc.RecordBatchFileReader
+    mapped: mmap.mmap  # the file, mapped read-only: the table's columns point into it
+
+    @property
+    def log(self) -> Path:
+        return self.path.with_suffix(LOG_SUFFIX)
+
+    def state(self) -> dict:
+        return pickle.loads(self.reader.schema.metadata[STATE])
+
+    def table(self) -> pa.Table:
+        return self.reader.read_all().replace_schema_metadata(tables.ASSESSMENT_SCHEMA.metadata)
+
+
+def _open_part(path: Path) -> ReadPart:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "PART", "no such file (a partial set NAME.part-K-of-N.arrow written by --shard)")
+    try:
+        with open(path, "rb") as f:
+            mapped = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+        reader = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped)))
+        manifest = json.loads(reader.schema.metadata[MANIFEST])
+    except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError):
+        raise InputError(path, None, "PART", "not a partial set written by run_judge.py --shard") from None
+    if manifest.get("format") != FORMAT:
+        raise InputError(path, None, "format", f"partial set format {manifest.get('format')}, this is {FORMAT}")
+    return ReadPart(path, manifest, reader, mapped)
+
+
+def _differs(a, b, field: str) -> Optional[str]:
+    """The first field (dotted) where ``a`` and ``b`` differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            found = _differs(a.get(key), b.get(key), f"{field}.{key}")
+            if found:
+                return found
+        return None
+    return None if a == b else field
+
+
+def read_parts(paths: list[Path], name: str) -> list[ReadPart]:
+    """The parts of one session, ordered by shard, checked: one error for a part of another
+    session (the field that differs), a part given twice or a part missing."""
+    parts = [_open_part(p) for p in paths]
+    if not parts:
+        raise InputError("merge", None, "PART", "no part given")
+    first = parts[0]
+    for part in parts:
+        field = _differs(part.manifest["fingerprint"], first.manifest["fingerprint"], "fingerprint")
+        if field:
+            value = _at(part.manifest, field)
+            expected = _at(first.manifest, field)
+            raise InputError(
+                part.path,
+                None,
+                field,
+                f"{_short(value)} differs from {_short(expected)} in {first.path}: a part of another session",
+            )
+    n = first.manifest["fingerprint"]["shards"]
+    if first.manifest["fingerprint"]["name"] != name:
+        raise InputError(
+            "--name", None, None, f"{name!r}, but the parts were judged as {first.manifest['fingerprint']['name']!r}"
+        )
+    by_k: dict[int, ReadPart] = {}
+    for part in parts:
+        k = part.manifest["shard"][0]
+        if k in by_k:
+            same = os.path.realpath(by_k[k].path) == os.path.realpath(part.path)
+            twice = "the same file given twice" if same else f"also {by_k[k].path}"
+            raise InputError(part.path, None, "shard", f"part {k} of {n} given twice ({twice})")
+        by_k[k] = part
+    missing = [k for k in range(1, n + 1) if k not in by_k]
+    if missing:
+        where = part_path(first.path.parent, name, missing[0], n)
+        more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+        raise InputError(where, None, "PART", f"part {missing[0]} of {n} missing{more}: nothing written")
+    for part in by_k.values():
+        if part.manifest["log"] and not part.log.is_file():
+            raise InputError(part.log, None, "PART", f"the debug log of {part.path.name} is missing")
+    return [by_k[k] for k in range(1, n + 1)]
+
+
+def _at(manifest: dict, dotted: str):
+    value = manifest
+    for key in dotted.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value
+
+
+def _short(value, limit: int = 80) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- the merge ------------------------------------------------------------------------------------
+class _Merged(NamedTuple):
+    part: Part  # rows, measures and counts in one process's order
+    log_ranges: list[tuple[Path, int, int]]  # the parts' events to copy, in order
+
+
+def _in_order(parts: list[ReadPart], states: list[dict]) -> _Merged:
+    """The parts' rows, measures and log events in the order one process gives them."""
+    placed = [s["placed"] for s in states]
+    which = np.concatenate([np.full(len(p.rank), i, dtype=np.int64) for i, p in enumerate(placed)])
+    index = np.concatenate([np.arange(len(p.rank), dtype=np.int64) for p in placed])
+    order = np.argsort(np.concatenate([p.rank for p in placed]), kind="stable")
+    tables_ = [p.table() for p in parts]
+    slices: list[list[int]] = []  # [part, first row, rows]
+    logs: list[list] = []  # [part, start, end]
+    per_topic: dict = {}
+    measures = [s["per_topic"] for s in states]
+    for i, j in zip(which[order].tolist(), index[order].tolist()):
+        p = placed[i]
+        row, rows, start, end = int(p.row[j]), int(p.rows[j]), int(p.log_start[j]), int(p.log_end[j])
+        key, values = measures[i][j]
+        per_topic[key] = values
+        if rows:
+            if slices and slices[-1][0] == i and slices[-1][1] + slices[-1][2] == row:
+                slices[-1][2] += rows
+            else:
+                slices.append([i, row, rows])
+        if end > start:
+            if logs and logs[-1][0] == i and logs[-1][2] == start:
+                logs[-1][2] = end
+            else:
+                logs.append([i, start, end])
+    table = pa.concat_tables([tables_[i].slice(row, rows) for i, row, rows in slices] or [tables_[0].slice(0, 0)])
+    judged: Counter = Counter()
+    for s in states:
+        judged.update(s["judged"])
+    return _Merged(Part(per_topic, table, judged), [(parts[i].log, a, b) for i, a, b in logs])
+
+
+def merge(
+    paths: list[Path],
+    out_dir: Path,
+    name: str,
+    *,
+    llm=None,
+    cache_dir: Optional[Path] = None,
+    strict_llm: bool = False,
+    warn: Callable[[str], None] = lambda msg: None,
+    progress=None,
+) -> Summary:
+    """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc)."""
+    parts = read_parts(paths, name)
+    states = [p.state() for p in parts]
+    first = states[0]
+    inputs, workflow = first["inputs"], first["workflow"]
+    outputs = dataclasses.replace(first["outputs"], out_dir=Path(out_dir))
+    workers = parts[0].manifest["fingerprint"]["options"]["workers"]
+    merged = _in_order(parts, states)
+    if workflow.attest.mode == "none":
+        return _write_merged(parts, first, merged, inputs, outputs, workflow, workers, warn, progress)
+    model = parts[0].manifest["fingerprint"]["model"]
+    if llm is not None and model is not None and llm.model != model:
+        raise InputError("--llm-config/--use-env-llm", None, None, f"model {llm.model!r}, the parts {model!r}")
+    _check_unchanged(inputs, first["hashed"])
+    return run(
+        inputs,
+        outputs,
+        workflow,
+        llm=llm,
+        cache_dir=cache_dir,
+        workers=workers,
+        strict_llm=strict_llm,
+        warn=warn,
+        progress=progress,
+        first_pass=[merged.part],
+    )
+
+
+def _check_unchanged(inputs: Inputs, hashed: dict) -> None:
+    """The merge judges again from the inputs: they must be the files the shards read."""
+    from judges.writer import describe_inputs
+
+    now = describe_inputs(inputs, with_hashes=True)
+    field = _differs(now, hashed, "inputs")
+    if field:
+        raise InputError(
+            field,
+            None,
+            None,
+            f"the input files changed since the shards read them: {_short(_at({'inputs': now}, field))}",
+        )
+
+
+class _LetGo:
+    """While the merged set is written, the parts' pages are let go of every ``every`` seconds
+    (``MADV_DONTNEED``): they stay in the page cache and come back when read again, so the merge
+    holds in memory only what the writer is reading, not the whole of every part (a large
+    track's parts are 0.7 GB)."""
+
+    def __init__(self, parts: list[ReadPart], every: float = 0.25):
+        self.maps, self.every = [p.mapped for p in parts], every
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="let-go", daemon=True)
+
+    def _run(self) -> None:
+        while not self.done.wait(self.every):
+            for m in self.maps:
+                m.madvise(mmap.MADV_DONTNEED)
+
+    def __enter__(self) -> "_LetGo":
+        if hasattr(mmap, "MADV_DONTNEED"):
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
+
+def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow, workers, warn, progress) -> Summary:
+    """Write the output set of final judgments, as one process's :meth:`_Session.write` does."""
+    from judges.writer import output_targets
+
+    settings = Settings(
+        workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None, None, outputs.out_dir
+    )
+    hashed = first["hashed"]
+    inputs_files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
+    check_targets(output_targets(outputs, workflow), inputs_files)
+    log_path = outputs.log_path
+    outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
+    summary = Summary(counts=Counter(first["counts"]))
+    session = _Session(inputs, outputs, settings, workers, False, summary, outset, warn, progress)
+    session.hashed_inputs = hashed
+    session.load_labels()
+    scan, topics = first["scan"], first["topics"]
+    summary.topics, summary.runs = len(topics), list(scan.runs)
+    summary.processes = f"{len(parts)} topic shards, merged"
+    progress = progress or (lambda n, total=None: None)
+    progress(merged.part.assessments.num_rows, total=merged.part.assessments.num_rows)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(outset)
+            log = DebugLog(None)
+            stack.callback(log.close)
+            if log_path is not None:
+                log.start(outset.stage(log_path))
+                log.append_range(parts[0].log, 0, first["head"])
+                for path, start, end in merged.log_ranges:
+                    log.append_range(path, start, end)
+                log.sync_soon()  # to disk while the outputs are written, as one process does
+            else:
+                outset.remove(Path(outputs.out_dir) / f"{outputs.name}.jsonl")
+            with _LetGo(parts):
+                session.write([merged.part], scan, topics, log)
+    except KeyboardInterrupt as e:
+        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    if log_path is not None:
+        summary.files["debug_log"] = str(log_path)
+    return summary

@@ -1,0 +1,105 @@
+"""Topic shards as Dask tasks (judges.cluster): ``--dask local:2`` writes one process's output set
+byte for byte, and a worker killed while it judges a shard loses nothing: the shard runs again."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+from conftest import ROOT, run_cli
+from test_shards import BUNDLED, same_outputs, shared_inputs
+
+from judges import cluster, pipeline
+from judges.config import Workflow
+from judges.session import Inputs, Outputs
+
+pytest.importorskip("distributed", reason="--dask needs the dask extra: pip install -e '.[dask]'")
+
+ARGS = ["--rag-topics", ROOT / "datasets/rag25/topics.jsonl", "--rag-responses", ROOT / "runs/rag25"]
+ARGS += ["--corpus", ROOT / "datasets/rag25/corpus.jsonl", "--name", "x", "--workers", "1"]
+
+
+def test_dask_local_2_writes_one_processs_outputs(tmp_path):
+    out = tmp_path / "out"
+    one = run_cli(*ARGS, "--out-dir", out)
+    assert one.returncode == 0, one.stderr
+    out.rename(tmp_path / "one")
+    on_dask = run_cli(*ARGS, "--out-dir", out, "--dask", "local:2")
+    assert on_dask.returncode == 0, on_dask.stderr
+    assert "2/2 shards done" in on_dask.stderr  # no terminal: a line per shard instead of the bar
+    same_outputs(tmp_path / "one", out)
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []  # the parts are gone
+
+
+def test_bad_input_on_a_worker_is_one_error_line(tmp_path):
+    bad = tmp_path / "runs"
+    bad.mkdir()
+    (bad / "run.jsonl").write_text("{not json\n")
+    given = [
+        "--rag-topics",
+        ROOT / "datasets/ragtime/topics.jsonl",
+        "--rag-responses",
+        bad,
+        "--out-dir",
+        tmp_path / "out",
+    ]
+    here = run_cli(*given)
+    result = run_cli(*given, "--dask", "local:1")
+    assert result.returncode == here.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert lines == here.stderr.strip().splitlines() and len(lines) == 1 and "run.jsonl:1: invalid JSON" in lines[0]
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("dataset", ["rag24-support", "kiddie"])
+def test_shared_datasets_on_dask(tmp_path, dataset):
+    inputs = shared_inputs(dataset)
+    out = tmp_path / "out"
+    pipeline.run(inputs, Outputs(out, "x"), Workflow(), workers=1)
+    out.rename(tmp_path / "one")
+    cluster.run("local:2", inputs, Outputs(out, "x"), Workflow(), workers=1)
+    same_outputs(tmp_path / "one", out)
+
+
+def test_a_killed_workers_shard_is_judged_again_and_counted_once(tmp_path, monkeypatch):
+    """SIGKILL to the worker process while it holds a shard (paused in its staging step): the
+    scheduler gives the shard to a worker again; the output set is still one process's."""
+    from distributed import Client, LocalCluster
+
+    inputs = Inputs(**BUNDLED["rag25"])
+    out = tmp_path / "out"
+    pipeline.run(inputs, Outputs(out, "x"), Workflow(), workers=1)
+    out.rename(tmp_path / "one")
+    monkeypatch.setenv("CITEJUDGE_TEST_PAUSE", "staging")  # inherited by the worker processes
+    monkeypatch.setenv("CITEJUDGE_TEST_PAUSE_S", "4")
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=40) as local:
+        with Client(local) as client:
+            pids = client.run(os.getpid)
+            failed: list = []
+
+            def judge() -> None:
+                try:
+                    cluster.run(local.scheduler_address, inputs, Outputs(out, "x"), Workflow(), workers=1, shards=3)
+                except BaseException as e:  # noqa: BLE001 - reported by the test
+                    failed.append(e)
+
+            thread = threading.Thread(target=judge)
+            thread.start()
+            killed = None
+            deadline = time.monotonic() + 120
+            while killed is None and time.monotonic() < deadline:
+                for address, keys in client.processing().items():
+                    if any(str(k).startswith("citejudge-shard-") for k in keys) and address in pids:
+                        staged = list(out.glob(".x.dask-*/*/.x.part-*.stage-*"))
+                        if staged:  # a shard is judged and pausing before it is written
+                            os.kill(pids[address], signal.SIGKILL)
+                            killed = address
+                            break
+                time.sleep(0.05)
+            thread.join(300)
+    assert killed is not None and not failed, failed
+    same_outputs(tmp_path / "one", out)
