@@ -33,9 +33,7 @@ an alignment-only run.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
-import re
 import sys
 import tempfile
 from pathlib import Path
@@ -51,9 +49,9 @@ from judges.meta.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
 import standin_batch  # noqa: E402
+from standin_batch import Oracle, flipped, reply  # noqa: E402
 import support_agreement  # noqa: E402  (its judge(): the CLI with a workflow)
 
-SENTENCE = re.compile(r"\[\[ ## sentence ## \]\]\n(.*?)\n\n\[\[ ## document ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
 OLD_TABLE = {
     ("supported", "YES"): 2,
     ("supported", "NO"): 1,
@@ -62,60 +60,6 @@ OLD_TABLE = {
     ("unsupported", "YES"): 1,
     ("unsupported", "NO"): 0,
 }
-
-
-class Oracle:
-    """Answers from the labels: per (sentence, document) the assessors' label."""
-
-    def __init__(self, data: Path):
-        d = data / "rag24-support"
-        segments = {json.loads(line)["docid"]: json.loads(line)["segment"] for line in open(d / "segments.jsonl")}
-        answers = {}
-        for f in sorted((d / "runs").glob("*.jsonl")):
-            for line in open(f):
-                r = json.loads(line)
-                answers[(r["run_id"], r["topic_id"])] = r["answer"]
-        self.by_sentence: dict[str, list[tuple[str, str]]] = {}
-        for line in open(d / "labels.jsonl"):
-            lab = json.loads(line)
-            text = answers[(lab["run_id"], lab["topic_id"])][lab["sentence_index"]]["text"]
-            if isinstance(text, str):
-                self.by_sentence.setdefault(text, []).append((segments[lab["doc_id"]], lab["label"]))
-
-    def label(self, sentence: str, evidence: str) -> str:
-        options = self.by_sentence.get(sentence, [])
-        probe = evidence.strip()[:60]
-        for doc, label in options:
-            if probe and probe in doc:
-                return label
-        return options[0][1] if options else "not_supported"
-
-
-def _uniform(key: str) -> float:
-    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") / 2**64
-
-
-def flipped(error: float, key: str) -> bool:
-    return _uniform(key) < error
-
-
-LEVELS = {"supported": "FULL", "partially": "PARTIAL", "not_supported": "NONE"}
-
-
-def reply(oracle: Oracle, messages: list[dict], error: float) -> str:
-    """The simulated model's answer to the attestation question in ``messages``."""
-    m = SENTENCE.search(messages[-1]["content"])
-    sentence, evidence = (m.group(1), m.group(2)) if m else ("", "")
-    label = oracle.label(sentence, evidence)
-    key = sentence + "\x00" + evidence
-    if "FULL, PARTIAL or NONE" in messages[0]["content"]:  # the support_level question (its instructions)
-        answer = LEVELS[label]
-        if flipped(error, key):
-            others = [v for v in LEVELS.values() if v != answer]
-            answer = others[int(_uniform("other\x00" + key) * 2)]
-        return answer
-    yes = label == "supported"
-    return "YES" if yes != flipped(error, key) else "NO"
 
 
 def serve(oracle: Oracle, error: float):

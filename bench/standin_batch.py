@@ -6,9 +6,9 @@ import`` -> judge again), which must give the outputs of the online path byte fo
 * :func:`completion`: the chat completion for a request body. The answer is read off a hash of
   the messages (YES / NO, or FULL / PARTIAL / NONE for the ``support_level`` question), or with
   ``--oracle DATA`` taken from the NIST labels of rag24-support with an ``--error`` rate
-  (``bench/attest_simulated.py``'s stand-in); log-probabilities (when the body asks for them) and
-  token counts come from the same hash and the prompt's length, so P(YES) and the tokens are
-  exercised too.
+  (:class:`Oracle` and :func:`reply`, which ``bench/attest_simulated.py`` serves too);
+  log-probabilities (when the body asks for them) and token counts come from the same hash and
+  the prompt's length, so P(YES) and the tokens are exercised too.
 * :func:`serve`: a loopback OpenAI-compatible server answering with :func:`completion` (online).
 * the command line answers a Batch API input file the way ``vllm run_batch`` does::
 
@@ -24,7 +24,7 @@ import argparse
 import hashlib
 import json
 import math
-import sys
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -124,13 +124,65 @@ def serve(content_of: Callable[[dict], str] = hashed) -> ThreadingHTTPServer:
     return server
 
 
-def oracle_content(data: Path, error: float) -> Callable[[dict], str]:
-    """Answers from the NIST labels of rag24-support with an error rate (bench/attest_simulated.py)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import attest_simulated
+# -- the simulated model: answers from the assessors' labels, wrong at a chosen rate -------------
 
-    oracle = attest_simulated.Oracle(data)
-    return lambda body: attest_simulated.reply(oracle, body["messages"], error)
+SENTENCE = re.compile(r"\[\[ ## sentence ## \]\]\n(.*?)\n\n\[\[ ## document ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
+
+
+class Oracle:
+    """Answers from the labels: per (sentence, document) the assessors' label."""
+
+    def __init__(self, data: Path):
+        d = data / "rag24-support"
+        segments = {json.loads(line)["docid"]: json.loads(line)["segment"] for line in open(d / "segments.jsonl")}
+        answers = {}
+        for f in sorted((d / "runs").glob("*.jsonl")):
+            for line in open(f):
+                r = json.loads(line)
+                answers[(r["run_id"], r["topic_id"])] = r["answer"]
+        self.by_sentence: dict[str, list[tuple[str, str]]] = {}
+        for line in open(d / "labels.jsonl"):
+            lab = json.loads(line)
+            text = answers[(lab["run_id"], lab["topic_id"])][lab["sentence_index"]]["text"]
+            if isinstance(text, str):
+                self.by_sentence.setdefault(text, []).append((segments[lab["doc_id"]], lab["label"]))
+
+    def label(self, sentence: str, evidence: str) -> str:
+        options = self.by_sentence.get(sentence, [])
+        probe = evidence.strip()[:60]
+        for doc, label in options:
+            if probe and probe in doc:
+                return label
+        return options[0][1] if options else "not_supported"
+
+
+def flipped(error: float, key: str) -> bool:
+    return _uniform(key) < error
+
+
+LABEL_LEVEL = {"supported": "FULL", "partially": "PARTIAL", "not_supported": "NONE"}
+
+
+def reply(oracle: Oracle, messages: list[dict], error: float) -> str:
+    """The simulated model's answer to the attestation question in ``messages``."""
+    m = SENTENCE.search(messages[-1]["content"])
+    sentence, evidence = (m.group(1), m.group(2)) if m else ("", "")
+    label = oracle.label(sentence, evidence)
+    key = sentence + "\x00" + evidence
+    if "FULL, PARTIAL or NONE" in messages[0]["content"]:  # the support_level question (its instructions)
+        answer = LABEL_LEVEL[label]
+        if flipped(error, key):
+            others = [v for v in LABEL_LEVEL.values() if v != answer]
+            answer = others[int(_uniform("other\x00" + key) * 2)]
+        return answer
+    yes = label == "supported"
+    return "YES" if yes != flipped(error, key) else "NO"
+
+
+def oracle_content(data: Path, error: float) -> Callable[[dict], str]:
+    """Answers from the NIST labels of rag24-support with an error rate (:class:`Oracle`)."""
+    oracle = Oracle(data)
+    return lambda body: reply(oracle, body["messages"], error)
 
 
 def main() -> None:

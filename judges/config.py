@@ -121,7 +121,7 @@ class AttestSettings(_Strict):
         gt=0,
         description=(
             "uncertain with budget or count: stop the plan before the questions' estimated cost exceeds this "
-            "(at price_per_1k_input / price_per_1k_output; judges.attest.cascade.question_cost)"
+            "(at price_per_1k_input / price_per_1k_output; judges.attest.prompt.question_cost)"
         ),
     )
     band: Optional[tuple[float, float]] = Field(

@@ -247,7 +247,7 @@ def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:
     budget = None if attest.count is not None else attest.budget
     cost = None
     if attest.price_per_1k_input or attest.price_per_1k_output:
-        from judges.attest.cascade import question_cost
+        from judges.attest.prompt import question_cost
 
         cost = question_cost(attest)
     cap = workflow.grounding.cap

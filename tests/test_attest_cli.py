@@ -239,7 +239,7 @@ def test_the_plan_and_every_output_are_the_same_for_any_number_of_workers(tmp_pa
 
 
 def test_a_cost_cap_cuts_the_plan_short(tmp_path, alignment_only):
-    from judges.attest.cascade import question_cost
+    from judges.attest.prompt import question_cost
     from judges.config import AttestSettings
 
     prices = dict(price_per_1k_input=0.0025, price_per_1k_output=0.01)

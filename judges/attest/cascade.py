@@ -50,7 +50,7 @@ import re
 from collections import Counter
 from functools import partial
 from pathlib import Path
-from typing import Callable, NamedTuple, Optional, Union
+from typing import NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -325,25 +325,6 @@ class Attester:
             status=final.status,
             **extra,
         )
-
-
-CHARS_PER_TOKEN = 4.0  # the usual ratio of English text to BPE tokens
-TOKENS_PER_WORD = 1.3  # BPE tokens per word token of the evidence
-
-
-def question_cost(settings: AttestSettings) -> Callable[[str], float]:
-    """An estimate of what asking about a citation of a sentence costs, before it is asked (the
-    evidence window is cut later): the prompt's template and the sentence at
-    :data:`CHARS_PER_TOKEN` characters a token, the evidence at its cap
-    (``max_evidence_tokens`` words, :data:`TOKENS_PER_WORD` tokens each), and ``max_tokens``
-    completion tokens, at the workflow's prices. It errs high: the cap rarely binds."""
-    from judges.attest import prompt
-
-    template = sum(len(m["content"]) for m in prompt.messages("", "", settings.question)) / CHARS_PER_TOKEN
-    fixed_in = template + TOKENS_PER_WORD * settings.max_evidence_tokens
-    out = settings.max_tokens / 1000 * settings.price_per_1k_output
-    price_in = settings.price_per_1k_input / 1000
-    return lambda sentence: (fixed_in + len(sentence) / CHARS_PER_TOKEN) * price_in + out
 
 
 def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> dict:

@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Literal
+from typing import TYPE_CHECKING, Callable, Literal
 
 # Importing dspy imports litellm, which would otherwise fetch a price list from the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import dspy  # noqa: E402
+
+if TYPE_CHECKING:
+    from judges.config import AttestSettings
 
 
 class SupportAttestation(dspy.Signature):
@@ -112,3 +115,20 @@ def messages(sentence: str, evidence: str, question: str = "yes_no") -> list[dic
     """The chat messages that ask ``question`` (:data:`QUESTIONS`) of ``evidence`` and ``sentence``."""
     signature, demos = QUESTIONS[question]
     return _adapter().format(signature, demos=list(demos), inputs={"sentence": sentence, "document": evidence})
+
+
+CHARS_PER_TOKEN = 4.0  # the usual ratio of English text to BPE tokens
+TOKENS_PER_WORD = 1.3  # BPE tokens per word token of the evidence
+
+
+def question_cost(settings: AttestSettings) -> Callable[[str], float]:
+    """An estimate of what asking about a citation of a sentence costs, before it is asked (the
+    evidence window is cut later): the prompt's template and the sentence at
+    :data:`CHARS_PER_TOKEN` characters a token, the evidence at its cap
+    (``max_evidence_tokens`` words, :data:`TOKENS_PER_WORD` tokens each), and ``max_tokens``
+    completion tokens, at the workflow's prices. It errs high: the cap rarely binds."""
+    template = sum(len(m["content"]) for m in messages("", "", settings.question)) / CHARS_PER_TOKEN
+    fixed_in = template + TOKENS_PER_WORD * settings.max_evidence_tokens
+    out = settings.max_tokens / 1000 * settings.price_per_1k_output
+    price_in = settings.price_per_1k_input / 1000
+    return lambda sentence: (fixed_in + len(sentence) / CHARS_PER_TOKEN) * price_in + out
