@@ -185,6 +185,8 @@ def _run_index(report: Path, run: str) -> int:
 
 def test_cross_language_output_reports_with_labels(cross):
     assert "Traceback" not in cross["stderr"]
+    broken, seen = crawl(cross["report"])
+    assert broken == [] and len(seen) > 3  # every page reached from index.html, no link broken
     df = judges.read_assessments(cross["out"], "x")
     zh = df[df.run_id == "zh"]
     assert (zh.support_status == "cross_language").sum() == 6
