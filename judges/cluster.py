@@ -38,6 +38,7 @@ from judges.session import Inputs, Outputs, Summary
 RETRIES = 2  # a task that raised (not a bad input) is tried this many times more
 TOPIC = "citejudge-progress"
 REPORT_EVERY = 4096  # citations between two progress events of a task
+PROFILING = "distributed.worker.profile.enabled"  # a worker samples its tasks' stacks every 10 ms
 
 
 def _shard_task(
@@ -92,6 +93,7 @@ def _shard_task(
 def _client(address: str):
     """A client of the cluster at ``address``, or of a new ``LocalCluster`` for ``local:N``."""
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError:
         raise InputError("--dask", None, None, "needs dask.distributed: pip install 'citejudge[dask]'") from None
@@ -99,9 +101,10 @@ def _client(address: str):
         n = address.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise InputError("--dask", None, None, f"{address!r}: local:N needs N >= 1 worker processes")
-        cluster = LocalCluster(
-            n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        )
+        with dask.config.set({PROFILING: False}):  # the workers' own setting: read as they start
+            cluster = LocalCluster(
+                n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+            )
         return Client(cluster), cluster
     try:
         return Client(address, timeout="30s"), None
@@ -150,6 +153,8 @@ def run(
             progress(done - shown[0], total=total if total != shown[1] else None)
             shown[:] = [done, total]
 
+        if cluster is None:
+            _warn_profiling(client, warn)
         client.subscribe_topic(TOPIC, on_event)
         model = None if llm is None else llm.model
         os.makedirs(where, exist_ok=True)
@@ -186,6 +191,21 @@ def run(
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _profiles(dask_worker) -> bool:
+    return "profile" in dask_worker.periodic_callbacks
+
+
+def _warn_profiling(client, warn: Callable[[str], None]) -> None:
+    """Say so when the cluster's workers profile their tasks: judging then takes about a fifth
+    longer (the sampler takes the GIL from the judging thread every 10 ms; bench/shards.py)."""
+    profiling = sum(client.run(_profiles).values())
+    if profiling:
+        warn(
+            f"{profiling} Dask worker(s) sample their tasks' stacks every 10 ms ({PROFILING}), which makes "
+            "judging about 20% slower: start the workers with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False"
+        )
 
 
 def _gather(futures: list, n: int, on_shards) -> list[Path]:

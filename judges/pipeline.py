@@ -47,6 +47,7 @@ from judges.records import Document
 from judges.runscan import Problems, Scan, check_missing_topics, check_resolvable, load_topics, scan_runs
 from judges.session import Inputs, Outputs, Settings, Summary
 from judges.support.judges import is_probabilistic
+from judges.vocabulary import STATUSES
 from judges.workers import Workers
 from judges.writer import describe_inputs, output_targets, write_outputs
 
@@ -323,8 +324,10 @@ class _Session:
         self.summarize_attestation(log)
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
-        for item in pc.value_counts(table.column("status")).to_pylist():
-            summary.statuses[item["values"]] = item["counts"]
+        counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}
+        for status in STATUSES:  # in the vocabulary's order, whatever the rows' order
+            if status in counted:
+                summary.statuses[status] = counted[status]
         counts[CITATIONS] = table.num_rows
         counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
         if self.labels:

@@ -80,10 +80,12 @@ def test_a_killed_workers_shard_is_judged_again_and_counted_once(tmp_path, monke
         with Client(local) as client:
             pids = client.run(os.getpid)
             failed: list = []
+            said: list[str] = []
 
             def judge() -> None:
                 try:
-                    cluster.run(local.scheduler_address, inputs, Outputs(out, "x"), Workflow(), workers=1, shards=3)
+                    address = local.scheduler_address
+                    cluster.run(address, inputs, Outputs(out, "x"), Workflow(), workers=1, shards=3, warn=said.append)
                 except BaseException as e:  # noqa: BLE001 - reported by the test
                     failed.append(e)
 
@@ -103,3 +105,22 @@ def test_a_killed_workers_shard_is_judged_again_and_counted_once(tmp_path, monke
             thread.join(300)
     assert killed is not None and not failed, failed
     same_outputs(tmp_path / "one", out)
+    # this cluster's workers were started with Dask's defaults: they profile their tasks, said once
+    assert [line for line in said if cluster.PROFILING in line] == [
+        f"2 Dask worker(s) sample their tasks' stacks every 10 ms ({cluster.PROFILING}), which makes judging "
+        "about 20% slower: start the workers with DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False"
+    ]
+
+
+def test_local_workers_do_not_profile_their_tasks():
+    """``local:N`` starts its workers without Dask's stack sampler, which took the GIL from the
+    judging thread every 10 ms (about a fifth of the judging time at --size large)."""
+    client, local = cluster._client("local:1")
+    try:
+        assert list(client.run(cluster._profiles).values()) == [False]
+    finally:
+        client.close()
+        local.close()
+    import dask
+
+    assert dask.config.get(cluster.PROFILING) is True  # this process's own setting is left as it was

@@ -101,3 +101,43 @@ def test_a_log_synced_early_keeps_what_is_logged_after(tmp_path):
         log.close()
         assert log._syncing is None
     assert [orjson.loads(line)["event"] for line in target.read_bytes().splitlines()] == ["before", "after"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 4000), min_size=1, max_size=3),
+    cuts=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 4000), st.integers(0, 4000)), max_size=10),
+    soon=st.booleans(),
+)
+def test_ranges_of_other_logs_are_appended_in_the_order_given(tmp_path_factory, sizes, cuts, soon):
+    """``append_ranges`` copies byte ranges ``(path, start, end)`` of several files, in the order
+    given (a merge of topic shards puts their reports' events back in one process's order);
+    with ``soon`` in a thread, and the next event waits for the copy."""
+    tmp = tmp_path_factory.mktemp("ranges")
+    files = []
+    for i, size in enumerate(sizes):
+        path = tmp / f"part{i}.jsonl"
+        path.write_bytes(bytes((i * 37 + b) % 256 for b in range(size)))
+        files.append(path)
+    ranges = [(files[i % len(files)], min(a, b), max(a, b)) for i, a, b in cuts]
+    target = tmp / "log.jsonl"
+    with DebugLog(target) as log:
+        log.event("before")
+        log.append_ranges(ranges, soon=soon)
+        log.event("after")
+        log.close()
+    head, *rest = target.read_bytes().split(b"\n", 1)
+    expected = b"".join(path.read_bytes()[start:end] for path, start, end in ranges)
+    assert orjson.loads(head)["event"] == "before"
+    assert rest[0][: len(expected)] == expected
+    assert orjson.loads(rest[0][len(expected) :])["event"] == "after"
+
+
+def test_a_copy_in_a_thread_that_fails_raises_where_the_log_is_next_written(tmp_path):
+    target = tmp_path / "log.jsonl"
+    log = DebugLog(target).__enter__()
+    log.append_ranges([(tmp_path / "no-such-part.jsonl", 0, 10)], soon=True)
+    with pytest.raises(FileNotFoundError):
+        log.event("after")
+    log.close()
+    log.__exit__(None, None, None)

@@ -47,6 +47,8 @@ class DebugLog:
         self._ms, self._ts = -1, ""
         self._heads: dict[str, bytes] = {}
         self._syncing: Optional[threading.Thread] = None
+        self._copying: Optional[threading.Thread] = None  # append_ranges(..., soon=True)
+        self._copy_failed: Optional[BaseException] = None
 
     @classmethod
     def deferred(cls) -> "DebugLog":
@@ -63,6 +65,7 @@ class DebugLog:
     def sync_soon(self) -> None:
         """Start writing what is logged so far to disk, in a thread: the session's commit syncs
         every output, and most of a large track's log (gigabytes) can be on disk by then."""
+        self._copied()
         if self._f is None or self._syncing is not None:
             return
         self._f.flush()
@@ -70,6 +73,12 @@ class DebugLog:
         self._syncing.start()
 
     def close(self) -> None:
+        try:
+            self._copied()
+        finally:
+            self._close()
+
+    def _close(self) -> None:
         if self._syncing is not None:  # before the file closes: its descriptor is being synced
             self._syncing.join()
             self._syncing = None
@@ -96,37 +105,47 @@ class DebugLog:
             end = os.fstat(src.fileno()).st_size
         if self._f is None or end <= offset:
             return max(end, offset)
-        return self.append_range(path, offset, end)
+        self.append_ranges([(path, offset, end)])
+        return end
 
-    def append_range(self, path: Path, start: int, end: int) -> int:
-        """Append bytes ``start`` to ``end`` of ``path`` (another process's log); returns ``end``.
-        Gigabytes for a large track, copied by the kernel where it can, without passing through
-        Python."""
-        if self._f is None or end <= start:
-            return max(start, end)
-        offset = start
-        with open(path, "rb") as src:
+    def append_ranges(self, ranges, *, soon: bool = False) -> None:
+        """Append byte ranges ``(path, start, end)`` of other processes' logs, in order (each file
+        opened once). Gigabytes for a large track, copied by the kernel where it can, without
+        passing through Python. ``soon``: in a thread, then synced to disk (as :meth:`sync_soon`),
+        while the caller writes other outputs; the next event, append or :meth:`close` waits for it
+        (and raises what the copy raised)."""
+        self._copied()
+        if self._f is None:
+            return
+        self._f.flush()
+        if not soon:
+            _copy_ranges(self._f, ranges)
+            return
+        ranges = list(ranges)
+        self._copying = threading.Thread(target=self._copy_then_sync, args=(ranges,), name="copy-log", daemon=True)
+        self._copying.start()
+
+    def _copy_then_sync(self, ranges: list) -> None:
+        try:
+            _copy_ranges(self._f, ranges)
             self._f.flush()
-            try:
-                while offset < end:
-                    copied = os.copy_file_range(src.fileno(), self._f.fileno(), end - offset, offset)
-                    if copied == 0:
-                        break
-                    offset += copied
-            except (AttributeError, OSError):  # no copy_file_range here: copy what is left in blocks
-                pass
-            self._f.seek(0, os.SEEK_END)  # where the kernel's copy ended
-            src.seek(offset)
-            while offset < end:
-                block = src.read(min(1 << 20, end - offset))
-                if not block:
-                    break
-                self._f.write(block)
-                offset += len(block)
-        return offset
+            _sync(self._f.fileno())
+        except BaseException as e:  # raised again by the thread that waits for the copy
+            self._copy_failed = e
+
+    def _copied(self) -> None:
+        """Wait for a copy started by ``append_ranges(..., soon=True)``; raise what it raised."""
+        if self._copying is None:
+            return
+        self._copying.join()
+        self._copying = None
+        failed, self._copy_failed = self._copy_failed, None
+        if failed is not None:
+            raise failed
 
     def tell(self) -> int:
         """Bytes written to the file so far (0 without a file)."""
+        self._copied()
         return self._f.tell() if self._f is not None else 0
 
     def event(self, kind: str, /, **data: object) -> None:
@@ -138,6 +157,8 @@ class DebugLog:
         directly: a dict literal is much cheaper than keyword arguments merged into one)."""
         if not self.enabled:
             return
+        if self._copying is not None:
+            self._copied()
         now = int(time.time() * 1000)
         if now != self._ms:  # formatting the time costs as much as the event: once per millisecond
             self._ms = now
@@ -152,6 +173,41 @@ class DebugLog:
             self._f.write(line)
         else:
             self._buffer.append(line)
+
+
+def _copy_ranges(dst, ranges) -> None:
+    """Append to the open file ``dst`` (flushed) the byte ranges ``(path, start, end)``."""
+    sources: dict = {}
+    try:
+        for path, start, end in ranges:
+            src = sources.get(path)
+            if src is None:
+                src = sources[path] = open(path, "rb")
+            _copy_range(src, dst, start, end)
+    finally:
+        for src in sources.values():
+            src.close()
+
+
+def _copy_range(src, dst, start: int, end: int) -> None:
+    offset = start
+    try:
+        while offset < end:
+            copied = os.copy_file_range(src.fileno(), dst.fileno(), end - offset, offset)
+            if copied == 0:
+                break
+            offset += copied
+    except (AttributeError, OSError):  # no copy_file_range here: copy what is left in blocks
+        pass
+    dst.seek(0, os.SEEK_END)  # where the kernel's copy ended
+    src.seek(offset)
+    while offset < end:
+        block = src.read(min(1 << 20, end - offset))
+        if not block:
+            break
+        dst.write(block)
+        offset += len(block)
+    dst.flush()
 
 
 def _sync(fd: int) -> None:
