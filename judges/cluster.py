@@ -8,7 +8,8 @@ of one process.
 
 * **Shared paths.** Nothing big goes through Dask: a task receives the session's options (paths,
   workflow), reads the inputs itself and writes its partial set under the out-dir, in
-  ``OUT_DIR/.NAME.dask-TOKEN/`` (removed once merged). So the inputs and the out-dir must be on a
+  ``OUT_DIR/.NAME.dask-TOKEN/`` (removed once merged; scratch, so not synced to disk: a crash
+  loses the session, whose output set stays the previous one). So the inputs and the out-dir must be on a
   file system every worker and the client see under the same paths (give absolute paths, or
   start the workers in the client's directory); ``local:N`` starts a ``distributed.LocalCluster``
   of ``N`` worker processes, one thread each, on this machine.
@@ -84,6 +85,7 @@ def _shard_task(
             model=model,
             warn=lambda line: worker.log_event(TOPIC, {"warning": line}),
             progress=progress,
+            durable=False,  # scratch: merged by the client in this session, judged again if lost
         )
     except InputError as e:
         return "error", (e.path, e.line, e.field, e.problem)

@@ -224,7 +224,8 @@ class _Session:
                 self.outset.remove(stale_log)
             parts = self.judge(scan, corpus, topics, log)
             del corpus
-            log.sync_soon()  # the judged citations' events go to disk while the outputs are written
+            if self.outset.durable:
+                log.sync_soon()  # the judged citations' events go to disk while the outputs are written
             return_freed_memory()  # the judged documents' memory, before the outputs are built
             self.write(parts, scan, topics, log)
 

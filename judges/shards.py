@@ -134,9 +134,11 @@ def judge_shard(
     model: Optional[str] = None,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
+    durable: bool = True,
 ) -> Summary:
     """Judge shard ``shard = (K, N)`` of the session and write its partial set (module doc).
-    ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask."""
+    ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask;
+    ``durable=False``: the part is not synced to disk (a Dask task's, merged within the session)."""
     from judges.writer import describe_inputs
 
     k, n = shard
@@ -151,7 +153,7 @@ def judge_shard(
     if logged:
         targets["debug_log"] = (own.log_path, "--out-dir")
     check_targets(targets, _input_files(inputs, workflow, described))
-    outset = OutputSet(path.parent, part_name(outputs.name, k, n))
+    outset = OutputSet(path.parent, part_name(outputs.name, k, n), durable=durable)
     session = _ShardSession(inputs, own, settings, workers, False, Summary(), outset, warn, progress)
     session.shard, session.recorded, session.model = shard, outputs, model
     try:

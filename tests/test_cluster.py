@@ -124,3 +124,28 @@ def test_local_workers_do_not_profile_their_tasks():
     import dask
 
     assert dask.config.get(cluster.PROFILING) is True  # this process's own setting is left as it was
+
+
+def test_dask_with_attestation_asks_as_one_process_does(tmp_path):
+    """With ``--attest uncertain`` the tasks judge the first pass only; the client plans over all
+    shards and asks (here a scripted loopback server), each question once, as one process does."""
+    from conftest import needs_dspy
+
+    needs_dspy()
+    from llm_servers import Reply, ScriptedServer, messages_key
+
+    def by_hash(n: int, body: dict) -> Reply:
+        return Reply(content="YES" if int(messages_key(body), 16) % 2 else "NO")
+
+    out = tmp_path / "out"
+    with ScriptedServer(by_hash) as server:
+        asks = [*ARGS, "--out-dir", out, "--attest", "uncertain", "--use-env-llm"]
+        one = run_cli(*asks, "--cache-dir", tmp_path / "c1", env=server.env())
+        assert one.returncode == 0, one.stderr
+        asked = len(server.keys())
+        out.rename(tmp_path / "one")
+        on_dask = run_cli(*asks, "--cache-dir", tmp_path / "c2", "--dask", "local:2", env=server.env())
+        assert on_dask.returncode == 0, on_dask.stderr
+        assert len(server.keys()) == 2 * asked > 0  # the same questions, asked once more (a fresh cache)
+    same_outputs(tmp_path / "one", out)
+    assert (out / "x.plan.tsv").exists()

@@ -328,3 +328,19 @@ def test_a_lock_on_a_removed_lock_file_is_taken_again_on_the_file_there(tmp_path
         with pytest.raises(outset.InputError, match="another citejudge session"):
             OutputSet(out, "t").__enter__()  # the lock held is the one others see
     assert sorted(p.name for p in out.iterdir()) == []
+
+
+@pytest.mark.parametrize("durable", [True, False])
+def test_only_a_durable_set_is_synced_to_disk(tmp_path, monkeypatch, durable):
+    """A set is synced before its renames (the journal, every file, the directories); scratch that
+    lives one session (``durable=False``: a Dask task's part) is renamed the same way, unsynced."""
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd)))
+    with OutputSet(tmp_path / "out", "x", durable=durable) as outset:
+        for name in ("x.qrels", "x.jsonl"):
+            outset.stage(tmp_path / "out" / name).write_text(name)
+        outset.commit()
+    assert sorted(p.name for p in (tmp_path / "out").iterdir() if not p.name.startswith(".")) == ["x.jsonl", "x.qrels"]
+    assert (tmp_path / "out" / "x.qrels").read_text() == "x.qrels"
+    assert (len(synced) >= 4) if durable else synced == []

@@ -258,9 +258,12 @@ def settle(out_dir: Path, name: str) -> None:
 class OutputSet:
     """The staged output set of one session (see the module docstring)."""
 
-    def __init__(self, out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()):
-        """``extra_dirs``: where outputs outside the out-dir are staged (a debug log elsewhere)."""
+    def __init__(self, out_dir: Path, name: str, extra_dirs: Iterable[Path] = (), durable: bool = True):
+        """``extra_dirs``: where outputs outside the out-dir are staged (a debug log elsewhere).
+        ``durable=False``: nothing is synced to disk (scratch that lives as long as one session:
+        a Dask task's partial set, merged by the client and then removed)."""
         self.out_dir, self.name, self.extra_dirs = Path(out_dir), name, list(extra_dirs)
+        self.durable = durable
         self.stage_dir = self.out_dir / f".{name}.stage-{os.getpid()}"
         self.renames: list[tuple[Optional[Path], Path]] = []  # staged -> target (None: remove the target)
         self.committed = False
@@ -328,18 +331,20 @@ class OutputSet:
                     f,
                 )
                 f.flush()
-                os.fsync(f.fileno())
+                if self.durable:
+                    os.fsync(f.fileno())
             for staged, _ in self.renames:
-                if staged is not None:
+                if staged is not None and self.durable:
                     with open(staged, "rb") as f:
                         os.fsync(f.fileno())
             os.replace(tmp, journal)
-            _fsync_dir(self.out_dir)
+            if self.durable:
+                _fsync_dir(self.out_dir)
             _hook("commit")
             for staged, target in self.renames:
                 _apply(staged, target)
                 _hook("rename")
-            for d in {t.parent for _, t in self.renames}:
+            for d in {t.parent for _, t in self.renames} if self.durable else ():
                 _fsync_dir(d)
             journal.unlink()
             self.committed = True
