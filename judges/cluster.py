@@ -137,47 +137,26 @@ def run(
     client, cluster = _client(address)
     where = Path(outputs.out_dir) / f".{outputs.name}.dask-{uuid.uuid4().hex[:12]}"
     try:
-        n = shards or max(1, sum(client.nthreads().values()))
-        seen: dict[int, tuple[str, int, int]] = {}  # shard -> (attempt, done, total) of its latest attempt
-        shown = [0, 0]  # judged, total as last shown
-
-        warned: set[str] = set()
-
-        def on_event(event) -> None:
-            msg = event[1] if isinstance(event, tuple) else event
-            if "warning" in msg:  # every shard reads the inputs: the same warnings, said once
-                if msg["warning"] not in warned:
-                    warned.add(msg["warning"])
-                    warn(msg["warning"])
-                return
-            seen[msg["shard"]] = (msg["attempt"], msg["done"], msg["total"])
-            done, total = sum(v[1] for v in seen.values()), sum(v[2] for v in seen.values())
-            progress(done - shown[0], total=total if total != shown[1] else None)
-            shown[:] = [done, total]
-
-        if cluster is None:
-            _warn_profiling(client, warn)
-        client.subscribe_topic(TOPIC, on_event)
-        model = None if llm is None else llm.model
-        os.makedirs(where, exist_ok=True)
-        futures = [
-            client.submit(
-                _shard_task,
+        try:
+            model = None if llm is None else llm.model
+            parts = _judged_shards(
+                client,
+                cluster is None,
                 inputs,
                 outputs,
                 workflow,
-                (k, n),
+                shards,
                 workers,
                 model,
-                str(where),
-                key=f"citejudge-shard-{k}-of-{n}-{where.name}",
-                retries=RETRIES,
-                pure=False,
+                where,
+                warn,
+                progress,
+                on_shards,
             )
-            for k in range(1, n + 1)
-        ]
-        parts = _gather(futures, n, on_shards)
-        client.unsubscribe_topic(TOPIC)
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()  # its workers' memory back before the merge
         return merge(
             parts,
             outputs.out_dir,
@@ -190,9 +169,52 @@ def run(
         )
     finally:
         shutil.rmtree(where, ignore_errors=True)
-        client.close()
-        if cluster is not None:
-            cluster.close()
+
+
+def _judged_shards(
+    client, remote: bool, inputs, outputs, workflow, shards, workers, model, where: Path, warn, progress, on_shards
+) -> list[Path]:
+    """Submit one task per shard, follow their progress and warnings; each shard's part."""
+    n = shards or max(1, sum(client.nthreads().values()))
+    seen: dict[int, tuple[str, int, int]] = {}  # shard -> (attempt, done, total) of its latest attempt
+    shown = [0, 0]  # judged, total as last shown
+    warned: set[str] = set()
+
+    def on_event(event) -> None:
+        msg = event[1] if isinstance(event, tuple) else event
+        if "warning" in msg:  # every shard reads the inputs: the same warnings, said once
+            if msg["warning"] not in warned:
+                warned.add(msg["warning"])
+                warn(msg["warning"])
+            return
+        seen[msg["shard"]] = (msg["attempt"], msg["done"], msg["total"])
+        done, total = sum(v[1] for v in seen.values()), sum(v[2] for v in seen.values())
+        progress(done - shown[0], total=total if total != shown[1] else None)
+        shown[:] = [done, total]
+
+    if remote:
+        _warn_profiling(client, warn)
+    client.subscribe_topic(TOPIC, on_event)
+    os.makedirs(where, exist_ok=True)
+    futures = [
+        client.submit(
+            _shard_task,
+            inputs,
+            outputs,
+            workflow,
+            (k, n),
+            workers,
+            model,
+            str(where),
+            key=f"citejudge-shard-{k}-of-{n}-{where.name}",
+            retries=RETRIES,
+            pure=False,
+        )
+        for k in range(1, n + 1)
+    ]
+    parts = _gather(futures, n, on_shards)
+    client.unsubscribe_topic(TOPIC)
+    return parts
 
 
 def _profiles(dask_worker) -> bool:
