@@ -148,6 +148,10 @@ def _pid_of(name: str, marker: str) -> Optional[int]:
     return int(rest) if rest.isdigit() else None
 
 
+def _not_synced(_) -> None:
+    """In place of a sync, for a set that need not outlive its session (``durable=False``)."""
+
+
 def _fsync_dir(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
@@ -313,6 +317,7 @@ class OutputSet:
 
     def commit(self) -> None:
         """Rename every staged file into place, journalled, with SIGINT/SIGTERM held until done."""
+        sync, sync_dir = (os.fsync, _fsync_dir) if self.durable else (_not_synced, _not_synced)
         held: list[int] = []
         previous = {}
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -331,21 +336,19 @@ class OutputSet:
                     f,
                 )
                 f.flush()
-                if self.durable:
-                    os.fsync(f.fileno())
-            for staged, _ in self.renames:
-                if staged is not None and self.durable:
+                sync(f.fileno())
+            for staged, _ in self.renames if self.durable else ():
+                if staged is not None:
                     with open(staged, "rb") as f:
-                        os.fsync(f.fileno())
+                        sync(f.fileno())
             os.replace(tmp, journal)
-            if self.durable:
-                _fsync_dir(self.out_dir)
+            sync_dir(self.out_dir)
             _hook("commit")
             for staged, target in self.renames:
                 _apply(staged, target)
                 _hook("rename")
-            for d in {t.parent for _, t in self.renames} if self.durable else ():
-                _fsync_dir(d)
+            for d in {t.parent for _, t in self.renames}:
+                sync_dir(d)
             journal.unlink()
             self.committed = True
         finally:
