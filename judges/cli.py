@@ -205,7 +205,7 @@ def main(
         None,
         "--shard",
         help=(
-            "K/N: judge only the topics of shard K of N (by a stable hash of the topic id), in one process, "
+            "K/N: judge only the topics of shard K of N (topics dealt by their citations), in one process, "
             "and write the partial set OUT_DIR/NAME.part-K-of-N.arrow for `merge`."
         ),
     ),

@@ -1,10 +1,11 @@
 """Topic shards and their merge: a track judged by many processes (a SLURM array, a Dask cluster)
 and written as one process would have written it.
 
-``--shard K/N`` judges the topics whose stable hash (the first 8 bytes of the sha256 of the topic
-id, modulo ``N``) is ``K - 1``. Every shard reads and checks all the inputs as one process does
-(topics, every run file, the cited documents: so its counts and input errors are the session's),
-judges only its topics, in one process, and writes a **partial set**, atomically
+``--shard K/N`` judges the ``K``-th of ``N`` groups of topics dealt by their citations
+(:func:`judges.deal.deal`: every shard about as many; the first pass over the runs counts them,
+so every shard deals the same groups). Every shard reads and checks all the inputs as one
+process does (topics, every run file, the cited documents: so its counts and input errors are the
+session's), judges only its topics, in one process, and writes a **partial set**, atomically
 (:mod:`judges.formats.outset`, name ``NAME.part-K-of-N``):
 
 * ``OUT/NAME.part-K-of-N.arrow``: an Arrow IPC file (uncompressed, read memory-mapped) holding
@@ -43,7 +44,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import mmap
 import os
@@ -64,6 +64,7 @@ from judges.formats import tables
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.counts import CITATIONS
+from judges.deal import deal, topic_work
 from judges.judge import Part, judge_part
 from judges.pipeline import _check_attestation, _input_files, _Session, run
 from judges.runscan import Scan, reading_ranks
@@ -82,11 +83,6 @@ def parse_shard(text: str) -> tuple[int, int]:
     if m is None or not 1 <= int(m.group(1)) <= int(m.group(2)):
         raise InputError("--shard", None, None, f"{text!r} is not K/N with 1 <= K <= N (e.g. 2/8)")
     return int(m.group(1)), int(m.group(2))
-
-
-def shard_of(topic_id: str, n: int) -> int:
-    """The shard (1-based, of ``n``) that judges ``topic_id``: the same on every machine and Python."""
-    return int.from_bytes(hashlib.sha256(topic_id.encode("utf-8")).digest()[:8], "big") % n + 1
 
 
 def part_name(name: str, k: int, n: int) -> str:
@@ -178,7 +174,7 @@ class _ShardSession(_Session):
 
     def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog) -> list[Part]:
         k, n = self.shard
-        mine = frozenset(t for t in topics if shard_of(t, n) == k)
+        mine = deal(topics, topic_work(scan.report_citations), n)[k - 1]
         attest = self.settings.workflow.attest
         self.summary.processes = f"1 process (shard {k} of {n}: {len(mine)} of {len(topics)} topics)"
         self.head = log.tell()

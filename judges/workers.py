@@ -1,4 +1,4 @@
-"""Worker processes for ``--workers N``: topics dealt round-robin, one Numba thread each.
+"""Worker processes for ``--workers N``: topics dealt by their citations, one Numba thread each.
 
 Each worker judges whole topics, so it tokenizes only its own topics' documents, and the
 results of different workers never overlap: merging them is a concatenation. Workers are
@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+from judges.deal import deal, topic_work
 from judges.formats.debuglog import DebugLog
 from judges.judge import Part, judge_part, warmup
 from judges.session import Settings
@@ -154,7 +155,8 @@ class Workers:
         labels: Optional[dict] = None,
         keep_corpus: bool = False,
     ) -> list[Part]:
-        """Deal the topics round-robin to the workers; each tokenizes only its own documents.
+        """Deal the topics to the workers by their citations (:func:`judges.deal.deal`); each
+        tokenizes only its own documents.
 
         ``corpus`` is emptied once every worker has its share (the main process keeps no copy),
         unless ``keep_corpus`` (a first pass, followed by a second); ``settings``, ``plan`` and
@@ -165,7 +167,7 @@ class Workers:
         import tempfile
 
         n = self.n
-        groups = [frozenset(t for i, t in enumerate(sorted(topics)) if i % n == w) for w in range(n)]
+        groups = deal(topics, topic_work(scan.report_citations), n)
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             log_paths = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
             table_paths = [str(Path(tmp) / f"worker{w}.arrow") for w in range(n)]

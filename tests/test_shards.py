@@ -193,8 +193,6 @@ def test_shard_options_are_checked():
         with pytest.raises(InputError, match="is not K/N"):
             shards.parse_shard(bad)
     assert shards.parse_shard("2/8") == (2, 8)
-    assert {shards.shard_of(f"topic-{i}", 4) for i in range(40)} == {1, 2, 3, 4}
-    assert shards.shard_of("2024-145979", 4) == shards.shard_of("2024-145979", 4)  # sha256: stable across runs
 
 
 # -- the README's SLURM recipe, as subprocesses ----------------------------------------------------------
