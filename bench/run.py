@@ -119,9 +119,12 @@ def run_measured(
     timeout: float | None = None,
     interval: float = 0.5,  # sampling /proc costs CPU: keep it rare so it does not slow the judge
 ) -> dict:
-    """Run ``cmd``; return rc, wall seconds, peak RSS (single process) and sampled tree RSS."""
+    """Run ``cmd``; return rc, wall seconds, peak RSS (single process), sampled tree RSS, the CPU
+    seconds of the child and its reaped descendants, and the seconds the host took from this
+    virtual machine meanwhile (``steal_s``: on a shared host, what makes wall times drift)."""
     out_path, err_path = f"{log_prefix}.stdout", f"{log_prefix}.stderr"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        stolen = _steal_s()
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
         tree_peak = 0
@@ -138,6 +141,7 @@ def run_measured(
             tree_peak = max(tree_peak, _tree_rss_kb(proc.pid))
             time.sleep(interval)
         wall = time.perf_counter() - t0
+        stolen = _steal_s() - stolen
     rc = os.waitstatus_to_exitcode(status)
     proc.returncode = rc  # we reaped it ourselves
     return {
@@ -147,9 +151,22 @@ def run_measured(
         "wall_s": wall,
         "peak_rss_mb": ru.ru_maxrss / 1024,
         "tree_pss_mb": tree_peak / 1024 if tree_peak else None,
+        "cpu_s": ru.ru_utime + ru.ru_stime,
+        "steal_s": stolen,
         "stdout": out_path,
         "stderr": err_path,
     }
+
+
+def _steal_s() -> float:
+    """Seconds of CPU the host has taken from this virtual machine since boot, all CPUs (the
+    ``steal`` column of ``/proc/stat``; 0 where there is none)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def _tail(path: str, n: int = 15) -> str:

@@ -99,7 +99,11 @@ def measured(label: str, cmd: list[str], logs: Path) -> dict:
     res = run_measured(cmd, ROOT, logs / label.replace(" ", "_").replace("/", "-"), interval=1.0)
     if res["rc"] != 0:
         sys.exit(f"{label} failed (rc {res['rc']}): see {res['stderr']}")
-    print(f"    {res['wall_s']:.1f} s, peak RSS {res['peak_rss_mb']:,.0f} MB", flush=True)
+    print(
+        f"    {res['wall_s']:.1f} s, CPU {res['cpu_s']:.1f} s, peak RSS {res['peak_rss_mb']:,.0f} MB "
+        f"(the host took {res['steal_s']:.1f} CPU s meanwhile)",
+        flush=True,
+    )
     return res
 
 
@@ -109,13 +113,18 @@ def pair(work: Path, repeats: int) -> int:
     logs, out = tmp / "logs", tmp / "out"
     logs.mkdir()
     walls: dict[str, list[float]] = {"--workers 2": [], "--dask local:2": []}
+    cpus: dict[str, list[float]] = {"--workers 2": [], "--dask local:2": []}
+    stolen = 0.0
     try:
         for i in range(repeats):
             for label, extra in (
                 ("--workers 2", ["--workers", "2"]),
                 ("--dask local:2", ["--workers", "1", "--dask", "local:2"]),
             ):
-                walls[label].append(measured(f"{label} #{i + 1}", judge_args(work, out) + extra, logs)["wall_s"])
+                res = measured(f"{label} #{i + 1}", judge_args(work, out) + extra, logs)
+                walls[label].append(res["wall_s"])
+                cpus[label].append(res["cpu_s"])
+                stolen += res["steal_s"]
                 shutil.rmtree(out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -124,7 +133,14 @@ def pair(work: Path, repeats: int) -> int:
         f"alternately {repeats} times (busy 2-core machine): "
         + "; ".join(f"{k}: {', '.join(f'{w:.1f}' for w in v)} s (fastest {best[k]:.1f} s)" for k, v in walls.items())
     )
-    print(f"--dask local:2 / --workers 2 = {best['--dask local:2'] / best['--workers 2']:.2f} (fastest of each)")
+    mean = {k: sum(v) / len(v) for k, v in walls.items()}
+    cpu = {k: sum(v) / len(v) for k, v in cpus.items()}
+    print(
+        f"--dask local:2 / --workers 2 = {best['--dask local:2'] / best['--workers 2']:.2f} (fastest of each), "
+        f"{mean['--dask local:2'] / mean['--workers 2']:.2f} (mean of each); CPU seconds (mean): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in cpu.items())
+        + f"; the host took {stolen:.1f} CPU s in all"
+    )
     return 0
 
 
@@ -169,17 +185,18 @@ def main() -> int:
     shard_sum = sum(r["wall_s"] for r in shard_rows)
     print()
     print(f"{args.size} workload, {citations:,} citations, whole run_judge.py processes (busy 2-core machine):")
-    print("| config | wall s | peak RSS MB | vs one process |")
-    print("|---|---:|---:|---:|")
+    print("| config | wall s | CPU s | peak RSS MB | vs one process |")
+    print("|---|---:|---:|---:|---:|")
     for label, r in rows.items():
         if label == "merge":
             continue
-        print(f"| {label} | {r['wall_s']:.1f} | {r['peak_rss_mb']:,.0f} | {r['wall_s'] / one:.2f} |")
+        print(f"| {label} | {r['wall_s']:.1f} | {r['cpu_s']:.1f} | {r['peak_rss_mb']:,.0f} | {r['wall_s'] / one:.2f} |")
     for k, r in enumerate(shard_rows, start=1):
-        print(f"| --shard {k}/{n} | {r['wall_s']:.1f} | {r['peak_rss_mb']:,.0f} | {r['wall_s'] / one:.2f} |")
+        wall, cpu, rss = r["wall_s"], r["cpu_s"], r["peak_rss_mb"]
+        print(f"| --shard {k}/{n} | {wall:.1f} | {cpu:.1f} | {rss:,.0f} | {wall / one:.2f} |")
     m = rows["merge"]
-    print(f"| shards 1..{n}, one after the other (sum) | {shard_sum:.1f} | | {shard_sum / one:.2f} |")
-    print(f"| merge | {m['wall_s']:.1f} | {m['peak_rss_mb']:,.0f} | {m['wall_s'] / one:.2f} |")
+    print(f"| shards 1..{n}, one after the other (sum) | {shard_sum:.1f} | | | {shard_sum / one:.2f} |")
+    print(f"| merge | {m['wall_s']:.1f} | {m['cpu_s']:.1f} | {m['peak_rss_mb']:,.0f} | {m['wall_s'] / one:.2f} |")
     print(
         f"merge: {m['wall_s']:.1f} s = {100 * m['wall_s'] / one:.1f}% of one process ({one:.1f} s), "
         f"peak RSS {m['peak_rss_mb']:,.0f} MB; --dask local:2 / --workers 2 = "

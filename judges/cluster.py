@@ -40,6 +40,15 @@ RETRIES = 2  # a task that raised (not a bad input) is tried this many times mor
 TOPIC = "citejudge-progress"
 REPORT_EVERY = 4096  # citations between two progress events of a task
 PROFILING = "distributed.worker.profile.enabled"  # a worker samples its tasks' stacks every 10 ms
+# How the workers of ``local:N`` are started: without the stack sampler, whose 10 ms samples take
+# the GIL from the judging thread (judging took a fifth longer), and with the event loops' watch
+# (20 ms) and memory checks (100 ms) made rarer: idle, a LocalCluster of 2 used 8.7% of a core on
+# them (tasks' memory grows slowly: a check a second is soon enough). bench/shards.py.
+LOCAL_WORKERS = {
+    PROFILING: False,
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 def _shard_task(
@@ -103,7 +112,7 @@ def _client(address: str):
         n = address.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise InputError("--dask", None, None, f"{address!r}: local:N needs N >= 1 worker processes")
-        with dask.config.set({PROFILING: False}):  # the workers' own setting: read as they start
+        with dask.config.set(LOCAL_WORKERS):  # the cluster's own settings: read as it starts
             cluster = LocalCluster(
                 n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
             )

@@ -112,18 +112,26 @@ def test_a_killed_workers_shard_is_judged_again_and_counted_once(tmp_path, monke
     ]
 
 
-def test_local_workers_do_not_profile_their_tasks():
+def _periodic_ms(dask_worker) -> dict:
+    return {name: callback.callback_time for name, callback in dask_worker.periodic_callbacks.items()}
+
+
+def test_local_workers_are_quiet():
     """``local:N`` starts its workers without Dask's stack sampler, which took the GIL from the
-    judging thread every 10 ms (about a fifth of the judging time at --size large)."""
+    judging thread every 10 ms (about a fifth of the judging time at --size large), and with the
+    event loop's watch and the memory checks once a second instead of every 20 and 100 ms."""
     client, local = cluster._client("local:1")
     try:
         assert list(client.run(cluster._profiles).values()) == [False]
+        (periodic,) = client.run(_periodic_ms).values()
+        assert periodic["tick"] == periodic["memory_monitor"] == 1000
     finally:
         client.close()
         local.close()
     import dask
 
-    assert dask.config.get(cluster.PROFILING) is True  # this process's own setting is left as it was
+    assert dask.config.get(cluster.PROFILING) is True  # this process's own settings are left as they were
+    assert dask.config.get("distributed.admin.tick.interval") == "20ms"
 
 
 def test_dask_with_attestation_asks_as_one_process_does(tmp_path):
