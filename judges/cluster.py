@@ -26,11 +26,12 @@ of one process.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import uuid
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, NamedTuple, Optional
 
 from judges.config import Workflow
 from judges.errors import InputError
@@ -51,9 +52,18 @@ LOCAL_WORKERS = {
 }
 
 
-def _shard_task(
-    inputs: Inputs, outputs: Outputs, workflow: Workflow, shard: tuple[int, int], workers: int, model, where: str
-):
+class TaskOptions(NamedTuple):
+    """What every task of a session gets: its options (paths, not data) and where its part goes."""
+
+    inputs: Inputs
+    outputs: Outputs
+    workflow: Workflow
+    workers: int  # recorded in the fingerprint (each task is one process)
+    model: Optional[str]  # the LLM the merge will ask
+    where: str  # the session's scratch directory for parts
+
+
+def _shard_task(session: TaskOptions, shard: tuple[int, int]):
     """One shard, on a worker: ``("part", path)`` or ``("error", line)``."""
     import numba
     from distributed import get_worker
@@ -77,21 +87,15 @@ def _shard_task(
             done[2] = done[0]
             worker.log_event(TOPIC, {"shard": k, "attempt": attempt, "done": done[0], "total": done[1]})
 
-    own = Outputs(
-        Path(where) / f"{k}-{attempt}",
-        outputs.name,
-        outputs.debug_log,
-        outputs.no_debug_log,
-        outputs.leaderboard_formats,
-    )
+    own = dataclasses.replace(session.outputs, out_dir=Path(session.where) / f"{k}-{attempt}")
     try:
         summary = judge_shard(
-            inputs,
+            session.inputs,
             own,
-            workflow,
+            session.workflow,
             shard,
-            workers=workers,
-            model=model,
+            workers=session.workers,
+            model=session.model,
             warn=lambda line: worker.log_event(TOPIC, {"warning": line}),
             progress=progress,
             durable=False,  # scratch: merged by the client in this session, judged again if lost
@@ -148,20 +152,8 @@ def run(
     try:
         try:
             model = None if llm is None else llm.model
-            parts = _judged_shards(
-                client,
-                cluster is None,
-                inputs,
-                outputs,
-                workflow,
-                shards,
-                workers,
-                model,
-                where,
-                warn,
-                progress,
-                on_shards,
-            )
+            session = TaskOptions(inputs, outputs, workflow, workers, model, str(where))
+            parts = _judged_shards(client, cluster is None, session, shards, warn, progress, on_shards)
         finally:
             client.close()
             if cluster is not None:
@@ -180,9 +172,7 @@ def run(
         shutil.rmtree(where, ignore_errors=True)
 
 
-def _judged_shards(
-    client, remote: bool, inputs, outputs, workflow, shards, workers, model, where: Path, warn, progress, on_shards
-) -> list[Path]:
+def _judged_shards(client, remote: bool, session: TaskOptions, shards, warn, progress, on_shards) -> list[Path]:
     """Submit one task per shard, follow their progress and warnings; each shard's part."""
     n = shards or max(1, sum(client.nthreads().values()))
     seen: dict[int, tuple[str, int, int]] = {}  # shard -> (attempt, done, total) of its latest attempt
@@ -204,18 +194,13 @@ def _judged_shards(
     if remote:
         _warn_profiling(client, warn)
     client.subscribe_topic(TOPIC, on_event)
-    os.makedirs(where, exist_ok=True)
+    os.makedirs(session.where, exist_ok=True)
     futures = [
         client.submit(
             _shard_task,
-            inputs,
-            outputs,
-            workflow,
+            session,
             (k, n),
-            workers,
-            model,
-            str(where),
-            key=f"citejudge-shard-{k}-of-{n}-{where.name}",
+            key=f"citejudge-shard-{k}-of-{n}-{Path(session.where).name}",
             retries=RETRIES,
             pure=False,
         )
