@@ -63,7 +63,7 @@ class TaskOptions(NamedTuple):
     where: str  # the session's scratch directory for parts
 
 
-def _shard_task(session: TaskOptions, shard: tuple[int, int]):
+def _shard_task(options: TaskOptions, shard: tuple[int, int]):
     """One shard, on a worker: ``("part", path)`` or ``("error", line)``."""
     import numba
     from distributed import get_worker
@@ -87,15 +87,15 @@ def _shard_task(session: TaskOptions, shard: tuple[int, int]):
             done[2] = done[0]
             worker.log_event(TOPIC, {"shard": k, "attempt": attempt, "done": done[0], "total": done[1]})
 
-    own = dataclasses.replace(session.outputs, out_dir=Path(session.where) / f"{k}-{attempt}")
+    own = dataclasses.replace(options.outputs, out_dir=Path(options.where) / f"{k}-{attempt}")
     try:
         summary = judge_shard(
-            session.inputs,
+            options.inputs,
             own,
-            session.workflow,
+            options.workflow,
             shard,
-            workers=session.workers,
-            model=session.model,
+            workers=options.workers,
+            model=options.model,
             warn=lambda line: worker.log_event(TOPIC, {"warning": line}),
             progress=progress,
             durable=False,  # scratch: merged by the client in this session, judged again if lost
@@ -152,8 +152,8 @@ def run(
     try:
         try:
             model = None if llm is None else llm.model
-            session = TaskOptions(inputs, outputs, workflow, workers, model, str(where))
-            parts = _judged_shards(client, cluster is None, session, shards, warn, progress, on_shards)
+            options = TaskOptions(inputs, outputs, workflow, workers, model, str(where))
+            parts = _judged_shards(client, cluster is None, options, shards, warn, progress, on_shards)
         finally:
             client.close()
             if cluster is not None:
@@ -172,7 +172,7 @@ def run(
         shutil.rmtree(where, ignore_errors=True)
 
 
-def _judged_shards(client, remote: bool, session: TaskOptions, shards, warn, progress, on_shards) -> list[Path]:
+def _judged_shards(client, remote: bool, options: TaskOptions, shards, warn, progress, on_shards) -> list[Path]:
     """Submit one task per shard, follow their progress and warnings; each shard's part."""
     n = shards or max(1, sum(client.nthreads().values()))
     seen: dict[int, tuple[str, int, int]] = {}  # shard -> (attempt, done, total) of its latest attempt
@@ -194,13 +194,13 @@ def _judged_shards(client, remote: bool, session: TaskOptions, shards, warn, pro
     if remote:
         _warn_profiling(client, warn)
     client.subscribe_topic(TOPIC, on_event)
-    os.makedirs(session.where, exist_ok=True)
+    os.makedirs(options.where, exist_ok=True)
     futures = [
         client.submit(
             _shard_task,
-            session,
+            options,
             (k, n),
-            key=f"citejudge-shard-{k}-of-{n}-{Path(session.where).name}",
+            key=f"citejudge-shard-{k}-of-{n}-{Path(options.where).name}",
             retries=RETRIES,
             pure=False,
         )
