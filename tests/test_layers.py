@@ -1,0 +1,77 @@
+"""The wall that keeps the layers: data flows down from the CLI to the session, the engine and
+``formats/``; a lower layer never imports a higher one. Every import in ``judges/`` is read with
+``ast`` (those inside functions too), so a lazy import cannot climb the wall either."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "judges"
+
+# The bottom: what formats/ may lean on besides itself.
+BOTTOM = {"judges.errors", "judges.records", "judges.vocabulary"}
+# The engine judges pairs; it never reaches up into the session that drives it or anything above.
+ENGINE = {"judges.judge", "judges.align", "judges.support", "judges.checks", "judges.grounder", "judges.text"}
+ABOVE_ENGINE = {
+    "judges.pipeline",
+    "judges.shards",
+    "judges.cluster",
+    "judges.workers",
+    "judges.writer",
+    "judges.summary",
+    "judges.report",
+    "judges.meta",
+    "judges.autojudge",
+    "judges.answer",
+    "judges.cli",
+}
+ENTRY_POINTS = {"judges.__main__"}  # the only module that may import the CLI (run_judge.py is outside the package)
+
+
+def _module(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> list[tuple[str, str, int]]:
+    """(importing module, imported module, line) for every absolute import of ``judges``."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("judges"):
+                names = [node.module] if node.module != "judges" else [f"judges.{a.name}" for a in node.names]
+                found += [(_module(path), name, node.lineno) for name in names]
+            elif isinstance(node, ast.Import):
+                found += [(_module(path), a.name, node.lineno) for a in node.names if a.name.startswith("judges")]
+    return found
+
+
+def _within(module: str, roots: set[str]) -> bool:
+    return any(module == r or module.startswith(r + ".") for r in roots)
+
+
+def test_the_walk_sees_imports():
+    imports = _imports()
+    assert ("judges.__main__", "judges.cli", 3) in imports  # the reader itself can fail
+    assert len(imports) > 300
+
+
+def test_formats_import_nothing_above_them():
+    climbing = [
+        (a, b, n)
+        for a, b, n in _imports()
+        if _within(a, {"judges.formats"}) and not _within(b, {"judges.formats"} | BOTTOM)
+    ]
+    assert climbing == []
+
+
+def test_the_engine_never_imports_the_session_or_above():
+    climbing = [(a, b, n) for a, b, n in _imports() if _within(a, ENGINE) and _within(b, ABOVE_ENGINE)]
+    assert climbing == []
+
+
+def test_only_the_entry_point_imports_the_cli():
+    importers = [(a, b, n) for a, b, n in _imports() if _within(b, {"judges.cli"}) and a not in ENTRY_POINTS]
+    importers = [(a, b, n) for a, b, n in importers if not _within(a, {"judges.cli"})]  # a package may import itself
+    assert importers == []
