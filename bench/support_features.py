@@ -67,6 +67,7 @@ FACTCHECK = {
     "irrelevant": "not_supported",
 }
 NEGATION = frozenset("not no never n't nor neither none nobody nothing cannot without".split())
+HEDGES = frozenset("may might could possibly perhaps likely unlikely probably suggest suggests suggested".split())
 
 
 def cli(*args) -> None:
@@ -161,6 +162,7 @@ def candidates(stems: Stems, idf: dict, idf_max: float, pairs: list[tuple[str, s
                 "rare3_recall": float(np.mean([x in doc for x in top])) if top else 0.0,
                 "negation_mismatch": float(neg_s and not neg_d),
                 "prefix5_recall": prefix_recall(words, c, dwords),
+                "modality_mismatch": float(any(t in HEDGES for t in words) != any(t in HEDGES for t in dwords)),
                 "missing_count": float(np.log1p((~found).sum())),
                 "all_found": float(len(cs) > 0 and bool(found.all())),
                 "idf_clause_min": min(
@@ -195,6 +197,7 @@ CANDIDATES = (
     "all_found",
     "negation_mismatch",
     "prefix5_recall",
+    "modality_mismatch",
 )
 model_module.FEATURES = FEATURES + CANDIDATES  # let the model file name the candidates (this bench only)
 
