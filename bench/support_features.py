@@ -329,6 +329,73 @@ def fmt(d: dict) -> str:
     return " | ".join(f"{v:.3f}" for v in d.values())
 
 
+def error_analysis(r24, truth, base):
+    """Section 1; the shipped features' cross-validated ``(P(any), P(full), level)``."""
+    # 1. error analysis
+    p_any, p_full, level = cv(r24, base)
+    w = expected(r24, p_any, p_full)
+    keys = [r24["run_id"].to_numpy(), r24["topic_id"].to_numpy()]
+    judged = pd.Series(w).groupby(keys).mean().reindex(truth.index).fillna(0.0).groupby(level=0).mean()
+    human = truth.groupby(level=0).mean()
+    err = pd.DataFrame({"human": human, "judged": judged.reindex(human.index)})
+    err["rank_h"], err["rank_j"] = err.human.rank(ascending=False), err.judged.rank(ascending=False)
+    err["over"] = err.judged - err.human
+    err["rank_diff"] = err.rank_h - err.rank_j
+    print("## 1. Largest run-level errors (shipped features, CV by topic; judged = expected weights)\n")
+    n_cited = r24.groupby("run_id").size()
+    print("| run | labelled citations | human WP | judged WP | judged - human | human rank | judged rank |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    worst = err.reindex(err.rank_diff.abs().sort_values(ascending=False).index).head(8)
+    for run, r in worst.iterrows():
+        print(
+            f"| {run} | {n_cited.get(run, 0)} | {r.human:.3f} | {r.judged:.3f} | {r.over:+.3f} "
+            f"| {r.rank_h:.0f} | {r.rank_j:.0f} |"
+        )
+    print(
+        f"\nLabelled citations per run: median {n_cited.median():.0f}; the 8 runs above: median "
+        f"{n_cited.reindex(worst.index).median():.0f}. Kendall tau between a run's labelled citations and "
+        f"its absolute rank error: {kendall(n_cited.reindex(err.index).to_numpy(), err.rank_diff.abs().to_numpy()):.3f}."  # noqa: E501
+    )
+    y = r24["y"].to_numpy()
+    generous = (y == 0) & (capped(r24, level) == 2)
+    right = (y == 0) & (capped(r24, level) == 0)
+    supported = (y == 2) & (capped(r24, level) == 2)
+    print("\nCitations labelled not supported: judged supported (too generous) vs judged unsupported, and")
+    print("citations rightly judged supported, mean of each feature:\n")
+    print("| feature | NS judged S | NS judged N | S judged S |")
+    print("|---|---:|---:|---:|")
+    for f in (*base, *CANDIDATES):
+        col = r24[f"f_{f}"].to_numpy()
+        print(f"| {f} | {col[generous].mean():.3f} | {col[right].mean():.3f} | {col[supported].mean():.3f} |")
+    lv_c = capped(r24, level)
+    y_all = r24["y"].to_numpy()
+    for title, runs in (
+        ("judged >= 10 places better than the humans rank them", err[err.rank_diff >= 10].index),
+        ("judged >= 10 places worse than the humans rank them", err[err.rank_diff <= -10].index),
+    ):
+        inr = np.isin(r24.run_id.to_numpy(), runs)
+        full = y_all == 2
+        print(
+            f"\nRuns {title}: {', '.join(runs)}; of their {int(inr.sum())} labelled citations "
+            f"{np.mean(lv_c[inr] < y_all[inr]):.0%} judged below the label and {np.mean(lv_c[inr] > y_all[inr]):.0%} "
+            f"above (all runs: {np.mean(lv_c < y_all):.0%} / {np.mean(lv_c > y_all):.0%}); content recall of "
+            f"their fully supported citations {r24.f_content_recall[inr & full].mean():.2f} "
+            f"(all runs: {r24.f_content_recall[full].mean():.2f})."
+        )
+    over_runs = err[err.rank_diff > 0].index  # judged better than humans rank them
+    in_over = np.isin(r24.run_id.to_numpy(), over_runs)
+    recall = r24["f_content_recall"].to_numpy()
+    print(
+        f"\n{int(generous.sum())} citations labelled not supported are judged supported "
+        f"({int((generous & in_over).sum())} in the {len(over_runs)} runs judged better than the humans rank them); "
+        f"{np.mean(recall[generous] >= 0.8):.0%} of them have content recall >= 0.8 "
+        f"(of the rightly supported: {np.mean(recall[supported] >= 0.8):.0%}), and their rarest missing word "
+        f"is no rarer than the rightly supported citations' (table above)."
+    )
+
+    return p_any, p_full, level
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -376,52 +443,7 @@ def main() -> None:
     sets = {k: with_candidates(t, p, stems, idf, idf_max) for k, (t, p) in sets.items()}
 
     base = FEATURES
-    # 1. error analysis
-    p_any, p_full, level = cv(r24, base)
-    w = expected(r24, p_any, p_full)
-    keys = [r24["run_id"].to_numpy(), r24["topic_id"].to_numpy()]
-    judged = pd.Series(w).groupby(keys).mean().reindex(truth.index).fillna(0.0).groupby(level=0).mean()
-    human = truth.groupby(level=0).mean()
-    err = pd.DataFrame({"human": human, "judged": judged.reindex(human.index)})
-    err["rank_h"], err["rank_j"] = err.human.rank(ascending=False), err.judged.rank(ascending=False)
-    err["over"] = err.judged - err.human
-    err["rank_diff"] = err.rank_h - err.rank_j
-    print("## 1. Largest run-level errors (shipped features, CV by topic; judged = expected weights)\n")
-    n_cited = r24.groupby("run_id").size()
-    print("| run | labelled citations | human WP | judged WP | judged - human | human rank | judged rank |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    worst = err.reindex(err.rank_diff.abs().sort_values(ascending=False).index).head(8)
-    for run, r in worst.iterrows():
-        print(
-            f"| {run} | {n_cited.get(run, 0)} | {r.human:.3f} | {r.judged:.3f} | {r.over:+.3f} "
-            f"| {r.rank_h:.0f} | {r.rank_j:.0f} |"
-        )
-    print(
-        f"\nLabelled citations per run: median {n_cited.median():.0f}; the 8 runs above: median "
-        f"{n_cited.reindex(worst.index).median():.0f}. Kendall tau between a run's labelled citations and "
-        f"its absolute rank error: {kendall(n_cited.reindex(err.index).to_numpy(), err.rank_diff.abs().to_numpy()):.3f}."  # noqa: E501
-    )
-    y = r24["y"].to_numpy()
-    generous = (y == 0) & (capped(r24, level) == 2)
-    right = (y == 0) & (capped(r24, level) == 0)
-    supported = (y == 2) & (capped(r24, level) == 2)
-    print("\nCitations labelled not supported: judged supported (too generous) vs judged unsupported, and")
-    print("citations rightly judged supported, mean of each feature:\n")
-    print("| feature | NS judged S | NS judged N | S judged S |")
-    print("|---|---:|---:|---:|")
-    for f in (*base, *CANDIDATES):
-        col = r24[f"f_{f}"].to_numpy()
-        print(f"| {f} | {col[generous].mean():.3f} | {col[right].mean():.3f} | {col[supported].mean():.3f} |")
-    over_runs = err[err.rank_diff < 0].index  # judged better than humans rank them
-    in_over = np.isin(r24.run_id.to_numpy(), over_runs)
-    recall = r24["f_content_recall"].to_numpy()
-    print(
-        f"\n{int(generous.sum())} citations labelled not supported are judged supported "
-        f"({int((generous & in_over).sum())} in the {len(over_runs)} runs ranked above their human rank); "
-        f"{np.mean(recall[generous] >= 0.8):.0%} of them have content recall >= 0.8 "
-        f"(of the rightly supported: {np.mean(recall[supported] >= 0.8):.0%}), and their rarest missing word "
-        f"is no rarer than the rightly supported citations' (table above)."
-    )
+    p_any, p_full, level = error_analysis(r24, truth, base)
 
     # 2. candidates alone
     print("\n## 2. Candidate features, each added to the shipped set (rag24-support, CV by topic)\n")
