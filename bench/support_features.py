@@ -329,8 +329,9 @@ def fmt(d: dict) -> str:
     return " | ".join(f"{v:.3f}" for v in d.values())
 
 
-def error_analysis(r24, truth, base):
-    """Section 1; the shipped features' cross-validated ``(P(any), P(full), level)``."""
+def error_analysis(r24, truth, base, pairs: dict):
+    """Section 1 (``pairs``: the sentence and document of each citation key); the shipped
+    features' cross-validated ``(P(any), P(full), level)``."""
     # 1. error analysis
     p_any, p_full, level = cv(r24, base)
     w = expected(r24, p_any, p_full)
@@ -369,9 +370,9 @@ def error_analysis(r24, truth, base):
         print(f"| {f} | {col[generous].mean():.3f} | {col[right].mean():.3f} | {col[supported].mean():.3f} |")
     lv_c = capped(r24, level)
     y_all = r24["y"].to_numpy()
-    for title, runs in (
-        ("judged >= 10 places better than the humans rank them", err[err.rank_diff >= 10].index),
-        ("judged >= 10 places worse than the humans rank them", err[err.rank_diff <= -10].index),
+    for title, runs, sign in (
+        ("judged >= 10 places better than the humans rank them", err[err.rank_diff >= 10].index, 1),
+        ("judged >= 10 places worse than the humans rank them", err[err.rank_diff <= -10].index, -1),
     ):
         inr = np.isin(r24.run_id.to_numpy(), runs)
         full = y_all == 2
@@ -382,6 +383,10 @@ def error_analysis(r24, truth, base):
             f"their fully supported citations {r24.f_content_recall[inr & full].mean():.2f} "
             f"(all runs: {r24.f_content_recall[full].mean():.2f})."
         )
+        wrong = r24[inr & (np.sign(lv_c - y_all) == sign)].head(4)
+        for k, r in zip(wrong.index, wrong.itertuples()):
+            text = pairs[(r.run_id, r.topic_id, r.sentence_index, r.doc_id)][0]
+            print(f"  - label {r.y}, judged {lv_c[k]}, content recall {r.f_content_recall:.2f}: {text[:150]!r}")
     over_runs = err[err.rank_diff > 0].index  # judged better than humans rank them
     in_over = np.isin(r24.run_id.to_numpy(), over_runs)
     recall = r24["f_content_recall"].to_numpy()
@@ -439,11 +444,12 @@ def main() -> None:
     docs = sorted({doc for _, p in sets.values() for _, doc in p.values()})
     idf, idf_max = idf_table(stems, docs)
     print(f"IDF table: {len(docs)} documents of WiCE, AttributionBench, factcheck-gpt; {len(idf)} stems\n")
-    r24 = with_candidates(r24, pairs_rag24(d), stems, idf, idf_max)
+    r24_pairs = pairs_rag24(d)
+    r24 = with_candidates(r24, r24_pairs, stems, idf, idf_max)
     sets = {k: with_candidates(t, p, stems, idf, idf_max) for k, (t, p) in sets.items()}
 
     base = FEATURES
-    p_any, p_full, level = error_analysis(r24, truth, base)
+    p_any, p_full, level = error_analysis(r24, truth, base, r24_pairs)
 
     # 2. candidates alone
     print("\n## 2. Candidate features, each added to the shipped set (rag24-support, CV by topic)\n")
