@@ -6,10 +6,10 @@ Usage::
 
 Every set is judged once by the real CLI (default workflow; the support features are recorded
 in the assessments whatever the judge): ``rag24-support`` (with its corpus), and the converted
-WiCE dev, AttributionBench dev and factcheck-gpt sets (factcheck-gpt written in WiCE's layout
-first: completely-support -> supported, partially-support -> partially, refute and irrelevant ->
-not_supported; one topic per row, grouped by claim). ``--work`` keeps those judgments between
-runs (they do not depend on the model).
+WiCE dev, AttributionBench dev and factcheck-gpt sets (``convert-labelled``; factcheck-gpt's
+completely-support -> supported, partially-support -> partially, refute and irrelevant ->
+not_supported; one topic per row, grouped by claim for cross-validation). ``--work`` keeps those
+judgments between runs (they do not depend on the model).
 
 Then, in this process, with the support model's own fitting (:func:`judges.support.model.fit`):
 
@@ -60,12 +60,6 @@ from judges.text.tokenize import Vocabulary  # noqa: E402
 from judges.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
 
-FACTCHECK = {
-    "completely-support": "supported",
-    "partially-support": "partially_supported",
-    "refute": "not_supported",
-    "irrelevant": "not_supported",
-}
 NEGATION = frozenset("not no never n't nor neither none nobody nothing cannot without".split())
 HEDGES = frozenset("may might could possibly perhaps likely unlikely probably suggest suggests suggested".split())
 
@@ -415,26 +409,18 @@ def main() -> None:
     r24 = labelled_features(read_assessments(work, "r24"), read_labels(d / "labels.jsonl"))
     truth = read_truth(d / "truth.eval.txt")
     sets = {}
-    fc = work / "factcheck.wice.jsonl"
-    if not fc.exists():
-        lines = []
-        for i, line in enumerate((data / "factcheck-gpt" / "subtask3_claim_evidence_stance.jsonl").open()):
-            o = json.loads(line)
-            row = {"claim": o["claim"], "evidence": [o["evidence"]], "label": FACTCHECK[o["stance"]]}
-            lines.append(json.dumps({**row, "meta": {"id": f"fc{i:05d}"}}))
-        fc.write_text("\n".join(lines) + "\n")
     for title, src in (
         ("WiCE dev", data / "wice" / "claim_dev.jsonl"),
         ("AttributionBench dev", data / "attributionbench" / "dev_all_subset_balanced.jsonl"),
-        ("factcheck-gpt", fc),
+        ("factcheck-gpt", data / "factcheck-gpt" / "subtask3_claim_evidence_stance.jsonl"),
     ):
         conv = work / title.split()[0]
         if not (conv / "labels.jsonl").exists():
             cli("convert-labelled", src, "--out-dir", conv)
         judge_set(conv / "topics.jsonl", conv / "runs", work, conv.name, "--workers", "2")
         t = labelled_features(read_assessments(work, conv.name), read_labels(conv / "labels.jsonl"))
-        if title == "factcheck-gpt":  # group by claim: rows of one claim share a topic
-            claims = {json.loads(x)["meta"]["id"]: json.loads(x)["claim"] for x in fc.read_text().splitlines()}
+        if title == "factcheck-gpt":  # group by claim (the topic's title): a claim's passages share a fold
+            claims = {o["request_id"]: o["title"] for o in map(json.loads, (conv / "topics.jsonl").open())}
             ids = {c: f"claim{k:05d}" for k, c in enumerate(dict.fromkeys(claims.values()))}
             t["item_id"] = t["topic_id"]
             t["topic_id"] = [ids[claims[tid]] for tid in t["topic_id"]]
