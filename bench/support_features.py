@@ -456,6 +456,11 @@ def main() -> None:
         weights[extra_f] = expected(r24, pa, pf)
         print(f"| shipped{' + ' + ' + '.join(extra_f) if extra_f else ''} | {fmt(s)} | {fmt(st)} |")
 
+    print("\nEach shipped feature left out (prefer deleting): lb run tau | labelled run tau | exact | kappa\n")
+    for drop in base:
+        pa, pf, lv = cv(r24, tuple(f for f in base if f != drop))
+        print(f"- without {drop}: {fmt(r24_scores(r24, truth, pa, pf, lv))}")
+
     for extra_f in (("idf_recall_session",), ("idf_recall", "rarest_missing")):
         gain = topic_bootstrap(r24, truth, weights[extra_f], weights[()])
         print(f"\nLeaderboard run tau, shipped + {' + '.join(extra_f)} minus shipped, 300 topic resamples: {gain}")

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, shared
 from test_cli import base_args
 from judges.align.backends import get_backend
 from judges.support.features import (
@@ -166,9 +166,7 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
 @pytest.mark.shared
 @pytest.mark.slow
 def test_calibrate_writes_the_same_model_twice(tmp_path):
-    data = ROOT.parent / "shared" / "data" / "rag24-support"
-    if not data.exists():
-        pytest.skip("../shared/data/rag24-support is absent")
+    data = shared("rag24-support")  # CITEJUDGE_SHARED or ../shared, skipped when absent
     r = run_cli(
         "--rag-topics",
         data / "topics.jsonl",
