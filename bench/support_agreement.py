@@ -18,7 +18,7 @@ Usage::
    citation from the cross-validated model's confusion matrix (the same exact agreement, no
    error shared by the citations of a run), and of judges mixing that matrix with the truth,
    to show what exact agreement a given run tau needs on these 2,348 citations.
-2. AttributionBench dev and WiCE dev (converted by ``convert-labelled``, judged by the CLI with
+2. AttributionBench dev, WiCE dev and factcheck-gpt (converted by ``convert-labelled``, judged by the CLI with
    each judge): balanced accuracy and kappa of ``supported`` vs the rest, the ROC-AUC of the
    judge's score (``norm_score`` for alignment, ``P(full)`` for the model). The model never saw
    these sets: they are out of domain for it.
@@ -55,6 +55,7 @@ from judges.meta.calibrate import (  # noqa: E402
 LABELLED = {
     "AttributionBench dev": "attributionbench/dev_all_subset_balanced.jsonl",
     "WiCE dev": "wice/claim_dev.jsonl",
+    "factcheck-gpt": "factcheck-gpt/subtask3_claim_evidence_stance.jsonl",
 }
 
 

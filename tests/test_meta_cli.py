@@ -383,6 +383,12 @@ def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
             {"AttributedQA": 74, "ExpertQA": 470, "LFQA": 110, "Stanford-GenSearch": 544},
         ),
         (("wice", "claim_dev.jsonl"), "wice", 349, {}),
+        (
+            ("factcheck-gpt", "subtask3_claim_evidence_stance.jsonl"),
+            "factcheck",
+            3305,
+            {"completely-support": 696, "irrelevant": 2057, "partially-support": 391, "refute": 161},
+        ),
     ],
 )
 def test_labelled_sets_end_to_end(tmp_path, parts, name, n, groups):

@@ -1,4 +1,4 @@
-"""convert-labelled: AttributionBench and WiCE layouts become runs, topics and labels that the
+"""convert-labelled: AttributionBench, WiCE and Factcheck-GPT layouts become runs, topics and labels that the
 judge's own readers and the label reader accept."""
 
 import json
@@ -41,6 +41,16 @@ WICE = [
     {"label": "not_supported", "supporting_sentences": [], "claim": "X.", "evidence": ["Y."], "meta": {"id": "dev0"}},
 ]
 
+FACTCHECK = [
+    {"claim": "Douglas was the oldest justice.", "evidence": "Breyer was the oldest.", "stance": "refute"},
+    {
+        "claim": "Douglas was the oldest justice.",
+        "evidence": "Douglas, 81, was the oldest.",
+        "stance": "completely-support",
+    },
+    {"claim": "He retired in 1975.", "evidence": "Douglas left the Court.", "stance": "partially-support"},
+]
+
 
 def write(tmp_path, records, name="in.jsonl"):
     path = tmp_path / name
@@ -72,6 +82,20 @@ def test_wice_layout_and_run_id(tmp_path):
     reports = [r for _, r in read_reports(done.runs / "wice-human.jsonl")]
     assert reports[1].documents["doc-dev1"].text == "Arnold publishes.\nSkip to content"
     assert read_labels(done.labels).table.label.tolist() == ["not_supported", "partially"]
+
+
+def test_factcheck_layout_ids_by_line_and_keeps_the_stance(tmp_path):
+    done = write_converted(tmp_path / "out", read_items(write(tmp_path, FACTCHECK)))
+    reports = [r for _, r in read_reports(done.runs / "human.jsonl")]
+    assert [r.topic_id for r in reports] == ["line00001", "line00002", "line00003"]
+    assert reports[1].documents["doc-line00002"].text == "Douglas, 81, was the oldest."
+    labels = read_labels(done.labels)
+    assert labels.extras == ("stance",)
+    assert labels.table[["label", "stance"]].values.tolist() == [
+        ["not_supported", "refute"],
+        ["supported", "completely-support"],
+        ["partially", "partially-support"],
+    ]
 
 
 def test_output_is_byte_identical_on_rerun(tmp_path):
@@ -106,8 +130,13 @@ def test_output_is_byte_identical_on_rerun(tmp_path):
         (
             [{"claim": "x"}],
             "auto",
-            "{p}:1: neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); "
-            "pass --layout",
+            "{p}:1: neither AttributionBench (attribution_label), WiCE (evidence, supporting_sentences) nor "
+            "Factcheck-GPT (stance); pass --layout",
+        ),
+        (
+            [FACTCHECK[0], {**FACTCHECK[1], "stance": "supports"}],
+            "auto",
+            '{p}:2: stance: unknown "supports"; expected completely-support, partially-support, refute, irrelevant',
         ),
         ([WICE[0]], "attributionbench", "{p}:1: id: missing"),
         ([], "auto", "{p}: no items"),
@@ -125,6 +154,11 @@ def test_errors_are_one_line(tmp_path, records, layout, expected):
     [
         (("attributionbench", "dev_all_subset_balanced.jsonl"), 1198, {"supported": 599, "not_supported": 599}),
         (("wice", "claim_dev.jsonl"), 349, {"supported": 115, "partially": 191, "not_supported": 43}),
+        (
+            ("factcheck-gpt", "subtask3_claim_evidence_stance.jsonl"),
+            3305,
+            {"supported": 696, "partially": 391, "not_supported": 2218},
+        ),
     ],
 )
 def test_shared_labelled_sets_convert(tmp_path, parts, n, counts):

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, run_cli, shared
 from test_cli import base_args
 from judges.align.backends import get_backend
 from judges.support.features import (
@@ -17,7 +17,7 @@ from judges.support.features import (
     lexical_features_batch_reference,
 )
 from judges.support.lexicon import Lexicon, STOPWORDS
-from judges.support.model import fit, load_model, SupportModel
+from judges.support.model import fit, fit_logistic, load_model, SupportModel
 from judges.text.tokenize import Vocabulary
 
 WORDS = ["plant", "plants", "planted", "the", "of", "employs", "1,200", "people", "Leipzig", "and", "opened", "%", "in"]
@@ -121,6 +121,22 @@ def test_fit_is_deterministic_and_ordered():
     assert abs(share_full - np.mean(y == 2)) < 0.02  # default thresholds reproduce the label mix
 
 
+def test_a_row_weighing_k_fits_as_k_copies_of_it():
+    # the weights bench/support_features.py gives other label regimes' rows: weight k = k copies
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(200, 3))
+    y = (z[:, 0] + rng.normal(0, 1, 200) > 0).astype(np.float64)
+    k = rng.integers(1, 4, 200)
+    weighted = fit_logistic(z, y, weights=k.astype(np.float64))
+    copied = fit_logistic(np.repeat(z, k, axis=0), np.repeat(y, k))
+    assert weighted[0] == pytest.approx(copied[0], abs=1e-8)
+    np.testing.assert_allclose(weighted[1], copied[1], atol=1e-8)
+    assert not np.allclose(fit_logistic(z, y)[1], copied[1], atol=1e-3)  # the weights changed the fit
+    x, levels_ = rng.random((200, 9)), np.where(y > 0, 2, 0)
+    a, b = fit(x, levels_, {}, weights=np.ones(200)), fit(x, levels_, {})
+    assert json.dumps(a.to_dict()) == json.dumps(b.to_dict())  # weight 1: the unweighted model, byte for byte
+
+
 def test_shipped_model_names_its_training_data_and_scores():
     model = load_model("rag24")
     assert isinstance(model, SupportModel) and "rag24-support" in model.training["data"]
@@ -150,9 +166,7 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
 @pytest.mark.shared
 @pytest.mark.slow
 def test_calibrate_writes_the_same_model_twice(tmp_path):
-    data = ROOT.parent / "shared" / "data" / "rag24-support"
-    if not data.exists():
-        pytest.skip("../shared/data/rag24-support is absent")
+    data = shared("rag24-support")  # CITEJUDGE_SHARED or ../shared, skipped when absent
     r = run_cli(
         "--rag-topics",
         data / "topics.jsonl",

@@ -48,6 +48,7 @@ class Layout(str, Enum):
     auto = "auto"
     attributionbench = "attributionbench"
     wice = "wice"
+    factcheck = "factcheck"
 
 
 def _num(x, digits: int = 3) -> str:
@@ -464,10 +465,10 @@ def plan_assessments(
 # ---------------------------------------------------------------------------------------------
 @app.command(
     "convert-labelled",
-    short_help="AttributionBench or WiCE files as runs, topics and labels.",
+    short_help="AttributionBench, WiCE or Factcheck-GPT files as runs, topics and labels.",
     help=(
-        "Turn a labelled claim/evidence file (AttributionBench or WiCE layout) into runs, topics and a label "
-        "file for the judge and for agreement."
+        "Turn a labelled claim/evidence file (AttributionBench, WiCE or Factcheck-GPT layout) into runs, topics "
+        "and a label file for the judge and for agreement."
     ),
 )
 def convert_labelled(

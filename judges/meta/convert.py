@@ -15,7 +15,12 @@ Layouts (``layout="auto"`` tells them apart by their fields):
   ``src_dataset``);
 * ``wice`` (``claim_dev.jsonl`` and the other WiCE claim-level splits): ``claim``, ``evidence``
   (list of the cited page's sentences, joined with ``"\\n"``), ``label`` (``supported``,
-  ``partially_supported`` -> partially, ``not_supported``), ``meta.id``.
+  ``partially_supported`` -> partially, ``not_supported``), ``meta.id``;
+* ``factcheck`` (Factcheck-GPT's ``subtask3_claim_evidence_stance.jsonl``): ``claim``,
+  ``evidence`` (one passage), ``stance`` (``completely-support`` -> supported,
+  ``partially-support`` -> partially, ``refute`` and ``irrelevant`` -> not_supported, the stance
+  kept as the label file's extra column ``stance``); the rows have no id: an item's id is its
+  line number (``line00001``...), and one claim may be paired with several passages.
 
 Outputs: ``OUT/topics.jsonl`` (``{request_id, title}``), ``OUT/runs/RUN_ID.jsonl`` and
 ``OUT/labels.jsonl``, sorted by topic id and written atomically.
@@ -32,9 +37,15 @@ from judges.formats.atomic import atomic_text
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import json_type
 
-LAYOUTS = ("attributionbench", "wice")
+LAYOUTS = ("attributionbench", "wice", "factcheck")
 AB_LABELS = {"attributable": "supported", "not attributable": "not_supported"}
 WICE_LABELS = {"supported": "supported", "partially_supported": "partially", "not_supported": "not_supported"}
+FACTCHECK_LABELS = {
+    "completely-support": "supported",
+    "partially-support": "partially",
+    "refute": "not_supported",
+    "irrelevant": "not_supported",
+}
 
 
 class Item(NamedTuple):
@@ -59,11 +70,14 @@ def sniff_layout(path: Path, obj: dict, line: int) -> str:
         return "attributionbench"
     if "supporting_sentences" in obj or isinstance(obj.get("evidence"), list):
         return "wice"
+    if "stance" in obj:
+        return "factcheck"
     raise InputError(
         path,
         line,
         None,
-        "neither AttributionBench (attribution_label) nor WiCE (evidence, supporting_sentences); pass --layout",
+        "neither AttributionBench (attribution_label), WiCE (evidence, supporting_sentences) nor Factcheck-GPT "
+        "(stance); pass --layout",
     )
 
 
@@ -132,6 +146,23 @@ def _wice(path: Path, line: int, obj: dict) -> Item:
     )
 
 
+def _factcheck(path: Path, line: int, obj: dict) -> Item:
+    claim = _text(path, line, obj, "claim")
+    label = _label(path, line, obj, "stance", FACTCHECK_LABELS)
+    return Item(
+        id=f"line{line:05d}",
+        title=claim,
+        claim=claim,
+        evidence=_text(path, line, obj, "evidence"),
+        label=label,
+        extras={"stance": obj["stance"]},
+        line=line,
+    )
+
+
+READERS = {"attributionbench": _attributionbench, "wice": _wice, "factcheck": _factcheck}
+
+
 def read_items(path: str | Path, layout: str = "auto") -> list[Item]:
     """Every labelled item of ``path``, validated; ids must be unique."""
     path = Path(path)
@@ -148,7 +179,7 @@ def read_items(path: str | Path, layout: str = "auto") -> list[Item]:
             raise InputError(path, line, None, f"an item must be a JSON object, got {json_type(obj)}")
         if layout == "auto":
             layout = sniff_layout(path, obj, line)
-        item = (_attributionbench if layout == "attributionbench" else _wice)(path, line, obj)
+        item = READERS[layout](path, line, obj)
         if item.id in first:
             raise InputError(path, line, "id", f"duplicate id {item.id!r} (first on line {first[item.id]})")
         first[item.id] = line

@@ -70,17 +70,21 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[float, np.ndarray]:
-    """Intercept and coefficients of an L2-penalised logistic regression on standardised ``x``."""
+def fit_logistic(
+    x: np.ndarray, y: np.ndarray, l2: float = L2, weights: Optional[np.ndarray] = None
+) -> tuple[float, np.ndarray]:
+    """Intercept and coefficients of an L2-penalised logistic regression on standardised ``x``
+    (``weights``: each row's weight in the likelihood, default 1)."""
     n, k = x.shape
+    sw = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     xa = np.hstack([np.ones((n, 1)), x])
     w = np.zeros(k + 1)
     penalty = np.full(k + 1, l2)
     penalty[0] = 0.0
     for _ in range(NEWTON_STEPS):
         p = sigmoid(xa @ w)
-        grad = xa.T @ (p - y) + penalty * w
-        hess = (xa * (p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(k + 1)
+        grad = xa.T @ (sw * (p - y)) + penalty * w
+        hess = (xa * (sw * p * (1 - p))[:, None]).T @ xa + np.diag(penalty) + 1e-9 * np.eye(k + 1)
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.max(np.abs(step)) < 1e-10:
@@ -232,11 +236,14 @@ def fit(
     cross_validation: Optional[dict] = None,
     features: tuple[str, ...] = FEATURES,
     unseen: Optional[tuple[np.ndarray, np.ndarray]] = None,
+    weights: Optional[np.ndarray] = None,
 ) -> SupportModel:
     """Fit both regressions to ``x`` (rows of :data:`FEATURES`, columns ``features``) and labels
     0 (not supported), 1 (partially), 2 (fully). ``unseen``: the ``(P(any), P(full))`` of the
     same citations as models fitted without them gave (cross-validation), for the distribution
-    of expected errors; by default the fitted model's own."""
+    of expected errors; by default the fitted model's own. ``weights``: each row's weight in the
+    two likelihoods (a row of weight k counts as k copies; the standardisation and the default
+    thresholds take every row alike)."""
     x = np.asarray(x, dtype=np.float64)
     labels = np.asarray(labels)
     if len(labels) < 2 or len(set(labels.tolist()) & {0, 1, 2}) < 2:
@@ -245,8 +252,8 @@ def fit(
     scale = x.std(axis=0)
     scale[scale <= 1e-12] = 1.0
     z = (x - mean) / scale
-    ai, ac = fit_logistic(z, (labels >= 1).astype(np.float64))
-    fi, fc = fit_logistic(z, (labels == 2).astype(np.float64))
+    ai, ac = fit_logistic(z, (labels >= 1).astype(np.float64), weights=weights)
+    fi, fc = fit_logistic(z, (labels == 2).astype(np.float64), weights=weights)
     model = SupportModel(
         features, mean, scale, ai, ac, fi, fc, np.zeros(101), 0.5, 0.5, training, cross_validation or {}
     )
