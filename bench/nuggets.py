@@ -60,7 +60,7 @@ def truth_rows(path: Path) -> dict:
 
 def run_means(per_answer: dict, measure: str) -> dict:
     by_run: dict = defaultdict(list)
-    for (run, topic), m in per_answer.items():
+    for (run, _), m in per_answer.items():
         by_run[run].append(m[measure])
     return {run: float(np.mean(v)) for run, v in by_run.items()}
 
@@ -84,7 +84,9 @@ def measures(p_full, p_any, vital) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared")) / "data")
+    ap.add_argument(
+        "--data", type=Path, default=Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared")) / "data"
+    )
     ap.add_argument("--write-model", type=Path, help="fit on every topic and write the model file here")
     ap.add_argument("--no-cli", action="store_true", help="skip NUGGET_F1 (it runs the CLI)")
     args = ap.parse_args()
@@ -97,7 +99,9 @@ def main() -> None:
     encoder = F.Encoder()
     rows, keys = [], []  # keys: (run, topic, nugget index, level, vital)
     for qid, b in sorted(bank.banks.items()):
-        judged = sorted((run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels)
+        judged = sorted(
+            (run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels
+        )
         x, _ = topic_features(encoder, b, [t for _, t in judged])
         rows.append(x)
         for run, _ in judged:
@@ -108,9 +112,11 @@ def main() -> None:
     topics = np.array([k[1] for k in keys])
     y = np.array([k[3] for k in keys])
     vital = np.array([k[4] for k in keys])
-    print(f"pairs {len(y):,} (answers {len(set(zip(run_ids, topics)))}, topics {len(set(topics))}); "
-          f"labels: support {np.mean(y == 2):.3f}, partial {np.mean(y == 1):.3f}, not {np.mean(y == 0):.3f}; "
-          f"features in {time.perf_counter() - started:.1f} s (machine loaded)")
+    print(
+        f"pairs {len(y):,} (answers {len(set(zip(run_ids, topics)))}, topics {len(set(topics))}); "
+        f"labels: support {np.mean(y == 2):.3f}, partial {np.mean(y == 1):.3f}, not {np.mean(y == 0):.3f}; "
+        f"features in {time.perf_counter() - started:.1f} s (machine loaded)"
+    )
 
     teams = sorted({r.split(".")[0] for r in run_ids})
     half = {t: i % 2 for i, t in enumerate(teams)}
@@ -136,14 +142,21 @@ def main() -> None:
         return out
 
     def report(name, per):
-        taus = {m: tau(run_means({k: {m: truth[k]["HUMAN_" + m]} for k in per}, m), run_means(per, m)) for m in NUGGET_MEASURES}
+        taus = {
+            m: tau(run_means({k: {m: truth[k]["HUMAN_" + m]} for k in per}, m), run_means(per, m))
+            for m in NUGGET_MEASURES
+        }
         print(f"{name:<42}" + "  ".join(f"{m} {taus[m]:.3f}" for m in NUGGET_MEASURES))
         return taus
 
     if args.write_model:
         cv_info = {"topics": len(set(topics)), "pairs": int(len(y))}
-        model = fit(x, y, training={"data": "rag24-nuggets (NIST TREC 2024 RAG nugget assignments)", "pairs": int(len(y))},
-                    cross_validation=cv_info)
+        model = fit(
+            x,
+            y,
+            training={"data": "rag24-nuggets (NIST TREC 2024 RAG nugget assignments)", "pairs": int(len(y))},
+            cross_validation=cv_info,
+        )
         model.write(args.write_model)
         print(f"wrote {args.write_model}")
     print("run Kendall tau against the assessors (45 runs, 8 topics):")
@@ -165,8 +178,10 @@ def main() -> None:
     conf = np.zeros((3, 3))
     np.add.at(conf, (y, cv_status), 1)
     s = matrix_scores(conf)
-    print(f"assignments, cross-validated: exact agreement {s['accuracy']:.3f}, kappa {s['kappa']:.3f}, "
-          f"judged support {np.mean(cv_status == 2):.3f} / partial {np.mean(cv_status == 1):.3f}")
+    print(
+        f"assignments, cross-validated: exact agreement {s['accuracy']:.3f}, kappa {s['kappa']:.3f}, "
+        f"judged support {np.mean(cv_status == 2):.3f} / partial {np.mean(cv_status == 1):.3f}"
+    )
     conf_p = np.zeros((3, 3))
     np.add.at(conf_p, (y, plain), 1)
     sp = matrix_scores(conf_p)
@@ -176,22 +191,40 @@ def main() -> None:
         wp = citation_precision(d)
         per_f1 = {k: f1(wp[k], v["NUGGET_ALL"]) for k, v in cv.items() if k in wp}
         human_f1 = {k: f1(truth[k]["HUMAN_WEIGHTED_PRECISION"], truth[k]["HUMAN_NUGGET_ALL"]) for k in per_f1}
-        t = tau(run_means({k: {"F1": v} for k, v in human_f1.items()}, "F1"), run_means({k: {"F1": v} for k, v in per_f1.items()}, "F1"))
+        t = tau(
+            run_means({k: {"F1": v} for k, v in human_f1.items()}, "F1"),
+            run_means({k: {"F1": v} for k, v in per_f1.items()}, "F1"),
+        )
         t_wp = tau(
             run_means({k: {"P": truth[k]["HUMAN_WEIGHTED_PRECISION"]} for k in per_f1}, "P"),
             run_means({k: {"P": wp[k]} for k in per_f1}, "P"),
         )
-        print(f"NUGGET_F1 run tau {t:.3f} against the human F1 (WEIGHTED_PRECISION alone: {t_wp:.3f}; "
-              f"{len(per_f1)} answers with both)")
-
+        print(
+            f"NUGGET_F1 run tau {t:.3f} against the human F1 (WEIGHTED_PRECISION alone: {t_wp:.3f}; "
+            f"{len(per_f1)} answers with both)"
+        )
 
 
 def citation_precision(d: Path) -> dict:
     """Per (run, topic) the citation judge's WEIGHTED_PRECISION (the real CLI, one process)."""
     with tempfile.TemporaryDirectory() as out:
-        cmd = [sys.executable, str(ROOT / "run_judge.py"), "--judge", "citation", "--rag-topics", str(d / "topics.jsonl"),
-               "--rag-responses", str(d / "runs"), "--corpus", str(d / "segments.jsonl"), "--out-dir", out,
-               "--name", "c", "--no-debug-log"]
+        cmd = [
+            sys.executable,
+            str(ROOT / "run_judge.py"),
+            "--judge",
+            "citation",
+            "--rag-topics",
+            str(d / "topics.jsonl"),
+            "--rag-responses",
+            str(d / "runs"),
+            "--corpus",
+            str(d / "segments.jsonl"),
+            "--out-dir",
+            out,
+            "--name",
+            "c",
+            "--no-debug-log",
+        ]
         subprocess.run(cmd, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
         wp = {}
         for line in Path(out, "c.leaderboard.txt").read_text().splitlines():
