@@ -20,7 +20,11 @@ RUNS = ("KML.gpt_mini", "webis.webis-rag-run0-taskrag", "uis-iai.ginger_top_5")
 
 
 def _keep(path: Path, test) -> list[str]:
-    return [line for line in path.read_text(encoding="utf-8").splitlines(keepends=True) if line.strip() and test(json.loads(line))]
+    return [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if line.strip() and test(json.loads(line))
+    ]
 
 
 def main() -> None:
