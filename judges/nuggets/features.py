@@ -169,9 +169,10 @@ def lexical(nugget: Text, answer: AnswerIndex, weights: dict[int, float], query_
     }
 
 
-def grounding(nugget_text: str, answer: AnswerIndex) -> tuple[list[str], list[str]]:
-    """The nugget's numbers and entities the answer does not state."""
-    m = missing(Claim(nugget_text), answer.source)
+def grounding(nugget: Claim, answer: AnswerIndex) -> tuple[list[str], list[str]]:
+    """The nugget's numbers and entities (a :class:`~judges.checks.Claim`, prepared once per
+    nugget) the answer does not state."""
+    m = missing(nugget, answer.source)
     numbers, entities = m
     return list(numbers), list(entities)
 

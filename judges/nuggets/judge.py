@@ -19,6 +19,7 @@ import numpy as np
 
 from judges.align.kernel import align_batch
 from judges.align.reference import GAP, MATCH, MISMATCH
+from judges.checks import Claim
 from judges.formats.nuggets import ASSIGNMENTS, NuggetBank
 from judges.nuggets import features as F
 from judges.nuggets.model import NuggetModel
@@ -53,13 +54,14 @@ def topic_features(encoder: F.Encoder, bank: NuggetBank, answers: list[str]) -> 
     weights = F.bank_weights(nuggets, query)
     query_stems = set(query.stems[query.content.astype(bool)].tolist())
     aligned = _align(nuggets, texts)
+    claims = [Claim(n.text) for n in bank.nuggets]  # numbers and entities extracted once per nugget
     rows, extras = [], []
     k = 0
     for answer in texts:
         index = F.AnswerIndex(answer)
-        for nugget, n in zip(nuggets, bank.nuggets):
+        for nugget, claim in zip(nuggets, claims):
             lex = F.lexical(nugget, index, weights, query_stems)
-            numbers, entities = F.grounding(n.text, index)
+            numbers, entities = F.grounding(claim, index)
             score, lo, hi = aligned[k]
             k += 1
             values = {
