@@ -45,7 +45,7 @@ from judges.nuggets import features as F  # noqa: E402
 from judges.nuggets.answers import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import NUGGET_MEASURES, f1  # noqa: E402
-from judges.nuggets.model import fit, load_model  # noqa: E402
+from judges.nuggets.model import cross_validate, fit, load_model  # noqa: E402
 
 PLAIN = (0.75, 0.5)
 
@@ -123,16 +123,7 @@ def main() -> None:
     run_half = np.array([half[r.split(".")[0]] for r in run_ids])
 
     def cross_validated(shift: bool):
-        p_any, p_full = np.zeros(len(y)), np.zeros(len(y))
-        status = np.zeros(len(y), dtype=int)
-        for t in sorted(set(topics)):
-            for h in (0, 1) if shift else (None,):
-                test = (topics == t) if h is None else (topics == t) & (run_half == h)
-                train = (topics != t) if h is None else (topics != t) & (run_half != h)
-                m = fit(x[train], y[train])
-                a, f = m.probabilities(x[test])
-                p_any[test], p_full[test], status[test] = a, f, m.levels(a, f)
-        return p_any, p_full, status
+        return cross_validate(x, y, topics, run_half if shift else None)
 
     def per_answer(p_any, p_full):
         out = {}

@@ -127,6 +127,9 @@ def main(
             "output, or AutoJudge NuggetBanks (JSON Lines or JSON)."
         ),
     ),
+    nugget_model: str = typer.Option(
+        "rag24", "--nugget-model", help="Nugget model: rag24 (built in) or a file written by calibrate-nuggets."
+    ),
     rag_topics: List[Path] = typer.Option(
         [],
         "--rag-topics",
@@ -627,6 +630,40 @@ def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
             warn=warn,
             progress=progress,
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# calibrate-nuggets
+# ---------------------------------------------------------------------------------------------
+@app.command(
+    "calibrate-nuggets",
+    short_help="Fit the nugget model to assessors' nugget assignments.",
+    help=(
+        "Fit the nugget model (--judge nugget/argue) to a NIST/nuggetizer assignment file (one record per answer "
+        "with run_id, answer_text and an assignment per nugget): prints the scores of topic-grouped "
+        "cross-validation and writes the model file --nugget-model points at."
+    ),
+)
+def calibrate_nuggets(
+    assignments: Path = typer.Option(..., "--assignments", help="nugget_assignment.*.jl (JSON Lines)."),
+    output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
+) -> None:
+    from judges.nuggets.model import calibrate
+
+    try:
+        model = calibrate(assignments)
+    except InputError as e:
+        raise fail(e.render())
+    except ValueError as e:
+        raise fail(f"{assignments}: {e}")
+    model.write(output)
+    cv = model.cross_validation
+    say(
+        f"nugget model fitted on {model.training['pairs']:,} assignments of {cv['folds']} topics; "
+        f"cross-validated by topic: exact agreement {cv['exact']:.3f}, kappa {cv['kappa']:.3f}; "
+        f"judged mix (support, partial, not) {cv['judged_mix']}, human {cv['human_mix']}"
+    )
+    say(f"wrote {output} (--nugget-model {output})")
 
 
 # ---------------------------------------------------------------------------------------------

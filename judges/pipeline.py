@@ -189,6 +189,8 @@ def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pa
         files.append(Path(inputs.labels))
     if inputs.nuggets is not None:
         files.append(Path(inputs.nuggets))
+        if inputs.nugget_model.endswith(".json") or "/" in inputs.nugget_model:
+            files.append(Path(inputs.nugget_model))
     model = Path(workflow.support.model)
     if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
         files.append(model)
@@ -259,9 +261,11 @@ class _Session:
         check_resolvable(inputs, scan, corpus)
         self.load_labels()
         if inputs.nuggets is not None:  # read (and validated) before anything is written
+            from judges.nuggets.model import load_model
             from judges.nuggets.session import load
 
             self.nuggets = load(inputs.nuggets)
+            load_model(inputs.nugget_model)  # a bad model file: one error line now
         return topics, scan, corpus
 
     def load_labels(self) -> None:
@@ -336,7 +340,10 @@ class _Session:
         from judges.nuggets.session import judge_nuggets
 
         max_citations = self.settings.workflow.citations.max_per_sentence
-        return judge_nuggets(self.nuggets, scan, self.inputs.dataset, max_citations, log, self.summary.warnings.append)
+        inputs = self.inputs
+        return judge_nuggets(
+            self.nuggets, scan, inputs.dataset, max_citations, log, self.summary.warnings.append, inputs.nugget_model
+        )
 
     # -- 3. merge (topic groups are disjoint) and write --------------------------------------
     def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog, nuggets=None) -> None:

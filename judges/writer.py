@@ -272,6 +272,7 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
         inputs["labels"] = describe([given.labels], "--labels")[0]
     if given.nuggets is not None:
         inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
+        inputs["nugget_model"] = given.nugget_model
     return inputs
 
 

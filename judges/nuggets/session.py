@@ -91,10 +91,16 @@ def load(path: Path) -> Nuggets:
 
 
 def judge_nuggets(
-    nuggets: Nuggets, scan: Scan, dataset: str, max_citations: Optional[int], log: DebugLog, warn: Callable
+    nuggets: Nuggets,
+    scan: Scan,
+    dataset: str,
+    max_citations: Optional[int],
+    log: DebugLog,
+    warn: Callable,
+    model_spec: str = "rag24",
 ) -> NuggetResult:
     """Judge every answer of the scan against its topic's bank (see the module doc)."""
-    model = load_model()
+    model = load_model(model_spec)
     encoder = F.Encoder()
     result = NuggetResult()
     by_topic: dict[str, list[tuple[str, str]]] = {}
