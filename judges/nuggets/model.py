@@ -56,8 +56,10 @@ class NuggetModel:
         """``(P(any), P(full))`` for rows of :data:`~judges.nuggets.features.FEATURES`."""
         cols = [FEATURES.index(f) for f in self.features]
         z = (np.asarray(x, dtype=np.float64)[:, cols] - self.mean) / self.scale
-        p_any = sigmoid(self.any_intercept + z @ self.any_coef)
-        p_full = np.minimum(sigmoid(self.full_intercept + z @ self.full_coef), p_any)
+        # row by row (not a matrix product, whose rounding depends on the rows beside): a pair's
+        # probabilities do not change with the other pairs judged with it
+        p_any = sigmoid(self.any_intercept + (z * self.any_coef).sum(axis=1))
+        p_full = np.minimum(sigmoid(self.full_intercept + (z * self.full_coef).sum(axis=1)), p_any)
         return p_any, p_full
 
     def levels(self, p_any: np.ndarray, p_full: np.ndarray) -> np.ndarray:
