@@ -14,7 +14,8 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
   matcher (the largest share of a nugget's content stems in one answer sentence: support at
   >= 0.75, partial at >= 0.5);
 * a shift: models fitted leaving the topic out *and* the half of the teams scored (teams dealt
-  alternately by name), so neither the topic nor the run's team was seen;
+  alternately by name), so neither the topic nor the run's team was seen; and its control, the
+  same with runs dealt into halves at random (as much training data, the run's team seen);
 * assignment-level exact three-level agreement and Cohen's kappa (cross-validated);
 * NUGGET_F1 against the human F1 (per answer the harmonic mean of HUMAN_WEIGHTED_PRECISION and
   HUMAN_NUGGET_ALL, then the mean over the run's topics) with the citation judge's
@@ -159,6 +160,10 @@ def main() -> None:
     report("nugget model as shipped (in-sample)", per_answer(a, f))
     sh_any, sh_full, _ = cross_validated(True)
     report("shift: topic and half the teams unseen", per_answer(sh_any, sh_full))
+    rng = np.random.default_rng(0)  # the control: as much training data, runs dealt at random
+    dealt = {r: int(rng.integers(2)) for r in sorted(set(run_ids.tolist()))}
+    ctl_any, ctl_full, _ = cross_validate(x, y, topics, np.array([dealt[r] for r in run_ids]))
+    report("control: topic and a random half of runs", per_answer(ctl_any, ctl_full))
     r = x[:, F.FEATURES.index("sentence_recall")]
     plain = np.where(r >= PLAIN[0], 2, np.where(r >= PLAIN[1], 1, 0))
     report("plain matcher (0.75 / 0.5)", per_answer((plain >= 1).astype(float), (plain == 2).astype(float)))
