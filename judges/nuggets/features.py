@@ -117,55 +117,70 @@ def _bigrams(stems: np.ndarray) -> set[tuple[int, int]]:
 
 
 class AnswerIndex:
-    """An answer prepared once for all the nuggets of its topic."""
+    """An answer prepared once for all the nuggets of its topic: per stem, the sentences that
+    hold it (a bit per sentence)."""
 
     def __init__(self, answer: Text):
         self.text = answer
-        self.sentence_stems = [set(answer.stems[lo:hi].tolist()) for lo, hi in answer.sentences]
-        self.all_stems = set(answer.stems.tolist())
+        self.n_sentences = len(answer.sentences)
+        where: dict[int, int] = {}
+        stems = answer.stems.tolist()
+        for i, (lo, hi) in enumerate(answer.sentences):
+            for st in set(stems[lo:hi]):
+                where[st] = where.get(st, 0) | (1 << i)
+        self.where = where
+        self.all_stems = set(stems)
         self.bigrams = _bigrams(answer.stems)
         self.source = Source(answer.text)
         self.negated = [bool(_NEGATION_RE.search(answer.text[s:e])) for s, e in answer.sentence_chars]
 
 
-def lexical(nugget: Text, answer: AnswerIndex, weights: dict[int, float], query_stems: set[int]) -> dict:
-    """The lexical features of one pair, with the best sentence and the sentences found."""
-    stems = _content_stems(nugget)
-    w = np.array([weights.get(s, 0.0) for s in stems]) if stems else np.zeros(0)
-    total = float(w.sum()) or 1.0
-    found = np.array([[s in sent for s in stems] for sent in answer.sentence_stems], dtype=bool).reshape(
-        len(answer.sentence_stems), len(stems)
-    )
-    n = max(len(stems), 1)
-    counts = found.sum(axis=1) if len(found) else np.zeros(1)
-    weighted = (found @ w) / total if len(found) else np.zeros(1)
-    best = int(np.argmax(weighted + 1e-9 * counts)) if len(found) else 0
-    specific = [i for i, s in enumerate(stems) if s not in query_stems]
-    if len(found) and len(found[0]) and specific:
-        spec = float(found[best, specific].mean())
+class NuggetIndex:
+    """A nugget prepared once for all the answers of its topic."""
+
+    def __init__(self, nugget: Text, weights: dict[int, float], query_stems: set[int]):
+        self.text = nugget
+        self.stems = _content_stems(nugget)
+        self.w = [weights.get(st, 0.0) for st in self.stems]
+        self.total = sum(self.w) or 1.0
+        self.specific = [k for k, st in enumerate(self.stems) if st not in query_stems]
+        self.bigrams = _bigrams(nugget.stems)
+        self.negated = bool(_NEGATION_RE.search(nugget.text))
+
+
+def lexical(nugget: NuggetIndex, answer: AnswerIndex) -> dict:
+    """The lexical features of one pair, with the best sentence and, per content stem of the
+    nugget, the sentences that hold it (``_masks``, a bit per sentence)."""
+    stems, w, total = nugget.stems, nugget.w, nugget.total
+    masks = [answer.where.get(st, 0) for st in stems]
+    n_sent = answer.n_sentences
+
+    def weight_in(bits: int) -> float:
+        return sum(wk for wk, m in zip(w, masks) if m & bits) / total
+
+    counts = [sum(1 for m in masks if m >> i & 1) for i in range(n_sent)]
+    weighted = [weight_in(1 << i) for i in range(n_sent)]
+    best = max(range(n_sent), key=lambda i: (weighted[i] + 1e-9 * counts[i], -i)) if n_sent else 0
+    if n_sent and stems and nugget.specific:
+        spec = sum(1 for k in nugget.specific if masks[k] >> best & 1) / len(nugget.specific)
     else:
         spec = 1.0 if stems else 0.0
-    pair = float(weighted[best]) if len(found) else 0.0
-    if len(found) > 1:
-        union = found | found[best]
-        pair = float(((union @ w) / total).max())
-    anywhere = np.array([s in answer.all_stems for s in stems], dtype=bool)
-    nug_bigrams = _bigrams(nugget.stems)
-    negation_nugget = bool(_NEGATION_RE.search(nugget.text))
+    pair = max((weight_in((1 << best) | (1 << j)) for j in range(n_sent)), default=0.0)
+    anywhere = [st in answer.all_stems for st in stems]
     negation_answer = answer.negated[best] if answer.negated else False
     return {
-        "sentence_recall": float(counts.max() / n) if stems and len(found) else 0.0,
-        "weighted_recall": float(weighted[best]) if len(found) else 0.0,
+        "sentence_recall": max(counts) / len(stems) if stems and n_sent else 0.0,
+        "weighted_recall": weighted[best] if n_sent else 0.0,
         "pair_recall": pair,
-        "answer_recall": float((anywhere @ w) / total) if stems else 0.0,
+        "answer_recall": sum(wk for wk, a in zip(w, anywhere) if a) / total if stems else 0.0,
         "specific_recall": spec,
-        "missing_weight": float(w[~anywhere].sum()) if stems else 0.0,
-        "bigram_recall": len(nug_bigrams & answer.bigrams) / len(nug_bigrams) if nug_bigrams else 0.0,
-        "negation_mismatch": float(negation_nugget != negation_answer),
+        "missing_weight": sum((wk for wk, a in zip(w, anywhere) if not a), 0.0),
+        "bigram_recall": len(nugget.bigrams & answer.bigrams) / len(nugget.bigrams) if nugget.bigrams else 0.0,
+        "negation_mismatch": float(nugget.negated != negation_answer),
         "log_nugget_words": math.log1p(len(stems)),
         "_best": best,
-        "_found": found,
-        "_stems": stems,
+        "_masks": masks,
+        "_counts": counts,
     }
 
 
@@ -177,23 +192,25 @@ def grounding(nugget: Claim, answer: AnswerIndex) -> tuple[list[str], list[str]]
     return list(numbers), list(entities)
 
 
-def spans_of(answer: Text, aligned: tuple[int, int], found: np.ndarray, best: int) -> list[tuple[int, int]]:
+def spans_of(
+    answer: Text, aligned: tuple[int, int], masks: list[int], counts: list[int], best: int
+) -> list[tuple[int, int]]:
     """Character spans of the answer that carry the nugget: the aligned span (tokens
     ``aligned``), then, greedily, each sentence adding content stems not yet covered (the best
-    sentence first). Disjoint and in text order."""
+    sentence first, then by how many it holds); a sentence overlapping a span already taken is
+    left out. Disjoint and in text order."""
     spans: list[tuple[int, int]] = []
     lo, hi = aligned
     if hi > lo:
         spans.append((int(answer.tokens.starts[lo]), int(answer.tokens.ends[hi - 1])))
-    if found.size:
-        covered = np.zeros(found.shape[1], dtype=bool)
-        order = [best] + [i for i in np.argsort(-found.sum(axis=1), kind="stable").tolist() if i != best]
-        for i in order:
-            adds = found[i] & ~covered
-            if not adds.any():
-                continue
-            covered |= found[i]
-            s, e = answer.sentence_chars[i]
-            if not any(a < e and s < b for a, b in spans):
-                spans.append((s, e))
+    covered = [False] * len(masks)
+    order = sorted(range(len(counts)), key=lambda i: (i != best, -counts[i], i))
+    for i in order:
+        holds = [bool(m >> i & 1) for m in masks]
+        if not any(h and not c for h, c in zip(holds, covered)):
+            continue
+        covered = [h or c for h, c in zip(holds, covered)]
+        s, e = answer.sentence_chars[i]
+        if not any(a < e and s < b for a, b in spans):
+            spans.append((s, e))
     return sorted(spans)

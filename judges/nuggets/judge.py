@@ -55,12 +55,13 @@ def topic_features(encoder: F.Encoder, bank: NuggetBank, answers: list[str]) -> 
     query_stems = set(query.stems[query.content.astype(bool)].tolist())
     aligned = _align(nuggets, texts)
     claims = [Claim(n.text) for n in bank.nuggets]  # numbers and entities extracted once per nugget
+    prepared = [F.NuggetIndex(n, weights, query_stems) for n in nuggets]
     rows, extras = [], []
     k = 0
     for answer in texts:
         index = F.AnswerIndex(answer)
-        for nugget, claim in zip(nuggets, claims):
-            lex = F.lexical(nugget, index, weights, query_stems)
+        for nugget, prep, claim in zip(nuggets, prepared, claims):
+            lex = F.lexical(prep, index)
             numbers, entities = F.grounding(claim, index)
             score, lo, hi = aligned[k]
             k += 1
@@ -71,14 +72,10 @@ def topic_features(encoder: F.Encoder, bank: NuggetBank, answers: list[str]) -> 
                 "entities_missing": float(len(entities)),
             }
             rows.append([values[f] for f in F.FEATURES])
-            spans = F.spans_of(answer, (lo, hi), lex["_found"], lex["_best"])
-            missing_words = [w for w, found in zip(_words(nugget, lex["_stems"]), _any(lex["_found"])) if not found]
+            spans = F.spans_of(answer, (lo, hi), lex["_masks"], lex["_counts"], lex["_best"])
+            missing_words = [w for w, m in zip(_words(nugget, prep.stems), lex["_masks"]) if not m]
             extras.append((spans, numbers, entities, missing_words))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(F.FEATURES)), extras
-
-
-def _any(found: np.ndarray) -> list[bool]:
-    return found.any(axis=0).tolist() if found.size else []
 
 
 def _words(nugget: F.Text, stems: list[int]) -> list[str]:
