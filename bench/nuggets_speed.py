@@ -3,13 +3,15 @@
     python bench/nuggets_speed.py [--data /work/shared/data] [--repeat 3]
 
 Each judge runs as one process (``python run_judge.py``, one worker), alternating, ``--repeat``
-times; printed: the median wall-clock seconds of each.
+times; printed: the median wall-clock and CPU seconds (user + system, the process and its
+children) of each. On a machine shared with other jobs the CPU seconds are the steadier figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,18 +36,25 @@ def main() -> None:
         "argue": ["--judge", "argue", "--nuggets", d / "nuggets.jsonl"],
     }
     times: dict[str, list[float]] = {k: [] for k in judges}
+    cpu: dict[str, list[float]] = {k: [] for k in judges}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with tempfile.TemporaryDirectory() as out:
         for _ in range(args.repeat):
             for name, extra in judges.items():
                 cmd = [sys.executable, str(ROOT / "run_judge.py"), *map(str, base + extra)]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
                 started = time.perf_counter()
                 subprocess.run(
                     [*cmd, "--out-dir", out, "--name", name, "--workers", "1"], check=True, capture_output=True, env=env
                 )
                 times[name].append(time.perf_counter() - started)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     for name, t in times.items():
-        print(f"{name:<9} {statistics.median(t):6.2f} s (median of {len(t)}; all: {', '.join(f'{x:.2f}' for x in t)})")
+        print(
+            f"{name:<9} {statistics.median(t):6.2f} s wall, {statistics.median(cpu[name]):6.2f} s CPU "
+            f"(medians of {len(t)}; wall: {', '.join(f'{x:.2f}' for x in t)})"
+        )
 
 
 if __name__ == "__main__":

@@ -117,7 +117,8 @@ def write_outputs(
     measures: Optional[tuple[str, ...]] = None,
 ) -> None:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
-    ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards)."""
+    ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
+    ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
     for kind, key, suffix, count in (  # first: the group-by's memory is freed before the assessments' gather

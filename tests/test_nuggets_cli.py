@@ -8,6 +8,7 @@ import json
 import pytest
 from conftest import ROOT, run_cli, shared
 
+import judges
 import judges.nuggets.session as nugget_session
 from judges.formats.nuggets import read_nuggets
 
@@ -53,7 +54,8 @@ def test_nugget_file_is_nist_shaped_and_readable(argued):
     found = read_nuggets(argued / "N.nuggets.jsonl")
     assert found.shape == "nist_assignment" and len(found.assignments) == 6
     assert found.banks == read_nuggets(MINI / "nuggets.jsonl").banks
-    table = nugget_session.read_nuggets_table(argued, "N")
+    table = judges.read_nuggets(argued, "N")
+    assert table.equals(nugget_session.read_nuggets_table(argued / "N.nuggets.parquet"))
     assert len(table) == sum(len(a.levels) for a in found.assignments.values())
     for row in table.itertuples():  # the spans are offsets into the answer text
         answer = found.assignments[(row.run_id, row.topic_id)].answer_text

@@ -11,7 +11,7 @@ the reports are read again (:func:`judges.runscan.reread`, topic by topic), each
   answer_text, response_length, nuggets: [{text, importance, assignment}]}``, so that tools
   reading NIST's files read ours; sorted by run and topic;
 * ``NAME.nuggets.parquet``: one row per (answer, nugget) with the probabilities, spans,
-  explanation and features (:func:`read_nuggets`);
+  explanation and features (``judges.read_nuggets``: :func:`read_nuggets_table`);
 * a ``NUGGET_OUTPUT`` debug-log event per judgment.
 
 A topic judged without a bank in the file has no nugget judgments: its nugget measures are 0,
