@@ -633,40 +633,6 @@ def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
 
 
 # ---------------------------------------------------------------------------------------------
-# calibrate-nuggets
-# ---------------------------------------------------------------------------------------------
-@app.command(
-    "calibrate-nuggets",
-    short_help="Fit the nugget model to assessors' nugget assignments.",
-    help=(
-        "Fit the nugget model (--judge nugget/argue) to a NIST/nuggetizer assignment file (one record per answer "
-        "with run_id, answer_text and an assignment per nugget): prints the scores of topic-grouped "
-        "cross-validation and writes the model file --nugget-model points at."
-    ),
-)
-def calibrate_nuggets(
-    assignments: Path = typer.Option(..., "--assignments", help="nugget_assignment.*.jl (JSON Lines)."),
-    output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
-) -> None:
-    from judges.nuggets.model import calibrate
-
-    try:
-        model = calibrate(assignments)
-    except InputError as e:
-        raise fail(e.render())
-    except ValueError as e:
-        raise fail(f"{assignments}: {e}")
-    model.write(output)
-    cv = model.cross_validation
-    say(
-        f"nugget model fitted on {model.training['pairs']:,} assignments of {cv['folds']} topics; "
-        f"cross-validated by topic: exact agreement {cv['exact']:.3f}, kappa {cv['kappa']:.3f}; "
-        f"judged mix (support, partial, not) {cv['judged_mix']}, human {cv['human_mix']}"
-    )
-    say(f"wrote {output} (--nugget-model {output})")
-
-
-# ---------------------------------------------------------------------------------------------
 # check-answer
 # ---------------------------------------------------------------------------------------------
 @app.command(
@@ -900,7 +866,7 @@ def corpus_info(
 
 app.add_typer(corpus_app, name="corpus", short_help="A docstore for big corpora: index, lookup, info.")
 app.add_typer(attest_app, name="attest", short_help="The LLM stage through batch files: export, import.")
-app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate, plan-assessments
+app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate(-nuggets), plan-assessments
 
 
 def run() -> None:
