@@ -210,6 +210,7 @@ class _Session:
         self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
         self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
         self.nuggets = None  # the nugget bank file's contents (--nuggets), read with the other inputs
+        self.judged_nuggets = None  # the nugget stage's result (judges.nuggets.session.NuggetResult)
 
     def run(self, stale_log, described: dict) -> None:
         log_path = self.outputs.log_path
@@ -234,11 +235,11 @@ class _Session:
                 self.outset.remove(stale_log)
             parts = self.judge(scan, corpus, topics, log)
             del corpus
-            nuggets = self.judge_nuggets(scan, log)
+            self.judged_nuggets = self.judge_nuggets(scan, log)
             if self.outset.durable:
                 log.sync_soon()  # the judged citations' events go to disk while the outputs are written
             return_freed_memory()  # the judged documents' memory, before the outputs are built
-            self.write(parts, scan, topics, log, nuggets)
+            self.write(parts, scan, topics, log)
 
     # -- 1. load and validate ---------------------------------------------------------------
     def load(self, stack: contextlib.ExitStack, problems: Problems) -> tuple[dict, Scan, dict]:
@@ -346,10 +347,10 @@ class _Session:
         )
 
     # -- 3. merge (topic groups are disjoint) and write --------------------------------------
-    def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog, nuggets=None) -> None:
+    def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog) -> None:
         summary, counts = self.summary, self.summary.counts
         per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
-        measures = None
+        measures, nuggets = None, self.judged_nuggets
         if nuggets is not None:
             from judges.measures import MEASURE_NAMES
             from judges.nuggets import session as nugget_session

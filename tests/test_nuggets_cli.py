@@ -74,6 +74,9 @@ def test_nugget_only_needs_no_corpus(tmp_path):
     assert r.returncode == 0, r.stderr
     measures = {line.split("\t")[2] for line in (tmp_path / "N.leaderboard.txt").read_text().splitlines()}
     assert measures == set(NUGGET_MEASURES)
+    assert "top runs by NUGGET_ALL" in r.stdout
+    # the run pairs are on the citations' headline, not on NUGGET_ALL: no line may say otherwise
+    assert "cannot be told apart" not in r.stdout
 
 
 def test_bad_nugget_file_is_one_line_and_nothing_written(tmp_path):
