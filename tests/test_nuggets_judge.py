@@ -13,7 +13,8 @@ from judges.formats.nuggets import Nugget, NuggetBank, read_nuggets
 from judges.nuggets import features as F
 from judges.nuggets.judge import judge_topic
 from judges.nuggets.measures import answer_measures, f1, from_levels
-from judges.nuggets.model import NuggetModel, calibrate, fit, load_model
+from judges.meta.nugget_calibrate import calibrate
+from judges.nuggets.model import NuggetModel, fit, load_model
 
 MINI = ROOT / "datasets" / "rag24-nuggets-mini"
 BANK = NuggetBank(

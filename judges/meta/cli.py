@@ -1,6 +1,6 @@
 """The meta-evaluation commands of ``run_judge.py``: ``meta-evaluate``, ``agreement``,
 ``convert-labelled``, ``calibrate``, ``calibrate-nuggets`` (the nugget model,
-:func:`judges.nuggets.model.calibrate`) and ``plan-assessments``.
+:mod:`judges.meta.nugget_calibrate`) and ``plan-assessments``.
 
 :data:`app`'s commands are commands of the one command line (:mod:`judges.cli` adds them). Bad
 input ends with one line ``error: path:line: field: problem`` and exit code 2, as for judging.
@@ -431,7 +431,7 @@ def calibrate_nuggets(
     assignments: Path = typer.Option(..., "--assignments", help="nugget_assignment.*.jl (JSON Lines)."),
     output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
 ) -> None:
-    from judges.nuggets.model import calibrate
+    from judges.meta.nugget_calibrate import calibrate
 
     try:
         model = calibrate(assignments)

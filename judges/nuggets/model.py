@@ -7,10 +7,11 @@
 The status is ``support`` at ``P(full) >= p_supported``, else ``partial_support`` at ``P(any)
 >= p_partial``, else ``not_support``; the file's thresholds judge its training pairs in the mix
 the assessors labelled them (:func:`judges.support.model.mix_thresholds`). Fitted by
-:func:`fit` (deterministic: the same labels and features give the same file); :func:`calibrate`
-fits one to a NIST/nuggetizer assignment file (``run_judge.py calibrate-nuggets``, then
-``--nugget-model FILE``). Shipped: ``judges/nuggets/models/rag24.json``, fitted to NIST's TREC
-2024 RAG assignments of ``rag24-nuggets`` (``bench/nuggets.py --write-model``).
+:func:`fit` (deterministic: the same labels and features give the same file); ``calibrate``
+(:mod:`judges.meta.nugget_calibrate`) fits one to a NIST/nuggetizer assignment file
+(``run_judge.py calibrate-nuggets``, then ``--nugget-model FILE``). Shipped:
+``judges/nuggets/models/rag24.json``, fitted to NIST's TREC 2024 RAG assignments of
+``rag24-nuggets`` (``bench/nuggets.py --write-model``).
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class NuggetModel:
 
 
 def load_model(spec: str = BUILTIN) -> NuggetModel:
-    """The built-in model (``rag24``) or a model file written by :func:`calibrate` (a path)."""
+    """The built-in model (``rag24``) or a model file written by ``calibrate-nuggets`` (a path)."""
     if "/" not in spec and not spec.endswith(".json"):
         try:
             text = resources.files("judges.nuggets.models").joinpath(f"{spec}.json").read_text(encoding="utf-8")
@@ -183,51 +184,3 @@ def cross_validate(
             a, f = m.probabilities(x[test])
             p_any[test], p_full[test], level[test] = a, f, m.levels(a, f)
     return p_any, p_full, level
-
-
-def assignment_features(path: Path | str) -> tuple[np.ndarray, np.ndarray, list[tuple[str, str, int, bool]]]:
-    """Features, levels and ``(run_id, topic_id, nugget index, vital)`` of every assignment of a
-    NIST/nuggetizer assignment file (its ``answer_text`` is the answer judged)."""
-    from judges.formats.nuggets import read_nuggets
-    from judges.nuggets.features import Encoder
-    from judges.nuggets.judge import topic_features
-
-    found = read_nuggets(path)
-    if not found.assignments:
-        raise InputError(path, None, None, "no assignments (run_id and an assignment per nugget) to fit to")
-    encoder = Encoder()
-    rows, levels, keys = [], [], []
-    for qid, bank in sorted(found.banks.items()):
-        answers = sorted((run, a) for (run, topic), a in found.assignments.items() if topic == qid)
-        if not answers or not bank.nuggets:
-            continue
-        x, _ = topic_features(encoder, bank, [a.answer_text for _, a in answers])
-        rows.append(x)
-        for run, a in answers:
-            levels.extend(a.levels)
-            keys.extend((run, qid, i, n.vital) for i, n in enumerate(bank.nuggets))
-    return np.vstack(rows), np.asarray(levels), keys
-
-
-def calibrate(path: Path | str, data: str = "") -> NuggetModel:
-    """A nugget model fitted to the assignments of a NIST/nuggetizer file, with its leave-one-
-    topic-out scores (exact agreement, kappa) in ``cross_validation``."""
-    from judges.meta.agreement import matrix_scores
-
-    x, y, keys = assignment_features(path)
-    topics = np.array([k[1] for k in keys])
-    if len(set(topics.tolist())) < 2:
-        raise InputError(path, None, None, "need the assignments of at least two topics (cross-validated by topic)")
-    _, _, level = cross_validate(x, y, topics)
-    conf = np.zeros((3, 3))
-    np.add.at(conf, (y, level), 1)
-    scores = matrix_scores(conf)
-    cv = {
-        "folds": len(set(topics.tolist())),
-        "exact": _sig(scores["accuracy"]),
-        "kappa": _sig(scores["kappa"]),
-        "judged_mix": [_sig(float(np.mean(level == v))) for v in (2, 1, 0)],
-        "human_mix": [_sig(float(np.mean(y == v))) for v in (2, 1, 0)],
-    }
-    training = {"data": data or Path(path).name, "pairs": int(len(y)), "topics": cv["folds"]}
-    return fit(x, y, training=training, cross_validation=cv)
