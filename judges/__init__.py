@@ -10,6 +10,7 @@ Notebook entry points::
     pairs = judges.read_pairs("output/", "sample")        # per pair of runs: P(the assessors order them so)
     docs = judges.open_documents("output/", "sample")     # the cited documents, read from the inputs
     docs.evidence(df.iloc[0])                             # the document and the evidence in context
+    nug = judges.read_nuggets("output/", "sample")        # --judge nugget/argue: one row per (answer, nugget)
 
 One answer, in memory (the same judgment, citation by citation)::
 
@@ -31,6 +32,7 @@ __all__ = [
     "read_assessments",
     "read_intervals",
     "read_leaderboard",
+    "read_nuggets",
     "read_pairs",
     "__version__",
 ]
@@ -59,6 +61,10 @@ def __getattr__(name: str):
         from judges import errors
 
         return getattr(errors, name)
+    if name == "read_nuggets":
+        from judges.nuggets.session import read_nuggets_table
+
+        return read_nuggets_table
     if name == "open_documents":
         from judges.formats.documents import open_documents
 

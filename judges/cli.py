@@ -69,6 +69,8 @@ app = typer.Typer(
 
 class JudgeName(str, Enum):
     citation = "citation"
+    nugget = "nugget"  # nugget recall only (--nuggets)
+    argue = "argue"  # citations and nuggets in one session, and NUGGET_F1 (--nuggets)
 
 
 Dataset = Enum("Dataset", {n: n for n in DATASETS}, type=str)
@@ -109,7 +111,25 @@ def _version(shown: bool) -> None:
 )
 def main(
     ctx: typer.Context,
-    judge: JudgeName = typer.Option(JudgeName.citation, "--judge", help="Judge to run."),
+    judge: JudgeName = typer.Option(
+        JudgeName.citation,
+        "--judge",
+        help=(
+            "Judge to run: citation (citation support), nugget (nugget recall, needs --nuggets) or argue "
+            "(both in one session, and NUGGET_F1)."
+        ),
+    ),
+    nuggets: Optional[Path] = typer.Option(
+        None,
+        "--nuggets",
+        help=(
+            "Nugget bank file for --judge nugget/argue: NIST's nuggets.jsonl or nugget_assignment.*.jl, nuggetizer "
+            "output, or AutoJudge NuggetBanks (JSON Lines or JSON)."
+        ),
+    ),
+    nugget_model: str = typer.Option(
+        "rag24", "--nugget-model", help="Nugget model: rag24 (built in) or a file written by calibrate-nuggets."
+    ),
     rag_topics: List[Path] = typer.Option(
         [],
         "--rag-topics",
@@ -346,6 +366,7 @@ def _request(
         raise InputError("--dask-shards", None, None, "only with --dask")
     if no_debug_log and debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
+    _check_nugget_options(judge, inputs, shard, dask)
     if "/" in name or "\\" in name or name in ("", ".", ".."):
         raise InputError("--name", None, None, f"{name!r} must be a plain file name")
     wf = load_workflow(workflow)
@@ -367,6 +388,7 @@ def _request(
         workflow_path=workflow,
         dataset=dataset.value,
         on_error=on_error.value,
+        judge=judge.value,
         **inputs,
     )
     outputs = Outputs(
@@ -377,6 +399,19 @@ def _request(
         leaderboard_formats=tuple(dict.fromkeys(formats)),
     )
     return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, shard, dask, dask_shards)
+
+
+def _check_nugget_options(judge: JudgeName, inputs: dict, shard, dask) -> None:
+    """``--judge nugget``/``argue`` need ``--nuggets`` (and only they take it); nuggets only need no
+    corpus (the citations are judged ``missing``)."""
+    if judge is not JudgeName.citation and inputs.get("nuggets") is None:
+        raise InputError("--judge", None, None, f"{judge.value} needs --nuggets FILE (a nugget bank)")
+    if judge is JudgeName.citation and inputs.get("nuggets") is not None:
+        raise InputError("--nuggets", None, None, "only with --judge nugget or --judge argue")
+    if judge is not JudgeName.citation and (shard is not None or dask is not None):
+        raise InputError("--judge", None, None, f"{judge.value}: topic shards and --dask judge citations only, for now")
+    if judge is JudgeName.nugget and inputs.get("corpus") is None:
+        inputs["allow_missing_text"] = True  # nuggets only: the citations' documents are not needed
 
 
 def _run_session(request: _Request):
@@ -831,7 +866,7 @@ def corpus_info(
 
 app.add_typer(corpus_app, name="corpus", short_help="A docstore for big corpora: index, lookup, info.")
 app.add_typer(attest_app, name="attest", short_help="The LLM stage through batch files: export, import.")
-app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate, plan-assessments
+app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate(-nuggets), plan-assessments
 
 
 def run() -> None:

@@ -7,15 +7,22 @@ topic as zero in the ``all`` mean, ``error`` refuses (the pipeline checks this b
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from judges.measures import MEASURE_NAMES, headline_of
 
 
 def leaderboard_rows(
-    per_topic: dict[tuple[str, str], dict[str, float]], runs: list[str], topics: list[str], on_missing: str
+    per_topic: dict[tuple[str, str], dict[str, float]],
+    runs: list[str],
+    topics: list[str],
+    on_missing: str,
+    measures: Sequence[str] = MEASURE_NAMES,
 ) -> list[tuple[str, str, str, float]]:
-    """Per-topic rows then the ``all`` rows of each run, runs and topics sorted, measures in registry order."""
+    """Per-topic rows then the ``all`` rows of each run, runs and topics sorted, measures in registry
+    order (``measures``: these, in this order; the nugget judges add theirs)."""
     rows: list[tuple[str, str, str, float]] = []
-    zero = dict.fromkeys(MEASURE_NAMES, 0.0)
+    zero = dict.fromkeys(measures, 0.0)
     for run in sorted(runs):
         values: list[dict[str, float]] = []
         for topic in sorted(topics):
@@ -29,8 +36,8 @@ def leaderboard_rows(
                 v = zero
             else:
                 values.append(v)
-            rows.extend((run, topic, m, v[m]) for m in MEASURE_NAMES)
-        for m in MEASURE_NAMES:
+            rows.extend((run, topic, m, v[m]) for m in measures)
+        for m in measures:
             rows.append((run, "all", m, sum(v[m] for v in values) / len(values) if values else 0.0))
     return rows
 

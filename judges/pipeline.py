@@ -101,7 +101,12 @@ def run(
         docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
     described = describe_inputs(inputs)
     input_files = _input_files(inputs, workflow, described)
-    check_targets(output_targets(outputs, workflow), input_files)
+    targets = output_targets(outputs, workflow)
+    if inputs.nuggets is not None:  # the nugget stage's files (judges.nuggets.session)
+        from judges.nuggets.session import targets as nugget_targets
+
+        targets.update(nugget_targets(outputs.out_dir, outputs.name))
+    check_targets(targets, input_files)
     log_path = outputs.log_path
     stale_log = Path(outputs.out_dir) / f"{outputs.name}.jsonl" if log_path is None else None  # --no-debug-log
     if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
@@ -182,6 +187,10 @@ def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pa
         files.append(Path(inputs.workflow_path))
     if inputs.labels is not None:
         files.append(Path(inputs.labels))
+    if inputs.nuggets is not None:
+        files.append(Path(inputs.nuggets))
+        if inputs.nugget_model.endswith(".json") or "/" in inputs.nugget_model:
+            files.append(Path(inputs.nugget_model))
     model = Path(workflow.support.model)
     if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
         files.append(model)
@@ -200,6 +209,8 @@ class _Session:
         self.labels: Optional[dict] = None
         self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
         self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
+        self.nuggets = None  # the nugget bank file's contents (--nuggets), read with the other inputs
+        self.judged_nuggets = None  # the nugget stage's result (judges.nuggets.session.NuggetResult)
 
     def run(self, stale_log, described: dict) -> None:
         log_path = self.outputs.log_path
@@ -224,6 +235,7 @@ class _Session:
                 self.outset.remove(stale_log)
             parts = self.judge(scan, corpus, topics, log)
             del corpus
+            self.judged_nuggets = self.judge_nuggets(scan, log)
             if self.outset.durable:
                 log.sync_soon()  # the judged citations' events go to disk while the outputs are written
             return_freed_memory()  # the judged documents' memory, before the outputs are built
@@ -249,6 +261,12 @@ class _Session:
             counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
         check_resolvable(inputs, scan, corpus)
         self.load_labels()
+        if inputs.nuggets is not None:  # read (and validated) before anything is written
+            from judges.nuggets.model import load_model
+            from judges.nuggets.session import load
+
+            self.nuggets = load(inputs.nuggets)
+            load_model(inputs.nugget_model)  # a bad model file: one error line now
         return topics, scan, corpus
 
     def load_labels(self) -> None:
@@ -316,10 +334,32 @@ class _Session:
             return f"{chosen} (automatic: {citations:,} citations >= {AUTO_PARALLEL_CITATIONS:,})"
         return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
 
+    def judge_nuggets(self, scan: Scan, log: DebugLog):
+        """The nugget stage (``--nuggets``): every answer against its topic's nuggets."""
+        if self.nuggets is None:
+            return None
+        from judges.nuggets.session import judge_nuggets
+
+        max_citations = self.settings.workflow.citations.max_per_sentence
+        inputs = self.inputs
+        return judge_nuggets(
+            self.nuggets, scan, inputs.dataset, max_citations, log, self.summary.warnings.append, inputs.nugget_model
+        )
+
     # -- 3. merge (topic groups are disjoint) and write --------------------------------------
     def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog) -> None:
         summary, counts = self.summary, self.summary.counts
         per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
+        measures, nuggets = None, self.judged_nuggets
+        if nuggets is not None:
+            from judges.measures import MEASURE_NAMES
+            from judges.nuggets import session as nugget_session
+
+            nugget_session.merge_measures(per_topic, nuggets, self.inputs.judge)
+            summary.files.update(
+                nugget_session.write(nuggets, self.outputs.out_dir, self.outputs.name, self.outset.stage)
+            )
+            measures = nugget_session.measures_of(self.inputs.judge, MEASURE_NAMES)
         for part in parts:
             counts.update(part.counts)
         self.summarize_attestation(log)
@@ -344,6 +384,7 @@ class _Session:
             topics,
             self.outset.stage,
             self.hashed_inputs,
+            measures,
         )
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

@@ -114,9 +114,11 @@ def write_outputs(
     topics,
     place: Callable[[Path], Path] = lambda path: path,
     hashed_inputs: Optional[dict] = None,
+    measures: Optional[tuple[str, ...]] = None,
 ) -> None:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
-    ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards)."""
+    ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
+    ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
     for kind, key, suffix, count in (  # first: the group-by's memory is freed before the assessments' gather
@@ -130,7 +132,7 @@ def write_outputs(
         order = pool.submit(assessment_order, table)
         path = place(out_dir / f"{name}.assessments.parquet")
         written = pool.submit(lambda: write_assessments(path, table, order.result()))
-        _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place)
+        _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place, measures)
         _write_intervals(inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place)
         written.result()
     files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
@@ -140,7 +142,7 @@ def write_outputs(
         files["plan"] = str(path)
     config = {
         "name": name,
-        "judge": "citation",
+        "judge": inputs.judge,
         "workflow": workflow.model_dump(),
         "backend": workflow.alignment.backend,
         "dataset": inputs.dataset,
@@ -169,13 +171,21 @@ def write_outputs(
 
 
 def _write_coverage_and_leaderboards(
-    outputs: Outputs, workflow: Workflow, summary: Summary, per_topic: dict, table: pa.Table, scan, topics, place
+    outputs: Outputs,
+    workflow: Workflow,
+    summary: Summary,
+    per_topic: dict,
+    table: pa.Table,
+    scan,
+    topics,
+    place,
+    measures: Optional[tuple[str, ...]] = None,
 ) -> None:
     """The coverage table and the leaderboards (text files and Parquet)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files = summary.files
     on_missing = workflow.leaderboard.on_missing
-    rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing)
+    rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing, *([measures] if measures else []))
     summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
     summary.coverage = coverage_rows(scan, len(topics), table, summary.filled)
     write_coverage(place(out_dir / f"{name}.coverage.tsv"), summary.coverage)
@@ -261,6 +271,9 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
         inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
     if given.labels is not None:
         inputs["labels"] = describe([given.labels], "--labels")[0]
+    if given.nuggets is not None:
+        inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
+        inputs["nugget_model"] = given.nugget_model
     return inputs
 
 

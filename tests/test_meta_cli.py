@@ -42,6 +42,7 @@ COMMANDS = (
     "meta-evaluate",
     "agreement",
     "calibrate",
+    "calibrate-nuggets",
     "plan-assessments",
     "convert-labelled",
 )

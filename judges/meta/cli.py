@@ -1,5 +1,6 @@
 """The meta-evaluation commands of ``run_judge.py``: ``meta-evaluate``, ``agreement``,
-``convert-labelled``, ``calibrate`` and ``plan-assessments``.
+``convert-labelled``, ``calibrate``, ``calibrate-nuggets`` (the nugget model,
+:mod:`judges.meta.nugget_calibrate`) and ``plan-assessments``.
 
 :data:`app`'s commands are commands of the one command line (:mod:`judges.cli` adds them). Bad
 input ends with one line ``error: path:line: field: problem`` and exit code 2, as for judging.
@@ -416,6 +417,37 @@ def calibrate(
         f"by a run's sd {iv['run_sd']}; mean bias {iv['bias']:+.4f} (not applied)"
     )
     say(f"wrote {output} (support.model: {output})")
+
+
+@app.command(
+    "calibrate-nuggets",
+    short_help="Fit the nugget model to assessors' nugget assignments.",
+    help=(
+        "Fit the nugget model (--judge nugget/argue) to a NIST/nuggetizer assignment file (one record per answer "
+        "with run_id, answer_text and an assignment per nugget): prints the scores of topic-grouped "
+        "cross-validation and writes the model file --nugget-model points at."
+    ),
+)
+def calibrate_nuggets(
+    assignments: Path = typer.Option(..., "--assignments", help="nugget_assignment.*.jl (JSON Lines)."),
+    output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
+) -> None:
+    from judges.meta.nugget_calibrate import calibrate
+
+    try:
+        model = calibrate(assignments)
+    except InputError as e:
+        raise fail(e.render())
+    except ValueError as e:
+        raise fail(f"{assignments}: {e}")
+    model.write(output)
+    cv = model.cross_validation
+    say(
+        f"nugget model fitted on {model.training['pairs']:,} assignments of {cv['folds']} topics; "
+        f"cross-validated by topic: exact agreement {cv['exact']:.3f}, kappa {cv['kappa']:.3f}; "
+        f"judged mix (support, partial, not) {cv['judged_mix']}, human {cv['human_mix']}"
+    )
+    say(f"wrote {output} (--nugget-model {output})")
 
 
 # ---------------------------------------------------------------------------------------------

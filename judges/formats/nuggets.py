@@ -1,0 +1,241 @@
+"""Reading nugget banks as they are distributed (``--nuggets FILE``).
+
+Shapes, detected per record (a file may be JSON Lines, a JSON array, or JSON objects one after
+another; ``.gz`` too):
+
+* **NIST / nuggetizer bank** (TREC 2024 RAG ``nuggets.jsonl``, castorini nuggetizer's ``create``
+  and ``score`` output, autojudge-base's ``NuggetizerNuggetBank``): ``{qid, query, nuggets:
+  [{text, importance}]}``; a nugget may be a plain string (no importance), extra keys
+  (``reasoning``, ``trace``) are ignored;
+* **NIST / nuggetizer assignment** (``nugget_assignment.*.jl``, nuggetizer's ``assign`` output):
+  the same with ``run_id`` (and ``answer_text``) and an ``assignment`` per nugget, one record per
+  (run, topic) answer. The topic's bank is taken from its records (they must all list the same
+  nuggets) and the assignments are kept as labels (:attr:`Nuggets.assignments`);
+* **AutoJudge** ``NuggetBank`` (autojudge-base's ``NuggetBanks`` JSON(L), one bank per line or a
+  ``{format_version, banks: {qid: bank}}`` container): ``{query_id, title_query, nugget_bank:
+  {key: {question, importance}}, claim_bank: {key: {claim, importance}}}`` (or lists of them);
+  questions and claims are both nuggets, sub-nuggets are not flattened (their parent stands for
+  them). Read as JSON, so that autojudge-base (the ``autojudge`` extra) is not needed to read them.
+
+Importance: ``vital`` (any case) is vital; anything else (``okay``, ``failed``, a number,
+missing) is ``okay``. Assignments: ``support``, ``partial_support``, ``not_support`` (also
+``partial`` and ``not``/``none``), as NIST writes them.
+
+Bad input raises :class:`~judges.errors.InputError` naming the file, line and field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Optional
+
+from judges.errors import InputError
+from judges.formats.jsondoc import iter_array, iter_values, read_text
+from judges.formats.runs import checked_id, checked_topic_id, json_type
+
+VITAL, OKAY = "vital", "okay"
+SUPPORT, PARTIAL, NOT = "support", "partial_support", "not_support"
+ASSIGNMENTS = (NOT, PARTIAL, SUPPORT)  # index = level (0, 1, 2)
+_ASSIGNMENT_ALIASES = {
+    "support": SUPPORT,
+    "supported": SUPPORT,
+    "partial_support": PARTIAL,
+    "partial": PARTIAL,
+    "partially_supported": PARTIAL,
+    "not_support": NOT,
+    "not": NOT,
+    "none": NOT,
+    "unsupported": NOT,
+}
+MAX_NUGGET_CHARS = 10_000
+
+SHAPES = (
+    "accepted nugget files: NIST/nuggetizer banks {qid, query, nuggets: [{text, importance}]}, NIST/nuggetizer "
+    "assignments (the same with run_id and an assignment per nugget), or AutoJudge NuggetBanks "
+    "{query_id, nugget_bank|claim_bank}, as JSON Lines, a JSON array or JSON objects"
+)
+
+
+@dataclass(frozen=True)
+class Nugget:
+    text: str
+    importance: str  # VITAL | OKAY
+
+    @property
+    def vital(self) -> bool:
+        return self.importance == VITAL
+
+
+@dataclass(frozen=True)
+class NuggetBank:
+    """A topic's nuggets, in the order the file lists them."""
+
+    qid: str
+    query: str
+    nuggets: tuple[Nugget, ...]
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A (run, topic) answer's assignments as a file gives them: one level per nugget of the
+    topic's bank (0 not, 1 partial, 2 support), in the bank's order."""
+
+    run_id: str
+    qid: str
+    answer_text: str
+    levels: tuple[int, ...]
+    line: int
+
+
+@dataclass
+class Nuggets:
+    """Everything a nugget file holds: banks by topic, assignments by (run, topic)."""
+
+    path: str
+    banks: dict[str, NuggetBank] = field(default_factory=dict)
+    assignments: dict[tuple[str, str], Assignment] = field(default_factory=dict)
+    shape: str = ""  # nist | nist_assignment | autojudge (the first record's)
+
+
+def importance_of(value: object) -> str:
+    return VITAL if isinstance(value, str) and value.strip().lower() == VITAL else OKAY
+
+
+def level_of(value: object, path: str, line: int, field: str) -> int:
+    """0/1/2 of an assignment as NIST writes it; anything else is an error."""
+    key = value.strip().lower() if isinstance(value, str) else None
+    if key not in _ASSIGNMENT_ALIASES:
+        raise InputError(path, line, field, f"{value!r} is not an assignment (support, partial_support, not_support)")
+    return ASSIGNMENTS.index(_ASSIGNMENT_ALIASES[key])
+
+
+def _text(value: object, path: str, line: int, field: str) -> str:
+    if not isinstance(value, str):
+        raise InputError(path, line, field, f"must be a string, got {json_type(value)}")
+    text = value.strip()
+    if not text:
+        raise InputError(path, line, field, "is empty")
+    if len(text) > MAX_NUGGET_CHARS:
+        raise InputError(path, line, field, f"longer than {MAX_NUGGET_CHARS:,} characters: not a nugget")
+    return text
+
+
+def _nist(obj: dict, path: str, line: int) -> tuple[NuggetBank, Optional[tuple[str, str, tuple[int, ...]]]]:
+    """A NIST/nuggetizer bank, and the assignment when the record is one."""
+    if "qid" not in obj:
+        raise InputError(path, line, "qid", "missing")
+    qid = checked_topic_id(obj["qid"], path, line, "qid")
+    query = obj.get("query", "")
+    if isinstance(query, dict):  # nuggetizer's Query object {qid, text}
+        query = query.get("text", "")
+    if not isinstance(query, str):
+        raise InputError(path, line, "query", f"must be a string, got {json_type(query)}")
+    raw = obj.get("nuggets")
+    if not isinstance(raw, list):
+        what = "missing" if raw is None else f"must be a list, got {json_type(raw)}"
+        raise InputError(path, line, "nuggets", what)
+    assigned = "run_id" in obj
+    nuggets, levels = [], []
+    for i, n in enumerate(raw):
+        where = f"nuggets[{i}]"
+        if isinstance(n, str):
+            nuggets.append(Nugget(_text(n, path, line, where), OKAY))
+            if assigned:
+                raise InputError(path, line, where, "an assignment record's nugget must be an object with assignment")
+            continue
+        if not isinstance(n, dict):
+            raise InputError(path, line, where, f"must be an object or a string, got {json_type(n)}")
+        nuggets.append(Nugget(_text(n.get("text"), path, line, f"{where}.text"), importance_of(n.get("importance"))))
+        if assigned:
+            levels.append(level_of(n.get("assignment"), path, line, f"{where}.assignment"))
+    bank = NuggetBank(qid, query.strip(), tuple(nuggets))
+    if not assigned:
+        return bank, None
+    run_id = checked_id(obj["run_id"], path, line, "run_id")
+    answer = obj.get("answer_text", "")
+    if not isinstance(answer, str):
+        raise InputError(path, line, "answer_text", f"must be a string, got {json_type(answer)}")
+    return bank, (run_id, answer, tuple(levels))
+
+
+def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
+    qid = checked_topic_id(obj.get("query_id"), path, line, "query_id")
+    query = obj.get("title_query") or ""
+    if not isinstance(query, str):
+        raise InputError(path, line, "title_query", f"must be a string, got {json_type(query)}")
+    nuggets = []
+    for bank_key, text_key in (("nugget_bank", "question"), ("claim_bank", "claim")):
+        entries = obj.get(bank_key)
+        if entries is None:
+            continue
+        if isinstance(entries, dict):
+            items = [(f"{bank_key}.{k}", v) for k, v in entries.items()]
+        elif isinstance(entries, list):
+            items = [(f"{bank_key}[{i}]", v) for i, v in enumerate(entries)]
+        else:
+            raise InputError(path, line, bank_key, f"must be an object or a list, got {json_type(entries)}")
+        for where, n in items:
+            if not isinstance(n, dict):
+                raise InputError(path, line, where, f"must be an object, got {json_type(n)}")
+            text = _text(n.get(text_key), path, line, f"{where}.{text_key}")
+            nuggets.append(Nugget(text, importance_of(n.get("importance"))))
+    return NuggetBank(qid, query.strip(), tuple(nuggets))
+
+
+def _records(path: Path) -> Iterator[tuple[int, object]]:
+    try:
+        text = read_text(path)
+    except InputError as e:
+        raise InputError(e.path, e.line, None, f"{e.problem}: not a nugget file; {SHAPES}") from None
+    start = text.lstrip()[:1]
+    if start == "[":
+        for line, _, value in iter_array(text, path):
+            yield line, value
+    elif start == "{":
+        for line, value in iter_values(text, path):
+            if isinstance(value, dict) and isinstance(value.get("banks"), dict):  # an AutoJudge container
+                for bank in value["banks"].values():
+                    yield line, bank
+            else:
+                yield line, value
+    elif start:
+        raise InputError(path, 1, None, f"not JSON; {SHAPES}")
+
+
+def read_nuggets(path: Path | str) -> Nuggets:
+    """Every bank (and assignment) of a nugget file. Errors: a topic with two banks that differ,
+    two assignments of one (run, topic), a record of no accepted shape, a file without a bank."""
+    path = Path(path)
+    where = str(path)
+    found = Nuggets(where)
+    bank_line: dict[str, int] = {}
+    for line, obj in _records(path):
+        if not isinstance(obj, dict):
+            raise InputError(where, line, None, f"a nugget bank must be a JSON object, got {json_type(obj)}")
+        if "nuggets" in obj or "qid" in obj:
+            bank, assignment = _nist(obj, where, line)
+            shape = "nist_assignment" if assignment is not None else "nist"
+        elif "query_id" in obj or "nugget_bank" in obj or "claim_bank" in obj:
+            bank, assignment, shape = _autojudge(obj, where, line), None, "autojudge"
+        else:
+            raise InputError(where, line, "qid", f"missing (also looked for query_id); {SHAPES}")
+        found.shape = found.shape or shape
+        known = found.banks.get(bank.qid)
+        if known is None:
+            found.banks[bank.qid], bank_line[bank.qid] = bank, line
+        elif assignment is None or known.nuggets != bank.nuggets:
+            why = "a second bank" if assignment is None else "nuggets that differ from those"
+            raise InputError(where, line, "qid", f"{bank.qid!r}: {why} of line {bank_line[bank.qid]}")
+        if assignment is not None:
+            run_id, answer, levels = assignment
+            key = (run_id, bank.qid)
+            if key in found.assignments:
+                first = found.assignments[key].line
+                raise InputError(
+                    where, line, "run_id", f"{run_id!r} assigned topic {bank.qid!r} already at line {first}"
+                )
+            found.assignments[key] = Assignment(run_id, bank.qid, answer, levels, line)
+    if not found.banks:
+        raise InputError(where, None, None, f"no nugget bank in the file; {SHAPES}")
+    return found

@@ -1,0 +1,1 @@
+"""Nugget judgments: (nugget, answer) pairs judged with the citation judge's kernel."""

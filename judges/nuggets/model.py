@@ -1,0 +1,186 @@
+"""The nugget model: two logistic regressions over the nugget features, as the support model's
+(:mod:`judges.support.model`: the same fitting, :func:`~judges.support.model.fit_logistic`).
+
+* ``P(any)`` = P(the answer at least partially contains the nugget);
+* ``P(full)`` = P(it contains it), reported as ``min(P(full), P(any))``.
+
+The status is ``support`` at ``P(full) >= p_supported``, else ``partial_support`` at ``P(any)
+>= p_partial``, else ``not_support``; the file's thresholds judge its training pairs in the mix
+the assessors labelled them (:func:`judges.support.model.mix_thresholds`). Fitted by
+:func:`fit` (deterministic: the same labels and features give the same file); ``calibrate``
+(:mod:`judges.meta.nugget_calibrate`) fits one to a NIST/nuggetizer assignment file
+(``run_judge.py calibrate-nuggets``, then ``--nugget-model FILE``). Shipped:
+``judges/nuggets/models/rag24.json``, fitted to NIST's TREC 2024 RAG assignments of
+``rag24-nuggets`` (``bench/nuggets.py --write-model``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from judges.errors import InputError
+from judges.nuggets.features import FEATURES
+from judges.support.model import fit_logistic, levels, mix_thresholds, sigmoid
+
+FORMAT = "citejudge-nugget-model"
+FORMAT_VERSION = 1
+BUILTIN = "rag24"
+L2 = 1.0
+
+
+def _sig(x: float) -> float:
+    return float(f"{x:.8g}")
+
+
+@dataclass
+class NuggetModel:
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    any_intercept: float
+    any_coef: np.ndarray
+    full_intercept: float
+    full_coef: np.ndarray
+    p_supported: float = 0.5
+    p_partial: float = 0.5
+    training: dict = field(default_factory=dict)
+    cross_validation: dict = field(default_factory=dict)
+    source: str = ""
+
+    def probabilities(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(P(any), P(full))`` for rows of :data:`~judges.nuggets.features.FEATURES`."""
+        cols = [FEATURES.index(f) for f in self.features]
+        z = (np.asarray(x, dtype=np.float64)[:, cols] - self.mean) / self.scale
+        # row by row (not a matrix product, whose rounding depends on the rows beside): a pair's
+        # probabilities do not change with the other pairs judged with it
+        p_any = sigmoid(self.any_intercept + (z * self.any_coef).sum(axis=1))
+        p_full = np.minimum(sigmoid(self.full_intercept + (z * self.full_coef).sum(axis=1)), p_any)
+        return p_any, p_full
+
+    def levels(self, p_any: np.ndarray, p_full: np.ndarray) -> np.ndarray:
+        return levels(p_any, p_full, self.p_supported, self.p_partial)
+
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "features": list(self.features),
+            "standardise": {"mean": [_sig(v) for v in self.mean], "scale": [_sig(v) for v in self.scale]},
+            "p_any": {"intercept": _sig(self.any_intercept), "coef": [_sig(v) for v in self.any_coef]},
+            "p_full": {"intercept": _sig(self.full_intercept), "coef": [_sig(v) for v in self.full_coef]},
+            "thresholds": {"p_supported": _sig(self.p_supported), "p_partial": _sig(self.p_partial)},
+            "training": self.training,
+            "cross_validation": self.cross_validation,
+        }
+
+    def write(self, path: Path) -> None:
+        from judges.formats.atomic import atomic_text
+
+        with atomic_text(Path(path)) as f:
+            f.write(json.dumps(self.to_dict(), indent=1) + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str = "") -> "NuggetModel":
+        if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"not a {FORMAT} file of version {FORMAT_VERSION}")
+        features = tuple(data["features"])
+        unknown = [f for f in features if f not in FEATURES]
+        if unknown:
+            raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
+        arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+        model = cls(
+            features,
+            arr(data["standardise"]["mean"]),
+            arr(data["standardise"]["scale"]),
+            float(data["p_any"]["intercept"]),
+            arr(data["p_any"]["coef"]),
+            float(data["p_full"]["intercept"]),
+            arr(data["p_full"]["coef"]),
+            float(data["thresholds"]["p_supported"]),
+            float(data["thresholds"]["p_partial"]),
+            data.get("training", {}),
+            data.get("cross_validation", {}),
+            source,
+        )
+        k = len(features)
+        if not (len(model.mean) == len(model.scale) == len(model.any_coef) == len(model.full_coef) == k):
+            raise ValueError("standardise, p_any and p_full must have one value per feature")
+        if np.any(model.scale <= 0):
+            raise ValueError("standardise.scale must be positive")
+        return model
+
+
+def load_model(spec: str = BUILTIN) -> NuggetModel:
+    """The built-in model (``rag24``) or a model file written by ``calibrate-nuggets`` (a path)."""
+    if "/" not in spec and not spec.endswith(".json"):
+        try:
+            text = resources.files("judges.nuggets.models").joinpath(f"{spec}.json").read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise InputError("nugget model", None, None, f"no built-in nugget model {spec!r} ({BUILTIN})") from None
+        source = f"builtin:{spec}"
+    else:
+        try:
+            text = Path(spec).read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputError(spec, None, None, f"cannot read nugget model: {e.strerror}") from None
+        source = spec
+    try:
+        return NuggetModel.from_dict(json.loads(text), source)
+    except (ValueError, KeyError, TypeError) as e:
+        raise InputError(source, None, None, f"invalid nugget model: {e}") from None
+
+
+def fit(
+    x: np.ndarray,
+    labels: np.ndarray,
+    features: tuple[str, ...] = FEATURES,
+    training: Optional[dict] = None,
+    cross_validation: Optional[dict] = None,
+    l2: float = L2,
+) -> NuggetModel:
+    """Fit both regressions to rows of :data:`FEATURES` and levels 0 (not), 1 (partial), 2
+    (support); the thresholds give the training pairs the labels' mix."""
+    x = np.asarray(x, dtype=np.float64)
+    labels = np.asarray(labels)
+    if len(labels) < 2 or len(set(labels.tolist()) & {0, 1, 2}) < 2:
+        raise ValueError("need labels of at least two kinds to fit a nugget model")
+    cols = [FEATURES.index(f) for f in features]
+    xs = x[:, cols]
+    mean = xs.mean(axis=0)
+    scale = xs.std(axis=0)
+    scale[scale <= 1e-12] = 1.0
+    z = (xs - mean) / scale
+    ai, ac = fit_logistic(z, (labels >= 1).astype(np.float64), l2)
+    fi, fc = fit_logistic(z, (labels == 2).astype(np.float64), l2)
+    model = NuggetModel(features, mean, scale, ai, ac, fi, fc, 0.5, 0.5, training or {}, cross_validation or {})
+    model = NuggetModel.from_dict(model.to_dict())  # the file's precision
+    p_any, p_full = model.probabilities(x)
+    model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
+    return NuggetModel.from_dict(model.to_dict())
+
+
+def cross_validate(
+    x: np.ndarray, labels: np.ndarray, topics: np.ndarray, test_groups: Optional[np.ndarray] = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(P(any), P(full), level)`` of every pair from models fitted without its topic (leave one
+    topic out); with ``test_groups`` (0/1 per pair) also without the pairs of its group (a shift:
+    e.g. half of the teams never seen)."""
+    labels = np.asarray(labels)
+    p_any, p_full = np.zeros(len(labels)), np.zeros(len(labels))
+    level = np.zeros(len(labels), dtype=np.int64)
+    for t in sorted(set(topics.tolist())):
+        for g in (None,) if test_groups is None else (0, 1):
+            test = topics == t if g is None else (topics == t) & (test_groups == g)
+            train = topics != t if g is None else (topics != t) & (test_groups != g)
+            if not test.any():
+                continue
+            m = fit(x[train], labels[train])
+            a, f = m.probabilities(x[test])
+            p_any[test], p_full[test], level[test] = a, f, m.levels(a, f)
+    return p_any, p_full, level

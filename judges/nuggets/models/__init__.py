@@ -1,0 +1,1 @@
+"""Shipped nugget models (JSON)."""
