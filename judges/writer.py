@@ -17,7 +17,7 @@ import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -257,7 +257,7 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
             return [p.as_posix() for p in found]
         return [{"path": Path(os.path.abspath(p)).as_posix(), "sha256": file_sha256(p)} for p in found]
 
-    inputs = {
+    inputs: dict[str, Any] = {
         "topics": describe(given.topics, "--rag-topics"),
         "responses": describe(given.responses, "--rag-responses"),
     }

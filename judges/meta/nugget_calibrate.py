@@ -26,7 +26,9 @@ def assignment_features(path: Path | str) -> tuple[np.ndarray, np.ndarray, list[
     if not found.assignments:
         raise InputError(path, None, None, "no assignments (run_id and an assignment per nugget) to fit to")
     encoder = Encoder()
-    rows, levels, keys = [], [], []
+    rows: list[np.ndarray] = []
+    levels: list[int] = []
+    keys: list[tuple] = []
     for qid, bank in sorted(found.banks.items()):
         answers = sorted((run, a) for (run, topic), a in found.assignments.items() if topic == qid)
         if not answers or not bank.nuggets:

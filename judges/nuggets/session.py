@@ -171,7 +171,7 @@ def write(result: NuggetResult, out_dir: Path, name: str, place: Callable[[Path]
                 ],
             }
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
-    rows = {n: [] for n in SCHEMA.names}
+    rows: dict[str, list] = {n: [] for n in SCHEMA.names}
     for key in keys:
         text = result.answers[key]
         for j in result.judged[key]:
