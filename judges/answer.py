@@ -238,6 +238,7 @@ def _endpoint(attest) -> "Endpoint":
 def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     """The workflow to judge by: ``attest.mode: none`` becomes ``all`` when an endpoint is given;
     a mode the call cannot carry out is refused (see the module doc)."""
+    from judges.errors import install_extra
     from judges.support.judges import is_probabilistic
 
     mode = workflow.attest.mode
@@ -247,7 +248,7 @@ def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
         try:  # the attester's question is a dspy signature: fail before judging, as the batch judge does
             import dspy  # noqa: F401
         except ImportError:
-            raise ImportError("attest= needs dspy, which is not installed: pip install 'citejudge[attest]'") from None
+            raise ImportError(f"attest= needs dspy, which is not installed: {install_extra('attest')}") from None
     if llm is not None and mode == "none":
         return workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
     if llm is not None and mode == "uncertain" and not is_probabilistic(workflow.support.judge):

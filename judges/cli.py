@@ -356,7 +356,10 @@ def _request(
     if use_env_llm and llm_config is not None:
         raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
     llm = None
-    if use_env_llm or llm_config is not None:
+    if (use_env_llm or llm_config is not None) and wf.attest.mode == "none":  # nothing will be asked
+        given_by = "--use-env-llm" if use_env_llm else "--llm-config"
+        warn(f"{given_by}: the workflow's attest.mode is none: no LLM is asked, and the endpoint is not read")
+    elif use_env_llm or llm_config is not None:
         from judges.attest import endpoint
 
         llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
