@@ -642,9 +642,10 @@ def check_answer(
     import judges
     from judges.process import arrow_without_pandas, numba_without_scipy_blas
 
-    arrow_without_pandas()  # neither pandas nor scipy.linalg is needed for one answer (about 1 s of a call)
-    numba_without_scipy_blas()
     from judges.answer import InputProblem
+
+    arrow_without_pandas()  # one answer needs neither pandas nor scipy.linalg (bench/check_answer_cli.py)
+    numba_without_scipy_blas()
 
     name = "<stdin>" if str(answer) == "-" else str(answer)
     try:
