@@ -102,6 +102,8 @@ class CheckedSentence:
     start: int  # character offsets into the answer string (-1 when the answer was given as a list)
     end: int
     citations: tuple[CitedSource, ...]
+    # discovery, no source kept: why, from the closest source tried (its verdict; "" otherwise)
+    reason: str = ""
 
     @property
     def status(self) -> str:
@@ -126,6 +128,17 @@ class AnswerCheck:
     def unsupported_sentences(self) -> tuple[CheckedSentence, ...]:
         """Sentences with text and no supported or partial source (possible hallucinations)."""
         return tuple(s for s in self.sentences if s.text.strip() and s.status not in FOUND)
+
+
+class InputProblem(ValueError):
+    """A sentence or source :func:`check_answer` cannot take: ``where`` is ``"answer"`` or
+    ``"sources"``, ``index`` its position there, ``first`` the position of the source first given
+    the same id (a duplicate), ``problem`` in words; ``str()`` is ``where[index]: problem``. The
+    command line names the file and line of that position."""
+
+    def __init__(self, where: str, index: int, problem: str, first: Optional[int] = None):
+        self.where, self.index, self.problem, self.first = where, index, problem, first
+        super().__init__(f"{where}[{index}]: {problem}")
 
 
 SourceLike = Union[str, dict, tuple, Any]
@@ -159,7 +172,7 @@ def check_answer(
     ids = list(docs)
     sentences = []
     for i, (text, _, _) in enumerate(spans):
-        cited = ids if discover else [_source_id(c, ids) for c in given[i]]
+        cited = ids if discover else [_source_id(c, ids, i) for c in given[i]]
         sentences.append(Sentence(i, text, tuple(Citation(r, str(d), d) for r, d in enumerate(cited))))
     report = Report("answer", "answer", "", "responses", tuple(sentences), docs, "<answer>", 1)
     llm = None if attest is None else _endpoint(attest)
@@ -172,10 +185,10 @@ def check_answer(
         by_sentence.setdefault(row["sentence_index"], []).append(_cited(row, docs))
     out = []
     for i, (text, start, end) in enumerate(spans):
-        found = by_sentence.get(i, [])
-        if discover:
-            found = _found(found)
-        out.append(CheckedSentence(i, text, start, end, tuple(found)))
+        tried = by_sentence.get(i, [])
+        found = _found(tried) if discover else tried
+        reason = _not_found(tried) if discover and not found else ""
+        out.append(CheckedSentence(i, text, start, end, tuple(found), reason))
     return AnswerCheck(tuple(out), measures, attestation)
 
 
@@ -189,6 +202,17 @@ def _found(tried: list[CitedSource]) -> list[CitedSource]:
     if any(c.status == "supported" for c in kept):
         kept = [c for c in kept if c.status == "supported"]
     return sorted(kept, key=lambda c: (-STATUS_RANK[c.status], -(c.p_full or 0.0), c.source_id))
+
+
+def _not_found(tried: list[CitedSource]) -> str:
+    """Why discovery kept no source for a sentence: the closest source tried (highest status, then
+    ``P(full)``) and its verdict; one judged ``supported`` or ``partial`` was left out for lacking a
+    number the sentence states."""
+    if not tried:
+        return "no source to try"
+    near = max(tried, key=lambda c: (STATUS_RANK[c.status], c.p_full or 0.0))
+    said = f"closest source {near.source_id!r}: {near.explanation}"
+    return f"{said}; left out: it lacks a number the sentence states" if near.status in FOUND else said
 
 
 def default_cache_dir() -> Path:
@@ -214,6 +238,7 @@ def _endpoint(attest) -> "Endpoint":
 def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     """The workflow to judge by: ``attest.mode: none`` becomes ``all`` when an endpoint is given;
     a mode the call cannot carry out is refused (see the module doc)."""
+    from judges.errors import install_extra
     from judges.support.judges import is_probabilistic
 
     mode = workflow.attest.mode
@@ -223,7 +248,7 @@ def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
         try:  # the attester's question is a dspy signature: fail before judging, as the batch judge does
             import dspy  # noqa: F401
         except ImportError:
-            raise ImportError("attest= needs dspy, which is not installed: pip install 'citejudge[attest]'") from None
+            raise ImportError(f"attest= needs dspy, which is not installed: {install_extra('attest')}") from None
     if llm is not None and mode == "none":
         return workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
     if llm is not None and mode == "uncertain" and not is_probabilistic(workflow.support.judge):
@@ -305,7 +330,7 @@ def _sentences(answer) -> list[tuple[str, int, int]]:
     for i, item in enumerate(answer):
         text = item.get("text") if isinstance(item, dict) else item
         if not isinstance(text, str):
-            raise ValueError(f"answer[{i}]: a sentence must be a string or a dict with text")
+            raise InputProblem("answer", i, "a sentence must be a string or a dict with text")
         out.append((text, -1, -1))
     return out
 
@@ -316,18 +341,19 @@ def _given_citations(answer) -> Optional[list[list]]:
     return [list(item.get("citations") or ()) if isinstance(item, dict) else [] for item in answer]
 
 
-def _source_id(cited: Union[str, int], ids: list[str]) -> str:
+def _source_id(cited: Union[str, int], ids: list[str], sentence: int) -> str:
     """A citation's source id: an index into the sources, or an id (one that names no source is
     judged ``missing``, as the batch judge judges a document it cannot find)."""
     if isinstance(cited, int) and not isinstance(cited, bool):
         if not 0 <= cited < len(ids):
-            raise ValueError(f"citation {cited} is not an index of the {len(ids)} sources")
+            raise InputProblem("answer", sentence, f"citation {cited} is not an index of the {len(ids)} sources")
         return ids[cited]
     return str(cited)
 
 
 def _documents(sources: Iterable[SourceLike]) -> dict[str, Document]:
     docs: dict[str, Document] = {}
+    first: dict[str, int] = {}
     for i, s in enumerate(sources):
         if isinstance(s, str):
             doc_id, text, title = str(i), s, ""
@@ -339,10 +365,11 @@ def _documents(sources: Iterable[SourceLike]) -> dict[str, Document]:
         elif hasattr(s, "text"):
             doc_id, text, title = str(getattr(s, "doc_id", i)), s.text, str(getattr(s, "title", "") or "")
         else:
-            raise ValueError(f"sources[{i}]: a string, a dict with text, an (id, text) pair or an object with .text")
+            raise InputProblem("sources", i, "a string, a dict with text, an (id, text) pair or an object with .text")
         if not isinstance(text, str):
-            raise ValueError(f"sources[{i}]: its text is not a string")
+            raise InputProblem("sources", i, "its text is not a string")
         if doc_id in docs:
-            raise ValueError(f"sources[{i}]: id {doc_id!r} given twice")
+            raise InputProblem("sources", i, f"id {doc_id!r} given twice", first[doc_id])
         docs[doc_id] = Document(doc_id, text, title)
+        first[doc_id] = i
     return docs

@@ -45,6 +45,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple, Optional, Sequence
 
+from judges.errors import install_extra
+
 try:
     from autojudge_base import (
         Leaderboard,
@@ -55,7 +57,7 @@ try:
         Qrels,
     )
 except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError(f"judges.autojudge needs autojudge-base: pip install 'citejudge[autojudge]' ({e})") from e
+    raise ImportError(f"judges.autojudge needs autojudge-base: {install_extra('autojudge')} ({e})") from e
 
 from judges.config import load_workflow
 from judges.formats.runs import DATASETS as RUN_DATASETS

@@ -377,7 +377,10 @@ def _request(
     if use_env_llm and llm_config is not None:
         raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
     llm = None
-    if use_env_llm or llm_config is not None:
+    if (use_env_llm or llm_config is not None) and wf.attest.mode == "none":  # nothing will be asked
+        given_by = "--use-env-llm" if use_env_llm else "--llm-config"
+        warn(f"{given_by}: the workflow's attest.mode is none: no LLM is asked, and the endpoint is not read")
+    elif use_env_llm or llm_config is not None:
         from judges.attest import endpoint
 
         llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
@@ -643,8 +646,10 @@ def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
         "status and sources (evidence offsets, probabilities, explanation). Without citations in the "
         "answer every source is tried for every sentence."
     ),
+    context_settings={"allow_extra_args": True},  # --sources A B: click gives an option one value, B comes here
 )
 def check_answer(
+    ctx: typer.Context,
     answer: Path = typer.Option(
         ...,
         "--answer",
@@ -653,8 +658,9 @@ def check_answer(
     sources: List[Path] = typer.Option(
         ...,
         "--sources",
-        help="Source files, repeatable: a JSONL file is one source per line ({id, text, title}), "
-        "any other file one source named by its file name.",
+        metavar="FILE...",
+        help="Source files (several after one --sources, or --sources repeated): a JSONL file is one source "
+        "per line ({id, text, title}), any other file one source named by its file name.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     markers: Optional[MarkerStyle] = typer.Option(
@@ -669,14 +675,29 @@ def check_answer(
     import sys
 
     import judges
+    from judges.process import arrow_without_pandas, numba_without_scipy_blas
 
+    from judges.answer import InputProblem
+
+    arrow_without_pandas()  # one answer needs neither pandas nor scipy.linalg (bench/check_answer_cli.py)
+    numba_without_scipy_blas()
+
+    name = "<stdin>" if str(answer) == "-" else str(answer)
     try:
         text = sys.stdin.read() if str(answer) == "-" else _read_text(answer, "--answer")
-        given = _answer_of(text)
-        docs = [doc for path in sources for doc in _sources_of(path)]
+        given, lines = _answer_of(text, name)
+        docs, origins = [], []  # each source, and the file and line it came from
+        for path in [*sources, *map(Path, ctx.args)]:
+            for line, doc in _sources_of(path):
+                docs.append(doc)
+                origins.append((path, line))
         checked = judges.check_answer(given, docs)
     except InputError as e:
         raise fail(e.render())
+    except InputProblem as e:  # where it is: the answer's line, or the source's file and line
+        path, line = (name, lines[e.index] if lines else None) if e.where == "answer" else origins[e.index]
+        first = "" if e.first is None else f" (first in {_where(*origins[e.first])})"
+        raise fail(InputError(path, line, None, e.problem + first).render())
     except ValueError as e:
         raise fail(f"check-answer: {e}")
     annotated = {} if markers is None else {"annotated": judges.annotate(given, checked, markers.value)}
@@ -696,7 +717,7 @@ def check_answer(
             f"{c.source_id} {c.status} [{c.char_start}:{c.char_end}] {c.evidence[:60]!r}" for c in s.citations
         )
         span = f"{s.start}:{s.end}" if s.start >= 0 else "-"
-        table.add_row(str(s.index), span, s.status, cited or "-")
+        table.add_row(str(s.index), span, s.status, cited or s.reason or "-")
     show(table)
 
 
@@ -709,36 +730,50 @@ def _read_text(path: Path, option: str) -> str:
         raise InputError(path, None, option, f"cannot be read ({e})") from None
 
 
-def _answer_of(text: str):
-    """A JSON list of sentences, or the text itself."""
-    import json
+def _answer_of(text: str, name: str) -> tuple[Any, list[int]]:
+    """The answer and the line of each sentence ([] for prose). Prose is taken as it is; what looks
+    like JSON (a ``.json`` file, or text starting with ``[`` or ``{``) must be a JSON list of
+    sentences, read with the batch readers' guards (bad syntax, a list cut short, nesting too deep,
+    a lone surrogate: one line naming the file and line)."""
+    from judges.formats.jsondoc import iter_array, iter_values
 
-    if text.lstrip().startswith("["):
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    return text
+    start = text.lstrip()[:1]
+    if not (name.endswith(".json") or start in ("[", "{")):
+        return text, []
+    if start != "[":
+        found = next(iter_values(text, name), None)  # bad JSON is said as such
+        kinds = {dict: "an object", str: "a string", bool: "true or false", type(None): "null"}
+        what = "empty" if found is None else f"not {kinds.get(type(found[1]), 'a number')}"
+        line = 1 if found is None else found[0]
+        shape = "a JSON answer is a list of sentences (strings or {text, citations})"
+        raise InputError(name, line, None, f"{shape}: {what}")
+    sentences, lines = [], []
+    for line, _, value in iter_array(text, name):
+        sentences.append(value)
+        lines.append(line)
+    return sentences, lines
 
 
-def _sources_of(path: Path) -> list:
-    """One source per line of a JSONL file, else the file's text as one source named by the file."""
-    import json
+def _where(path: Path, line: Optional[int]) -> str:
+    return str(path) if line is None else f"{path}:{line}"
 
-    text = _read_text(path, "--sources")
+
+def _sources_of(path: Path) -> list[tuple[Optional[int], Any]]:
+    """Each source of a file and its line: one per line of a JSONL file (read with the batch
+    readers' guards), else the file's text as one source named by the file (line None)."""
+    from judges.formats.jsonl import iter_jsonl
+
     if path.suffix != ".jsonl":
-        return [(path.name, text)]
+        return [(None, (path.name, _read_text(path, "--sources")))]
+    if not path.is_file():
+        _read_text(path, "--sources")  # says why: no such file, a directory
     out = []
-    for line, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            record = json.loads(raw)
-        except ValueError as e:
-            raise InputError(path, line, None, f"invalid JSON ({e})") from None
+    for line, record in iter_jsonl(path):
+        if isinstance(record, InputError):
+            raise record
         if not isinstance(record, dict):
             raise InputError(path, line, None, "a source must be a JSON object with text")
-        out.append(record)
+        out.append((line, record))
     return out
 
 

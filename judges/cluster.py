@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
 from judges.config import Workflow
-from judges.errors import InputError
+from judges.errors import InputError, install_extra
 from judges.session import Inputs, Outputs, Summary
 
 RETRIES = 2  # a task that raised (not a bad input) is tried this many times more
@@ -111,7 +111,7 @@ def _client(address: str):
         import dask
         from distributed import Client, LocalCluster
     except ImportError:
-        raise InputError("--dask", None, None, "needs dask.distributed: pip install 'citejudge[dask]'") from None
+        raise InputError("--dask", None, None, f"needs dask.distributed: {install_extra('dask')}") from None
     if address.startswith("local:"):
         n = address.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 # The first pass over topics, runs and corpus (judges.runscan, judges.pipeline).
 FILES_NOT_READ = "files_not_read"  # files in the run directories that are not run files
-REPORTS_UNKNOWN_TOPIC = "reports_unknown_topic"  # not judged: topic not in --rag-topics (or beyond --max-topics)
+REPORTS_UNKNOWN_TOPIC = "reports_unknown_topic"  # not judged: topic not in --rag-topics
+REPORTS_BEYOND_MAX_TOPICS = "reports_beyond_max_topics"  # not judged: a topic --max-topics leaves out
 RUNS_NOT_SELECTED = "runs_not_selected"  # beyond --max-runs
 CORPUS_DOCUMENTS = "corpus_documents"  # cited documents read from --corpus
 SKIPPED = {  # --on-error skip: bad input records skipped, by what was skipped (judges.runscan.Problems)

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 
+def install_extra(extra: str) -> str:
+    """How to install an optional extra (``attest``, ``dask``, ``autojudge``), as the README says:
+    from the clone, ``pip install -e '.[EXTRA]'``."""
+    return f"pip install -e '.[{extra}]'"
+
+
 class InputError(Exception):
     """Bad input (run, topic, corpus or workflow file). Never shown with a traceback."""
 

@@ -11,7 +11,6 @@ prefilter and the alignment engine each see thousands of citations per call.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter, OrderedDict
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
@@ -27,6 +26,7 @@ from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.grounder import Grounder
+from judges.process import numba_without_scipy_blas
 from judges.session import Settings
 from judges.assessments import Assessments, qrels_doc_id
 from judges.records import Citation, Document, Judgment, Report, Sentence
@@ -507,28 +507,9 @@ def _placed(order: list[tuple[str, int, int]], log_ends: dict) -> list[tuple[str
     return [(path, offset, rows, log_ends.get((path, offset), -1)) for path, offset, rows in order]
 
 
-def _numba_without_scipy_blas() -> None:
-    """Import Numba's NumPy support without importing scipy.linalg (0.15 s of a run's start-up).
-
-    ``numba.np.arraymath`` asks at import whether scipy's BLAS is there (``_HAVE_BLAS``, which
-    only chooses how ``np.correlate``/``np.convolve`` are compiled), and answering imports all of
-    scipy.linalg. No kernel here uses BLAS: the question is made to fail (the module is marked
-    missing for the moment of that import), so Numba uses its own loops. Nothing changes when
-    either module is already imported.
-    """
-    blas = "scipy.linalg.cython_blas"
-    if "numba.np.arraymath" in sys.modules or blas in sys.modules:
-        return
-    sys.modules[blas] = None  # type: ignore[assignment]  # `import` raises ImportError
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        del sys.modules[blas]
-
-
 def warmup(settings: Settings) -> None:
     """Judge one tiny in-memory report so every Numba kernel is compiled (or loaded from cache)."""
-    _numba_without_scipy_blas()
+    numba_without_scipy_blas()
     text = " ".join(f"Sentence number {i} says warm words." for i in range(4 * settings.workflow.windows.sentences))
     doc = Document("warm", text)
     # two places of the document: the further evidence spans' kernels are loaded too

@@ -35,7 +35,7 @@ from judges import __version__
 from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
 from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
-from judges.errors import InputError
+from judges.errors import InputError, install_extra
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
@@ -161,7 +161,7 @@ def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, war
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
         except ImportError:
-            why = f"{attest.mode!r} needs dspy, which is not installed: pip install 'citejudge[attest]'"
+            why = f"{attest.mode!r} needs dspy, which is not installed: {install_extra('attest')}"
             raise InputError(where, None, "attest.mode", why) from None
     if attest.mode == "uncertain" and not is_probabilistic(settings.workflow.support.judge):
         why = "uncertain needs support.judge: model (its probabilities); or use mode all"
@@ -244,11 +244,13 @@ class _Session:
     # -- 1. load and validate ---------------------------------------------------------------
     def load(self, stack: contextlib.ExitStack, problems: Problems) -> tuple[dict, Scan, dict]:
         inputs, counts = self.inputs, self.summary.counts
-        topics = load_topics(inputs.topics, problems, inputs.max_topics, inputs.responses)
+        left_out: set[str] = set()  # the topics --max-topics leaves out
+        topics = load_topics(inputs.topics, problems, inputs.max_topics, inputs.responses, left_out)
         self.summary.topics = len(topics)
         counted = self.start_workers(stack, len(topics))
         workflow = self.settings.workflow
-        scan = scan_runs(inputs, workflow.citations.max_per_sentence, topics, problems, counts, self.warn, counted)
+        limit = workflow.citations.max_per_sentence
+        scan = scan_runs(inputs, limit, topics, problems, counts, self.warn, counted, left_out)
         self.summary.runs = list(scan.runs)
         if not scan.runs:
             where = ", ".join(map(str, inputs.responses))

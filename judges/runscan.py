@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Optional
 
-from judges.counts import FILES_NOT_READ, REPORTS_UNKNOWN_TOPIC, RUNS_NOT_SELECTED, SKIPPED
+from judges.counts import (
+    FILES_NOT_READ,
+    REPORTS_BEYOND_MAX_TOPICS,
+    REPORTS_UNKNOWN_TOPIC,
+    RUNS_NOT_SELECTED,
+    SKIPPED,
+)
 from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover, seekable
@@ -42,17 +48,23 @@ class Problems:
 
 
 def load_topics(
-    paths: list[Path], problems: Problems, max_topics: Optional[int], runs: Iterable[Path] = ()
+    paths: list[Path],
+    problems: Problems,
+    max_topics: Optional[int],
+    runs: Iterable[Path] = (),
+    left_out: Optional[set[str]] = None,
 ) -> dict[str, Topic]:
     """The topics of ``paths`` (``--rag-topics``) or, when there are none, those the ``runs``
-    answer, in the order they first appear (with a warning: their titles are unknown)."""
+    answer, in the order they first appear (with a warning: their titles are unknown); the first
+    ``max_topics`` of them, the ids of the others added to ``left_out``."""
     if not paths:
         topics = _topics_of_runs(list(runs))
-        problems.warn(
-            f"no --rag-topics: judging the {len(topics)} topic(s) the run files answer; their titles are "
-            "unknown (give --rag-topics to have them)"
-        )
-        return dict(list(topics.items())[:max_topics]) if max_topics is not None else topics
+        if topics:  # none: the scan says why (no run file, or none with a report)
+            problems.warn(
+                f"no --rag-topics: judging the {len(topics)} topic(s) the run files answer; their titles are "
+                "unknown (give --rag-topics to have them)"
+            )
+        return _first(topics, max_topics, left_out)
     topics: dict[str, Topic] = {}
     for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
         for line, value in read_topics(path):
@@ -64,9 +76,16 @@ def load_topics(
                 topics[value.topic_id] = value
     if not topics:
         raise InputError(", ".join(map(str, paths)), None, "--rag-topics", "no topics found")
-    if max_topics is not None:
-        topics = dict(list(topics.items())[:max_topics])
-    return topics
+    return _first(topics, max_topics, left_out)
+
+
+def _first(topics: dict[str, Topic], max_topics: Optional[int], left_out: Optional[set[str]]) -> dict[str, Topic]:
+    if max_topics is None:
+        return topics
+    kept = dict(list(topics.items())[:max_topics])
+    if left_out is not None:
+        left_out.update(t for t in topics if t not in kept)
+    return kept
 
 
 def _topics_of_runs(runs: list[Path]) -> dict[str, Topic]:
@@ -159,13 +178,16 @@ def scan_runs(
     counts: Counter,
     warn,
     counted: Optional[Callable[[int], None]] = None,
+    left_out: Iterable[str] = (),
 ) -> Scan:
     """The first pass: validate every report and learn what the second pass needs.
 
     ``counted(n)`` is told, after each report that adds citations to judge, how many there are
     so far: never more than the final ``Scan.citations`` (runs beyond ``--max-runs`` are not
-    counted), so a decision it allows holds for the whole scan.
+    counted), so a decision it allows holds for the whole scan. ``left_out``: the topics
+    ``--max-topics`` leaves out (their reports are counted apart from those of unknown topics).
     """
+    left_out = frozenset(left_out)
     files = _read_files(inputs.responses, counts, warn)
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
     seen: dict[tuple[str, str], str] = {}
@@ -202,7 +224,7 @@ def scan_runs(
                     selected.add(rep.run_id)
                 answered[rep.run_id] = set()
             if rep.topic_id not in topics:
-                counts[REPORTS_UNKNOWN_TOPIC] += 1
+                counts[REPORTS_BEYOND_MAX_TOPICS if rep.topic_id in left_out else REPORTS_UNKNOWN_TOPIC] += 1
                 continue
             located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
             answered[rep.run_id].add(rep.topic_id)
@@ -230,9 +252,7 @@ def scan_runs(
     runs = [r for r in run_order if r in selected]
     counts[RUNS_NOT_SELECTED] = len(run_order) - len(runs)
     if counts[REPORTS_UNKNOWN_TOPIC]:
-        warn(
-            f"{counts[REPORTS_UNKNOWN_TOPIC]} report(s) not judged: topic not in --rag-topics (or beyond --max-topics)"
-        )
+        warn(f"{counts[REPORTS_UNKNOWN_TOPIC]} report(s) not judged: topic not in --rag-topics")
     return Scan(
         files=files,
         reports=_by_topic(located, selected),

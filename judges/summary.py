@@ -19,6 +19,7 @@ from judges.counts import (
     CORPUS_DOCUMENTS,
     HUMAN_LABELLED,
     REPORTS,
+    REPORTS_BEYOND_MAX_TOPICS,
     REPORTS_UNKNOWN_TOPIC,
     RUNS_NOT_SELECTED,
     SENTENCES,
@@ -46,6 +47,13 @@ def print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     show(table)
     if summary.coverage:
         print_coverage(summary.coverage)
+    n = summary.counts[CITATIONS]
+    if n and summary.statuses["missing"] == n:  # every value is 0 for want of text: no order to show
+        say(
+            f"no ranking: no document text (all {n} citations are 'missing'; give --corpus, or run files that "
+            "carry their documents' text)"
+        )
+        return
     print_top(summary.files.get("leaderboard_parquet"))
     print_trust(summary.files.get("leaderboard_parquet"), summary.files.get("pairs_parquet"))
 
@@ -65,6 +73,8 @@ def _input_rows(summary) -> list[tuple[str, str]]:
     if skipped:
         shown = (f"{v} {k.replace('skipped_', '').replace('_', ' ')}" for k, v in sorted(skipped.items()))
         rows.append(("skipped", ", ".join(shown)))
+    if counts[REPORTS_BEYOND_MAX_TOPICS]:
+        rows.append(("not judged", f"{counts[REPORTS_BEYOND_MAX_TOPICS]} reports of topics beyond --max-topics"))
     beyond = counts[CITATIONS_BEYOND_LIMIT]
     rows.append(("sentences", str(counts[SENTENCES])))
     rows.append(
@@ -190,8 +200,9 @@ def print_top(path: Optional[str], n: int = 5) -> None:
     say("\n".join(lines))
 
 
-def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3) -> None:
-    """Adjacent runs of the headline ranking the assessors may well order the other way (judges.intervals)."""
+def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3, level: float = 0.95) -> None:
+    """Adjacent runs of the headline ranking the assessors would order as the judge does (P >= ``level``)
+    and those they may well order the other way (judges.intervals), the first ``shown`` of each named."""
     if not leaderboard or not pairs:
         return
     from judges.formats.tables import read_table
@@ -203,13 +214,23 @@ def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3
     pair_table = read_table(pairs)
     if head not in pair_table.column("measure").to_pylist()[:1]:  # nuggets only: the pairs are not the headline's
         return
-    found = inseparable(list(zip(*(pair_table.column(c).to_pylist() for c in range(6)))), [r for r, _ in ranking])
-    if not found:
+    columns = list(zip(*(pair_table.column(c).to_pylist() for c in range(6))))
+    adjacent = inseparable(columns, [r for r, _ in ranking], level=float("inf"))  # every adjacent pair, with its P
+    if not adjacent:
         return
-    named = ", ".join(f"{a} and {b} (P {p:.2f})" for a, b, p in found[:shown])
-    more = f" and {len(found) - shown} more" if len(found) > shown else ""
-    tsv = pairs[: -len(".parquet")] + ".tsv"
-    say(
-        f"cannot be told apart: {len(found)} of {len(ranking) - 1} adjacent runs by {head} (P < 0.95 that the "
-        f"assessors order them as the judge does): {named}{more}; every pair in {tsv}"
-    )
+    apart = [(a, b, p) for a, b, p in adjacent if p >= level]
+    found = [(a, b, p) for a, b, p in adjacent if p < level]
+
+    def named(some: list, sep: str) -> str:
+        more = f" and {len(some) - shown} more" if len(some) > shown else ""
+        return ", ".join(f"{a} {sep} {b} (P {p:.2f})" for a, b, p in some[:shown]) + more
+
+    n, tsv = len(ranking) - 1, pairs[: -len(".parquet")] + ".tsv"
+    same = "that the assessors order them as the judge does"
+    lines = [f"told apart: {len(apart)} of {n} adjacent runs by {head} (P >= {level} {same})"]
+    lines[0] += f": {named(apart, 'above')}" if apart else ""
+    if found:
+        lines.append(f"cannot be told apart: {len(found)} of {n} adjacent runs by {head} (P < {level} {same}): ")
+        lines[1] += named(found, "and")
+    lines[-1] += f"; every pair in {tsv}"
+    say("\n".join(lines))

@@ -139,3 +139,117 @@ def test_the_check_answer_command_prints_a_table_or_json(tmp_path):
     assert table.returncode == 0 and "q3.txt supported" in table.stdout and "uncited" in table.stdout
     bad = run_cli("check-answer", "--answer", tmp_path / "nowhere.txt", *sources)
     assert bad.returncode == 2 and f"{tmp_path / 'nowhere.txt'}: --answer: no such file" in bad.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The check-answer command as an organiser types it (issue 42.7, 43.5, 43.7)
+# ---------------------------------------------------------------------------------------------
+ANSWER = "Revenue rose 15% to $1.5 million. The CEO resigned in May. Penguins cannot fly."
+
+
+def _sources(tmp_path):
+    """Two source files, as --sources options (one each: these tests hold on the old parser too)."""
+    import json
+
+    (tmp_path / "q3.txt").write_text("Q3 report: revenue rose 12% to $1.5 million, a record.")
+    (tmp_path / "more.jsonl").write_text(json.dumps({"id": "board", "text": "The CEO resigned in May."}) + "\n")
+    return ["--sources", str(tmp_path / "q3.txt"), "--sources", str(tmp_path / "more.jsonl")]
+
+
+def test_several_source_files_follow_one_sources_option_as_the_readme_writes(tmp_path):
+    answer = tmp_path / "answer.txt"
+    answer.write_text(ANSWER)
+    q3, more = _sources(tmp_path)[1::2]
+    one = run_cli("check-answer", "--answer", answer, "--sources", q3, more, "--json")
+    assert one.returncode == 0, one.stderr
+    repeated = run_cli("check-answer", "--answer", answer, "--sources", q3, "--sources", more, "--json")
+    assert one.stdout == repeated.stdout
+    assert '"source_id": "board"' in one.stdout
+
+
+def test_a_sentence_discovery_leaves_without_a_source_says_why(tmp_path):
+    import json
+
+    answer = tmp_path / "answer.txt"
+    answer.write_text(ANSWER)
+    got = run_cli("check-answer", "--answer", answer, *_sources(tmp_path), "--json")
+    assert got.returncode == 0, got.stderr
+    first, second, third = json.loads(got.stdout)["sentences"]
+    assert first["citations"] == []  # q3 states 12%, not 15%: judged, then left out
+    assert first["reason"].startswith("closest source 'q3.txt': partial: ")
+    assert first["reason"].endswith("left out: it lacks a number the sentence states")
+    assert second["citations"] and second["reason"] == ""
+    assert third["reason"].startswith("closest source ") and "unsupported: P(full)" in third["reason"]
+    table = run_cli("check-answer", "--answer", answer, *_sources(tmp_path), env={"COLUMNS": "400"})
+    assert "closest source 'q3.txt': partial" in table.stdout
+
+
+@pytest.mark.parametrize(
+    "name, text, said",
+    [
+        ("deep.json", "[" * 10_000 + "]" * 10_000, "deep.json:1: JSON nested too deeply"),
+        ("deep.txt", "[" * 10_000, "deep.txt:1: JSON nested too deeply"),
+        ("object.json", '{"text": "Revenue rose 15%."}', "object.json:1: a JSON answer is a list of sentences"),
+        ("object.txt", '{"sentences": ["Revenue rose 15%."]}', "object.txt:1: a JSON answer is a list of sentences"),
+        ("cut.json", '["Revenue rose 15%.",\n "The CEO resigned."', "cut.json:2: invalid JSON"),
+        ("cut.txt", '[\n"Revenue rose 15%.", "The CEO', "cut.txt:2: invalid JSON"),
+        ("prose.json", "Revenue rose 15%.", "prose.json:1: invalid JSON"),
+        ("number.json", '["Revenue rose 15%.",\n 5]', "number.json:2: a sentence must be a string or a dict with text"),
+        ("index.json", '[\n{"text": "Revenue rose.", "citations": [7]}]', "index.json:2: citation 7 is not an index"),
+    ],
+    ids=lambda value: value if value.endswith((".json", ".txt")) else "",
+)
+def test_a_json_answer_it_cannot_read_is_refused_in_one_line(tmp_path, name, text, said):
+    answer = tmp_path / name
+    answer.write_text(text)
+    got = run_cli("check-answer", "--answer", answer, *_sources(tmp_path))
+    assert got.returncode == 2 and got.stdout == ""
+    assert got.stderr.startswith(f"error: {tmp_path}/{said}") and got.stderr.count("\n") == 1
+
+
+def test_a_json_answer_on_stdin_is_read_with_the_same_guards(tmp_path):
+    import subprocess
+    import sys
+
+    args = [sys.executable, str(ROOT / "run_judge.py"), "check-answer", "--answer", "-", *_sources(tmp_path)]
+    deep = subprocess.run(args, input="[" * 10_000, capture_output=True, text=True, timeout=600)
+    assert deep.returncode == 2 and deep.stderr == "error: <stdin>:1: JSON nested too deeply\n"
+    good = subprocess.run(args + ["--json"], input='["The CEO resigned in May."]', capture_output=True, text=True)
+    assert good.returncode == 0 and '"source_id": "board"' in good.stdout
+
+
+def test_source_errors_name_the_file_and_line(tmp_path):
+    answer = tmp_path / "answer.txt"
+    answer.write_text(ANSWER)
+    (tmp_path / "a.jsonl").write_text('{"id": "q3", "text": "x"}\n{"id": "q4", "text": "y"}\n')
+    (tmp_path / "b.jsonl").write_text('{"id": "q5", "text": "x"}\n\n{"id": "q3", "text": "y"}\n')
+    (tmp_path / "c.jsonl").write_text('{"id": "q6", "text": 5}\n')
+    (tmp_path / "d.jsonl").write_text('{"id": "q7", "text": "x"}\n{"id": "q8", "text": "y"\n')
+    both = ["--sources", tmp_path / "a.jsonl", "--sources", tmp_path / "b.jsonl"]
+    twice = run_cli("check-answer", "--answer", answer, *both)
+    assert twice.returncode == 2
+    assert twice.stderr == f"error: {tmp_path}/b.jsonl:3: id 'q3' given twice (first in {tmp_path}/a.jsonl:1)\n"
+    text = run_cli(
+        "check-answer", "--answer", answer, "--sources", tmp_path / "a.jsonl", "--sources", tmp_path / "c.jsonl"
+    )
+    assert text.returncode == 2 and text.stderr == f"error: {tmp_path}/c.jsonl:1: its text is not a string\n"
+    cut = run_cli("check-answer", "--answer", answer, "--sources", tmp_path / "d.jsonl")
+    assert cut.returncode == 2 and cut.stderr.startswith(f"error: {tmp_path}/d.jsonl:2: truncated record")
+
+
+def test_the_command_imports_neither_pandas_nor_scipy_linalg(tmp_path):
+    """One call's start-up (issue 42.7: 3 s warm): an answer needs neither (about 1 s of a call)."""
+    import subprocess
+    import sys
+
+    answer = tmp_path / "answer.txt"
+    answer.write_text(ANSWER)
+    args = ["check-answer", "--answer", str(answer), *_sources(tmp_path)]
+    code = (
+        "import sys, judges.cli\n"
+        f"judges.cli.app({args!r}, standalone_mode=False)\n"
+        "print('imported:', sorted(m for m in ('pandas', 'scipy.linalg') if m in sys.modules))"
+    )
+    got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.splitlines()[-1] == "imported: []"

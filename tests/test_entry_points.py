@@ -75,7 +75,7 @@ def test_attestation_without_dspy_says_what_to_install(tmp_path):
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env
     )
     assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().endswith("needs dspy, which is not installed: pip install 'citejudge[attest]'"), (
+    assert result.stderr.strip().endswith("needs dspy, which is not installed: pip install -e '.[attest]'"), (
         result.stderr
     )
     assert not (tmp_path / "out" / "t.qrels").exists()

@@ -157,8 +157,11 @@ def test_an_answer_missing_from_the_run_files_is_rebuilt_from_the_assessments():
 
 def test_cells_and_rank_headers():
     assert pages.ci(0.5, 0.25, 0.75, 0.3, 0.6) == pages.Cell(
-        "0.500", "0.500000", notes=(("", "[0.250, 0.750]"), ("assessors", "assessors [0.300,\u00a00.600]"))
+        "0.500",
+        "0.500000",
+        notes=(("assessors", "assessors [0.300,\u00a00.600]"), ("topics", "with topic sampling [0.250,\u00a00.750]")),
     )
+    assert pages.ci(0.5, 0.25, 0.75, bootstrap=True).notes == (("topics", "topic bootstrap [0.250,\u00a00.750]"),)
     assert pages.ci(float("nan")) == pages.Cell("—", "")
     assert pages.count(0, "x.html").href is None and pages.count(2, "x.html").href == "x.html"
     truth = pd.Series({"a": 0.2, "b": 0.9})

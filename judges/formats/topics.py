@@ -14,11 +14,13 @@ line), or the TREC/NIST tab-separated form ``topic_id<TAB>query`` (one topic a l
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from pathlib import Path
 from typing import Iterator
 
 from judges.errors import InputError
-from judges.formats.jsondoc import first_record, iter_array, iter_values, read_text
+from judges.formats.jsondoc import first_char, first_record, iter_array, iter_values, read_text
 from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
 from judges.formats.runs import SHAPE_FIELDS, checked_topic_id, json_type
 from judges.records import Topic
@@ -51,7 +53,10 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
 def holds_topics(path: Path) -> bool:
     """Whether a file found among the run files holds topics, not reports (as RAGTIME 2026's team
     folders keep ``topics_small.jsonl`` beside the runs): its first record is a topic with a title
-    or query, and has none of a report's fields."""
+    or query, and has none of a report's fields; or, not JSON, its first line is a TREC topic
+    (``topic_id<TAB>query``)."""
+    if first_char(path) not in ("{", "[", ""):
+        return _tsv_topic_first(path)
     obj = first_record(path)
     if not isinstance(obj, dict) or any(k in obj for k in ("metadata", "run_id", *SHAPE_FIELDS.values())):
         return False
@@ -60,6 +65,24 @@ def holds_topics(path: Path) -> bool:
     except InputError:
         return False
     return bool(topic.title)
+
+
+def _tsv_topic_first(path: Path, size: int = 4096) -> bool:
+    """Whether the first non-blank line of a file is ``topic_id<TAB>query`` (a valid topic id)."""
+    try:
+        with gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb") as f:
+            head = f.read(size)
+    except (OSError, EOFError, zlib.error):
+        return False
+    line = next((raw for raw in head.decode("utf-8-sig", errors="replace").splitlines() if raw.strip()), "")
+    topic_id, tab, query = line.partition("\t")
+    if not tab or not query.strip() or "\t" in query:
+        return False
+    try:
+        checked_topic_id(topic_id, str(path), 1, "topic_id")
+    except InputError:
+        return False
+    return True
 
 
 SHAPES = (

@@ -1,8 +1,9 @@
-"""The report's leaderboard: per run and measure the mean over its topics, a 95% interval from a
-bootstrap over those topics (:mod:`judges.meta.bootstrap`), the 95% interval for the value the
-assessors would give on these topics and the probability that they order each run above the next
-(``NAME.intervals.parquet``, ``NAME.pairs.parquet``: :mod:`judges.intervals`), and the human truth
-beside it."""
+"""The report's leaderboard: per run and measure the mean over its topics, the two 95% intervals of
+``NAME.intervals.parquet`` (:mod:`judges.intervals`: for the value the assessors would give on
+these topics, the judge's error; and with topic sampling added, ``low_topics``/``high_topics``),
+the probability that the assessors order each run above the next (``NAME.pairs.parquet``), and the
+human truth beside it. An output set written before ``NAME.intervals`` has, in their place, an
+interval from a bootstrap over the run's topics (:mod:`judges.meta.bootstrap`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ class Board(NamedTuple):
     measures: list[str]
     runs: list[str]  # ranked by the headline, best first
     value: pd.DataFrame  # run x measure: the `all` row
-    low: pd.DataFrame
+    low: pd.DataFrame  # run x measure: 95% with topic sampling (intervals' low_topics; else a bootstrap)
     high: pd.DataFrame
     per_topic: pd.DataFrame  # run x topic: the headline
     truth: Optional[pd.Series]  # run -> the truth's `all` value of truth_measure
@@ -29,6 +30,7 @@ class Board(NamedTuple):
     assessors_low: Optional[pd.DataFrame] = None  # run x measure: the assessors' value, 95% (judges.intervals)
     assessors_high: Optional[pd.DataFrame] = None
     next_p: Optional[dict] = None  # run -> P(the assessors order it above the next run of the ranking)
+    bootstrap: bool = False  # low/high from a bootstrap over topics (no NAME.intervals), not from the intervals
 
 
 def board(
@@ -41,24 +43,24 @@ def board(
     pairs: Optional[pd.DataFrame] = None,
 ) -> Board:
     """The leaderboard table from the judge's long leaderboard (and a truth leaderboard, the
-    assessors' intervals and the run pairs of :mod:`judges.intervals`)."""
-    from judges.meta.bootstrap import topic_intervals  # scipy (0.3 s): not for top_runs in every judge run
-
+    intervals and the run pairs of :mod:`judges.intervals`; without the intervals, a bootstrap of
+    ``resamples`` over each run's topics stands in for the interval with topic sampling)."""
     present = set(lb["measure"])
     measures = [m for m in MEASURE_NAMES if m in present] + sorted(present - set(MEASURE_NAMES))
     headline = headline_of(measures)
     measures = [headline] + [m for m in measures if m != headline]  # the ranking measure first
     value = lb[lb["topic_id"] == ALL].pivot(index="run_id", columns="measure", values="value").reindex(columns=measures)
     topics = lb[lb["topic_id"] != ALL]
-    low = pd.DataFrame(np.nan, index=value.index, columns=measures)
-    high = low.copy()
-    for run, g in topics.groupby("run_id", sort=True):
-        m = g.pivot(index="topic_id", columns="measure", values="value").reindex(columns=measures)
-        x = m.to_numpy(dtype=np.float64)
-        iv = topic_intervals(
-            len(x), lambda idx, x=x: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed
-        )
-        low.loc[run], high.loc[run] = iv.low, iv.high
+    has_intervals = intervals is not None and len(intervals) > 0
+
+    def of_intervals(column: str) -> pd.DataFrame:
+        table = intervals.pivot(index="run_id", columns="measure", values=column)
+        return table.reindex(index=value.index, columns=measures)
+
+    if has_intervals:  # the numbers of NAME.intervals.tsv, not another estimate of the same thing
+        low, high = of_intervals("low_topics"), of_intervals("high_topics")
+    else:
+        low, high = _bootstrap(topics, value.index, measures, resamples, seed)
     per_topic = topics[topics["measure"] == headline].pivot(index="run_id", columns="topic_id", values="value")
     t = None
     if truth is not None and len(truth):
@@ -70,13 +72,8 @@ def board(
     order = value.assign(_v=value[headline].fillna(-np.inf)).sort_values(["_v"], ascending=False, kind="stable")
     runs = list(order.index)
     a_low = a_high = next_p = None
-    if intervals is not None and len(intervals):
-        a_low = intervals.pivot(index="run_id", columns="measure", values="low").reindex(
-            index=value.index, columns=measures
-        )
-        a_high = intervals.pivot(index="run_id", columns="measure", values="high").reindex(
-            index=value.index, columns=measures
-        )
+    if has_intervals:
+        a_low, a_high = of_intervals("low"), of_intervals("high")
     if pairs is not None and len(pairs):
         rows = pairs[["run_a", "run_b", "measure", "p_same_order"]].itertuples(index=False)
         p = {(a, b): q for a, b, m, q in rows if m == headline}
@@ -95,7 +92,25 @@ def board(
         a_low,
         a_high,
         next_p,
+        not has_intervals,
     )
+
+
+def _bootstrap(topics: pd.DataFrame, runs, measures: list[str], resamples: int, seed: int):
+    """run x measure: a 95% interval from a bootstrap over each run's topics (output sets without
+    ``NAME.intervals``)."""
+    from judges.meta.bootstrap import topic_intervals  # scipy (0.3 s): only here
+
+    low = pd.DataFrame(np.nan, index=runs, columns=measures)
+    high = low.copy()
+    for run, g in topics.groupby("run_id", sort=True):
+        m = g.pivot(index="topic_id", columns="measure", values="value").reindex(columns=measures)
+        x = m.to_numpy(dtype=np.float64)
+        iv = topic_intervals(
+            len(x), lambda idx, x=x: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed
+        )
+        low.loc[run], high.loc[run] = iv.low, iv.high
+    return low, high
 
 
 class Against(NamedTuple):

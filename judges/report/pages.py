@@ -169,6 +169,7 @@ class RunPage:
     measures: Table
     topics: Table
     rows: list[dict]  # window.CJ_RUN's rows: one per citation
+    intervals: str = ""  # what the intervals under the values are (intervals_legend)
 
 
 @dataclass
@@ -410,15 +411,33 @@ def run_row(e: dict, topic: str, href: str, c: dict) -> dict:
 
 
 # -- cells -----------------------------------------------------------------------------------------
-def ci(v, lo=float("nan"), hi=float("nan"), a_lo=float("nan"), a_hi=float("nan")) -> Cell:
-    """A value with, under it, its bootstrap interval over topics and, when given, the interval for
-    the assessors' value (judges.intervals)."""
+def ci(v, lo=float("nan"), hi=float("nan"), a_lo=float("nan"), a_hi=float("nan"), bootstrap=False) -> Cell:
+    """A value with, under it, each 95% interval given, labelled with what it is: ``assessors``, the
+    assessors' value on these topics (the judge's error: ``low``/``high`` of NAME.intervals); ``with
+    topic sampling``, theirs over topics like these (``low_topics``/``high_topics``); or, for an output
+    set without NAME.intervals, ``topic bootstrap`` (a bootstrap over the run's topics)."""
     if v is None or v != v:
         return Cell("—", "")
-    notes = ((("", f"[{lo:.3f}, {hi:.3f}]"),) if lo == lo and hi == hi else ()) + (
-        (("assessors", f"assessors [{a_lo:.3f},\u00a0{a_hi:.3f}]"),) if a_lo == a_lo and a_hi == a_hi else ()
+    topics = "topic bootstrap" if bootstrap else "with topic sampling"
+    notes = ((("assessors", f"assessors [{a_lo:.3f},\u00a0{a_hi:.3f}]"),) if a_lo == a_lo and a_hi == a_hi else ()) + (
+        (("topics", f"{topics} [{lo:.3f},\u00a0{hi:.3f}]"),) if lo == lo and hi == hi else ()
     )
     return Cell(f"{v:.3f}", f"{v:.6f}", notes=notes)
+
+
+def intervals_legend(b: Board, name: str) -> str:
+    """What the intervals under a leaderboard value are, in words (index and run pages)."""
+    if b.bootstrap:
+        return (
+            "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics: this output set "
+            f"has no {name}.intervals)"
+        )
+    return (
+        f"under each value its 95% intervals from {name}.intervals.tsv: assessors, for the measures that depend "
+        "on support judgments, the value the track's assessors would give on these topics, from the judge's "
+        "error alone (low, high); with topic sampling, the value they would give over other topics like these, "
+        "the judge's error and the spread of the run's per-topic values added (low_topics, high_topics)"
+    )
 
 
 def count(n: int, href: Optional[str] = None) -> Cell:
@@ -438,7 +457,7 @@ def assessors(b: Board, run: str, m: str) -> tuple[float, float]:
 def measure_cell(b: Board, run: str, m: str) -> Cell:
     if run not in b.value.index:
         return ci(None)
-    return ci(b.value.loc[run, m], b.low.loc[run, m], b.high.loc[run, m], *assessors(b, run, m))
+    return ci(b.value.loc[run, m], b.low.loc[run, m], b.high.loc[run, m], *assessors(b, run, m), b.bootstrap)
 
 
 def measure_head(m: str) -> Head:
@@ -469,7 +488,8 @@ def run_page(ctx: _Context, run: str) -> RunPage:
         rows.append([ctx.topic_cell(run, x, x, "runs/"), title, value] + _status_counts(ctx, run, x))
     head = [Head("topic", "l"), Head("title", "l"), measure_head(b.headline)] + [Head(s) for s in STATUSES]
     bars = svg.status_bars([(run, totals, None)])
-    return RunPage(run, i, bars, measures, Table(head, rows), ctx.run_rows.get(run, []))
+    legend = intervals_legend(b, ctx.t.name)
+    return RunPage(run, i, bars, measures, Table(head, rows), ctx.run_rows.get(run, []), legend)
 
 
 def topic_page(ctx: _Context, topic: str) -> TopicPage:
@@ -541,6 +561,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
     return {
         "name": t.name,
         "headline": b.headline,
+        "intervals": intervals_legend(b, t.name),
         "table": table,
         "judged": len(t.assessments),
         "statuses": [(counts[s], s) for s in STATUSES],
@@ -593,6 +614,7 @@ def plots(ctx: _Context) -> list[tuple[str, str]]:
         lambda r, x: ctx.href(r, x),
         b.headline,
         note=lambda r, x: "" if (r, x) in ctx.written else ctx.why_no_page(r, x),
+        unanswered=lambda r, x: (r, x) in ctx.t.filled,
     )
     out.append((f"{b.headline} per run and topic (click a cell for the answer)", heat))
     return out

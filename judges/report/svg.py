@@ -177,6 +177,14 @@ def _heat(v: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+NOT_ANSWERED = "cj-not-answered"  # the heatmap's hatching of a topic a run did not answer (an SVG pattern id)
+_HATCH = (
+    f'<defs><pattern id="{NOT_ANSWERED}" width="4" height="4" patternUnits="userSpaceOnUse" '
+    'patternTransform="rotate(45)"><rect width="4" height="4" fill="#fff"/>'
+    '<rect width="1.5" height="4" fill="#9e9e9e"/></pattern></defs>'
+)
+
+
 def heatmap(
     rows: Sequence[str],
     cols: Sequence[str],
@@ -185,15 +193,19 @@ def heatmap(
     measure: str,
     cell: int = 14,
     note=lambda r, c: "",
+    unanswered=lambda r, c: False,
 ) -> str:
     """Runs x topics, each cell the measure's value (``value(r, c)``, NaN: no row), linked to
-    ``href(r, c)`` (None: no page, no link); ``note(r, c)`` is added to the cell's title."""
+    ``href(r, c)`` (None: no page, no link); ``note(r, c)`` is added to the cell's title. A topic
+    the run did not answer (``unanswered(r, c)``: scored by ``leaderboard.on_missing``) is hatched
+    grey, apart from a topic scored 0 (white); a legend under the cells says so."""
     label_w, top = 250, 90
     # the topic labels lean right at 60 degrees: room for the last one's width (6.5 px a character, at most 14)
     room = max([len(_short(c, 14)) for c in cols] + [0]) * 6.5 * math.cos(math.radians(60))
-    width = label_w + len(cols) * cell + 10 + math.ceil(room)
-    height = top + len(rows) * cell + 10
-    body = []
+    legend_y = top + len(rows) * cell + 12
+    width = max(label_w + len(cols) * cell + 10 + math.ceil(room), label_w + 340)
+    height = legend_y + cell + 8
+    body = [_HATCH]
     for j, c in enumerate(cols):
         x = label_w + j * cell + cell / 2
         body.append(
@@ -211,9 +223,29 @@ def heatmap(
             shown = "—" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
             why = note(r, c)
             why = f" ({why})" if why else ""
+            fill = f"url(#{NOT_ANSWERED})" if unanswered(r, c) else _heat(v)
             rect = (
-                f'<rect x="{label_w + j * cell}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_heat(v)}">'
+                f'<rect x="{label_w + j * cell}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{fill}">'
                 f"<title>{escape(r)} / {escape(c)}: {measure} {shown}{escape(why)}</title></rect>"
             )
             body.append(_link(href(r, c), rect))
+    body.append(_heat_legend(label_w, legend_y, cell, measure))
     return _svg(width, height, body, f"{measure} per run and topic")
+
+
+def _heat_legend(x: int, y: int, cell: int, measure: str) -> str:
+    """The heatmap's colours: the measure from 0 to 1, and the hatching of a topic not answered."""
+    out = [f'<g class="legend"><text x="{x - 6}" y="{y + cell - 3}" text-anchor="end">{escape(measure)}</text>']
+    for k, v in enumerate((0.0, 0.25, 0.5, 0.75, 1.0)):
+        out.append(
+            f'<rect x="{x + k * 46}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="{_heat(v)}" '
+            f'stroke="#bbb" stroke-width="0.5"><title>{v:g}</title></rect>'
+            f'<text x="{x + k * 46 + cell + 2}" y="{y + cell - 3}">{v:g}</text>'
+        )
+    na = x + 5 * 46 + 4
+    out.append(
+        f'<rect x="{na}" y="{y}" width="{cell - 1}" height="{cell - 1}" fill="url(#{NOT_ANSWERED})" '
+        f'stroke="#bbb" stroke-width="0.5"><title>not answered</title></rect>'
+        f'<text x="{na + cell + 2}" y="{y + cell - 3}">not answered</text></g>'
+    )
+    return "".join(out)

@@ -74,6 +74,18 @@ CJ.marked = function (text, spans, best, ctx, id) {
   if (parts.length && parts[parts.length - 1][1] < text.length) box.appendChild(document.createTextNode(' …'));
   return box;
 };
+CJ.reveal = function (panel, head, m) {
+  // The evidence brought into sight with the panel's heading above it: the window scrolled only as far
+  // as needed and never past the panel's top (the page's navigation stays in sight when it can), then
+  // the panel itself (its heading sticky).
+  var r = m.getBoundingClientRect(), room = window.innerHeight - 8;
+  if (r.bottom > room) window.scrollBy(0, Math.max(0, Math.min(r.bottom - room, panel.getBoundingClientRect().top - 8)));
+  var top = head.getBoundingClientRect().bottom + 8;
+  var bottom = Math.min(panel.getBoundingClientRect().bottom, window.innerHeight) - 8;
+  r = m.getBoundingClientRect();
+  if (r.bottom > bottom) panel.scrollTop += Math.max(0, Math.min(r.bottom - bottom, r.top - top));
+  else if (r.top < top) panel.scrollTop -= top - r.top;
+};
 CJ.show = function (P, c, btn) {
   var D = window.CJ_DOCS || {}, panel = document.getElementById('panel');
   document.querySelectorAll('button.cite.on').forEach(function (b) { b.classList.remove('on'); });
@@ -142,7 +154,7 @@ CJ.show = function (P, c, btn) {
     var q = CJ.el('div', {'class': 'doc', id: 'passage'});
     var mk = CJ.el('mark', {id: 'evidence', 'class': 'evidence'}, c.evidence); q.appendChild(mk); panel.appendChild(q);
   }
-  var m = document.getElementById('evidence'); if (m) m.scrollIntoView({block: 'center'});
+  var m = document.getElementById('evidence'); if (m) CJ.reveal(panel, h, m);
   history.replaceState(null, '', '#c=' + c.key +
     (location.hash.match(/&?f=[a-z,]*/) ? '&' + location.hash.match(/f=[a-z,]*/)[0] : ''));
 };
