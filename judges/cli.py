@@ -695,7 +695,8 @@ def check_answer(
     except InputError as e:
         raise fail(e.render())
     except InputProblem as e:  # where it is: the answer's line, or the source's file and line
-        path, line = (name, lines[e.index] if lines else None) if e.where == "answer" else origins[e.index]
+        where: tuple[Any, Optional[int]] = (name, lines[e.index] if lines else None)
+        path, line = where if e.where == "answer" else origins[e.index]
         first = "" if e.first is None else f" (first in {_where(*origins[e.first])})"
         raise fail(InputError(path, line, None, e.problem + first).render())
     except ValueError as e:
@@ -767,7 +768,7 @@ def _sources_of(path: Path) -> list[tuple[Optional[int], Any]]:
         return [(None, (path.name, _read_text(path, "--sources")))]
     if not path.is_file():
         _read_text(path, "--sources")  # says why: no such file, a directory
-    out = []
+    out: list[tuple[Optional[int], Any]] = []
     for line, record in iter_jsonl(path):
         if isinstance(record, InputError):
             raise record

@@ -54,6 +54,7 @@ def board(
     has_intervals = intervals is not None and len(intervals) > 0
 
     def of_intervals(column: str) -> pd.DataFrame:
+        assert intervals is not None
         table = intervals.pivot(index="run_id", columns="measure", values=column)
         return table.reindex(index=value.index, columns=measures)
 
