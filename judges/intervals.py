@@ -103,6 +103,8 @@ LEVEL_OF_LABEL = {**LABEL_LEVEL, **STATUS_GRADE}
 # grid of restricted maximum likelihood for the spreads
 GRID_STEP = 0.0025
 GRID_MAX = 0.5
+REGIME_SD = 0.05  # sd of a bias shared by every run under another label regime (see judges/intervals.json)
+PROFILE_DROP = 1.3527717935  # chi2 with 1 degree of freedom, 90% quantile, halved: a one-sided 95% bound
 
 INTERVAL_COLUMNS = ("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics")
 INTERVAL_SCHEMA = pa.schema(
@@ -123,10 +125,22 @@ class Spreads(NamedTuple):
     report_sd: float = 0.0
     run_sd: float = 0.0
     bias: float = 0.0  # mean of human minus judge, fitted and recorded, not applied
+    regime_sd: float = 0.0  # a bias shared by every run's citations: labels made another way
 
     @classmethod
     def of(cls, fitted: dict) -> "Spreads":
         return cls(float(fitted["report_sd"]), float(fitted["run_sd"]), float(fitted.get("bias", 0.0)))
+
+    @classmethod
+    def honest(cls, fitted: dict, regime_sd: float = 0.0, kind: str = "predictive") -> "Spreads":
+        """The spreads carrying their own uncertainty (:func:`fit_spreads`: ``predictive`` or
+        ``upper``), with a regime allowance."""
+        return cls(
+            float(fitted[f"report_sd_{kind}"]),
+            float(fitted[f"run_sd_{kind}"]),
+            float(fitted.get("bias", 0.0)),
+            regime_sd,
+        )
 
 
 INDEPENDENT = Spreads()
@@ -280,14 +294,135 @@ def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_
     grid = np.round(np.arange(0.0, GRID_MAX + step / 2, step), 10)
     loglik, bias = restricted_likelihood(run_index, d, s, grid, grid)
     i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    # one-sided 95% upper bounds from the profile likelihood: the largest spread whose profile is
+    # within chi2_1(0.90) / 2 of the maximum (a spread fitted on a few topics is not known to two digits)
+    drop = float(loglik.max()) - PROFILE_DROP
+    post = np.exp(loglik - loglik.max())
+    post /= post.sum()
     return {
         "report_sd": float(grid[i]),
         "run_sd": float(grid[j]),
+        "report_sd_upper": float(grid[np.flatnonzero(loglik.max(axis=1) >= drop).max()]),
+        "run_sd_upper": float(grid[np.flatnonzero(loglik.max(axis=0) >= drop).max()]),
+        # the posterior predictive: sqrt of the spreads' squares averaged over the likelihood (flat prior on the grid)
+        "report_sd_predictive": round(float(np.sqrt(np.sum(post.sum(axis=1) * grid**2))), 4),
+        "run_sd_predictive": round(float(np.sqrt(np.sum(post.sum(axis=0) * grid**2))), 4),
         "bias": round(float(bias[i, j]), 4),
         "reports": int(len(d)),
         "runs": int(run_index.max()) + 1,
         "mean_independent_sd": round(float(np.sqrt(np.mean(s))), 4),
     }
+
+
+# -- labels drawn with known probabilities: prediction-powered inference -----------------------------
+def ppi_mean_ci(
+    y,
+    yhat,
+    yhat_unlabeled,
+    alpha: float = 0.05,
+    lam: Optional[float] = None,
+    w=None,
+    w_unlabeled=None,
+    finite: bool = False,
+) -> tuple[float, float, float]:
+    """The PPI++ estimate of a mean (Angelopoulos, Duchi and Zrnic 2023, arXiv 2311.01453) and its
+    normal interval: ``(estimate, standard error, lam)``. ``y`` the labels, ``yhat`` the judge's
+    values on the labelled items, ``yhat_unlabeled`` on the items the mean is over; ``w``,
+    ``w_unlabeled`` weights (each normalised to its count: inverse inclusion probabilities times
+    leverage give the Hajek estimator of a weighted mean); ``lam`` None tunes the power (clipped to
+    [0, 1]; 1 is plain PPI, 0 the labels alone). With ``finite=False`` it is ``ppi_py.ppi_mean_ci``'s
+    (the items a sample of a larger population: their mean carries sampling error); with
+    ``finite=True`` the items are the whole population (a run's every citation, judged), so the
+    judge's mean is known and only the rectifier ``y - lam yhat`` carries error, and ``lam`` is
+    tuned for it alone (``Cov(y, yhat) / Var(yhat)`` of the weighted values)."""
+    y, yhat = np.asarray(y, dtype=np.float64), np.asarray(yhat, dtype=np.float64)
+    yhat_unlabeled = np.asarray(yhat_unlabeled, dtype=np.float64)
+    n, big_n = len(y), len(yhat_unlabeled)
+    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64) / np.sum(w) * n
+    wu = (
+        np.ones(big_n)
+        if w_unlabeled is None
+        else np.asarray(w_unlabeled, dtype=np.float64) / np.sum(w_unlabeled) * big_n
+    )
+    if lam is None:
+        if finite:
+            a, b = w * y, w * yhat
+            var_b = float(np.var(b))
+            lam = float(np.mean((a - a.mean()) * (b - b.mean())) / var_b) if var_b > 0 else 0.0
+        else:
+            first = float(np.mean(wu * yhat_unlabeled) + np.mean(w * (y - yhat)))
+            grads, grads_hat = w * (y - first), w * (yhat - first)
+            cov = 2.0 / n * float(np.sum((grads - grads.mean()) * (grads_hat - grads_hat.mean())))
+            var_hat = float(np.var(np.concatenate([grads_hat, wu * (yhat_unlabeled - first)]), ddof=1))
+            lam = cov / (2.0 * (1.0 + n / big_n) * var_hat) if var_hat > 0 else 0.0
+        lam = float(np.clip(lam, 0.0, 1.0))
+    estimate = float(np.mean(wu * lam * yhat_unlabeled) + np.mean(w * (y - lam * yhat)))
+    imputed = 0.0 if finite else float(np.std(wu * lam * yhat_unlabeled)) ** 2 / big_n
+    rectifier = float(np.std(w * (y - lam * yhat))) ** 2 / n
+    return estimate, math.sqrt(imputed + rectifier), lam
+
+
+class Estimate(NamedTuple):
+    """A run's value for the assessors with labels: the estimate and its variance, and the same from
+    the labels alone (NaN where too few)."""
+
+    value: float
+    variance: float
+    labels_value: float
+    labels_variance: float
+    labels: int  # labelled citations of the run
+    effective: float  # their effective number (Kish, of the inverse-probability weights of the drawn ones)
+
+
+def labelled_estimate(lev, judged, human, labelled, probability, model_variance: float, residual_variance) -> Estimate:
+    """A run's value for the assessors from the judge's values ``judged`` on every citation (``lev``
+    their leverages) and the labels ``human`` where ``labelled``, drawn with inclusion
+    ``probability``. Citations drawn for sure (probability 1) are known: their label replaces the
+    judge's value. The rest of the run is estimated twice: by the judge (``model_variance``: the
+    judge-error variance of that rest, :func:`judge_variance` on its citations) and by PPI from the
+    labels drawn at random among it (:func:`ppi_mean_ci`, finite population, weights leverage over
+    inclusion probability; power-tuned from 10 drawn labels on), its variance at least what the
+    model expects of so few labels (``residual_variance``: the expected squared residual of each
+    citation about its run's mean residual); the two are combined by their precisions. The labels
+    alone: the same PPI with ``lam = 0`` (the Hajek estimate from the drawn labels, the sure ones
+    exact), NaN from fewer than two drawn labels."""
+    lev, judged = np.asarray(lev, dtype=np.float64), np.asarray(judged, dtype=np.float64)
+    human, labelled = np.asarray(human, dtype=np.float64), np.asarray(labelled, dtype=bool)
+    probability = np.asarray(probability, dtype=np.float64)
+    residual_variance = np.broadcast_to(np.asarray(residual_variance, dtype=np.float64), lev.shape)
+    sure = labelled & (probability >= 1.0)
+    drawn = labelled & ~sure
+    rest = ~sure
+    known = float(np.sum(lev[sure] * human[sure]))
+    mass = float(np.sum(lev[rest]))
+    judge_value = known + float(np.sum(lev[rest] * judged[rest]))
+    value, variance = judge_value, model_variance
+    labels_value, labels_variance = float("nan"), float("nan")
+    effective = float(sure.sum())
+    k = int(drawn.sum())
+    if mass <= 0:
+        return Estimate(known, 0.0, known, 0.0, int(labelled.sum()), effective)
+    if k >= 1:
+        w = lev[drawn] / probability[drawn]
+        share = w / w.sum()
+        lam = None if k >= 10 else 1.0
+        mean, se, _ = ppi_mean_ci(
+            human[drawn], judged[drawn], judged[rest], lam=lam, w=w, w_unlabeled=lev[rest], finite=True
+        )
+        anticipated = float(np.sum(share**2 * residual_variance[drawn]))
+        design = mass**2 * max(se**2, anticipated)
+        design_value = known + mass * mean
+        if model_variance > 0:
+            precision = 1.0 / model_variance + 1.0 / design
+            value = (judge_value / model_variance + design_value / design) / precision
+            variance = 1.0 / precision
+        effective += float(w.sum() ** 2 / np.sum(w**2))
+        if k >= 2:
+            alone, se_alone, _ = ppi_mean_ci(
+                human[drawn], judged[drawn], judged[rest], lam=0.0, w=w, w_unlabeled=lev[rest], finite=True
+            )
+            labels_value, labels_variance = known + mass * alone, (mass * se_alone) ** 2
+    return Estimate(value, variance, labels_value, labels_variance, int(labelled.sum()), effective)
 
 
 # -- the session's intervals and pairs -----------------------------------------------------------

@@ -42,6 +42,7 @@ from judges.vocabulary import WEIGHT
 
 #: The columns naming one citation (the assessments table's sort key).
 KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")
+PLAN_MIX = 0.5  # plan-assessments: the share of the draws spread evenly over the candidates (the rest by gain)
 UNREADABLE_SPREAD = 0.5  # a citation without probabilities (cross-language): the most an answer can move it
 
 
@@ -157,6 +158,35 @@ def gains(
     if order:
         gain = gain * order_factor(run_ids, lev, np.asarray(columns["weight"], dtype=np.float64), variance)
     return np.where(plannable, gain, 0.0), plannable
+
+
+def inclusion_probabilities(gain: np.ndarray, k: int, mix: float = PLAN_MIX) -> np.ndarray:
+    """Each candidate's probability of being drawn when ``k`` are drawn: the ``k - round(mix x k)``
+    of largest ``gain`` for sure (probability 1: what moves the ranking most; ties in row order),
+    the other ``round(mix x k)`` at random among the rest, each with the same probability (drawn by
+    :func:`systematic_draw` in key order, so spread over runs and topics as strata would be): every
+    citation, and every run, keeps a chance of being checked."""
+    gain = np.asarray(gain, dtype=np.float64)
+    n = len(gain)
+    k = max(0, min(int(k), n))
+    pi = np.zeros(n)
+    at_random = int(round(mix * k))
+    top = np.argsort(-np.round(gain, 12), kind="stable")[: k - at_random]
+    pi[top] = 1.0
+    if at_random:
+        pi[pi < 1.0] = at_random / (n - len(top))
+    return pi
+
+
+def systematic_draw(pi: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The rows drawn by systematic sampling with inclusion probabilities ``pi`` in the rows' order
+    (each row is drawn with probability exactly its ``pi``; the order, by run and topic, spreads the
+    draws over runs and topics like strata): one random start in [0, 1), then every unit step."""
+    cum = np.concatenate([[0.0], np.cumsum(pi)])
+    start = float(np.random.default_rng(seed).random())
+    points = start + np.arange(int(math.ceil(cum[-1] - start - 1e-12)))
+    rows = np.searchsorted(cum, points, side="right") - 1
+    return np.unique(np.concatenate([rows[(rows >= 0) & (rows < len(pi))], np.flatnonzero(pi >= 1.0)]))
 
 
 def wanted_count(candidates: int, budget: Optional[float] = None, count: Optional[int] = None) -> int:
