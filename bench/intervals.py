@@ -211,7 +211,10 @@ def main() -> None:
     print(f"## rag24-support ({d}): 45 runs, {len(topics)} topics, {len(table)} labelled citations\n")
     print(
         "Spreads fitted on all 14 topics (cross-validated probabilities; what calibrate writes): "
-        f"report_sd {everything['report_sd']}, run_sd {everything['run_sd']}, bias {everything['bias']:+.4f}"
+        f"report_sd {everything['report_sd']}, run_sd {everything['run_sd']}, bias {everything['bias']:+.4f}; "
+        f"posterior predictive report_sd {everything['report_sd_predictive']}, "
+        f"run_sd {everything['run_sd_predictive']}; "
+        f"upper bounds {everything['report_sd_upper']}, {everything['run_sd_upper']} (judges/intervals.json)"
     )
     for name, fits in (("nested", nested), ("not nested", loto)):
         r = [f["report_sd"] for f in fits.values()]
@@ -449,13 +452,15 @@ def label_table(c: Citations, gain, spreads_by_topic, regime_sd, H, h, draws, mi
     print(f"\n{title}\n")
     print(
         "| labels | drawn | coverage | mean width | pairs >= 95% sure | of those right | run tau | "
-        "leaderboard tau (labels substituted) | mean effective labels per run | labels alone: runs with an interval, coverage, width |"
+        "leaderboard tau (labels substituted) | mean effective labels per run | "
+        "labels alone: runs with an interval, coverage, width |"
     )
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
     none = np.zeros(len(c.f), dtype=bool)
     s = scores(c, estimates(c, none, np.zeros(len(c.f)), h, spreads_by_topic, regime_sd), H, runs)
     print(
-        f"| 0% | - | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | {s['tau']:.3f} | {s['board_tau']:.3f} | 0 | - |"
+        f"| 0% | - | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
+        f"{s['tau']:.3f} | {s['board_tau']:.3f} | 0 | - |"
     )
     out = {0.0: s}
     for share in (0.02, 0.05, 0.10):

@@ -80,6 +80,7 @@ give only weighted precision per report).
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional, Sequence
@@ -103,7 +104,9 @@ LEVEL_OF_LABEL = {**LABEL_LEVEL, **STATUS_GRADE}
 # grid of restricted maximum likelihood for the spreads
 GRID_STEP = 0.0025
 GRID_MAX = 0.5
-REGIME_SD = 0.05  # sd of a bias shared by every run under another label regime (see judges/intervals.json)
+#: the spreads the intervals assume without labels of the session's track (:func:`session_spreads`)
+SHIPPED_SPREADS = Path(__file__).with_name("intervals.json")
+REGIME_SD = float(json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))["regime_sd"])
 PROFILE_DROP = 1.3527717935  # chi2 with 1 degree of freedom, 90% quantile, halved: a one-sided 95% bound
 
 INTERVAL_COLUMNS = ("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics")
@@ -147,13 +150,16 @@ INDEPENDENT = Spreads()
 
 
 def session_spreads(model=None) -> Spreads:
-    """The spreads of ``model`` (a :class:`judges.support.model.SupportModel`), else those of the
-    shipped model (a model file written before they were recorded, or the alignment judge)."""
-    if model is not None and getattr(model, "intervals", None):
-        return Spreads.of(model.intervals)
-    from judges.support.model import BUILTIN, load_model
-
-    return Spreads.of(load_model(BUILTIN).intervals)
+    """The spreads the intervals assume: those ``calibrate`` recorded in ``model`` (a
+    :class:`judges.support.model.SupportModel`) at their posterior predictive, else the shipped ones
+    (:data:`SHIPPED_SPREADS`, re-fitted from the shipped model's data: a model file written before,
+    the shipped model itself, or the alignment judge); with :data:`REGIME_SD` for labels made
+    another way."""
+    fitted = getattr(model, "intervals", None) or {}
+    if "run_sd_predictive" in fitted:
+        return Spreads.honest(fitted, REGIME_SD)
+    shipped = json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))
+    return Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
 
 
 # -- per citation --------------------------------------------------------------------------------
@@ -215,8 +221,16 @@ def judge_variance(report_var, u, topics: int, spreads: Spreads, scale: float = 
     report_var, u = np.asarray(report_var, dtype=np.float64), np.asarray(u, dtype=np.float64)
     if topics <= 0:
         return 0.0
-    shared = spreads.report_sd**2 * float(np.sum(u**2)) + spreads.run_sd**2 * float(np.sum(u)) ** 2
+    shared = (
+        spreads.report_sd**2 * float(np.sum(u**2)) + (spreads.run_sd**2 + spreads.regime_sd**2) * float(np.sum(u)) ** 2
+    )
     return (float(np.sum(report_var)) + scale * shared) / topics**2
+
+
+def regime_part(u, topics: int, spreads: Spreads, scale: float = 1.0) -> float:
+    """The part of :func:`judge_variance` a bias shared by every run adds (``regime_sd``): the same
+    for runs judged alike, so it moves no pair of them."""
+    return scale * spreads.regime_sd**2 * (float(np.sum(u)) / topics) ** 2 if topics > 0 else 0.0
 
 
 def topic_variance(values: Sequence[float]) -> float:
@@ -589,6 +603,7 @@ def trust(
     scale[HEADLINE] = 1.0
     values: dict[str, dict[str, list[float]]] = {}
     variance: dict[str, dict[str, float]] = {}
+    shared_u: dict[str, float] = {}  # the share of the run's value the judge still gives (for the regime part)
     rows = []
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
@@ -603,6 +618,8 @@ def trust(
             if m not in NO_JUDGE_ERROR:
                 var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, scale.get(m, 1.0))
             variance[run][m] = var
+            if m == HEADLINE:
+                shared_u[run] = sum(u) / t if t else 0.0
             high = math.inf if m in UNBOUNDED else 1.0
             low_, high_ = interval(value, var, 0.0, high)
             low_t, high_t = interval(value, var + topic_variance(x), 0.0, high)
@@ -617,7 +634,12 @@ def trust(
             b = runs[j]
             first, second = (a, b) if mean[a] >= mean[b] else (b, a)  # ties: in name order
             gap = mean[first] - mean[second]
+            # a bias shared by every run moves the pair only by the runs' different shares of judged citations
+            regime = spreads.regime_sd**2
             var = variance[a][head] + variance[b][head]
+            if head == HEADLINE:
+                ua, ub = shared_u.get(a, 0.0), shared_u.get(b, 0.0)
+                var += regime * ((ua - ub) ** 2 - ua**2 - ub**2)
             topic_var = max(cov[i, i] + cov[j, j] - 2.0 * cov[i, j], 0.0) if t >= 2 else float("nan")
             pairs.append((first, second, head, gap, p_same_order(gap, var), p_same_order(gap, var + topic_var)))
     pairs.sort(key=lambda p: (p[2], p[0], p[1]))

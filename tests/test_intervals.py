@@ -428,7 +428,12 @@ def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
 def test_the_shipped_model_records_its_spreads():
     model = load_model("rag24")
     assert set(model.intervals) >= {"report_sd", "run_sd", "bias", "fitted_on", "method"}
-    assert iv.session_spreads(model) == iv.session_spreads(None) == iv.Spreads.of(model.intervals)
+    # the shipped model's file predates the spreads' uncertainty: the intervals take the re-fit beside the module
+    shipped = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
+    honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"])
+    assert iv.session_spreads(model) == iv.session_spreads(None) == honest
+    assert honest.run_sd > model.intervals["run_sd"] and honest.regime_sd > 0
+    assert "rag24-support" in shipped["fitted_on"]
     assert 0.0 < model.intervals["run_sd"] < model.intervals["report_sd"] < 0.5
     data = model.to_dict()
     assert data["intervals"] == model.intervals and list(data)[-1] == "intervals"
@@ -467,7 +472,17 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     )
     assert c.returncode == 0, c.stderr
     fitted, shipped = json.loads((tmp_path / "m.json").read_text()), load_model("rag24").to_dict()
-    assert fitted["intervals"] == shipped["intervals"]
+    assert {k: fitted["intervals"][k] for k in shipped["intervals"]} == shipped["intervals"]
+    # the spreads the intervals assume (judges/intervals.json) are this fit's posterior predictive
+    honest = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
+    assert fitted["intervals"]["report_sd_predictive"] == honest["report_sd"]
+    assert fitted["intervals"]["run_sd_predictive"] == honest["run_sd"]
+    assert (
+        fitted["intervals"]["run_sd_upper"] > fitted["intervals"]["run_sd_predictive"] >= fitted["intervals"]["run_sd"]
+    )
+    assert iv.session_spreads(type(load_model("rag24")).from_dict(fitted)) == iv.Spreads.honest(
+        fitted["intervals"], iv.REGIME_SD
+    )
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }
@@ -482,7 +497,9 @@ def test_the_report_shows_the_assessors_intervals_and_the_next_runs_probability(
     wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
     for _, row in wp.iterrows():
         assert f'<small class="assessors">assessors [{row.low:.3f}, {row.high:.3f}]</small>' in index
-    assert "P(above next)" in index and '<td data-v="0.862742">0.86</td>' in index  # teamS-raw24 over teamR-run-a
+    pairs = judges.read_pairs(out, "s").set_index(["run_a", "run_b"])
+    p = pairs.loc[("teamS-raw24", "teamR-run-a"), "p_same_order"]
+    assert "P(above next)" in index and f'<td data-v="{p:.6g}">{p:.2f}</td>' in index  # teamS-raw24 over teamR-run-a
     accuracy = frame[frame.measure == "CITATION_ACCURACY"].iloc[0]
     assert f"assessors [{accuracy.low:.3f}, {accuracy.high:.3f}]" not in index  # no judge error: not shown
 
