@@ -109,11 +109,15 @@ SHIPPED_SPREADS = Path(__file__).with_name("intervals.json")
 REGIME_SD = float(json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))["regime_sd"])
 PROFILE_DROP = 1.3527717935  # chi2 with 1 degree of freedom, 90% quantile, halved: a one-sided 95% bound
 
-INTERVAL_COLUMNS = ("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics")
+INTERVAL_COLUMNS = (
+    *("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics"),
+    *("estimate", "made", "labels", "effective_labels", "low_labels", "high_labels"),
+)
 INTERVAL_SCHEMA = pa.schema(
     [("run_id", pa.string()), ("measure", pa.string())]
     + [(c, pa.float64()) for c in ("value", "low", "high", "low_topics", "high_topics")]
-    + [("topics", pa.int32())]
+    + [("topics", pa.int32()), ("estimate", pa.float64()), ("made", pa.string()), ("labels", pa.int32())]
+    + [(c, pa.float64()) for c in ("effective_labels", "low_labels", "high_labels")]
 )
 PAIR_COLUMNS = ("run_a", "run_b", "measure", "gap", "p_same_order", "p_same_order_topics")
 PAIR_SCHEMA = pa.schema(
@@ -439,6 +443,61 @@ def labelled_estimate(lev, judged, human, labelled, probability, model_variance:
     return Estimate(value, variance, labels_value, labels_variance, int(labelled.sum()), effective)
 
 
+class Draws(NamedTuple):
+    """The session's labelled citations as :func:`labelled_estimate` takes them, per run: arrays
+    over its citations (``lev``, ``judged``, ``human``, ``labelled``, ``probability``,
+    ``within``), and how the labels were drawn (``how``)."""
+
+    rows: dict  # run -> (lev, judged, human, labelled, probability, within)
+    random_labels: np.ndarray  # rows (sorted) whose label was drawn at random: unknown to the error model
+    how: str
+    labels: int
+
+
+def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str], answer_error: float, topics: int):
+    """The labelled citations of ``table`` (assessments in ``order``; a ``human_label`` from
+    ``--labels``) with the probability each was drawn with (``probabilities``: key (run, topic,
+    sentence index, doc id) -> probability, :func:`judges.meta.labels.citation_probabilities`).
+    Labels without one (an organiser's own) are taken as drawn at random: each with the share of
+    such labels among the citations not labelled for sure. None without labels."""
+    n = table.num_rows
+    if n == 0 or "human_label" not in table.column_names:
+        return None
+    lv = _levels(table, order, cap, answer_error)
+    labelled = lv.label_level >= 0
+    if not labelled.any():
+        return None
+    docs = _column(table, "doc_id", order).to_pylist()
+    runs, topic_ids = lv.run.to_pylist(), lv.topic.to_pylist()
+    keys = zip(runs, topic_ids, lv.sentence_index.tolist(), docs)
+    probability = np.array([probabilities.get(k, np.nan) if lab else 0.0 for k, lab in zip(keys, labelled)])
+    organisers = labelled & np.isnan(probability)
+    sure = labelled & (probability >= 1.0)
+    if organisers.any():
+        candidates = int(np.sum(~lv.missing & ~sure))
+        probability[organisers] = organisers.sum() / max(candidates, 1)
+    drawn = labelled & ~sure
+    free = capped_levels(lv.free, lv.capped)
+    judged = np.where(lv.missing, 0.0, 0.5 * free[:, 1] + free[:, 2])
+    human = np.where(labelled, np.array([0.0, 0.5, 1.0])[np.maximum(lv.label_level, 0)], 0.0)
+    within = np.where(lv.missing, 0.0, weight_variances(free, np.zeros(n, dtype=bool)))
+    run_arr = np.array(runs, dtype=object)
+    report_keys = np.char.add(np.char.add(np.array(runs, dtype=str), "\t"), np.array(topic_ids, dtype=str))
+    _, inverse, sizes = np.unique(report_keys, return_inverse=True, return_counts=True)
+    lev = 1.0 / (sizes[inverse].astype(np.float64) * max(topics, 1))
+    out = {}
+    for run in sorted(set(runs)):
+        m = run_arr == run
+        out[run] = (lev[m], judged[m], human[m], labelled[m], np.where(labelled[m], probability[m], 0.0), within[m])
+    if organisers.all():
+        how = "taken as drawn at random (no inclusion probabilities)"
+    elif organisers.any():
+        how = f"{int(organisers.sum())} taken as drawn at random (no inclusion probabilities), the rest as planned"
+    else:
+        how = "drawn as planned"
+    return Draws(out, drawn, how, int(labelled.sum()))
+
+
 # -- the session's intervals and pairs -----------------------------------------------------------
 class Trust(NamedTuple):
     """A session's intervals (rows of :data:`INTERVAL_COLUMNS`) and pairs (:data:`PAIR_COLUMNS`)."""
@@ -464,15 +523,26 @@ def _column(table: pa.Table, name: str, order) -> pa.Array:
     return column.combine_chunks()
 
 
-def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str], answer_error: float) -> dict:
-    """Per report ``(run, topic)`` of ``table`` (assessments; ``order`` the indices that sort it by
-    run, topic, sentence and citation, or None when it is sorted): ``(u, {measure: independent
-    error variance of its value})`` for the support measures: the expected squared error of the
-    judge's value under the citations' levels, taken independent (the variance where the judge's
-    value is the expectation, as for the default weights)."""
+class _Levels(NamedTuple):
+    run: pa.Array
+    topic: pa.Array
+    sentence_index: np.ndarray
+    status: pa.Array
+    weight: np.ndarray
+    missing: np.ndarray
+    q: np.ndarray  # levels people would give, the label's where it is known
+    free: np.ndarray  # levels without any label (the judge's view)
+    ruled: np.ndarray  # full ruled out by the grounding cap (where not known)
+    uncertain: np.ndarray  # neither missing nor known
+    label_level: np.ndarray  # the label's level, -1 where none
+    capped: np.ndarray  # full ruled out by the grounding cap (every citation)
+
+
+def _levels(table: pa.Table, order, cap: Sequence[str], answer_error: float, random_labels=None) -> _Levels:
+    """Per citation of ``table`` in ``order``: the levels people would give, and what is known;
+    ``random_labels`` (rows in order) marks labels drawn at random, which the judge's error model
+    does not take as known (:func:`labelled_estimate` uses them)."""
     n = table.num_rows
-    if n == 0:
-        return {}
     run = _column(table, "run_id", order)
     topic = _column(table, "topic_id", order)
     sentence_index = _column(table, "sentence_index", order).to_numpy(zero_copy_only=False)
@@ -493,15 +563,40 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     lik = None
     if answers.null_count < n:
         lik = _likelihoods(answers.to_pylist(), _column(table, "llm_p_yes", order).to_pylist(), answer_error)
-    label_level = None
+    label_level = np.full(n, -1)
     if "human_label" in table.column_names:
         labels = _column(table, "human_label", order)
         if labels.null_count < n:
             label_level = np.array([LEVEL_OF_LABEL.get(v, -1) if v is not None else -1 for v in labels.to_pylist()])
-    q = level_distribution(p_any, p_full, lik, has, missing, label_level)
-    uncertain = ~missing if label_level is None else ~missing & (label_level < 0)
-    ruled &= uncertain  # an assessor's label is what people say, cap or not
+    known = label_level.copy()
+    if random_labels is not None:
+        known[np.asarray(random_labels, dtype=bool)] = -1
+    free = level_distribution(p_any, p_full, lik, has, missing)
+    q = level_distribution(p_any, p_full, lik, has, missing, known)
+    uncertain = ~missing & (known < 0)
+    return _Levels(
+        run, topic, sentence_index, status, weight, missing, q, free, ruled & uncertain, uncertain, label_level, ruled
+    )
+
+
+def report_variances(
+    table: pa.Table, order, per_topic: dict, cap: Sequence[str], answer_error: float, random_labels=None
+) -> dict:
+    """Per report ``(run, topic)`` of ``table`` (assessments; ``order`` the indices that sort it by
+    run, topic, sentence and citation, or None when it is sorted): ``(u, {measure: independent
+    error variance of its value})`` for the support measures: the expected squared error of the
+    judge's value under the citations' levels, taken independent (the variance where the judge's
+    value is the expectation, as for the default weights). ``random_labels``: labels drawn at
+    random, not taken as known (:func:`_levels`)."""
+    n = table.num_rows
+    if n == 0:
+        return {}
+    lv = _levels(table, order, cap, answer_error, random_labels)
+    run, topic, sentence_index, status, weight = lv.run, lv.topic, lv.sentence_index, lv.status, lv.weight
+    q, ruled, uncertain = lv.q, lv.ruled, lv.uncertain
     mean_weight = 0.5 * q[:, 1] + np.where(ruled, 0.5, 1.0) * q[:, 2]
+    if random_labels is not None:  # the judge's value there is its own, not the label's
+        weight = np.where(np.asarray(random_labels, dtype=bool), mean_weight, weight)
     v_weight = np.where(uncertain, weight_variances(q, ruled) + (mean_weight - weight) ** 2, 0.0)
     qc = capped_levels(q, ruled)
     full = qc[:, 2]  # P(people say full)
@@ -589,10 +684,14 @@ def trust(
     reports: dict,
     spreads: Spreads,
     measures: Sequence[str] = MEASURE_NAMES,
+    draws: Optional[Draws] = None,
+    rest_reports: Optional[dict] = None,
 ) -> Trust:
     """The intervals of every run and measure and the pairs on the headline, from the reports'
     values (``per_topic``: (run, topic) -> measures; a topic a run did not answer counts 0) and
-    :func:`report_variances`."""
+    :func:`report_variances`. With labels (``draws``, :func:`label_draws`; ``rest_reports``:
+    :func:`report_variances` with the labels drawn at random unknown), weighted precision's
+    estimate and interval are :func:`labelled_estimate`'s, and so are its pairs."""
     runs, topics = sorted(runs), sorted(topics)
     t = len(topics)
     support = [m for m in measures if m not in NO_JUDGE_ERROR]
@@ -602,44 +701,64 @@ def trust(
     scale = {m: (totals[m] / base if base > 0 else 1.0) for m in support}
     scale[HEADLINE] = 1.0
     values: dict[str, dict[str, list[float]]] = {}
-    variance: dict[str, dict[str, float]] = {}
-    shared_u: dict[str, float] = {}  # the share of the run's value the judge still gives (for the regime part)
+    # per run on the headline: (estimate, variance, share the judge still gives, variance without the regime part)
+    head_of: dict[str, tuple[float, float, float, float]] = {}
     rows = []
+    nan = float("nan")
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
         known = [reports[(run, topic)] for topic in topics if (run, topic) in reports]
         u = [k[0] for k in known]
-        variance[run] = {}
         for m in measures:
             x = values[run][m]
             value = sum(x) / t if t else 0.0
             var = 0.0
             if m not in NO_JUDGE_ERROR:
                 var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, scale.get(m, 1.0))
-            variance[run][m] = var
-            if m == HEADLINE:
-                shared_u[run] = sum(u) / t if t else 0.0
             high = math.inf if m in UNBOUNDED else 1.0
-            low_, high_ = interval(value, var, 0.0, high)
-            low_t, high_t = interval(value, var + topic_variance(x), 0.0, high)
-            rows.append((run, m, value, low_, high_, low_t, high_t, t))
+            estimate, made, n_labels, effective, labels_iv = value, "model", 0, 0.0, (nan, nan)
+            if m == HEADLINE:
+                share = sum(u) / t if t else 0.0
+                pair_var = var - regime_part(u, t, spreads)
+                found = draws.rows.get(run) if draws is not None else None
+                if found is not None and found[3].any():
+                    rest = [rest_reports[(run, topic)] for topic in topics if (run, topic) in rest_reports]
+                    rest_u = [k[0] for k in rest]
+                    model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, spreads)
+                    no_regime = model_var - regime_part(rest_u, t, spreads)
+                    within = found[5] + spreads.report_sd**2
+                    est = labelled_estimate(*found[:5], model_var, within)
+                    estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
+                    labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
+                    made = f"model and {n_labels} labels, {draws.how}"
+                    share = sum(rest_u) / t if t else 0.0
+                    pair_var = labelled_estimate(*found[:5], no_regime, within).variance
+                head_of[run] = (estimate, var, share, pair_var)
+            low_, high_ = interval(estimate, var, 0.0, high)
+            low_t, high_t = interval(estimate, var + topic_variance(x), 0.0, high)
+            rows.append((run, m, value, low_, high_, low_t, high_t, t, estimate, made, n_labels, effective, *labels_iv))
     head = headline_of(list(measures))
-    mean = {run: v for run, m, v, *_ in rows if m == head}
     x = np.array([values[run][head] for run in runs], dtype=np.float64).reshape(len(runs), t)
     cov = np.cov(x, ddof=1).reshape(len(runs), len(runs)) / t if t >= 2 else np.full((len(runs),) * 2, np.nan)
+    if head != HEADLINE:  # another headline (weighted precision not asked for): the model's variance
+        head_of = {}
+        for r, m, v, *_ in rows:
+            if m == head:
+                u = [reports[(r, topic)][0] for topic in topics if (r, topic) in reports]
+                known = [reports[(r, topic)][1].get(m, 0.0) for topic in topics if (r, topic) in reports]
+                var = judge_variance(known, u, t, spreads, scale.get(m, 1.0)) if m not in NO_JUDGE_ERROR else 0.0
+                part = regime_part(u, t, spreads, scale.get(m, 1.0)) if m not in NO_JUDGE_ERROR else 0.0
+                head_of[r] = (v, var, sum(u) / t if t and part else 0.0, var - part)
     pairs = []
+    regime = spreads.regime_sd**2
     for i, a in enumerate(runs):
         for j in range(i + 1, len(runs)):
             b = runs[j]
-            first, second = (a, b) if mean[a] >= mean[b] else (b, a)  # ties: in name order
-            gap = mean[first] - mean[second]
-            # a bias shared by every run moves the pair only by the runs' different shares of judged citations
-            regime = spreads.regime_sd**2
-            var = variance[a][head] + variance[b][head]
-            if head == HEADLINE:
-                ua, ub = shared_u.get(a, 0.0), shared_u.get(b, 0.0)
-                var += regime * ((ua - ub) ** 2 - ua**2 - ub**2)
+            first, second = (a, b) if head_of[a][0] >= head_of[b][0] else (b, a)  # ties: in name order
+            gap = head_of[first][0] - head_of[second][0]
+            # a bias shared by every run moves a pair only by the runs' different shares of judged citations
+            var = head_of[a][3] + head_of[b][3] + regime * (head_of[a][2] - head_of[b][2]) ** 2
             topic_var = max(cov[i, i] + cov[j, j] - 2.0 * cov[i, j], 0.0) if t >= 2 else float("nan")
             pairs.append((first, second, head, gap, p_same_order(gap, var), p_same_order(gap, var + topic_var)))
     pairs.sort(key=lambda p: (p[2], p[0], p[1]))

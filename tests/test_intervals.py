@@ -321,21 +321,27 @@ def test_trust_pairs_and_topic_sampling():
     per_topic = {("a", "t1"): {"WEIGHTED_PRECISION": 0.6}, ("a", "t2"): {"WEIGHTED_PRECISION": 0.4}}
     per_topic |= {("b", "t1"): {"WEIGHTED_PRECISION": 0.3}}  # b did not answer t2: it counts 0
     reports = {k: (1.0, {"WEIGHTED_PRECISION": 0.01}) for k in per_topic}
-    found = iv.trust(per_topic, ["b", "a"], ["t2", "t1"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION"])
-    (_, _, va, lo, hi, lot, hit, t), (_, _, vb, *_) = found.intervals
+    spreads = iv.Spreads(0.1, 0.05, 0.0, 0.04)
+    found = iv.trust(per_topic, ["b", "a"], ["t2", "t1"], reports, spreads, ["WEIGHTED_PRECISION"])
+    (_, _, va, lo, hi, lot, hit, t, *rest_a), (_, _, vb, *_) = found.intervals
     assert (va, vb, t) == (pytest.approx(0.5), pytest.approx(0.15), 2)
-    var_a = (0.02 + 0.1**2 * 2 + 0.05**2 * 4) / 4  # independent, report and run parts over T^2
+    assert rest_a[:4] == [pytest.approx(0.5), "model", 0, 0.0]  # no labels: the estimate is the value
+    # independent, report, run and regime parts over T^2
+    var_a = (0.02 + 0.1**2 * 2 + 0.05**2 * 4 + 0.04**2 * 4) / 4
     assert (lo, hi) == pytest.approx((0.5 - 1.959964 * math.sqrt(var_a), 0.5 + 1.959964 * math.sqrt(var_a)))
     topic_var = np.var([0.6, 0.4], ddof=1) / 2
     assert (lot, hit) == pytest.approx(
         (0.5 - 1.959964 * math.sqrt(var_a + topic_var), 0.5 + 1.959964 * math.sqrt(var_a + topic_var))
     )
-    var_b = (0.01 + 0.1**2 + 0.05**2) / 4
+    var_b = (0.01 + 0.1**2 + 0.05**2 + 0.04**2) / 4
+    # a bias shared by every run moves the pair by the runs' different shares of judged citations only
+    regime_a, regime_b, regime_pair = 0.04**2 * 4 / 4, 0.04**2 / 4, 0.04**2 * (2 / 2 - 1 / 2) ** 2
+    pair_var = var_a + var_b - regime_a - regime_b + regime_pair
     [(first, second, measure, gap, p, p_topics)] = found.pairs
     assert (first, second, measure, gap) == ("a", "b", "WEIGHTED_PRECISION", pytest.approx(0.35))
-    assert p == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (var_a + var_b))))
+    assert p == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * pair_var)))
     paired = np.var([0.6 - 0.3, 0.4 - 0.0], ddof=1) / 2
-    assert p_topics == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (var_a + var_b + paired))))
+    assert p_topics == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (pair_var + paired))))
 
 
 # -- the files ---------------------------------------------------------------------------------------
@@ -356,8 +362,10 @@ def test_the_intervals_file_brackets_each_leaderboard_value(sample):
         if t == "all"
     }
     assert [(r[0], r[1]) for r in rows] == list(board)  # the leaderboard's order: runs sorted, registry order
-    for run, measure, value, low, high, low_t, high_t, topics in rows:
+    for run, measure, value, low, high, low_t, high_t, topics, estimate, made, labels, effective, *alone in rows:
         assert value == board[(run, measure)] and topics == "3"
+        # without labels: the model's interval around the leaderboard's value, nothing from labels
+        assert (estimate, made, labels, effective, alone) == (value, "model", "0", "0.0000", ["nan", "nan"])
         low, high, low_t, high_t, value = map(float, (low, high, low_t, high_t, value))
         assert low_t <= low <= value <= high <= high_t
         if measure in iv.NO_JUDGE_ERROR:
@@ -379,7 +387,12 @@ def test_the_readers_give_the_files_rows(sample):
     frame = judges.read_intervals(out, "s")
     assert list(frame.columns) == list(iv.INTERVAL_COLUMNS)
     text = [line.split("\t") for line in (out / "s.intervals.tsv").read_text().splitlines()[1:]]
-    assert [list(map(str, r[:2])) + [f"{v:.4f}" for v in r[2:7]] + [str(r[7])] for r in frame.values] == text
+    expected = [
+        [*map(str, r[:2]), *(f"{v:.4f}" for v in r[2:7]), str(r[7]), f"{r[8]:.4f}", r[9], str(r[10])]
+        + [f"{v:.4f}" for v in r[11:]]
+        for r in frame.values
+    ]
+    assert expected == text
     pairs = judges.read_pairs(out, "s")
     text = [line.split("\t") for line in (out / "s.pairs.tsv").read_text().splitlines()[1:]]
     assert [list(r[:3]) + [f"{v:.4f}" for v in r[3:]] for r in pairs.values] == text
@@ -525,7 +538,7 @@ def test_one_topic_gives_no_topic_interval():
     per_topic = {("a", "t"): {"WEIGHTED_PRECISION": 0.6}, ("b", "t"): {"WEIGHTED_PRECISION": 0.4}}
     reports = {k: (1.0, {"WEIGHTED_PRECISION": 0.01}) for k in per_topic}
     found = iv.trust(per_topic, ["a", "b"], ["t"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION"])
-    (_, _, v, lo, hi, lot, hit, t), _ = found.intervals
+    (_, _, v, lo, hi, lot, hit, t, *_), _ = found.intervals
     assert (v, t) == (0.6, 1) and lo < v < hi and math.isnan(lot) and math.isnan(hit)
     [(_, _, _, _, p, p_topics)] = found.pairs
     assert 0.5 < p < 1 and math.isnan(p_topics)
