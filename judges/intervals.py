@@ -489,7 +489,7 @@ def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str],
     for run in sorted(set(runs)):
         m = run_arr == run
         out[run] = (lev[m], judged[m], human[m], labelled[m], np.where(labelled[m], probability[m], 0.0), within[m])
-    if organisers.all():
+    if organisers[labelled].all():
         how = "taken as drawn at random (no inclusion probabilities)"
     elif organisers.any():
         how = f"{int(organisers.sum())} taken as drawn at random (no inclusion probabilities), the rest as planned"

@@ -7,6 +7,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 from conftest import ROOT, run_cli, shared
@@ -542,3 +543,109 @@ def test_one_topic_gives_no_topic_interval():
     assert (v, t) == (0.6, 1) and lo < v < hi and math.isnan(lot) and math.isnan(hit)
     [(_, _, _, _, p, p_topics)] = found.pairs
     assert 0.5 < p < 1 and math.isnan(p_topics)
+
+
+# -- labels drawn with known probabilities: PPI ------------------------------------------------------
+def ppi_arrays(seed: int = 4):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, 40) / 2.0
+    yhat = np.clip(0.3 * y + rng.normal(0.35, 0.25, 40), 0, 1)  # a weak judge: PPI++ tunes lam below 1
+    yhat_unlabeled = np.clip(rng.normal(0.5, 0.3, 300), 0, 1)
+    return y, yhat, yhat_unlabeled, rng.uniform(0.2, 3.0, 40), rng.uniform(0.2, 3.0, 300)
+
+
+@pytest.mark.parametrize("lam", [None, 1.0, 0.0, 0.4])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_estimator_is_ppi_pys_on_the_same_arrays(lam, weighted):
+    ppi_py = pytest.importorskip("ppi_py", reason="the test extra: pip install --no-deps ppi-python (README)")
+    y, yhat, unlabeled, w, wu = ppi_arrays()
+    weights = {"w": w, "w_unlabeled": wu} if weighted else {}
+    for alpha in (0.05, 0.1):
+        estimate, se, tuned = iv.ppi_mean_ci(y, yhat, unlabeled, alpha, lam, **weights)
+        low, high = ppi_py.ppi_mean_ci(y, yhat, unlabeled, alpha=alpha, lam=lam, **weights)
+        z = float(__import__("scipy").stats.norm.ppf(1 - alpha / 2))
+        assert estimate - z * se == pytest.approx(float(low[0]), abs=1e-9)
+        assert estimate + z * se == pytest.approx(float(high[0]), abs=1e-9)
+        if lam is None:
+            assert 0.0 < tuned < 1.0  # power-tuned, not clipped: the tuning itself is compared
+    # the whole population judged (a run's every citation): the judge's mean is known, only the rectifier varies
+    estimate, se, _ = iv.ppi_mean_ci(y, yhat, unlabeled, lam=0.7, finite=True, **weights)
+    w_n = np.ones(40) if not weighted else w / w.sum() * 40
+    rectifier = w_n * (y - 0.7 * yhat)
+    assert se == pytest.approx(np.std(rectifier) / math.sqrt(40), abs=1e-12)
+
+
+def test_sure_labels_are_known_and_drawn_ones_correct_the_judge_without_bias():
+    rng = np.random.default_rng(5)
+    n = 120
+    lev = np.full(n, 1.0 / n)
+    judged = rng.uniform(0.2, 0.9, n)
+    human = np.clip(np.round((judged - 0.15 + rng.normal(0, 0.3, n)) * 2) / 2, 0, 1)  # the judge overestimates
+    truth = float(np.sum(lev * human))
+    every = iv.labelled_estimate(lev, judged, human, np.ones(n, bool), np.ones(n), 0.01, 0.1)
+    assert (every.value, every.variance, every.labels_value) == (pytest.approx(truth), 0.0, pytest.approx(truth))
+    none = iv.labelled_estimate(lev, judged, human, np.zeros(n, bool), np.zeros(n), 0.01, 0.1)
+    assert (none.value, none.variance, none.labels) == (pytest.approx(judged.mean()), 0.01, 0)
+    # 24 drawn at random (probability 0.2): the labels alone (PPI with lam 0, the Hajek estimate) and PPI with a
+    # judge's error model of no weight are unbiased over the draws; the judge alone is 0.15 too high
+    alone, ppi, covered = [], [], []
+    for seed in range(400):
+        drawn = np.zeros(n, bool)
+        drawn[np.random.default_rng(seed).choice(n, 24, replace=False)] = True
+        e = iv.labelled_estimate(lev, judged, human, drawn, np.where(drawn, 0.2, 0.0), 1e6, 0.0)
+        alone.append(e.labels_value)
+        ppi.append(e.value)
+        lo, hi = iv.interval(e.value, e.variance)
+        covered.append(lo <= truth <= hi)
+        assert e.labels == 24 and e.effective == pytest.approx(24)
+    assert judged.mean() - truth > 0.1
+    assert abs(np.mean(alone) - truth) < 0.01 and abs(np.mean(ppi) - truth) < 0.01
+    assert np.mean(covered) >= 0.9
+
+
+def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval(sample, tmp_path):
+    out, _ = sample
+    plan = tmp_path / "plan.jsonl"
+    r = run_cli("plan-assessments", out, "--name", "s", "--count", "8", "--output", plan)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in plan.read_text().splitlines()]
+    p = [line["inclusion_probability"] for line in lines]
+    assert len(lines) == 8 and p.count(1.0) == 4 and all(0 < x < 1 for x in p if x != 1.0)
+    for line in lines:
+        line["label"] = "not_supported"  # stricter than the judge: every planned citation unsupported
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    judge_sample(tmp_path / "labelled", "--labels", labels)
+    frame = judges.read_intervals(tmp_path / "labelled", "s")
+    wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
+    per_run = pd.Series([line["run_id"] for line in lines]).value_counts()
+    for run, row in wp.iterrows():
+        n = int(per_run.get(run, 0))
+        assert row.labels == n
+        assert row.made == (f"model and {n} labels, drawn as planned" if n else "model")
+        assert row.low <= row.estimate <= row.high
+    # the same labels without their probabilities: an organiser's own, taken as drawn at random
+    for line in lines:
+        del line["inclusion_probability"]
+    labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    judge_sample(tmp_path / "own", "--labels", labels)
+    own = judges.read_intervals(tmp_path / "own", "s")
+    made = set(own[(own.measure == "WEIGHTED_PRECISION") & (own.labels > 0)].made)
+    assert made and all(m.endswith("taken as drawn at random (no inclusion probabilities)") for m in made)
+    # qrels and leaderboards do not depend on the probabilities
+    for suffix in ("qrels", "leaderboard.txt"):
+        assert (tmp_path / "own" / f"s.{suffix}").read_bytes() == (tmp_path / "labelled" / f"s.{suffix}").read_bytes()
+
+
+def test_a_bad_inclusion_probability_is_one_line_naming_file_line_and_field(sample, tmp_path):
+    out, _ = sample
+    a = judges.read_assessments(out, "s")
+    c = a[a.p_any.notna()].iloc[0]
+    row = {"run_id": c.run_id, "topic_id": c.topic_id, "sentence_index": int(c.sentence_index), "doc_id": c.doc_id}
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({**row, "label": "supported", "inclusion_probability": 1.5}) + "\n")
+    r = run_cli("--judge", "citation", *SAMPLE, "--out-dir", tmp_path / "o", "--name", "s", "--labels", labels)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1].count("\n") == 0
+    assert f"{labels}:1" in r.stderr and "inclusion_probability" in r.stderr and "(0, 1]" in r.stderr
+    assert not (tmp_path / "o" / "s.intervals.tsv").exists()

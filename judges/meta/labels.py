@@ -29,6 +29,7 @@ import pandas as pd
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
+from judges.plan import PROBABILITY  # the plan file's field: the probability its citation was drawn with
 from judges.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
 
 KEY = ("run_id", "topic_id", "sentence_index")
@@ -204,10 +205,6 @@ def citation_statuses(labels: Labels) -> dict[tuple, str]:
         (run, topic, int(sentence), doc): LABEL_STATUS[label]
         for run, topic, sentence, doc, label in zip(t.run_id, t.topic_id, t.sentence_index, t.doc_id, t.label)
     }
-
-
-#: The plan file's field (``plan-assessments``) giving the probability its citation was drawn with.
-PROBABILITY = "inclusion_probability"
 
 
 def citation_probabilities(labels: Labels) -> dict[tuple, float]:
