@@ -365,6 +365,10 @@ def model_variance(c: Citations, run: str, rest: np.ndarray, spreads_by_topic: d
 def estimates(c: Citations, labelled: np.ndarray, pi: np.ndarray, h: np.ndarray, spreads_by_topic: dict, regime_sd):
     """Per run: (estimate with its regime allowance, the same without it for pairs)."""
     out = {}
+    drawn = labelled & (pi < 1.0)
+    shift, learned_sd = iv.regime_update(c.f[drawn], h[drawn], pi[drawn], regime_sd)
+    if labelled.any():
+        regime_sd = learned_sd
     sub = np.where(labelled, h, c.f)
     c.board = {r: float(np.sum(c.lev[c.rows[r]] * sub[c.rows[r]])) for r in c.runs}
     for run in c.runs:
@@ -375,8 +379,8 @@ def estimates(c: Citations, labelled: np.ndarray, pi: np.ndarray, h: np.ndarray,
         report_sd = np.array([spreads_by_topic[x].report_sd for x in c.topic[rows]])
         within = c.v[rows] + report_sd**2  # a residual's expected square about its run's mean residual
         out[run] = (
-            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, regime_sd), within),
-            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, 0.0), within),
+            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, regime_sd), within, shift),
+            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, 0.0), within, shift),
         )
     return out
 

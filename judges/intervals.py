@@ -392,7 +392,28 @@ class Estimate(NamedTuple):
     effective: float  # their effective number (Kish, of the inverse-probability weights of the drawn ones)
 
 
-def labelled_estimate(lev, judged, human, labelled, probability, model_variance: float, residual_variance) -> Estimate:
+def regime_update(judged, human, probability, regime_sd: float) -> tuple[float, float]:
+    """The bias shared by every run (human minus judge per citation weight; prior mean 0, sd
+    ``regime_sd``) after the session's labels drawn at random (``judged``, ``human`` and the
+    ``probability`` of each; the sure ones say nothing about the rest): ``(its posterior mean, its
+    posterior sd)``. The labels' estimate is the Hajek mean residual (:func:`ppi_mean_ci`, ``lam =
+    1``, weights the inverse probabilities); from fewer than two, the prior."""
+    judged, human = np.asarray(judged, dtype=np.float64), np.asarray(human, dtype=np.float64)
+    probability = np.asarray(probability, dtype=np.float64)
+    if len(judged) < 2 or regime_sd <= 0:
+        return 0.0, regime_sd
+    w = 1.0 / probability
+    mean, se, _ = ppi_mean_ci(human, judged, judged, lam=1.0, w=w, w_unlabeled=w, finite=True)
+    found = mean - float(np.sum(w * judged) / np.sum(w))  # the mean residual
+    if se <= 0:
+        return found, 0.0
+    prior, data = regime_sd**2, se**2
+    return found * prior / (prior + data), math.sqrt(prior * data / (prior + data))
+
+
+def labelled_estimate(
+    lev, judged, human, labelled, probability, model_variance: float, residual_variance, shift: float = 0.0
+) -> Estimate:
     """A run's value for the assessors from the judge's values ``judged`` on every citation (``lev``
     their leverages) and the labels ``human`` where ``labelled``, drawn with inclusion
     ``probability``. Citations drawn for sure (probability 1) are known: their label replaces the
@@ -401,7 +422,9 @@ def labelled_estimate(lev, judged, human, labelled, probability, model_variance:
     labels drawn at random among it (:func:`ppi_mean_ci`, finite population, weights leverage over
     inclusion probability; power-tuned from 10 drawn labels on), its variance at least what the
     model expects of so few labels (``residual_variance``: the expected squared residual of each
-    citation about its run's mean residual); the two are combined by their precisions. The labels
+    citation about its run's mean residual); the two are combined by their precisions. ``shift``:
+    the bias shared by every run the session's labels found (:func:`regime_update`), added to the
+    judge's values. The labels
     alone: the same PPI with ``lam = 0`` (the Hajek estimate from the drawn labels, the sure ones
     exact), NaN from fewer than two drawn labels."""
     lev, judged = np.asarray(lev, dtype=np.float64), np.asarray(judged, dtype=np.float64)
@@ -413,7 +436,7 @@ def labelled_estimate(lev, judged, human, labelled, probability, model_variance:
     rest = ~sure
     known = float(np.sum(lev[sure] * human[sure]))
     mass = float(np.sum(lev[rest]))
-    judge_value = known + float(np.sum(lev[rest] * judged[rest]))
+    judge_value = known + float(np.sum(lev[rest] * (judged[rest] + shift)))
     value, variance = judge_value, model_variance
     labels_value, labels_variance = float("nan"), float("nan")
     effective = float(sure.sum())
@@ -705,6 +728,12 @@ def trust(
     head_of: dict[str, tuple[float, float, float, float]] = {}
     rows = []
     nan = float("nan")
+    shift, learned = 0.0, spreads
+    if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
+        drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
+        judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
+        shift, regime_sd = regime_update(judged, human, probability, spreads.regime_sd)
+        learned = spreads._replace(regime_sd=regime_sd)
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
@@ -722,19 +751,23 @@ def trust(
                 share = sum(u) / t if t else 0.0
                 pair_var = var - regime_part(u, t, spreads)
                 found = draws.rows.get(run) if draws is not None else None
-                if found is not None and found[3].any():
+                if found is not None:
                     rest = [rest_reports[(run, topic)] for topic in topics if (run, topic) in rest_reports]
                     rest_u = [k[0] for k in rest]
-                    model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, spreads)
-                    no_regime = model_var - regime_part(rest_u, t, spreads)
+                    model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, learned)
+                    no_regime = model_var - regime_part(rest_u, t, learned)
                     within = found[5] + spreads.report_sd**2
-                    est = labelled_estimate(*found[:5], model_var, within)
+                    est = labelled_estimate(*found[:5], model_var, within, shift)
                     estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
                     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
-                    made = f"model and {n_labels} labels, {draws.how}"
+                    made = (
+                        f"model and {n_labels} labels, {draws.how}" if n_labels else "model, with the session's labels"
+                    )
                     share = sum(rest_u) / t if t else 0.0
-                    pair_var = labelled_estimate(*found[:5], no_regime, within).variance
-                head_of[run] = (estimate, var, share, pair_var)
+                    pair = labelled_estimate(*found[:5], no_regime, within, shift)
+                    head_of[run] = (pair.value, var, share, pair.variance)
+                else:
+                    head_of[run] = (estimate, var, share, pair_var)
             low_, high_ = interval(estimate, var, 0.0, high)
             low_t, high_t = interval(estimate, var + topic_variance(x), 0.0, high)
             rows.append((run, m, value, low_, high_, low_t, high_t, t, estimate, made, n_labels, effective, *labels_iv))
@@ -751,7 +784,7 @@ def trust(
                 part = regime_part(u, t, spreads, scale.get(m, 1.0)) if m not in NO_JUDGE_ERROR else 0.0
                 head_of[r] = (v, var, sum(u) / t if t and part else 0.0, var - part)
     pairs = []
-    regime = spreads.regime_sd**2
+    regime = learned.regime_sd**2
     for i, a in enumerate(runs):
         for j in range(i + 1, len(runs)):
             b = runs[j]

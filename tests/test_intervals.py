@@ -435,7 +435,10 @@ def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
     assert v1 != v0  # the label's weight replaced the expected one
     others = judges.read_intervals(out, "s"), judges.read_intervals(tmp_path / "labelled")
     keep = [f[(f.run_id != run) & (f.measure == "WEIGHTED_PRECISION")].reset_index(drop=True) for f in others]
-    assert keep[0].equals(keep[1])  # other runs' do not move
+    # other runs' do not move: one label says nothing of a bias shared by every run
+    for column in ("value", "low", "high", "estimate"):
+        assert keep[1][column].to_numpy() == pytest.approx(keep[0][column].to_numpy(), abs=1e-9)
+    assert set(keep[1].made) == {"model, with the session's labels"} and set(keep[1].labels) == {0}
 
 
 # -- the spreads the shipped model records -----------------------------------------------------------
@@ -649,3 +652,16 @@ def test_a_bad_inclusion_probability_is_one_line_naming_file_line_and_field(samp
     assert r.stderr.strip().splitlines()[-1].count("\n") == 0
     assert f"{labels}:1" in r.stderr and "inclusion_probability" in r.stderr and "(0, 1]" in r.stderr
     assert not (tmp_path / "o" / "s.intervals.tsv").exists()
+
+
+def test_the_bias_shared_by_every_run_is_learned_from_the_labels_drawn_at_random():
+    rng = np.random.default_rng(6)
+    judged = rng.uniform(0.3, 0.9, 400)
+    human = np.clip(judged - 0.08 + rng.normal(0, 0.2, 400), 0, 1)  # the labels 0.08 below the judge
+    assert iv.regime_update(judged[:1], human[:1], [0.1], 0.05) == (0.0, 0.05)  # one label: the prior
+    shift, sd = iv.regime_update(judged, human, np.full(400, 0.1), 0.05)
+    residual = float(np.mean(human - judged))
+    se = float(np.std(human - judged)) / math.sqrt(400)
+    assert shift == pytest.approx(residual * 0.05**2 / (0.05**2 + se**2))
+    assert sd == pytest.approx(math.sqrt(0.05**2 * se**2 / (0.05**2 + se**2)))
+    assert -0.09 < shift < -0.06 and sd < 0.012
