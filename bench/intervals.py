@@ -174,6 +174,12 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=50, help="random halvings of the topics for the _topics figures")
     ap.add_argument("--draws", type=int, default=20, help="draws of the labelled citations per share and design")
     ap.add_argument("--mix", type=float, default=PLAN_MIX, help="the plan's share of draws spread evenly")
+    ap.add_argument(
+        "--plan-order",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="the plan's order factor (plan-assessments plans without it)",
+    )
     ap.add_argument("--kind", default="predictive", choices=("predictive", "upper"), help="the spreads' honest fit")
     ap.add_argument("--regime-sd", type=float, default=iv.REGIME_SD, help="sd of a bias shared by every run")
     args = ap.parse_args()
@@ -500,7 +506,7 @@ def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, varia
         "weight": c.f,
     }
     answered = {r: len(t) for r, t in runs_topics.items()}
-    gain, _ = gains(columns, answered, ruled)
+    gain, _ = gains(columns, answered, ruled, order=args.plan_order)
     r = [f[f"report_sd_{args.kind}"] for f in nested.values()]
     q = [f[f"run_sd_{args.kind}"] for f in nested.values()]
     print(

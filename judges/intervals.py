@@ -133,6 +133,7 @@ class Spreads(NamedTuple):
     run_sd: float = 0.0
     bias: float = 0.0  # mean of human minus judge, fitted and recorded, not applied
     regime_sd: float = 0.0  # a bias shared by every run's citations: labels made another way
+    source: str = ""  # the labelled data the spreads were learned on
 
     @classmethod
     def of(cls, fitted: dict) -> "Spreads":
@@ -161,9 +162,11 @@ def session_spreads(model=None) -> Spreads:
     another way."""
     fitted = getattr(model, "intervals", None) or {}
     if "run_sd_predictive" in fitted:
-        return Spreads.honest(fitted, REGIME_SD)
+        data = str((getattr(model, "training", None) or {}).get("data") or "the model's calibration labels")
+        return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0])
     shipped = json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))
-    return Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
+    spreads = Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
+    return spreads._replace(source=shipped["source"])
 
 
 # -- per citation --------------------------------------------------------------------------------
@@ -729,6 +732,7 @@ def trust(
     rows = []
     nan = float("nan")
     shift, learned = 0.0, spreads
+    model_only = f"model (errors learned on {spreads.source})" if spreads.source else "model"
     if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
         drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
         judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
@@ -746,7 +750,8 @@ def trust(
             if m not in NO_JUDGE_ERROR:
                 var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, scale.get(m, 1.0))
             high = math.inf if m in UNBOUNDED else 1.0
-            estimate, made, n_labels, effective, labels_iv = value, "model", 0, 0.0, (nan, nan)
+            made = "no judge error" if m in NO_JUDGE_ERROR else model_only
+            estimate, n_labels, effective, labels_iv = value, 0, 0.0, (nan, nan)
             if m == HEADLINE:
                 share = sum(u) / t if t else 0.0
                 pair_var = var - regime_part(u, t, spreads)
@@ -760,9 +765,8 @@ def trust(
                     est = labelled_estimate(*found[:5], model_var, within, shift)
                     estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
                     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
-                    made = (
-                        f"model and {n_labels} labels, {draws.how}" if n_labels else "model, with the session's labels"
-                    )
+                    made = f"{model_only} and {n_labels} labels, {draws.how}"
+                    made = made if n_labels else f"{model_only}, with the session's labels"
                     share = sum(rest_u) / t if t else 0.0
                     pair = labelled_estimate(*found[:5], no_regime, within, shift)
                     head_of[run] = (pair.value, var, share, pair.variance)

@@ -327,6 +327,8 @@ def test_trust_pairs_and_topic_sampling():
     (_, _, va, lo, hi, lot, hit, t, *rest_a), (_, _, vb, *_) = found.intervals
     assert (va, vb, t) == (pytest.approx(0.5), pytest.approx(0.15), 2)
     assert rest_a[:4] == [pytest.approx(0.5), "model", 0, 0.0]  # no labels: the estimate is the value
+    named = iv.trust(per_topic, ["a", "b"], ["t1", "t2"], reports, spreads._replace(source="X"), ["WEIGHTED_PRECISION"])
+    assert named.intervals[0][9] == "model (errors learned on X)"
     # independent, report, run and regime parts over T^2
     var_a = (0.02 + 0.1**2 * 2 + 0.05**2 * 4 + 0.04**2 * 4) / 4
     assert (lo, hi) == pytest.approx((0.5 - 1.959964 * math.sqrt(var_a), 0.5 + 1.959964 * math.sqrt(var_a)))
@@ -366,7 +368,8 @@ def test_the_intervals_file_brackets_each_leaderboard_value(sample):
     for run, measure, value, low, high, low_t, high_t, topics, estimate, made, labels, effective, *alone in rows:
         assert value == board[(run, measure)] and topics == "3"
         # without labels: the model's interval around the leaderboard's value, nothing from labels
-        assert (estimate, made, labels, effective, alone) == (value, "model", "0", "0.0000", ["nan", "nan"])
+        made_as = "no judge error" if measure in iv.NO_JUDGE_ERROR else "model (errors learned on rag24-support)"
+        assert (estimate, made, labels, effective, alone) == (value, made_as, "0", "0.0000", ["nan", "nan"])
         low, high, low_t, high_t, value = map(float, (low, high, low_t, high_t, value))
         assert low_t <= low <= value <= high <= high_t
         if measure in iv.NO_JUDGE_ERROR:
@@ -438,7 +441,8 @@ def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
     # other runs' do not move: one label says nothing of a bias shared by every run
     for column in ("value", "low", "high", "estimate"):
         assert keep[1][column].to_numpy() == pytest.approx(keep[0][column].to_numpy(), abs=1e-9)
-    assert set(keep[1].made) == {"model, with the session's labels"} and set(keep[1].labels) == {0}
+    assert set(keep[1].made) == {"model (errors learned on rag24-support), with the session's labels"}
+    assert set(keep[1].labels) == {0}
 
 
 # -- the spreads the shipped model records -----------------------------------------------------------
@@ -447,7 +451,7 @@ def test_the_shipped_model_records_its_spreads():
     assert set(model.intervals) >= {"report_sd", "run_sd", "bias", "fitted_on", "method"}
     # the shipped model's file predates the spreads' uncertainty: the intervals take the re-fit beside the module
     shipped = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
-    honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"])
+    honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"], "rag24-support")
     assert iv.session_spreads(model) == iv.session_spreads(None) == honest
     assert honest.run_sd > model.intervals["run_sd"] and honest.regime_sd > 0
     assert "rag24-support" in shipped["fitted_on"]
@@ -499,7 +503,7 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     )
     assert iv.session_spreads(type(load_model("rag24")).from_dict(fitted)) == iv.Spreads.honest(
         fitted["intervals"], iv.REGIME_SD
-    )
+    )._replace(source=fitted["training"]["data"].split(":")[0])  # the labels calibrate learned them on
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }
@@ -625,7 +629,10 @@ def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval
     for run, row in wp.iterrows():
         n = int(per_run.get(run, 0))
         assert row.labels == n
-        assert row.made == (f"model and {n} labels, drawn as planned" if n else "model")
+        learned = "model (errors learned on rag24-support)"
+        assert row.made == (
+            f"{learned} and {n} labels, drawn as planned" if n else f"{learned}, with the session's labels"
+        )
         assert row.low <= row.estimate <= row.high
     # the same labels without their probabilities: an organiser's own, taken as drawn at random
     for line in lines:

@@ -6,7 +6,8 @@ Each line of the JSONL file is one citation, in plan order: its key as ``labels.
 ``rank`` and ``expected_gain``, the ``inclusion_probability`` it was drawn with (1 for the
 citations that move the ranking most, chosen for sure; less for the share drawn at random, so
 that every run keeps a chance of being checked: :func:`judges.plan.make_plan` with
-:data:`judges.plan.PLAN_MIX`), the sentence, the judge's status and probabilities, the evidence
+:data:`judges.plan.PLAN_MIX`, the gain without the order factor: leverage x spread, which raised
+run tau more on unseen topics in bench/intervals.py), the sentence, the judge's status and probabilities, the evidence
 span and a window around it with character offsets into the document, the whole document, and
 ``"label": null`` for the assessor to fill (``supported``, ``partially``, ``not_supported``). The
 file, labelled, is ``--labels`` of the next judge run (lines still null are skipped), whose
@@ -77,7 +78,7 @@ def plan_assessments(
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
     table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
-    plan = plan_session(table, answered, cap, share, count, mix=PLAN_MIX)
+    plan = plan_session(table, answered, cap, share, count, order=False, mix=PLAN_MIX)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
     with atomic_text(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
