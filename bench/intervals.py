@@ -3,7 +3,7 @@ judges/intervals.py against NIST's assessors on rag24-support, on topics the jud
 
 Usage::
 
-    python bench/intervals.py [--data ../shared/data] [--splits 50]
+    python bench/intervals.py [--data ../shared/data] [--splits 50] [--draws 20]
 
 rag24-support (45 real TREC 2024 RAG runs, 14 topics, NIST's support labels on 2,348 citations)
 is judged once by the real CLI (default workflow); then, for every topic ``k``:
@@ -38,6 +38,22 @@ text here 0 on both sides (as bench/support_agreement.py's leaderboard run tau).
   ``_topics`` interval (aimed at the value over many topics) does not: the bench also prints the
   coverage of the prediction interval that adds it (half A's topic variance over 7 once more),
   which checks the topic-variance estimate itself.
+
+Then (issue 38) the intervals as they are now, the spreads at their posterior predictive (nested
+per topic) with the regime allowance, against the point fit before:
+
+* without labels, under shifts that mimic topics labelled another way: the spreads fitted on half
+  of the runs and coverage counted on the other half (``--splits`` halvings); the report-level
+  residuals resampled (each run's truth its judge value plus the residuals of a run drawn at
+  random, topics with replacement); stricter labels (partial and full labels flipped to none at
+  random until 30% are none, the truth moved with them);
+* with 2%, 5% and 10% of the citations labelled, planned (``plan-assessments``' design:
+  :func:`judges.plan.inclusion_probabilities`, :func:`judges.plan.systematic_draw`) and at random
+  (a simple random sample, taken as an organiser's labels), ``--draws`` draws each: coverage,
+  mean width, pairs called >= 95% sure and the share ordered alike (pooled over draws), run tau
+  of the intervals' estimate and of the leaderboard with the labels substituted, the effective
+  labels, the labels-alone intervals; on the unseen topics, under the stricter labels and under
+  the held-out-runs split; and the plan's mix measured (5%).
 """
 
 from __future__ import annotations

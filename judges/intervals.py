@@ -36,12 +36,26 @@ Its error against the assessors is
   without citations), so a labelled or empty report shares no error and the run term is
   ``run_sd^2`` when every report of the run has unlabelled citations.
 
+and a bias shared by every run's citations (sd ``regime_sd``, on ``(sum_t u_t / T)^2`` like the
+run part): labels made another way than those the errors were learned on. THESE INTERVALS REST
+ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
+
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
 but not applied) are fitted by :func:`fit_spreads`, restricted maximum likelihood of the
 residuals human minus judge per labelled report, with the judge's probabilities cross-validated
-by topic; ``run_judge.py calibrate`` records them in the model file (``intervals``) and the
-shipped model carries those of rag24-support. A model file without them (written before) uses
-the shipped model's.
+by topic, which also gives their one-sided 95% upper bounds and posterior predictive (a spread
+learned from a few topics is not known to two digits); ``run_judge.py calibrate`` records them in
+the model file (``intervals``) and the intervals take the posterior predictive. For the shipped
+model, and a model file without them, the intervals take :data:`SHIPPED_SPREADS`
+(``judges/intervals.json``: the re-fit on rag24-support, with ``regime_sd``, an allowance not a
+fit), :func:`session_spreads`.
+
+**With labels** (:func:`label_draws`, :func:`labelled_estimate`): weighted precision's
+``estimate`` per run combines the labels drawn for sure (known), a PPI correction from the labels
+drawn at random with known inclusion probabilities (``plan-assessments``; an organiser's own
+labels taken as a random sample) and the judge's error model, by their precisions; the shared
+bias is learned from all drawn labels (:func:`regime_update`); ``low_labels``/``high_labels`` are
+the labels alone. :func:`ppi_mean_ci` is ``ppi_py``'s PPI++ mean, tested against it.
 
 **Intervals.** 95% normal intervals around the judge's value, clipped to the measure's range:
 ``low``/``high`` for the assessors' value on the same topics (judge error only), and
