@@ -409,6 +409,11 @@ def test_the_summary_names_runs_that_cannot_be_told_apart(sample):
         "as the judge does): teamS-raw24 and teamR-run-a (P 0.86), teamR-run-a and teamR-run-b (P 0.84); "
         f"every pair in {out / 's.pairs.tsv'}"
     ) in " ".join(result.stdout.split())
+    # and what the intervals rest on: errors learned elsewhere, not on these topics
+    assert (
+        f"intervals ({out / 's.intervals.tsv'}): they rest on the judge's errors learned on rag24-support, "
+        "not on these topics"
+    ) in " ".join(result.stdout.split())
 
 
 def test_worker_processes_write_the_same_intervals_and_pairs(tmp_path):
