@@ -3,7 +3,7 @@ judges/intervals.py against NIST's assessors on rag24-support, on topics the jud
 
 Usage::
 
-    python bench/intervals.py [--data ../shared/data] [--splits 50]
+    python bench/intervals.py [--data ../shared/data] [--splits 50] [--draws 20]
 
 rag24-support (45 real TREC 2024 RAG runs, 14 topics, NIST's support labels on 2,348 citations)
 is judged once by the real CLI (default workflow); then, for every topic ``k``:
@@ -38,6 +38,22 @@ text here 0 on both sides (as bench/support_agreement.py's leaderboard run tau).
   ``_topics`` interval (aimed at the value over many topics) does not: the bench also prints the
   coverage of the prediction interval that adds it (half A's topic variance over 7 once more),
   which checks the topic-variance estimate itself.
+
+Then (issue 38) the intervals as they are now, the spreads at their posterior predictive (nested
+per topic) with the regime allowance, against the point fit before:
+
+* without labels, under shifts that mimic topics labelled another way: the spreads fitted on half
+  of the runs and coverage counted on the other half (``--splits`` halvings); the report-level
+  residuals resampled (each run's truth its judge value plus the residuals of a run drawn at
+  random, topics with replacement); stricter labels (partial and full labels flipped to none at
+  random until 30% are none, the truth moved with them);
+* with 2%, 5% and 10% of the citations labelled, planned (``plan-assessments``' design:
+  :func:`judges.plan.inclusion_probabilities`, :func:`judges.plan.systematic_draw`) and at random
+  (a simple random sample, taken as an organiser's labels), ``--draws`` draws each: coverage,
+  mean width, pairs called >= 95% sure and the share ordered alike (pooled over draws), run tau
+  of the intervals' estimate and of the leaderboard with the labels substituted, the effective
+  labels, the labels-alone intervals; on the unseen topics, under the stricter labels and under
+  the held-out-runs split; and the plan's mix measured (5%).
 """
 
 from __future__ import annotations
@@ -63,6 +79,7 @@ from judges.measures import expected_weight  # noqa: E402
 from judges.meta.labels import read_labels  # noqa: E402
 from judges.meta.calibrate import FEATURE_COLUMNS, cross_validate, labelled_features  # noqa: E402
 from judges.support.model import fit  # noqa: E402
+from judges.plan import PLAN_MIX  # noqa: E402
 
 
 def weights_and_variances(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray):
@@ -171,6 +188,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--splits", type=int, default=50, help="random halvings of the topics for the _topics figures")
+    ap.add_argument("--draws", type=int, default=20, help="draws of the labelled citations per share and design")
+    ap.add_argument("--mix", type=float, default=PLAN_MIX, help="the plan's share of draws spread evenly")
+    ap.add_argument(
+        "--plan-order",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="the plan's order factor (plan-assessments plans without it)",
+    )
+    ap.add_argument("--kind", default="predictive", choices=("predictive", "upper"), help="the spreads' honest fit")
+    ap.add_argument("--regime-sd", type=float, default=iv.REGIME_SD, help="sd of a bias shared by every run")
     args = ap.parse_args()
     d = args.data / "rag24-support"
     started = time.perf_counter()
@@ -206,7 +233,10 @@ def main() -> None:
     print(f"## rag24-support ({d}): 45 runs, {len(topics)} topics, {len(table)} labelled citations\n")
     print(
         "Spreads fitted on all 14 topics (cross-validated probabilities; what calibrate writes): "
-        f"report_sd {everything['report_sd']}, run_sd {everything['run_sd']}, bias {everything['bias']:+.4f}"
+        f"report_sd {everything['report_sd']}, run_sd {everything['run_sd']}, bias {everything['bias']:+.4f}; "
+        f"posterior predictive report_sd {everything['report_sd_predictive']}, "
+        f"run_sd {everything['run_sd_predictive']}; "
+        f"upper bounds {everything['report_sd_upper']}, {everything['run_sd_upper']} (judges/intervals.json)"
     )
     for name, fits in (("nested", nested), ("not nested", loto)):
         r = [f["report_sd"] for f in fits.values()]
@@ -303,7 +333,353 @@ def main() -> None:
     print(pair_line("assessors on half B (new topics)", pairs_b))
     print(pair_line("assessors on half B, p with B's own topic sampling added", pairs_pred))
     print(pair_line("assessors on half A (same topics)", pairs_a))
-    print(f"\n({time.perf_counter() - started:.0f} s)")
+    honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, topics)
+    print(f"\n({time.perf_counter() - started:.0f} s; the machine was loaded: CPU shared with other work)")
+
+
+# -- honest spreads, and labels drawn with known probabilities (issue 38) ---------------------------
+class Citations:
+    """The labelled citations of the runs' truth reports, as arrays: run and topic, leverage in the
+    run's value over its truth topics, the judge's weight ``f``, its independent variance ``v``, the
+    assessors' weight ``h``; and per run the truth value ``H`` (mean of truth.eval over its topics)."""
+
+    def __init__(self, table: pd.DataFrame, weight, variance, truth: pd.Series, runs_topics: dict):
+        keep = np.array([(r, t) in truth.index for r, t in zip(table["run_id"], table["topic_id"])])
+        t = table[keep].reset_index(drop=True)
+        self.table = t
+        self.run = t["run_id"].to_numpy().astype(str)
+        self.topic = t["topic_id"].to_numpy().astype(str)
+        self.f, self.v = np.asarray(weight)[keep], np.asarray(variance)[keep]
+        self.h = t["y"].to_numpy() / 2.0
+        n = t.groupby(["run_id", "topic_id"])["y"].transform("size").to_numpy().astype(np.float64)
+        self.lev = 1.0 / (n * np.array([len(runs_topics[r]) for r in self.run]))
+        self.runs = sorted(runs_topics)
+        self.rows = {r: np.flatnonzero(self.run == r) for r in self.runs}
+        self.truth = truth
+        self.runs_topics = runs_topics
+        self.board: dict = {}  # the leaderboard's values with the drawn labels substituted (set per draw)
+        self.H = {r: float(truth.loc[[(r, x) for x in runs_topics[r]]].mean()) for r in self.runs}
+
+
+def model_variance(c: Citations, run: str, rest: np.ndarray, spreads_by_topic: dict, regime_sd: float) -> float:
+    """The judge-error variance of run ``run``'s value over its citations ``rest`` (a mask over its
+    rows): independent parts, each topic's report and run spreads (``spreads_by_topic``), and a bias
+    shared by every run (``regime_sd``) on the share the judge still values."""
+    rows = c.rows[run]
+    topics = c.runs_topics[run]
+    t_n = len(topics)
+    ind, u2, urun, ushare = 0.0, 0.0, 0.0, 0.0
+    for x in topics:
+        m = c.topic[rows] == x
+        n = m.sum()
+        if n == 0:
+            continue
+        r = m & rest
+        u = r.sum() / n
+        sp = spreads_by_topic[x]
+        ind += c.v[rows][r].sum() / n**2
+        u2 += u**2 * sp.report_sd**2
+        urun += u * sp.run_sd
+        ushare += u
+    return (ind + u2 + urun**2 + (regime_sd * ushare) ** 2) / t_n**2
+
+
+def estimates(c: Citations, labelled: np.ndarray, pi: np.ndarray, h: np.ndarray, spreads_by_topic: dict, regime_sd):
+    """Per run: (estimate with its regime allowance, the same without it for pairs)."""
+    out = {}
+    drawn = labelled & (pi < 1.0)
+    shift, learned_sd = iv.regime_update(c.f[drawn], h[drawn], pi[drawn], regime_sd)
+    if labelled.any():
+        regime_sd = learned_sd
+    sub = np.where(labelled, h, c.f)
+    c.board = {r: float(np.sum(c.lev[c.rows[r]] * sub[c.rows[r]])) for r in c.runs}
+    for run in c.runs:
+        rows = c.rows[run]
+        lab, p = labelled[rows], pi[rows]
+        rest = ~(lab & (p >= 1.0))
+        args = (c.lev[rows], c.f[rows], h[rows], lab, p)
+        report_sd = np.array([spreads_by_topic[x].report_sd for x in c.topic[rows]])
+        within = c.v[rows] + report_sd**2  # a residual's expected square about its run's mean residual
+        out[run] = (
+            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, regime_sd), within, shift),
+            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, 0.0), within, shift),
+        )
+    return out
+
+
+def scores(c: Citations, est: dict, H: dict, runs=None) -> dict:
+    from scipy.stats import kendalltau
+
+    runs = c.runs if runs is None else runs
+    hits, widths, alone_hits, alone_widths = [], [], [], []
+    for r in runs:
+        e = est[r][0]
+        lo, hi = iv.interval(e.value, e.variance)
+        hits.append(lo - 1e-12 <= H[r] <= hi + 1e-12)
+        widths.append(hi - lo)
+        if e.labels_variance == e.labels_variance:
+            lo, hi = iv.interval(e.labels_value, e.labels_variance)
+            alone_hits.append(lo - 1e-12 <= H[r] <= hi + 1e-12)
+            alone_widths.append(hi - lo)
+    p, same = [], []
+    for i, a in enumerate(runs):
+        for b in runs[i + 1 :]:
+            ea, eb = est[a][1], est[b][1]
+            gap = ea.value - eb.value
+            p.append(iv.p_same_order(abs(gap), ea.variance + eb.variance))
+            same.append((H[a] - H[b]) * gap > 0)
+    p, same = np.array(p), np.array(same)
+    sure = p >= 0.95
+    tau = kendalltau([est[r][0].value for r in runs], [H[r] for r in runs]).statistic
+    board = kendalltau([c.board[r] for r in runs], [H[r] for r in runs]).statistic if c.board else tau
+    return {
+        "coverage": float(np.mean(hits)),
+        "width": float(np.mean(widths)),
+        "sure": float(sure.mean()),
+        "sure_right": float(same[sure].mean()) if sure.any() else float("nan"),
+        "sure_pairs": int(sure.sum()),
+        "sure_wrong": int((sure & ~same).sum()),
+        "tau": float(tau),
+        "board_tau": float(board),
+        "alone_runs": len(alone_hits),
+        "alone_coverage": float(np.mean(alone_hits)) if alone_hits else float("nan"),
+        "alone_width": float(np.mean(alone_widths)) if alone_widths else float("nan"),
+        "effective": float(np.mean([est[r][0].effective for r in runs])),
+    }
+
+
+def mean_scores(rows: list[dict]) -> dict:
+    import warnings
+
+    with warnings.catch_warnings():  # the labels alone: NaN in draws where no run had two drawn labels
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = {k: float(np.nanmean([r[k] for r in rows])) for k in rows[0]}
+    wrong, sure = sum(r["sure_wrong"] for r in rows), sum(r["sure_pairs"] for r in rows)
+    out["sure_right"] = 1.0 - wrong / sure if sure else float("nan")  # pooled over draws
+    return out
+
+
+def designs(c: Citations, gain: np.ndarray, share: float, draws: int, mix: float, seed: int = 0):
+    """(planned, random) lists of (labelled mask, inclusion probabilities), ``draws`` each."""
+    from judges.plan import inclusion_probabilities, systematic_draw
+
+    n = len(c.f)
+    k = int(round(share * n))
+    pi_plan = inclusion_probabilities(gain, k, mix)
+    planned, rand = [], []
+    rng = np.random.default_rng(seed)
+    for d in range(draws):
+        m = np.zeros(n, dtype=bool)
+        m[systematic_draw(pi_plan, seed + d)] = True
+        planned.append((m, pi_plan))
+        m = np.zeros(n, dtype=bool)
+        m[rng.choice(n, k, replace=False)] = True
+        rand.append((m, np.full(n, k / n)))
+    return planned, rand
+
+
+def label_table(c: Citations, gain, spreads_by_topic, regime_sd, H, h, draws, mix, runs=None, title=""):
+    print(f"\n{title}\n")
+    print(
+        "| labels | drawn | coverage | mean width | pairs >= 95% sure | of those right | run tau | "
+        "leaderboard tau (labels substituted) | mean effective labels per run | "
+        "labels alone: runs with an interval, coverage, width |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    none = np.zeros(len(c.f), dtype=bool)
+    s = scores(c, estimates(c, none, np.zeros(len(c.f)), h, spreads_by_topic, regime_sd), H, runs)
+    print(
+        f"| 0% | - | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
+        f"{s['tau']:.3f} | {s['board_tau']:.3f} | 0 | - |"
+    )
+    out = {0.0: s}
+    for share in (0.02, 0.05, 0.10):
+        planned, rand = designs(c, gain, share, draws, mix)
+        for name, ds in (("planned", planned), ("at random", rand)):
+            rows = [scores(c, estimates(c, m, p, h, spreads_by_topic, regime_sd), H, runs) for m, p in ds]
+            s = mean_scores(rows)
+            out[(share, name)] = s
+            print(
+                f"| {share:.0%} | {name} | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | "
+                f"{s['sure_right']:.1%} | {s['tau']:.3f} | {s['board_tau']:.3f} | {s['effective']:.1f} | "
+                f"{s['alone_runs']:.0f}, {s['alone_coverage']:.1%}, {s['alone_width']:.3f} |"
+            )
+    return out
+
+
+def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, topics) -> None:
+    from judges.plan import gains
+
+    regime_sd = args.regime_sd
+    honest = {k: iv.Spreads.honest(f, regime_sd, args.kind) for k, f in nested.items()}
+    point = {k: iv.Spreads.of(f) for k, f in nested.items()}
+    c = Citations(table, weight, variance, truth, runs_topics)
+    ct = c.table
+    ruled = lacks(ct)
+    keep = np.array([(r, t) in truth.index for r, t in zip(table["run_id"], table["topic_id"])])
+    columns = {
+        "run_id": c.run,
+        "topic_id": c.topic,
+        "status": ct["status"].to_numpy(),
+        "p_any": p_any[keep],
+        "p_full": p_full[keep],
+        "weight": c.f,
+    }
+    answered = {r: len(t) for r, t in runs_topics.items()}
+    gain, _ = gains(columns, answered, ruled, order=args.plan_order)
+    r = [f[f"report_sd_{args.kind}"] for f in nested.values()]
+    q = [f[f"run_sd_{args.kind}"] for f in nested.values()]
+    print(
+        f"\n## Honest intervals (issue 38): spreads {args.kind} (nested per topic): "
+        f"report_sd {min(r):.4f}-{max(r):.4f}, run_sd {min(q):.4f}-{max(q):.4f}; a bias shared by every run "
+        f"for another label regime, sd {regime_sd} per citation weight; labels planned with mix {args.mix} "
+        f"(share of the draws spread evenly), {args.draws} draws per share\n"
+    )
+    print("### Without labels, under the shifts\n")
+    print("| shift | spreads | runs | coverage | mean width | pairs >= 95% sure | of those right | run tau |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    none = np.zeros(len(c.f), dtype=bool)
+    zero = np.zeros(len(c.f))
+
+    def line(shift, name, est, H, runs=None):
+        s = scores(c, est, H, runs)
+        n = len(runs or c.runs)
+        print(
+            f"| {shift} | {name} | {n} | {s['coverage']:.1%} ({round(s['coverage'] * n)}/{n}) | {s['width']:.3f} | "
+            f"{s['sure']:.1%} | {s['sure_right']:.1%} | {s['tau']:.3f} |"
+        )
+
+    for name, sp, rsd in (("point (before)", point, 0.0), ("honest (now)", honest, regime_sd)):
+        line("unseen topics", name, estimates(c, none, zero, c.h, sp, rsd), c.H)
+
+    # held-out runs: spreads fitted on half of the runs, coverage on the other half
+    rng = np.random.default_rng(1)
+    rows_h, rows_p = [], []
+    all_runs = np.array(c.runs)
+    for _ in range(args.splits):
+        half = set(rng.permutation(all_runs)[: len(all_runs) // 2].tolist())
+        fit_rows = table["run_id"].isin(half).to_numpy()
+        f = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows])
+        other = [x for x in c.runs if x not in half]
+        for rows, sp, rsd in (
+            (rows_p, iv.Spreads.of(f), 0.0),
+            (rows_h, iv.Spreads.honest(f, regime_sd, args.kind), regime_sd),
+        ):
+            rows.append(scores(c, estimates(c, none, zero, c.h, dict.fromkeys(topics, sp), rsd), c.H, other))
+    for name, rows in (("point (before)", rows_p), ("honest (now)", rows_h)):
+        s = mean_scores(rows)
+        print(
+            f"| held-out runs ({args.splits} halvings) | {name} | {len(c.runs) // 2 + 1} | {s['coverage']:.1%} | "
+            f"{s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | {s['tau']:.3f} |"
+        )
+
+    # report-level residuals resampled: each run's truth the judge's value plus the residuals of the
+    # reports of a run drawn at random, its topics drawn with replacement
+    resid = {x: (rep_truth_minus_judge(c, x)) for x in c.runs}
+    rows_h, rows_p = [], []
+    for _ in range(args.splits):
+        H = {}
+        for x in c.runs:
+            donor = resid[c.runs[rng.integers(len(c.runs))]]
+            H[x] = float(np.clip(judge_value(c, x) + rng.choice(donor, len(donor)).mean(), 0.0, 1.0))
+        for rows, sp, rsd in ((rows_p, point, 0.0), (rows_h, honest, regime_sd)):
+            rows.append(scores(c, estimates(c, none, zero, c.h, sp, rsd), H))
+    for name, rows in (("point (before)", rows_p), ("honest (now)", rows_h)):
+        s = mean_scores(rows)
+        print(
+            f"| report residuals resampled ({args.splits} draws) | {name} | {len(c.runs)} | {s['coverage']:.1%} | "
+            f"{s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | {s['tau']:.3f} |"
+        )
+
+    # stricter labels: partial and full labels flipped to none at random until 30% are none
+    h_strict, H_strict = stricter(c, rng)
+    print(
+        f"\n(the stricter labels move the mean label weight per citation by {np.mean(h_strict - c.h):+.4f}; "
+        f"the regime allowance, sd {regime_sd}, is not fitted to it)\n"
+    )
+    for name, sp, rsd in (("point (before)", point, 0.0), ("honest (now)", honest, regime_sd)):
+        line(
+            f"stricter labels ({np.mean(h_strict == 0):.0%} none)",
+            name,
+            estimates(c, none, zero, c.h, sp, rsd),
+            H_strict,
+        )
+
+    out = {}
+    out["unseen"] = label_table(
+        c, gain, honest, regime_sd, c.H, c.h, args.draws, args.mix, title="### With labels: unseen topics (45 runs)"
+    )
+    out["strict"] = label_table(
+        c,
+        gain,
+        honest,
+        regime_sd,
+        H_strict,
+        h_strict,
+        args.draws,
+        args.mix,
+        title="### With labels: stricter labels (the labels drawn are the flipped ones too)",
+    )
+    # held-out runs with labels: spreads from one half, scored on the other
+    half = set(np.random.default_rng(2).permutation(all_runs)[: len(all_runs) // 2].tolist())
+    fit_rows = table["run_id"].isin(half).to_numpy()
+    f = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows])
+    other = [x for x in c.runs if x not in half]
+    out["held_out"] = label_table(
+        c,
+        gain,
+        dict.fromkeys(topics, iv.Spreads.honest(f, regime_sd, args.kind)),
+        regime_sd,
+        c.H,
+        c.h,
+        args.draws,
+        args.mix,
+        runs=other,
+        title=f"### With labels: held-out runs (spreads fitted on {len(half)} runs, scored on the other {len(other)})",
+    )
+    # the mix of the planned draws, measured (5% labels, unseen topics)
+    print("\n### The plan's mix (5% labels, unseen topics): share of the draws spread evenly\n")
+    print("| mix | coverage | mean width | pairs >= 95% sure | of those right | run tau | drawn for sure |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    from judges.plan import inclusion_probabilities
+
+    for mix in (0.0, 0.2, 0.5, 0.8, 1.0):
+        planned, _ = designs(c, gain, 0.05, args.draws, mix)
+        s = mean_scores([scores(c, estimates(c, m, p, c.h, honest, regime_sd), c.H) for m, p in planned])
+        sure = int((inclusion_probabilities(gain, int(round(0.05 * len(c.f))), mix) >= 1).sum())
+        print(
+            f"| {mix} | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
+            f"{s['tau']:.3f} | {sure} |"
+        )
+
+
+def judge_value(c: Citations, run: str) -> float:
+    rows = c.rows[run]
+    return float(np.sum(c.lev[rows] * c.f[rows]))
+
+
+def rep_truth_minus_judge(c: Citations, run: str) -> np.ndarray:
+    """The run's per-report residuals, the assessors' value minus the judge's."""
+    out = []
+    for x in c.runs_topics[run]:
+        m = c.rows[run][c.topic[c.rows[run]] == x]
+        j = float(c.f[m].mean()) if len(m) else 0.0
+        out.append(float(c.truth.loc[(run, x)]) - j)
+    return np.array(out)
+
+
+def stricter(c: Citations, rng) -> tuple[np.ndarray, dict]:
+    """Labels flipped toward not supported (partial or full to none, at random) until 30% are none,
+    and each run's truth moved by its reports' change in mean label weight."""
+    h = c.h.copy()
+    want = int(round(0.30 * len(h))) - int(np.sum(h == 0))
+    flip = rng.choice(np.flatnonzero(h > 0), max(want, 0), replace=False)
+    h[flip] = 0.0
+    H = {}
+    for run in c.runs:
+        rows = c.rows[run]
+        H[run] = c.H[run] + float(np.sum(c.lev[rows] * (h[rows] - c.h[rows])))
+    return h, H
 
 
 if __name__ == "__main__":

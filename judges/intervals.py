@@ -36,12 +36,26 @@ Its error against the assessors is
   without citations), so a labelled or empty report shares no error and the run term is
   ``run_sd^2`` when every report of the run has unlabelled citations.
 
+and a bias shared by every run's citations (sd ``regime_sd``, on ``(sum_t u_t / T)^2`` like the
+run part): labels made another way than those the errors were learned on. THESE INTERVALS REST
+ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
+
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
 but not applied) are fitted by :func:`fit_spreads`, restricted maximum likelihood of the
 residuals human minus judge per labelled report, with the judge's probabilities cross-validated
-by topic; ``run_judge.py calibrate`` records them in the model file (``intervals``) and the
-shipped model carries those of rag24-support. A model file without them (written before) uses
-the shipped model's.
+by topic, which also gives their one-sided 95% upper bounds and posterior predictive (a spread
+learned from a few topics is not known to two digits); ``run_judge.py calibrate`` records them in
+the model file (``intervals``) and the intervals take the posterior predictive. For the shipped
+model, and a model file without them, the intervals take :data:`SHIPPED_SPREADS`
+(``judges/intervals.json``: the re-fit on rag24-support, with ``regime_sd``, an allowance not a
+fit), :func:`session_spreads`.
+
+**With labels** (:func:`label_draws`, :func:`labelled_estimate`): weighted precision's
+``estimate`` per run combines the labels drawn for sure (known), a PPI correction from the labels
+drawn at random with known inclusion probabilities (``plan-assessments``; an organiser's own
+labels taken as a random sample) and the judge's error model, by their precisions; the shared
+bias is learned from all drawn labels (:func:`regime_update`); ``low_labels``/``high_labels`` are
+the labels alone. :func:`ppi_mean_ci` is ``ppi_py``'s PPI++ mean, tested against it.
 
 **Intervals.** 95% normal intervals around the judge's value, clipped to the measure's range:
 ``low``/``high`` for the assessors' value on the same topics (judge error only), and
@@ -80,6 +94,7 @@ give only weighted precision per report).
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional, Sequence
@@ -103,12 +118,20 @@ LEVEL_OF_LABEL = {**LABEL_LEVEL, **STATUS_GRADE}
 # grid of restricted maximum likelihood for the spreads
 GRID_STEP = 0.0025
 GRID_MAX = 0.5
+#: the spreads the intervals assume without labels of the session's track (:func:`session_spreads`)
+SHIPPED_SPREADS = Path(__file__).with_name("intervals.json")
+REGIME_SD = float(json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))["regime_sd"])
+PROFILE_DROP = 1.3527717935  # chi2 with 1 degree of freedom, 90% quantile, halved: a one-sided 95% bound
 
-INTERVAL_COLUMNS = ("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics")
+INTERVAL_COLUMNS = (
+    *("run_id", "measure", "value", "low", "high", "low_topics", "high_topics", "topics"),
+    *("estimate", "made", "labels", "effective_labels", "low_labels", "high_labels"),
+)
 INTERVAL_SCHEMA = pa.schema(
     [("run_id", pa.string()), ("measure", pa.string())]
     + [(c, pa.float64()) for c in ("value", "low", "high", "low_topics", "high_topics")]
-    + [("topics", pa.int32())]
+    + [("topics", pa.int32()), ("estimate", pa.float64()), ("made", pa.string()), ("labels", pa.int32())]
+    + [(c, pa.float64()) for c in ("effective_labels", "low_labels", "high_labels")]
 )
 PAIR_COLUMNS = ("run_a", "run_b", "measure", "gap", "p_same_order", "p_same_order_topics")
 PAIR_SCHEMA = pa.schema(
@@ -123,23 +146,41 @@ class Spreads(NamedTuple):
     report_sd: float = 0.0
     run_sd: float = 0.0
     bias: float = 0.0  # mean of human minus judge, fitted and recorded, not applied
+    regime_sd: float = 0.0  # a bias shared by every run's citations: labels made another way
+    source: str = ""  # the labelled data the spreads were learned on
 
     @classmethod
     def of(cls, fitted: dict) -> "Spreads":
         return cls(float(fitted["report_sd"]), float(fitted["run_sd"]), float(fitted.get("bias", 0.0)))
+
+    @classmethod
+    def honest(cls, fitted: dict, regime_sd: float = 0.0, kind: str = "predictive") -> "Spreads":
+        """The spreads carrying their own uncertainty (:func:`fit_spreads`: ``predictive`` or
+        ``upper``), with a regime allowance."""
+        return cls(
+            float(fitted[f"report_sd_{kind}"]),
+            float(fitted[f"run_sd_{kind}"]),
+            float(fitted.get("bias", 0.0)),
+            regime_sd,
+        )
 
 
 INDEPENDENT = Spreads()
 
 
 def session_spreads(model=None) -> Spreads:
-    """The spreads of ``model`` (a :class:`judges.support.model.SupportModel`), else those of the
-    shipped model (a model file written before they were recorded, or the alignment judge)."""
-    if model is not None and getattr(model, "intervals", None):
-        return Spreads.of(model.intervals)
-    from judges.support.model import BUILTIN, load_model
-
-    return Spreads.of(load_model(BUILTIN).intervals)
+    """The spreads the intervals assume: those ``calibrate`` recorded in ``model`` (a
+    :class:`judges.support.model.SupportModel`) at their posterior predictive, else the shipped ones
+    (:data:`SHIPPED_SPREADS`, re-fitted from the shipped model's data: a model file written before,
+    the shipped model itself, or the alignment judge); with :data:`REGIME_SD` for labels made
+    another way."""
+    fitted = getattr(model, "intervals", None) or {}
+    if "run_sd_predictive" in fitted:
+        data = str((getattr(model, "training", None) or {}).get("data") or "the model's calibration labels")
+        return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0])
+    shipped = json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))
+    spreads = Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
+    return spreads._replace(source=shipped["source"])
 
 
 # -- per citation --------------------------------------------------------------------------------
@@ -201,8 +242,16 @@ def judge_variance(report_var, u, topics: int, spreads: Spreads, scale: float = 
     report_var, u = np.asarray(report_var, dtype=np.float64), np.asarray(u, dtype=np.float64)
     if topics <= 0:
         return 0.0
-    shared = spreads.report_sd**2 * float(np.sum(u**2)) + spreads.run_sd**2 * float(np.sum(u)) ** 2
+    shared = (
+        spreads.report_sd**2 * float(np.sum(u**2)) + (spreads.run_sd**2 + spreads.regime_sd**2) * float(np.sum(u)) ** 2
+    )
     return (float(np.sum(report_var)) + scale * shared) / topics**2
+
+
+def regime_part(u, topics: int, spreads: Spreads, scale: float = 1.0) -> float:
+    """The part of :func:`judge_variance` a bias shared by every run adds (``regime_sd``): the same
+    for runs judged alike, so it moves no pair of them."""
+    return scale * spreads.regime_sd**2 * (float(np.sum(u)) / topics) ** 2 if topics > 0 else 0.0
 
 
 def topic_variance(values: Sequence[float]) -> float:
@@ -280,14 +329,213 @@ def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_
     grid = np.round(np.arange(0.0, GRID_MAX + step / 2, step), 10)
     loglik, bias = restricted_likelihood(run_index, d, s, grid, grid)
     i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    # one-sided 95% upper bounds from the profile likelihood: the largest spread whose profile is
+    # within chi2_1(0.90) / 2 of the maximum (a spread fitted on a few topics is not known to two digits)
+    drop = float(loglik.max()) - PROFILE_DROP
+    post = np.exp(loglik - loglik.max())
+    post /= post.sum()
     return {
         "report_sd": float(grid[i]),
         "run_sd": float(grid[j]),
+        "report_sd_upper": float(grid[np.flatnonzero(loglik.max(axis=1) >= drop).max()]),
+        "run_sd_upper": float(grid[np.flatnonzero(loglik.max(axis=0) >= drop).max()]),
+        # the posterior predictive: sqrt of the spreads' squares averaged over the likelihood (flat prior on the grid)
+        "report_sd_predictive": round(float(np.sqrt(np.sum(post.sum(axis=1) * grid**2))), 4),
+        "run_sd_predictive": round(float(np.sqrt(np.sum(post.sum(axis=0) * grid**2))), 4),
         "bias": round(float(bias[i, j]), 4),
         "reports": int(len(d)),
         "runs": int(run_index.max()) + 1,
         "mean_independent_sd": round(float(np.sqrt(np.mean(s))), 4),
     }
+
+
+# -- labels drawn with known probabilities: prediction-powered inference -----------------------------
+def ppi_mean_ci(
+    y,
+    yhat,
+    yhat_unlabeled,
+    alpha: float = 0.05,
+    lam: Optional[float] = None,
+    w=None,
+    w_unlabeled=None,
+    finite: bool = False,
+) -> tuple[float, float, float]:
+    """The PPI++ estimate of a mean (Angelopoulos, Duchi and Zrnic 2023, arXiv 2311.01453) and its
+    normal interval: ``(estimate, standard error, lam)``. ``y`` the labels, ``yhat`` the judge's
+    values on the labelled items, ``yhat_unlabeled`` on the items the mean is over; ``w``,
+    ``w_unlabeled`` weights (each normalised to its count: inverse inclusion probabilities times
+    leverage give the Hajek estimator of a weighted mean); ``lam`` None tunes the power (clipped to
+    [0, 1]; 1 is plain PPI, 0 the labels alone). With ``finite=False`` it is ``ppi_py.ppi_mean_ci``'s
+    (the items a sample of a larger population: their mean carries sampling error); with
+    ``finite=True`` the items are the whole population (a run's every citation, judged), so the
+    judge's mean is known and only the rectifier ``y - lam yhat`` carries error, and ``lam`` is
+    tuned for it alone (``Cov(y, yhat) / Var(yhat)`` of the weighted values)."""
+    y, yhat = np.asarray(y, dtype=np.float64), np.asarray(yhat, dtype=np.float64)
+    yhat_unlabeled = np.asarray(yhat_unlabeled, dtype=np.float64)
+    n, big_n = len(y), len(yhat_unlabeled)
+    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64) / np.sum(w) * n
+    wu = (
+        np.ones(big_n)
+        if w_unlabeled is None
+        else np.asarray(w_unlabeled, dtype=np.float64) / np.sum(w_unlabeled) * big_n
+    )
+    if lam is None:
+        if finite:
+            a, b = w * y, w * yhat
+            var_b = float(np.var(b))
+            lam = float(np.mean((a - a.mean()) * (b - b.mean())) / var_b) if var_b > 0 else 0.0
+        else:
+            first = float(np.mean(wu * yhat_unlabeled) + np.mean(w * (y - yhat)))
+            grads, grads_hat = w * (y - first), w * (yhat - first)
+            cov = 2.0 / n * float(np.sum((grads - grads.mean()) * (grads_hat - grads_hat.mean())))
+            var_hat = float(np.var(np.concatenate([grads_hat, wu * (yhat_unlabeled - first)]), ddof=1))
+            lam = cov / (2.0 * (1.0 + n / big_n) * var_hat) if var_hat > 0 else 0.0
+        lam = float(np.clip(lam, 0.0, 1.0))
+    estimate = float(np.mean(wu * lam * yhat_unlabeled) + np.mean(w * (y - lam * yhat)))
+    imputed = 0.0 if finite else float(np.std(wu * lam * yhat_unlabeled)) ** 2 / big_n
+    rectifier = float(np.std(w * (y - lam * yhat))) ** 2 / n
+    return estimate, math.sqrt(imputed + rectifier), lam
+
+
+class Estimate(NamedTuple):
+    """A run's value for the assessors with labels: the estimate and its variance, and the same from
+    the labels alone (NaN where too few)."""
+
+    value: float
+    variance: float
+    labels_value: float
+    labels_variance: float
+    labels: int  # labelled citations of the run
+    effective: float  # their effective number (Kish, of the inverse-probability weights of the drawn ones)
+
+
+def regime_update(judged, human, probability, regime_sd: float) -> tuple[float, float]:
+    """The bias shared by every run (human minus judge per citation weight; prior mean 0, sd
+    ``regime_sd``) after the session's labels drawn at random (``judged``, ``human`` and the
+    ``probability`` of each; the sure ones say nothing about the rest): ``(its posterior mean, its
+    posterior sd)``. The labels' estimate is the Hajek mean residual (:func:`ppi_mean_ci`, ``lam =
+    1``, weights the inverse probabilities); from fewer than two, the prior."""
+    judged, human = np.asarray(judged, dtype=np.float64), np.asarray(human, dtype=np.float64)
+    probability = np.asarray(probability, dtype=np.float64)
+    if len(judged) < 2 or regime_sd <= 0:
+        return 0.0, regime_sd
+    w = 1.0 / probability
+    mean, se, _ = ppi_mean_ci(human, judged, judged, lam=1.0, w=w, w_unlabeled=w, finite=True)
+    found = mean - float(np.sum(w * judged) / np.sum(w))  # the mean residual
+    if se <= 0:
+        return found, 0.0
+    prior, data = regime_sd**2, se**2
+    return found * prior / (prior + data), math.sqrt(prior * data / (prior + data))
+
+
+def labelled_estimate(
+    lev, judged, human, labelled, probability, model_variance: float, residual_variance, shift: float = 0.0
+) -> Estimate:
+    """A run's value for the assessors from the judge's values ``judged`` on every citation (``lev``
+    their leverages) and the labels ``human`` where ``labelled``, drawn with inclusion
+    ``probability``. Citations drawn for sure (probability 1) are known: their label replaces the
+    judge's value. The rest of the run is estimated twice: by the judge (``model_variance``: the
+    judge-error variance of that rest, :func:`judge_variance` on its citations) and by PPI from the
+    labels drawn at random among it (:func:`ppi_mean_ci`, finite population, weights leverage over
+    inclusion probability; power-tuned from 10 drawn labels on), its variance at least what the
+    model expects of so few labels (``residual_variance``: the expected squared residual of each
+    citation about its run's mean residual); the two are combined by their precisions. ``shift``:
+    the bias shared by every run the session's labels found (:func:`regime_update`), added to the
+    judge's values. The labels
+    alone: the same PPI with ``lam = 0`` (the Hajek estimate from the drawn labels, the sure ones
+    exact), NaN from fewer than two drawn labels."""
+    lev, judged = np.asarray(lev, dtype=np.float64), np.asarray(judged, dtype=np.float64)
+    human, labelled = np.asarray(human, dtype=np.float64), np.asarray(labelled, dtype=bool)
+    probability = np.asarray(probability, dtype=np.float64)
+    residual_variance = np.broadcast_to(np.asarray(residual_variance, dtype=np.float64), lev.shape)
+    sure = labelled & (probability >= 1.0)
+    drawn = labelled & ~sure
+    rest = ~sure
+    known = float(np.sum(lev[sure] * human[sure]))
+    mass = float(np.sum(lev[rest]))
+    judge_value = known + float(np.sum(lev[rest] * (judged[rest] + shift)))
+    value, variance = judge_value, model_variance
+    labels_value, labels_variance = float("nan"), float("nan")
+    effective = float(sure.sum())
+    k = int(drawn.sum())
+    if mass <= 0:
+        return Estimate(known, 0.0, known, 0.0, int(labelled.sum()), effective)
+    if k >= 1:
+        w = lev[drawn] / probability[drawn]
+        share = w / w.sum()
+        lam = None if k >= 10 else 1.0
+        mean, se, _ = ppi_mean_ci(
+            human[drawn], judged[drawn], judged[rest], lam=lam, w=w, w_unlabeled=lev[rest], finite=True
+        )
+        anticipated = float(np.sum(share**2 * residual_variance[drawn]))
+        design = mass**2 * max(se**2, anticipated)
+        design_value = known + mass * mean
+        if model_variance > 0:
+            precision = 1.0 / model_variance + 1.0 / design
+            value = (judge_value / model_variance + design_value / design) / precision
+            variance = 1.0 / precision
+        effective += float(w.sum() ** 2 / np.sum(w**2))
+        if k >= 2:
+            alone, se_alone, _ = ppi_mean_ci(
+                human[drawn], judged[drawn], judged[rest], lam=0.0, w=w, w_unlabeled=lev[rest], finite=True
+            )
+            labels_value, labels_variance = known + mass * alone, (mass * se_alone) ** 2
+    return Estimate(value, variance, labels_value, labels_variance, int(labelled.sum()), effective)
+
+
+class Draws(NamedTuple):
+    """The session's labelled citations as :func:`labelled_estimate` takes them, per run: arrays
+    over its citations (``lev``, ``judged``, ``human``, ``labelled``, ``probability``,
+    ``within``), and how the labels were drawn (``how``)."""
+
+    rows: dict  # run -> (lev, judged, human, labelled, probability, within)
+    random_labels: np.ndarray  # rows (sorted) whose label was drawn at random: unknown to the error model
+    how: str
+    labels: int
+
+
+def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str], answer_error: float, topics: int):
+    """The labelled citations of ``table`` (assessments in ``order``; a ``human_label`` from
+    ``--labels``) with the probability each was drawn with (``probabilities``: key (run, topic,
+    sentence index, doc id) -> probability, :func:`judges.meta.labels.citation_probabilities`).
+    Labels without one (an organiser's own) are taken as drawn at random: each with the share of
+    such labels among the citations not labelled for sure. None without labels."""
+    n = table.num_rows
+    if n == 0 or "human_label" not in table.column_names:
+        return None
+    lv = _levels(table, order, cap, answer_error)
+    labelled = lv.label_level >= 0
+    if not labelled.any():
+        return None
+    docs = _column(table, "doc_id", order).to_pylist()
+    runs, topic_ids = lv.run.to_pylist(), lv.topic.to_pylist()
+    keys = zip(runs, topic_ids, lv.sentence_index.tolist(), docs)
+    probability = np.array([probabilities.get(k, np.nan) if lab else 0.0 for k, lab in zip(keys, labelled)])
+    organisers = labelled & np.isnan(probability)
+    sure = labelled & (probability >= 1.0)
+    if organisers.any():
+        candidates = int(np.sum(~lv.missing & ~sure))
+        probability[organisers] = organisers.sum() / max(candidates, 1)
+    drawn = labelled & ~sure
+    free = capped_levels(lv.free, lv.capped)
+    judged = np.where(lv.missing, 0.0, 0.5 * free[:, 1] + free[:, 2])
+    human = np.where(labelled, np.array([0.0, 0.5, 1.0])[np.maximum(lv.label_level, 0)], 0.0)
+    within = np.where(lv.missing, 0.0, weight_variances(free, np.zeros(n, dtype=bool)))
+    run_arr = np.array(runs, dtype=object)
+    report_keys = np.char.add(np.char.add(np.array(runs, dtype=str), "\t"), np.array(topic_ids, dtype=str))
+    _, inverse, sizes = np.unique(report_keys, return_inverse=True, return_counts=True)
+    lev = 1.0 / (sizes[inverse].astype(np.float64) * max(topics, 1))
+    out = {}
+    for run in sorted(set(runs)):
+        m = run_arr == run
+        out[run] = (lev[m], judged[m], human[m], labelled[m], np.where(labelled[m], probability[m], 0.0), within[m])
+    if organisers[labelled].all():
+        how = "taken as drawn at random (no inclusion probabilities)"
+    elif organisers.any():
+        how = f"{int(organisers.sum())} taken as drawn at random (no inclusion probabilities), the rest as planned"
+    else:
+        how = "drawn as planned"
+    return Draws(out, drawn, how, int(labelled.sum()))
 
 
 # -- the session's intervals and pairs -----------------------------------------------------------
@@ -315,15 +563,26 @@ def _column(table: pa.Table, name: str, order) -> pa.Array:
     return column.combine_chunks()
 
 
-def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str], answer_error: float) -> dict:
-    """Per report ``(run, topic)`` of ``table`` (assessments; ``order`` the indices that sort it by
-    run, topic, sentence and citation, or None when it is sorted): ``(u, {measure: independent
-    error variance of its value})`` for the support measures: the expected squared error of the
-    judge's value under the citations' levels, taken independent (the variance where the judge's
-    value is the expectation, as for the default weights)."""
+class _Levels(NamedTuple):
+    run: pa.Array
+    topic: pa.Array
+    sentence_index: np.ndarray
+    status: pa.Array
+    weight: np.ndarray
+    missing: np.ndarray
+    q: np.ndarray  # levels people would give, the label's where it is known
+    free: np.ndarray  # levels without any label (the judge's view)
+    ruled: np.ndarray  # full ruled out by the grounding cap (where not known)
+    uncertain: np.ndarray  # neither missing nor known
+    label_level: np.ndarray  # the label's level, -1 where none
+    capped: np.ndarray  # full ruled out by the grounding cap (every citation)
+
+
+def _levels(table: pa.Table, order, cap: Sequence[str], answer_error: float, random_labels=None) -> _Levels:
+    """Per citation of ``table`` in ``order``: the levels people would give, and what is known;
+    ``random_labels`` (rows in order) marks labels drawn at random, which the judge's error model
+    does not take as known (:func:`labelled_estimate` uses them)."""
     n = table.num_rows
-    if n == 0:
-        return {}
     run = _column(table, "run_id", order)
     topic = _column(table, "topic_id", order)
     sentence_index = _column(table, "sentence_index", order).to_numpy(zero_copy_only=False)
@@ -344,15 +603,40 @@ def report_variances(table: pa.Table, order, per_topic: dict, cap: Sequence[str]
     lik = None
     if answers.null_count < n:
         lik = _likelihoods(answers.to_pylist(), _column(table, "llm_p_yes", order).to_pylist(), answer_error)
-    label_level = None
+    label_level = np.full(n, -1)
     if "human_label" in table.column_names:
         labels = _column(table, "human_label", order)
         if labels.null_count < n:
             label_level = np.array([LEVEL_OF_LABEL.get(v, -1) if v is not None else -1 for v in labels.to_pylist()])
-    q = level_distribution(p_any, p_full, lik, has, missing, label_level)
-    uncertain = ~missing if label_level is None else ~missing & (label_level < 0)
-    ruled &= uncertain  # an assessor's label is what people say, cap or not
+    known = label_level.copy()
+    if random_labels is not None:
+        known[np.asarray(random_labels, dtype=bool)] = -1
+    free = level_distribution(p_any, p_full, lik, has, missing)
+    q = level_distribution(p_any, p_full, lik, has, missing, known)
+    uncertain = ~missing & (known < 0)
+    return _Levels(
+        run, topic, sentence_index, status, weight, missing, q, free, ruled & uncertain, uncertain, label_level, ruled
+    )
+
+
+def report_variances(
+    table: pa.Table, order, per_topic: dict, cap: Sequence[str], answer_error: float, random_labels=None
+) -> dict:
+    """Per report ``(run, topic)`` of ``table`` (assessments; ``order`` the indices that sort it by
+    run, topic, sentence and citation, or None when it is sorted): ``(u, {measure: independent
+    error variance of its value})`` for the support measures: the expected squared error of the
+    judge's value under the citations' levels, taken independent (the variance where the judge's
+    value is the expectation, as for the default weights). ``random_labels``: labels drawn at
+    random, not taken as known (:func:`_levels`)."""
+    n = table.num_rows
+    if n == 0:
+        return {}
+    lv = _levels(table, order, cap, answer_error, random_labels)
+    run, topic, sentence_index, status, weight = lv.run, lv.topic, lv.sentence_index, lv.status, lv.weight
+    q, ruled, uncertain = lv.q, lv.ruled, lv.uncertain
     mean_weight = 0.5 * q[:, 1] + np.where(ruled, 0.5, 1.0) * q[:, 2]
+    if random_labels is not None:  # the judge's value there is its own, not the label's
+        weight = np.where(np.asarray(random_labels, dtype=bool), mean_weight, weight)
     v_weight = np.where(uncertain, weight_variances(q, ruled) + (mean_weight - weight) ** 2, 0.0)
     qc = capped_levels(q, ruled)
     full = qc[:, 2]  # P(people say full)
@@ -440,10 +724,14 @@ def trust(
     reports: dict,
     spreads: Spreads,
     measures: Sequence[str] = MEASURE_NAMES,
+    draws: Optional[Draws] = None,
+    rest_reports: Optional[dict] = None,
 ) -> Trust:
     """The intervals of every run and measure and the pairs on the headline, from the reports'
     values (``per_topic``: (run, topic) -> measures; a topic a run did not answer counts 0) and
-    :func:`report_variances`."""
+    :func:`report_variances`. With labels (``draws``, :func:`label_draws`; ``rest_reports``:
+    :func:`report_variances` with the labels drawn at random unknown), weighted precision's
+    estimate and interval are :func:`labelled_estimate`'s, and so are its pairs."""
     runs, topics = sorted(runs), sorted(topics)
     t = len(topics)
     support = [m for m in measures if m not in NO_JUDGE_ERROR]
@@ -453,36 +741,75 @@ def trust(
     scale = {m: (totals[m] / base if base > 0 else 1.0) for m in support}
     scale[HEADLINE] = 1.0
     values: dict[str, dict[str, list[float]]] = {}
-    variance: dict[str, dict[str, float]] = {}
+    # per run on the headline: (estimate, variance, share the judge still gives, variance without the regime part)
+    head_of: dict[str, tuple[float, float, float, float]] = {}
     rows = []
+    nan = float("nan")
+    shift, learned = 0.0, spreads
+    model_only = f"model (errors learned on {spreads.source})" if spreads.source else "model"
+    if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
+        drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
+        judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
+        shift, regime_sd = regime_update(judged, human, probability, spreads.regime_sd)
+        learned = spreads._replace(regime_sd=regime_sd)
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
         known = [reports[(run, topic)] for topic in topics if (run, topic) in reports]
         u = [k[0] for k in known]
-        variance[run] = {}
         for m in measures:
             x = values[run][m]
             value = sum(x) / t if t else 0.0
             var = 0.0
             if m not in NO_JUDGE_ERROR:
                 var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, scale.get(m, 1.0))
-            variance[run][m] = var
             high = math.inf if m in UNBOUNDED else 1.0
-            low_, high_ = interval(value, var, 0.0, high)
-            low_t, high_t = interval(value, var + topic_variance(x), 0.0, high)
-            rows.append((run, m, value, low_, high_, low_t, high_t, t))
+            made = "no judge error" if m in NO_JUDGE_ERROR else model_only
+            estimate, n_labels, effective, labels_iv = value, 0, 0.0, (nan, nan)
+            if m == HEADLINE:
+                share = sum(u) / t if t else 0.0
+                pair_var = var - regime_part(u, t, spreads)
+                found = draws.rows.get(run) if draws is not None else None
+                if found is not None:
+                    rest = [rest_reports[(run, topic)] for topic in topics if (run, topic) in rest_reports]
+                    rest_u = [k[0] for k in rest]
+                    model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, learned)
+                    no_regime = model_var - regime_part(rest_u, t, learned)
+                    within = found[5] + spreads.report_sd**2
+                    est = labelled_estimate(*found[:5], model_var, within, shift)
+                    estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
+                    labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
+                    made = f"{model_only} and {n_labels} labels, {draws.how}"
+                    made = made if n_labels else f"{model_only}, with the session's labels"
+                    share = sum(rest_u) / t if t else 0.0
+                    pair = labelled_estimate(*found[:5], no_regime, within, shift)
+                    head_of[run] = (pair.value, var, share, pair.variance)
+                else:
+                    head_of[run] = (estimate, var, share, pair_var)
+            low_, high_ = interval(estimate, var, 0.0, high)
+            low_t, high_t = interval(estimate, var + topic_variance(x), 0.0, high)
+            rows.append((run, m, value, low_, high_, low_t, high_t, t, estimate, made, n_labels, effective, *labels_iv))
     head = headline_of(list(measures))
-    mean = {run: v for run, m, v, *_ in rows if m == head}
     x = np.array([values[run][head] for run in runs], dtype=np.float64).reshape(len(runs), t)
     cov = np.cov(x, ddof=1).reshape(len(runs), len(runs)) / t if t >= 2 else np.full((len(runs),) * 2, np.nan)
+    if head != HEADLINE:  # another headline (weighted precision not asked for): the model's variance
+        head_of = {}
+        for r, m, v, *_ in rows:
+            if m == head:
+                u = [reports[(r, topic)][0] for topic in topics if (r, topic) in reports]
+                known = [reports[(r, topic)][1].get(m, 0.0) for topic in topics if (r, topic) in reports]
+                var = judge_variance(known, u, t, spreads, scale.get(m, 1.0)) if m not in NO_JUDGE_ERROR else 0.0
+                part = regime_part(u, t, spreads, scale.get(m, 1.0)) if m not in NO_JUDGE_ERROR else 0.0
+                head_of[r] = (v, var, sum(u) / t if t and part else 0.0, var - part)
     pairs = []
+    regime = learned.regime_sd**2
     for i, a in enumerate(runs):
         for j in range(i + 1, len(runs)):
             b = runs[j]
-            first, second = (a, b) if mean[a] >= mean[b] else (b, a)  # ties: in name order
-            gap = mean[first] - mean[second]
-            var = variance[a][head] + variance[b][head]
+            first, second = (a, b) if head_of[a][0] >= head_of[b][0] else (b, a)  # ties: in name order
+            gap = head_of[first][0] - head_of[second][0]
+            # a bias shared by every run moves a pair only by the runs' different shares of judged citations
+            var = head_of[a][3] + head_of[b][3] + regime * (head_of[a][2] - head_of[b][2]) ** 2
             topic_var = max(cov[i, i] + cov[j, j] - 2.0 * cov[i, j], 0.0) if t >= 2 else float("nan")
             pairs.append((first, second, head, gap, p_same_order(gap, var), p_same_order(gap, var + topic_var)))
     pairs.sort(key=lambda p: (p[2], p[0], p[1]))

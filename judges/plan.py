@@ -42,6 +42,8 @@ from judges.vocabulary import WEIGHT
 
 #: The columns naming one citation (the assessments table's sort key).
 KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")
+PROBABILITY = "inclusion_probability"  # the plan file's field: the probability its citation was drawn with
+PLAN_MIX = 0.5  # plan-assessments: the share of the draws spread evenly over the candidates (the rest by gain)
 UNREADABLE_SPREAD = 0.5  # a citation without probabilities (cross-language): the most an answer can move it
 
 
@@ -100,11 +102,13 @@ def order_factor(run_ids: np.ndarray, lev: np.ndarray, weights: np.ndarray, vari
 
 
 class Planned(NamedTuple):
-    """One planned citation: its rank in the plan (1 = first asked) and expected gain."""
+    """One planned citation: its rank in the plan (1 = first asked), expected gain, and the
+    probability it was drawn with (1: chosen for sure)."""
 
     rank: int
     gain: float
     why: str
+    probability: float = 1.0
 
 
 class Plan:
@@ -159,6 +163,35 @@ def gains(
     return np.where(plannable, gain, 0.0), plannable
 
 
+def inclusion_probabilities(gain: np.ndarray, k: int, mix: float = PLAN_MIX) -> np.ndarray:
+    """Each candidate's probability of being drawn when ``k`` are drawn: the ``k - round(mix x k)``
+    of largest ``gain`` for sure (probability 1: what moves the ranking most; ties in row order),
+    the other ``round(mix x k)`` at random among the rest, each with the same probability (drawn by
+    :func:`systematic_draw` in key order, so spread over runs and topics as strata would be): every
+    citation, and every run, keeps a chance of being checked."""
+    gain = np.asarray(gain, dtype=np.float64)
+    n = len(gain)
+    k = max(0, min(int(k), n))
+    pi = np.zeros(n)
+    at_random = int(round(mix * k))
+    top = np.argsort(-np.round(gain, 12), kind="stable")[: k - at_random]
+    pi[top] = 1.0
+    if at_random:
+        pi[pi < 1.0] = at_random / (n - len(top))
+    return pi
+
+
+def systematic_draw(pi: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The rows drawn by systematic sampling with inclusion probabilities ``pi`` in the rows' order
+    (each row is drawn with probability exactly its ``pi``; the order, by run and topic, spreads the
+    draws over runs and topics like strata): one random start in [0, 1), then every unit step."""
+    cum = np.concatenate([[0.0], np.cumsum(pi)])
+    start = float(np.random.default_rng(seed).random())
+    points = start + np.arange(int(math.ceil(cum[-1] - start - 1e-12)))
+    rows = np.searchsorted(cum, points, side="right") - 1
+    return np.unique(np.concatenate([rows[(rows >= 0) & (rows < len(pi))], np.flatnonzero(pi >= 1.0)]))
+
+
 def wanted_count(candidates: int, budget: Optional[float] = None, count: Optional[int] = None) -> int:
     """How many citations a plan takes: ``count``, else ``budget`` of ``candidates`` (rounded)."""
     if count is not None:
@@ -176,11 +209,16 @@ def make_plan(
     order: bool = True,
     costs: Optional[np.ndarray] = None,
     max_cost: Optional[float] = None,
+    mix: Optional[float] = None,
+    seed: int = 0,
 ) -> Plan:
     """The plan over the citations of ``columns`` (one row per judged citation; see :func:`gains`):
     the ``count`` (else ``budget`` share of the plannable) citations of largest gain; ``exclude``
     marks rows never chosen (already labelled). Ties go to the smaller key. With ``max_cost``, it
-    stops before the summed ``costs`` (each citation's estimated question cost) would exceed it."""
+    stops before the summed ``costs`` (each citation's estimated question cost) would exceed it.
+    With ``mix`` (labels for the intervals, ``plan-assessments``), a share ``mix`` of them is drawn
+    at random instead (:func:`inclusion_probabilities`, :func:`systematic_draw` from ``seed``), and
+    every chosen citation carries the probability it was drawn with."""
     gain, plannable = gains(columns, answered, full_ruled_out, order)
     if exclude is not None:
         plannable = plannable & ~exclude
@@ -190,6 +228,11 @@ def make_plan(
     key_cols = [np.asarray(columns[c]) for c in KEY]
     # largest gain first; equal gains in key order (a stable sort of the key-sorted rows)
     idx = idx[np.lexsort(tuple(col[idx] for col in reversed(key_cols)))]
+    probability = np.ones(len(gain))
+    if mix is not None:  # idx in key order: the draws spread over runs and topics
+        pi = inclusion_probabilities(gain[idx], k, mix)
+        probability[idx] = pi
+        idx = idx[systematic_draw(pi, seed)]
     idx = idx[np.argsort(-np.round(gain[idx], 12), kind="stable")][:k]
     cost = 0.0
     if max_cost is not None and costs is not None:
@@ -207,7 +250,9 @@ def make_plan(
             if status[i] == "cross_language"
             else f"expected gain {gain[i]:.4g}: rank {rank} of {candidates}"
         )
-        chosen[key] = Planned(rank, float(f"{gain[i]:.8g}"), why)
+        if probability[i] < 1.0:
+            why = f"drawn at random (probability {probability[i]:.4g}): expected gain {gain[i]:.4g}"
+        chosen[key] = Planned(rank, float(f"{gain[i]:.8g}"), why, float(probability[i]))
     return Plan(chosen, candidates, k, round(cost, 6) if costs is not None else None)
 
 
@@ -220,12 +265,13 @@ def plan_session(
     order: bool = True,
     question_cost=None,
     max_cost: Optional[float] = None,
+    mix: Optional[float] = None,
 ) -> Plan:
     """The plan over a session's first-pass assessments (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`):
     ``cap`` is ``grounding.cap`` (the kinds whose absence rules full support out); citations with a
     human label are never chosen; ``question_cost(sentence)`` estimates a question's cost, and
     ``max_cost`` caps their sum. The table is put in key order first, so the plan is the same
-    whatever order worker processes returned their parts in."""
+    whatever order worker processes returned their parts in. ``mix``: see :func:`make_plan`."""
     table = table.sort_by([(c, "ascending") for c in KEY])
     columns = {c: table[c].to_numpy(zero_copy_only=False) for c in (*KEY, "status", "p_any", "p_full", "weight")}
     ruled_out = np.zeros(table.num_rows, dtype=bool)
@@ -235,7 +281,7 @@ def plan_session(
     costs = None
     if question_cost is not None:  # the estimated cost of asking about each citation (its sentence)
         costs = np.array([question_cost(text) for text in table["sentence"].to_pylist()], dtype=np.float64)
-    return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost)
+    return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost, mix)
 
 
 def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:

@@ -55,6 +55,7 @@ def print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
         )
         return
     print_top(summary.files.get("leaderboard_parquet"))
+    print_basis(summary.files.get("intervals_parquet"))
     print_trust(summary.files.get("leaderboard_parquet"), summary.files.get("pairs_parquet"))
 
 
@@ -198,6 +199,29 @@ def print_top(path: Optional[str], n: int = 5) -> None:
     lines = [f"top runs by {head} (mean over topics):"]
     lines += [f"{k:>3}  {run:<{width}}  {value:.4f}" for k, (run, value) in enumerate(top, 1)]
     say("\n".join(lines))
+
+
+def print_basis(intervals: Optional[str]) -> None:
+    """What the headline's intervals rest on (judges.intervals): the judge's errors learned on
+    labelled data elsewhere, and the session's labels where there are some."""
+    if not intervals:
+        return
+    from judges.formats.tables import read_table
+    from judges.measures import HEADLINE
+
+    table = read_table(intervals)
+    if "made" not in table.column_names:
+        return
+    made = [m for m, k in zip(table["made"].to_pylist(), table["measure"].to_pylist()) if k == HEADLINE]
+    if not made:
+        return
+    labelled = sum(1 for m in made if " labels, " in m)
+    learned = made[0].split(" and ")[0].split(",")[0]
+    where = learned[len("model (") : -1] if learned.startswith("model (") else "the model's own figures"
+    line = f"intervals ({intervals[: -len('.parquet')]}.tsv): they rest on the judge's {where}, not on these topics"
+    if labelled:
+        line += f"; {labelled} of {len(made)} runs' also on their own labels (the column made says how)"
+    say(line)
 
 
 def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3, level: float = 0.95) -> None:

@@ -224,8 +224,18 @@ def _write_intervals(
 
     wf = workflow
     model = load_model(wf.support.model, inputs.workflow_path) if is_probabilistic(wf.support.judge) else None
-    reports = intervals.report_variances(table, order, per_topic, wf.grounding.cap, wf.attest.answer_error)
-    found = intervals.trust(per_topic, scan.runs, list(topics), reports, intervals.session_spreads(model))
+    cap, error = wf.grounding.cap, wf.attest.answer_error
+    reports = intervals.report_variances(table, order, per_topic, cap, error)
+    draws, rest = None, None
+    if inputs.labels is not None:  # with the probabilities the plan drew them with (pandas: only with labels)
+        from judges.meta.labels import citation_probabilities, read_labels
+
+        probabilities = citation_probabilities(read_labels(inputs.labels))
+        draws = intervals.label_draws(table, order, probabilities, cap, error, len(topics))
+        if draws is not None:
+            rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
+    spreads = intervals.session_spreads(model)
+    found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
 
 

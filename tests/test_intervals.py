@@ -7,6 +7,7 @@ import json
 import math
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
 from conftest import ROOT, run_cli, shared
@@ -321,21 +322,29 @@ def test_trust_pairs_and_topic_sampling():
     per_topic = {("a", "t1"): {"WEIGHTED_PRECISION": 0.6}, ("a", "t2"): {"WEIGHTED_PRECISION": 0.4}}
     per_topic |= {("b", "t1"): {"WEIGHTED_PRECISION": 0.3}}  # b did not answer t2: it counts 0
     reports = {k: (1.0, {"WEIGHTED_PRECISION": 0.01}) for k in per_topic}
-    found = iv.trust(per_topic, ["b", "a"], ["t2", "t1"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION"])
-    (_, _, va, lo, hi, lot, hit, t), (_, _, vb, *_) = found.intervals
+    spreads = iv.Spreads(0.1, 0.05, 0.0, 0.04)
+    found = iv.trust(per_topic, ["b", "a"], ["t2", "t1"], reports, spreads, ["WEIGHTED_PRECISION"])
+    (_, _, va, lo, hi, lot, hit, t, *rest_a), (_, _, vb, *_) = found.intervals
     assert (va, vb, t) == (pytest.approx(0.5), pytest.approx(0.15), 2)
-    var_a = (0.02 + 0.1**2 * 2 + 0.05**2 * 4) / 4  # independent, report and run parts over T^2
+    assert rest_a[:4] == [pytest.approx(0.5), "model", 0, 0.0]  # no labels: the estimate is the value
+    named = iv.trust(per_topic, ["a", "b"], ["t1", "t2"], reports, spreads._replace(source="X"), ["WEIGHTED_PRECISION"])
+    assert named.intervals[0][9] == "model (errors learned on X)"
+    # independent, report, run and regime parts over T^2
+    var_a = (0.02 + 0.1**2 * 2 + 0.05**2 * 4 + 0.04**2 * 4) / 4
     assert (lo, hi) == pytest.approx((0.5 - 1.959964 * math.sqrt(var_a), 0.5 + 1.959964 * math.sqrt(var_a)))
     topic_var = np.var([0.6, 0.4], ddof=1) / 2
     assert (lot, hit) == pytest.approx(
         (0.5 - 1.959964 * math.sqrt(var_a + topic_var), 0.5 + 1.959964 * math.sqrt(var_a + topic_var))
     )
-    var_b = (0.01 + 0.1**2 + 0.05**2) / 4
+    var_b = (0.01 + 0.1**2 + 0.05**2 + 0.04**2) / 4
+    # a bias shared by every run moves the pair by the runs' different shares of judged citations only
+    regime_a, regime_b, regime_pair = 0.04**2 * 4 / 4, 0.04**2 / 4, 0.04**2 * (2 / 2 - 1 / 2) ** 2
+    pair_var = var_a + var_b - regime_a - regime_b + regime_pair
     [(first, second, measure, gap, p, p_topics)] = found.pairs
     assert (first, second, measure, gap) == ("a", "b", "WEIGHTED_PRECISION", pytest.approx(0.35))
-    assert p == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (var_a + var_b))))
+    assert p == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * pair_var)))
     paired = np.var([0.6 - 0.3, 0.4 - 0.0], ddof=1) / 2
-    assert p_topics == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (var_a + var_b + paired))))
+    assert p_topics == pytest.approx(0.5 * math.erfc(-0.35 / math.sqrt(2 * (pair_var + paired))))
 
 
 # -- the files ---------------------------------------------------------------------------------------
@@ -356,8 +365,11 @@ def test_the_intervals_file_brackets_each_leaderboard_value(sample):
         if t == "all"
     }
     assert [(r[0], r[1]) for r in rows] == list(board)  # the leaderboard's order: runs sorted, registry order
-    for run, measure, value, low, high, low_t, high_t, topics in rows:
+    for run, measure, value, low, high, low_t, high_t, topics, estimate, made, labels, effective, *alone in rows:
         assert value == board[(run, measure)] and topics == "3"
+        # without labels: the model's interval around the leaderboard's value, nothing from labels
+        made_as = "no judge error" if measure in iv.NO_JUDGE_ERROR else "model (errors learned on rag24-support)"
+        assert (estimate, made, labels, effective, alone) == (value, made_as, "0", "0.0000", ["nan", "nan"])
         low, high, low_t, high_t, value = map(float, (low, high, low_t, high_t, value))
         assert low_t <= low <= value <= high <= high_t
         if measure in iv.NO_JUDGE_ERROR:
@@ -379,7 +391,12 @@ def test_the_readers_give_the_files_rows(sample):
     frame = judges.read_intervals(out, "s")
     assert list(frame.columns) == list(iv.INTERVAL_COLUMNS)
     text = [line.split("\t") for line in (out / "s.intervals.tsv").read_text().splitlines()[1:]]
-    assert [list(map(str, r[:2])) + [f"{v:.4f}" for v in r[2:7]] + [str(r[7])] for r in frame.values] == text
+    expected = [
+        [*map(str, r[:2]), *(f"{v:.4f}" for v in r[2:7]), str(r[7]), f"{r[8]:.4f}", r[9], str(r[10])]
+        + [f"{v:.4f}" for v in r[11:]]
+        for r in frame.values
+    ]
+    assert expected == text
     pairs = judges.read_pairs(out, "s")
     text = [line.split("\t") for line in (out / "s.pairs.tsv").read_text().splitlines()[1:]]
     assert [list(r[:3]) + [f"{v:.4f}" for v in r[3:]] for r in pairs.values] == text
@@ -391,6 +408,11 @@ def test_the_summary_names_runs_that_cannot_be_told_apart(sample):
         "cannot be told apart: 2 of 2 adjacent runs by WEIGHTED_PRECISION (P < 0.95 that the assessors order them "
         "as the judge does): teamS-raw24 and teamR-run-a (P 0.86), teamR-run-a and teamR-run-b (P 0.84); "
         f"every pair in {out / 's.pairs.tsv'}"
+    ) in " ".join(result.stdout.split())
+    # and what the intervals rest on: errors learned elsewhere, not on these topics
+    assert (
+        f"intervals ({out / 's.intervals.tsv'}): they rest on the judge's errors learned on rag24-support, "
+        "not on these topics"
     ) in " ".join(result.stdout.split())
 
 
@@ -421,14 +443,23 @@ def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
     assert v1 != v0  # the label's weight replaced the expected one
     others = judges.read_intervals(out, "s"), judges.read_intervals(tmp_path / "labelled")
     keep = [f[(f.run_id != run) & (f.measure == "WEIGHTED_PRECISION")].reset_index(drop=True) for f in others]
-    assert keep[0].equals(keep[1])  # other runs' do not move
+    # other runs' do not move: one label says nothing of a bias shared by every run
+    for column in ("value", "low", "high", "estimate"):
+        assert keep[1][column].to_numpy() == pytest.approx(keep[0][column].to_numpy(), abs=1e-9)
+    assert set(keep[1].made) == {"model (errors learned on rag24-support), with the session's labels"}
+    assert set(keep[1].labels) == {0}
 
 
 # -- the spreads the shipped model records -----------------------------------------------------------
 def test_the_shipped_model_records_its_spreads():
     model = load_model("rag24")
     assert set(model.intervals) >= {"report_sd", "run_sd", "bias", "fitted_on", "method"}
-    assert iv.session_spreads(model) == iv.session_spreads(None) == iv.Spreads.of(model.intervals)
+    # the shipped model's file predates the spreads' uncertainty: the intervals take the re-fit beside the module
+    shipped = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
+    honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"], "rag24-support")
+    assert iv.session_spreads(model) == iv.session_spreads(None) == honest
+    assert honest.run_sd > model.intervals["run_sd"] and honest.regime_sd > 0
+    assert "rag24-support" in shipped["fitted_on"]
     assert 0.0 < model.intervals["run_sd"] < model.intervals["report_sd"] < 0.5
     data = model.to_dict()
     assert data["intervals"] == model.intervals and list(data)[-1] == "intervals"
@@ -467,7 +498,17 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     )
     assert c.returncode == 0, c.stderr
     fitted, shipped = json.loads((tmp_path / "m.json").read_text()), load_model("rag24").to_dict()
-    assert fitted["intervals"] == shipped["intervals"]
+    assert {k: fitted["intervals"][k] for k in shipped["intervals"]} == shipped["intervals"]
+    # the spreads the intervals assume (judges/intervals.json) are this fit's posterior predictive
+    honest = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
+    assert fitted["intervals"]["report_sd_predictive"] == honest["report_sd"]
+    assert fitted["intervals"]["run_sd_predictive"] == honest["run_sd"]
+    assert (
+        fitted["intervals"]["run_sd_upper"] > fitted["intervals"]["run_sd_predictive"] >= fitted["intervals"]["run_sd"]
+    )
+    assert iv.session_spreads(type(load_model("rag24")).from_dict(fitted)) == iv.Spreads.honest(
+        fitted["intervals"], iv.REGIME_SD
+    )._replace(source=fitted["training"]["data"].split(":")[0])  # the labels calibrate learned them on
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }
@@ -482,7 +523,9 @@ def test_the_report_shows_the_assessors_intervals_and_the_next_runs_probability(
     wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
     for _, row in wp.iterrows():
         assert f'<small class="assessors">assessors [{row.low:.3f}, {row.high:.3f}]</small>' in index
-    assert "P(above next)" in index and '<td data-v="0.862742">0.86</td>' in index  # teamS-raw24 over teamR-run-a
+    pairs = judges.read_pairs(out, "s").set_index(["run_a", "run_b"])
+    p = pairs.loc[("teamS-raw24", "teamR-run-a"), "p_same_order"]
+    assert "P(above next)" in index and f'<td data-v="{p:.6g}">{p:.2f}</td>' in index  # teamS-raw24 over teamR-run-a
     accuracy = frame[frame.measure == "CITATION_ACCURACY"].iloc[0]
     assert f"assessors [{accuracy.low:.3f}, {accuracy.high:.3f}]" not in index  # no judge error: not shown
 
@@ -508,7 +551,129 @@ def test_one_topic_gives_no_topic_interval():
     per_topic = {("a", "t"): {"WEIGHTED_PRECISION": 0.6}, ("b", "t"): {"WEIGHTED_PRECISION": 0.4}}
     reports = {k: (1.0, {"WEIGHTED_PRECISION": 0.01}) for k in per_topic}
     found = iv.trust(per_topic, ["a", "b"], ["t"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION"])
-    (_, _, v, lo, hi, lot, hit, t), _ = found.intervals
+    (_, _, v, lo, hi, lot, hit, t, *_), _ = found.intervals
     assert (v, t) == (0.6, 1) and lo < v < hi and math.isnan(lot) and math.isnan(hit)
     [(_, _, _, _, p, p_topics)] = found.pairs
     assert 0.5 < p < 1 and math.isnan(p_topics)
+
+
+# -- labels drawn with known probabilities: PPI ------------------------------------------------------
+def ppi_arrays(seed: int = 4):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, 40) / 2.0
+    yhat = np.clip(0.3 * y + rng.normal(0.35, 0.25, 40), 0, 1)  # a weak judge: PPI++ tunes lam below 1
+    yhat_unlabeled = np.clip(rng.normal(0.5, 0.3, 300), 0, 1)
+    return y, yhat, yhat_unlabeled, rng.uniform(0.2, 3.0, 40), rng.uniform(0.2, 3.0, 300)
+
+
+@pytest.mark.parametrize("lam", [None, 1.0, 0.0, 0.4])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_estimator_is_ppi_pys_on_the_same_arrays(lam, weighted):
+    ppi_py = pytest.importorskip("ppi_py", reason="the test extra: pip install --no-deps ppi-python (README)")
+    y, yhat, unlabeled, w, wu = ppi_arrays()
+    weights = {"w": w, "w_unlabeled": wu} if weighted else {}
+    for alpha in (0.05, 0.1):
+        estimate, se, tuned = iv.ppi_mean_ci(y, yhat, unlabeled, alpha, lam, **weights)
+        low, high = ppi_py.ppi_mean_ci(y, yhat, unlabeled, alpha=alpha, lam=lam, **weights)
+        z = float(__import__("scipy").stats.norm.ppf(1 - alpha / 2))
+        assert estimate - z * se == pytest.approx(float(low[0]), abs=1e-9)
+        assert estimate + z * se == pytest.approx(float(high[0]), abs=1e-9)
+        if lam is None:
+            assert 0.0 < tuned < 1.0  # power-tuned, not clipped: the tuning itself is compared
+    # the whole population judged (a run's every citation): the judge's mean is known, only the rectifier varies
+    estimate, se, _ = iv.ppi_mean_ci(y, yhat, unlabeled, lam=0.7, finite=True, **weights)
+    w_n = np.ones(40) if not weighted else w / w.sum() * 40
+    rectifier = w_n * (y - 0.7 * yhat)
+    assert se == pytest.approx(np.std(rectifier) / math.sqrt(40), abs=1e-12)
+
+
+def test_sure_labels_are_known_and_drawn_ones_correct_the_judge_without_bias():
+    rng = np.random.default_rng(5)
+    n = 120
+    lev = np.full(n, 1.0 / n)
+    judged = rng.uniform(0.2, 0.9, n)
+    human = np.clip(np.round((judged - 0.15 + rng.normal(0, 0.3, n)) * 2) / 2, 0, 1)  # the judge overestimates
+    truth = float(np.sum(lev * human))
+    every = iv.labelled_estimate(lev, judged, human, np.ones(n, bool), np.ones(n), 0.01, 0.1)
+    assert (every.value, every.variance, every.labels_value) == (pytest.approx(truth), 0.0, pytest.approx(truth))
+    none = iv.labelled_estimate(lev, judged, human, np.zeros(n, bool), np.zeros(n), 0.01, 0.1)
+    assert (none.value, none.variance, none.labels) == (pytest.approx(judged.mean()), 0.01, 0)
+    # 24 drawn at random (probability 0.2): the labels alone (PPI with lam 0, the Hajek estimate) and PPI with a
+    # judge's error model of no weight are unbiased over the draws; the judge alone is 0.15 too high
+    alone, ppi, covered = [], [], []
+    for seed in range(400):
+        drawn = np.zeros(n, bool)
+        drawn[np.random.default_rng(seed).choice(n, 24, replace=False)] = True
+        e = iv.labelled_estimate(lev, judged, human, drawn, np.where(drawn, 0.2, 0.0), 1e6, 0.0)
+        alone.append(e.labels_value)
+        ppi.append(e.value)
+        lo, hi = iv.interval(e.value, e.variance)
+        covered.append(lo <= truth <= hi)
+        assert e.labels == 24 and e.effective == pytest.approx(24)
+    assert judged.mean() - truth > 0.1
+    assert abs(np.mean(alone) - truth) < 0.01 and abs(np.mean(ppi) - truth) < 0.01
+    assert np.mean(covered) >= 0.9
+
+
+def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval(sample, tmp_path):
+    out, _ = sample
+    plan = tmp_path / "plan.jsonl"
+    r = run_cli("plan-assessments", out, "--name", "s", "--count", "8", "--output", plan)
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in plan.read_text().splitlines()]
+    p = [line["inclusion_probability"] for line in lines]
+    assert len(lines) == 8 and p.count(1.0) == 4 and all(0 < x < 1 for x in p if x != 1.0)
+    for line in lines:
+        line["label"] = "not_supported"  # stricter than the judge: every planned citation unsupported
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    judge_sample(tmp_path / "labelled", "--labels", labels)
+    frame = judges.read_intervals(tmp_path / "labelled", "s")
+    wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
+    per_run = pd.Series([line["run_id"] for line in lines]).value_counts()
+    for run, row in wp.iterrows():
+        n = int(per_run.get(run, 0))
+        assert row.labels == n
+        learned = "model (errors learned on rag24-support)"
+        assert row.made == (
+            f"{learned} and {n} labels, drawn as planned" if n else f"{learned}, with the session's labels"
+        )
+        assert row.low <= row.estimate <= row.high
+    # the same labels without their probabilities: an organiser's own, taken as drawn at random
+    for line in lines:
+        del line["inclusion_probability"]
+    labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    judge_sample(tmp_path / "own", "--labels", labels)
+    own = judges.read_intervals(tmp_path / "own", "s")
+    made = set(own[(own.measure == "WEIGHTED_PRECISION") & (own.labels > 0)].made)
+    assert made and all(m.endswith("taken as drawn at random (no inclusion probabilities)") for m in made)
+    # qrels and leaderboards do not depend on the probabilities
+    for suffix in ("qrels", "leaderboard.txt"):
+        assert (tmp_path / "own" / f"s.{suffix}").read_bytes() == (tmp_path / "labelled" / f"s.{suffix}").read_bytes()
+
+
+def test_a_bad_inclusion_probability_is_one_line_naming_file_line_and_field(sample, tmp_path):
+    out, _ = sample
+    a = judges.read_assessments(out, "s")
+    c = a[a.p_any.notna()].iloc[0]
+    row = {"run_id": c.run_id, "topic_id": c.topic_id, "sentence_index": int(c.sentence_index), "doc_id": c.doc_id}
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({**row, "label": "supported", "inclusion_probability": 1.5}) + "\n")
+    r = run_cli("--judge", "citation", *SAMPLE, "--out-dir", tmp_path / "o", "--name", "s", "--labels", labels)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1].count("\n") == 0
+    assert f"{labels}:1" in r.stderr and "inclusion_probability" in r.stderr and "(0, 1]" in r.stderr
+    assert not (tmp_path / "o" / "s.intervals.tsv").exists()
+
+
+def test_the_bias_shared_by_every_run_is_learned_from_the_labels_drawn_at_random():
+    rng = np.random.default_rng(6)
+    judged = rng.uniform(0.3, 0.9, 400)
+    human = np.clip(judged - 0.08 + rng.normal(0, 0.2, 400), 0, 1)  # the labels 0.08 below the judge
+    assert iv.regime_update(judged[:1], human[:1], [0.1], 0.05) == (0.0, 0.05)  # one label: the prior
+    shift, sd = iv.regime_update(judged, human, np.full(400, 0.1), 0.05)
+    residual = float(np.mean(human - judged))
+    se = float(np.std(human - judged)) / math.sqrt(400)
+    assert shift == pytest.approx(residual * 0.05**2 / (0.05**2 + se**2))
+    assert sd == pytest.approx(math.sqrt(0.05**2 * se**2 / (0.05**2 + se**2)))
+    assert -0.09 < shift < -0.06 and sd < 0.012

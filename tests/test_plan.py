@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 from judges.attest.selection import Band, Planned
 from judges.plan import (
     KEY,
+    inclusion_probabilities,
     leverage,
     make_plan,
     order_factor,
     plan_session,
+    systematic_draw,
     wanted_count,
     weight_spread,
     weight_variance,
@@ -197,3 +199,50 @@ def test_a_cost_cap_needs_prices():
     with pytest.raises(ValidationError, match="max_cost needs price_per_1k_input or price_per_1k_output"):
         AttestSettings(max_cost=1.0)
     assert AttestSettings(max_cost=1.0, price_per_1k_input=0.0025).max_cost == 1.0
+
+
+# -- labels for the intervals: drawn with known probabilities ----------------------------------------
+@given(
+    gain=st.lists(st.floats(0, 1), min_size=1, max_size=40),
+    share=st.floats(0, 1),
+    mix=st.sampled_from([0.0, 0.2, 0.5, 1.0]),
+)
+def test_inclusion_probabilities_take_the_top_for_sure_and_spread_the_rest(gain, share, mix):
+    gain = np.array(gain)
+    k = int(round(share * len(gain)))
+    pi = inclusion_probabilities(gain, k, mix)
+    assert pi.sum() == pytest.approx(k) and (pi <= 1).all()
+    assert (pi > 0).sum() == (len(gain) if round(mix * k) else k)  # with draws at random, every one has a chance
+    sure = pi == 1.0
+    assert sure.sum() == (k - round(mix * k) if k < len(gain) else k)  # all drawn: each for sure
+    if sure.any() and (~sure).any():  # the sure ones have the largest gains; the others one probability each
+        assert gain[sure].min() >= gain[~sure].max() - 1e-12
+        assert len(set(np.round(pi[~sure], 12))) == 1
+
+
+def test_systematic_draws_take_each_citation_with_its_probability():
+    rng = np.random.default_rng(0)
+    pi = inclusion_probabilities(rng.exponential(size=200), 30, 0.5)
+    seen = np.zeros(200)
+    for seed in range(3000):
+        drawn = systematic_draw(pi, seed)
+        assert len(drawn) == 30 and len(set(drawn.tolist())) == 30
+        seen[drawn] += 1
+    assert np.abs(seen / 3000 - pi).max() < 0.03  # a binomial's sd at p = 0.1, 3000 draws: 0.0055
+    assert (seen[pi == 1.0] == 3000).all()
+
+
+def test_a_plan_for_labels_draws_a_share_at_random_and_records_the_probabilities():
+    cols = columns(6, [5, 3, 8, 2, 6, 4] * 4, seed=3)
+    answered = dict.fromkeys(set(cols["run_id"].tolist()), 4)
+    ruled = np.zeros(len(cols["run_id"]), dtype=bool)
+    plan = make_plan(cols, answered, ruled, count=12, mix=0.5)
+    again = make_plan(cols, answered, ruled, count=12, mix=0.5)
+    other = make_plan(cols, answered, ruled, count=12, mix=0.5, seed=1)
+    top = make_plan(cols, answered, ruled, count=6)
+    assert len(plan) == 12 and plan.chosen == again.chosen and set(plan.chosen) != set(other.chosen)
+    probabilities = sorted(p.probability for p in plan.chosen.values())
+    assert probabilities[6:] == [1.0] * 6 and probabilities[5] == pytest.approx(6 / (plan.candidates - 6))
+    assert {k for k, p in plan.chosen.items() if p.probability == 1.0} == set(top.chosen)  # the top by gain
+    assert all(p.why.startswith("drawn at random") for p in plan.chosen.values() if p.probability < 1)
+    assert all(p.probability == 1.0 for p in top.chosen.values())  # without a mix: the plan as before

@@ -3,7 +3,11 @@ judged output set, written for an annotation tool (``run_judge.py plan-assessmen
 
 Each line of the JSONL file is one citation, in plan order: its key as ``labels.jsonl`` names it
 (``run_id``, ``topic_id``, ``sentence_index``, ``doc_id``) with ``citation_rank``, the plan's
-``rank`` and ``expected_gain``, the sentence, the judge's status and probabilities, the evidence
+``rank`` and ``expected_gain``, the ``inclusion_probability`` it was drawn with (1 for the
+citations that move the ranking most, chosen for sure; less for the share drawn at random, so
+that every run keeps a chance of being checked: :func:`judges.plan.make_plan` with
+:data:`judges.plan.PLAN_MIX`, the gain without the order factor: leverage x spread, which raised
+run tau more on unseen topics in bench/intervals.py), the sentence, the judge's status and probabilities, the evidence
 span and a window around it with character offsets into the document, the whole document, and
 ``"label": null`` for the assessor to fill (``supported``, ``partially``, ``not_supported``). The
 file, labelled, is ``--labels`` of the next judge run (lines still null are skipped), whose
@@ -18,7 +22,7 @@ from typing import Optional
 
 from judges.errors import InputError
 from judges.formats.atomic import atomic_text
-from judges.plan import KEY, Plan, parse_share, plan_session
+from judges.plan import KEY, PLAN_MIX, PROBABILITY, Plan, parse_share, plan_session
 
 WINDOW_CHARS = 600  # characters of context on each side of the evidence in the window
 
@@ -74,16 +78,17 @@ def plan_assessments(
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
     table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
-    plan = plan_session(table, answered, cap, share, count)
+    plan = plan_session(table, answered, cap, share, count, order=False, mix=PLAN_MIX)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
     with atomic_text(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
             row = {c: table[c][rows[(run, topic, sentence, citation_rank)]].as_py() for c in table.column_names}
-            f.write(json.dumps(_line(row, rank, gain, docs), ensure_ascii=False) + "\n")
+            probability = plan.get((run, topic, sentence, citation_rank)).probability
+            f.write(json.dumps(_line(row, rank, gain, probability, docs), ensure_ascii=False) + "\n")
     return plan
 
 
-def _line(row: dict, rank: int, gain: float, docs) -> dict:
+def _line(row: dict, rank: int, gain: float, probability: float, docs) -> dict:
     ev = docs.evidence(row, context=WINDOW_CHARS)
     start, end = row["char_start"], row["char_end"]
     window_start = start - len(ev.before)
@@ -96,6 +101,7 @@ def _line(row: dict, rank: int, gain: float, docs) -> dict:
         "citation_rank": row["citation_rank"],
         "rank": rank,
         "expected_gain": gain,
+        PROBABILITY: probability,
         "sentence": row["sentence"],
         "judge_status": row["status"],
         "p_any": row["p_any"],

@@ -29,6 +29,7 @@ import pandas as pd
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
+from judges.plan import PROBABILITY  # the plan file's field: the probability its citation was drawn with
 from judges.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
 
 KEY = ("run_id", "topic_id", "sentence_index")
@@ -204,3 +205,26 @@ def citation_statuses(labels: Labels) -> dict[tuple, str]:
         (run, topic, int(sentence), doc): LABEL_STATUS[label]
         for run, topic, sentence, doc, label in zip(t.run_id, t.topic_id, t.sentence_index, t.doc_id, t.label)
     }
+
+
+def citation_probabilities(labels: Labels) -> dict[tuple, float]:
+    """Per labelled citation (keys as :func:`citation_statuses`), the probability the plan drew it
+    with (its line's :data:`PROBABILITY`, a number in (0, 1]); citations whose line has none are left
+    out (an organiser's own labels: the intervals take them as drawn at random)."""
+    t = labels.table
+    if PROBABILITY not in t.columns or labels.level != "citation":
+        return {}
+    out = {}
+    for run, topic, sentence, doc, value, line in zip(
+        t.run_id, t.topic_id, t.sentence_index, t.doc_id, t[PROBABILITY], t[LINE]
+    ):
+        if value is None:
+            continue
+        try:
+            p = float(value)
+        except ValueError:
+            p = float("nan")
+        if not 0.0 < p <= 1.0:
+            raise InputError(labels.path, int(line), PROBABILITY, f"must be a number in (0, 1], got {value}")
+        out[(run, topic, int(sentence), doc)] = p
+    return out

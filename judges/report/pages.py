@@ -436,7 +436,9 @@ def intervals_legend(b: Board, name: str) -> str:
         f"under each value its 95% intervals from {name}.intervals.tsv: assessors, for the measures that depend "
         "on support judgments, the value the track's assessors would give on these topics, from the judge's "
         "error alone (low, high); with topic sampling, the value they would give over other topics like these, "
-        "the judge's error and the spread of the run's per-topic values added (low_topics, high_topics)"
+        "the judge's error and the spread of the run's per-topic values added (low_topics, high_topics). Both rest "
+        f"on the judge's errors as learned on other labelled data, which the column made of {name}.intervals.tsv "
+        "names, not on these topics; with assessors' labels (--labels) weighted precision's also on the labels"
     )
 
 
