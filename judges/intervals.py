@@ -97,7 +97,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -769,20 +769,22 @@ def trust(
             if m == HEADLINE:
                 share = sum(u) / t if t else 0.0
                 pair_var = var - regime_part(u, t, spreads)
-                found = draws.rows.get(run) if draws is not None else None
-                if found is not None:
-                    rest = [rest_reports[(run, topic)] for topic in topics if (run, topic) in rest_reports]
+                found: Any = draws.rows.get(run) if draws is not None else None
+                if draws is not None and found is not None:
+                    rest_of = rest_reports or {}
+                    rest = [rest_of[(run, topic)] for topic in topics if (run, topic) in rest_of]
                     rest_u = [k[0] for k in rest]
                     model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, learned)
                     no_regime = model_var - regime_part(rest_u, t, learned)
                     within = found[5] + spreads.report_sd**2
-                    est = labelled_estimate(*found[:5], model_var, within, shift)
+                    lev, judged, human, labelled, probability = found[:5]
+                    est = labelled_estimate(lev, judged, human, labelled, probability, model_var, within, shift)
                     estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
                     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
                     made = f"{model_only} and {n_labels} labels, {draws.how}"
                     made = made if n_labels else f"{model_only}, with the session's labels"
                     share = sum(rest_u) / t if t else 0.0
-                    pair = labelled_estimate(*found[:5], no_regime, within, shift)
+                    pair = labelled_estimate(lev, judged, human, labelled, probability, no_regime, within, shift)
                     head_of[run] = (pair.value, var, share, pair.variance)
                 else:
                     head_of[run] = (estimate, var, share, pair_var)

@@ -83,7 +83,9 @@ def plan_assessments(
     with atomic_text(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
             row = {c: table[c][rows[(run, topic, sentence, citation_rank)]].as_py() for c in table.column_names}
-            probability = plan.get((run, topic, sentence, citation_rank)).probability
+            planned = plan.get((run, topic, sentence, citation_rank))
+            assert planned is not None  # plan.rows() are the plan's own
+            probability = planned.probability
             f.write(json.dumps(_line(row, rank, gain, probability, docs), ensure_ascii=False) + "\n")
     return plan
 
