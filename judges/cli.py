@@ -180,12 +180,14 @@ def main(
         "--cache-dir",
         help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice.",
     ),
-    labels: Optional[Path] = typer.Option(
-        None,
+    labels: List[Path] = typer.Option(
+        [],
         "--labels",
         help=(
             "Assessors' per-citation labels (JSONL: run_id, topic_id, sentence_index, doc_id, label), final: a "
-            "labelled citation weighs its label's level, is never sent to the LLM, and narrows the intervals."
+            "labelled citation weighs its label's level, is never sent to the LLM, and narrows the intervals. "
+            "Repeat it (or give a directory) for several rounds: all are in effect; a citation labelled two "
+            "ways is an error."
         ),
     ),
     allow_missing_text: bool = typer.Option(
@@ -361,6 +363,7 @@ def _request(
 
         llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
     formats = ("ir_measures",) + tuple(f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures)
+    inputs["labels"] = tuple(inputs.get("labels") or ())
     given = Inputs(
         topics=list(rag_topics),
         responses=list(rag_responses),

@@ -180,8 +180,10 @@ def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pa
         files += [corpus] if corpus.is_file() else docstore.corpus_files(corpus)
     if inputs.workflow_path is not None:
         files.append(Path(inputs.workflow_path))
-    if inputs.labels is not None:
-        files.append(Path(inputs.labels))
+    if inputs.labels:
+        from judges.formats.jsonl import discover
+
+        files += discover(list(inputs.labels), "--labels")
     model = Path(workflow.support.model)
     if model.suffix and model.is_file():  # a calibrated model file, not a built-in name
         files.append(model)
@@ -252,10 +254,12 @@ class _Session:
         return topics, scan, corpus
 
     def load_labels(self) -> None:
-        if self.inputs.labels is not None:  # pandas: only with labels
-            from judges.meta.labels import citation_statuses, read_labels
+        if self.inputs.labels:  # pandas: only with labels
+            from judges.meta.labels import read_label_files
 
-            self.labels = citation_statuses(read_labels(self.inputs.labels))
+            found = read_label_files(self.inputs.labels)
+            self.labels = found.statuses
+            self.summary.labels = {"in_effect": len(found.statuses), "files": found.counts()}
 
     def start_workers(self, stack: contextlib.ExitStack, n_topics: int) -> Optional[Callable[[int], None]]:
         """Workers start as early as they are known to be wanted, so that their start-up (imports,
@@ -363,8 +367,10 @@ class _Session:
     def count_labels(self, table: pa.Table) -> None:
         labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
         self.summary.counts[HUMAN_LABELLED] = labelled
+        self.summary.labels["in_effect"] = labelled
         if labelled < len(self.labels):
+            where = ", ".join(str(f["path"]) for f in self.summary.labels["files"])
             self.summary.warnings.append(
-                f"{len(self.labels) - labelled} of the {len(self.labels)} labels in {self.inputs.labels} match no "
+                f"{len(self.labels) - labelled} of the {len(self.labels)} labels in {where} match no "
                 "judged citation (run_id, topic_id, sentence_index, doc_id)"
             )

@@ -21,7 +21,7 @@ class Inputs:
     responses: list[Path]  # run files or directories
     corpus: Optional[Path] = None  # a JSONL(.gz) file, a directory of them, or a docstore
     workflow_path: Optional[Path] = None  # the workflow file the workflow was read from (for messages)
-    labels: Optional[Path] = None  # assessors' per-citation labels (--labels), final where given
+    labels: tuple[Path, ...] = ()  # assessors' per-citation label files or folders (--labels), final where given
     dataset: str = "auto"  # the track shape to expect
     max_topics: Optional[int] = None
     max_runs: Optional[int] = None
@@ -79,3 +79,4 @@ class Summary:
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
     processes: str = ""  # how many processes judged, and why
     plan: Optional[object] = None  # the session's plan (judges.plan.Plan), when attest.mode uncertain planned
+    labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)

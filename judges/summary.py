@@ -94,6 +94,9 @@ def _status_rows(summary) -> list[tuple[str, str]]:
         rows.append(("  capped", f"{counts[CAPPED]} {why}"))
     if counts[HUMAN_LABELLED]:
         rows.append(("  human labels", f"{counts[HUMAN_LABELLED]}: their level is final (--labels)"))
+        for f in summary.labels.get("files", ()):  # where they came from (a citation in two files counts once)
+            pending = f", {f['not_labelled']} lines not labelled yet" if f["not_labelled"] else ""
+            rows.append(("    from", f"{f['path']}: {f['labels']} labels{pending}"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows

@@ -158,6 +158,8 @@ def write_outputs(
             },
         },
     }
+    if summary.labels:
+        config["labels"] = summary.labels
     if summary.attest:
         config["attest"] = summary.attest
         if summary.plan is not None:
@@ -259,8 +261,8 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
             inputs["corpus"] = describe([given.corpus], "--corpus")[0]
     if given.workflow_path is not None:
         inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
-    if given.labels is not None:
-        inputs["labels"] = describe([given.labels], "--labels")[0]
+    if given.labels:
+        inputs["labels"] = describe(list(given.labels), "--labels")
     return inputs
 
 
