@@ -203,6 +203,14 @@ def main(
             "decisions no better than chance) is an error (exit 2, no output replaced), not a warning."
         ),
     ),
+    use_degenerate_llm: bool = typer.Option(
+        False,
+        "--use-degenerate-llm",
+        help=(
+            "Use a degenerate LLM judge's answers anyway. Without it they are not used: the citations keep the "
+            "support model's judgment, with a warning in the summary and config.yml."
+        ),
+    ),
     shard: Optional[str] = typer.Option(
         None,
         "--shard",
@@ -294,6 +302,7 @@ class _Request(NamedTuple):
     cache_dir: Optional[Path]
     workers: int
     strict_llm: bool
+    use_degenerate_llm: bool = False
     shard: Optional[tuple[int, int]] = None
     dask: Optional[str] = None
     dask_shards: Optional[int] = None
@@ -319,6 +328,7 @@ def _request(
     debug_log: Optional[Path],
     cache_dir: Optional[Path],
     strict_llm: bool,
+    use_degenerate_llm: bool,
     shard: Optional[str],
     dask: Optional[str],
     dask_shards: Optional[int],
@@ -346,6 +356,8 @@ def _request(
         raise InputError("--dask", None, None, "give either --dask or --shard, not both (--dask runs every shard)")
     if dask_shards is not None and dask is None:
         raise InputError("--dask-shards", None, None, "only with --dask")
+    if strict_llm and use_degenerate_llm:
+        raise InputError("--use-degenerate-llm", None, None, "give either --strict-llm or --use-degenerate-llm")
     if no_debug_log and debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
     if "/" in name or "\\" in name or name in ("", ".", ".."):
@@ -379,7 +391,9 @@ def _request(
         no_debug_log=no_debug_log,
         leaderboard_formats=tuple(dict.fromkeys(formats)),
     )
-    return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, shard, dask, dask_shards)
+    return _Request(
+        given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, use_degenerate_llm, shard, dask, dask_shards
+    )
 
 
 def _run_session(request: _Request):
@@ -404,6 +418,7 @@ def _run_session(request: _Request):
             cache_dir=request.cache_dir,
             workers=request.workers,
             strict_llm=request.strict_llm,
+            use_degenerate_llm=request.use_degenerate_llm,
             warn=warn,
             progress=progress,
         )
@@ -548,6 +563,9 @@ def merge(
         None, "--cache-dir", help="With attestation: directory of the LLM answer cache (default OUT_DIR)."
     ),
     strict_llm: bool = typer.Option(False, "--strict-llm", help="A degenerate LLM judge is an error (as the judge's)."),
+    use_degenerate_llm: bool = typer.Option(
+        False, "--use-degenerate-llm", help="Use a degenerate LLM judge's answers anyway (as the judge's)."
+    ),
 ) -> None:
     started = time.perf_counter()
     from judges.process import arrow_without_pandas
@@ -555,7 +573,7 @@ def merge(
     arrow_without_pandas()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
-        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
+        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm)
     except InputError as e:
         raise fail(e.render())
     except OSError as e:
@@ -570,7 +588,7 @@ def merge(
     print_summary(summary, time.perf_counter() - started)
 
 
-def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm):
+def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm):
     from judges.shards import merge as merge_parts
 
     if use_env_llm and llm_config is not None:
@@ -595,6 +613,7 @@ def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
             llm=llm,
             cache_dir=cache_dir,
             strict_llm=strict_llm,
+            use_degenerate_llm=use_degenerate_llm,
             warn=warn,
             progress=progress,
         )

@@ -79,4 +79,5 @@ class Summary:
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
     processes: str = ""  # how many processes judged, and why
     plan: Optional[object] = None  # the session's plan (judges.plan.Plan), when attest.mode uncertain planned
+    degenerate_not_used: bool = False  # the LLM's answers looked degenerate: the citations kept the model's judgment
     labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)

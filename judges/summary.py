@@ -124,8 +124,13 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
     ]
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
-    if a.get("degenerate"):  # one line, not wrapped in the table
-        warn(a["degenerate"]["message"] + " (--strict-llm makes this an error)")
+    if a.get("degenerate"):  # a warning line above, and a row of the table
+        if summary.degenerate_not_used:
+            what = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them)"
+        else:
+            what = "used all the same (--use-degenerate-llm)"
+        warn(f"{a['degenerate']['message']}; {what}")
+        rows.append(("warning", f"{a['degenerate']['message']}; {what}"))
     return rows
 
 
