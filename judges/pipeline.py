@@ -205,6 +205,7 @@ class _Session:
         self.outset, self.warn, self.progress = outset, warn, progress
         self.workers: Optional[Workers] = None
         self.labels: Optional[dict] = None
+        self.label_files = None  # the --labels files as read (judges.meta.labels.LabelFiles)
         self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
         self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
         self.use_degenerate_llm = False  # a degenerate LLM's answers are used all the same
@@ -263,7 +264,7 @@ class _Session:
         if self.inputs.labels:  # pandas: only with labels
             from judges.meta.labels import read_label_files
 
-            found = read_label_files(self.inputs.labels)
+            found = self.label_files = read_label_files(self.inputs.labels)  # sources: each label's file and line
             self.labels = found.statuses
             self.summary.labels = {"in_effect": len(found.statuses), "files": found.counts()}
 
