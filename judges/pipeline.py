@@ -310,10 +310,10 @@ class _Session:
         guard = attest.mode != "none" and not (self.strict_llm or self.use_degenerate_llm) and self.outset is not None
         parts = self.judge_pass(self.settings, scan, corpus, topics, log, plan, keep_corpus=guard)  # consumes corpus
         if guard:
-            parts = self.unless_degenerate(parts, first if planning else None, scan, corpus, topics, log)
+            parts = self.unless_degenerate(parts, first if planning else None, scan, corpus, topics)
         return parts
 
-    def unless_degenerate(self, parts, first, scan, corpus, topics, log: DebugLog) -> list[Part]:
+    def unless_degenerate(self, parts, first, scan, corpus, topics) -> list[Part]:
         """``parts``, or when the LLM's answers look degenerate (:mod:`judges.attest.degenerate`) the
         same judged without them (``first``, the first pass, or judged again): the support model's
         judgment, with the attestation's counts (what was asked, answered and paid) of ``parts``."""
@@ -326,8 +326,7 @@ class _Session:
         verdict = summarize(Counter(counts), self.settings.workflow.attest, self.settings.llm)["degenerate"]
         if not verdict:
             return parts
-        self.summary.degenerate_not_used = True
-        log.event("DEGENERATE_LLM", **verdict, used=False)
+        self.summary.degenerate_not_used = True  # ATTEST_SUMMARY and config.yml say so (used: false)
         model = first
         if model is None:
             model = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None))
