@@ -237,7 +237,7 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
     statuses: dict[tuple, str] = {}
     sources: dict[tuple, tuple[Path, int]] = {}
     files: list[Labels] = []
-    found_paths = discover([Path(p) for p in paths], option)
+    found_paths = list(dict.fromkeys(f for p in paths for f in discover([Path(p)], option)))  # in the order given
     for path in found_paths:
         labels = read_labels(path, empty=len(found_paths) > 1)  # a round not labelled yet, beside others
         found = citation_statuses(labels)
