@@ -375,7 +375,6 @@ def _request(
 
         llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
     formats = ("ir_measures",) + tuple(f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures)
-    inputs["labels"] = tuple(inputs.get("labels") or ())
     given = Inputs(
         topics=list(rag_topics),
         responses=list(rag_responses),

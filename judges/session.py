@@ -21,12 +21,18 @@ class Inputs:
     responses: list[Path]  # run files or directories
     corpus: Optional[Path] = None  # a JSONL(.gz) file, a directory of them, or a docstore
     workflow_path: Optional[Path] = None  # the workflow file the workflow was read from (for messages)
-    labels: tuple[Path, ...] = ()  # assessors' per-citation label files or folders (--labels), final where given
+    labels: tuple[Path, ...] = ()  # assessors' per-citation label files or folders (--labels; one path or several)
     dataset: str = "auto"  # the track shape to expect
     max_topics: Optional[int] = None
     max_runs: Optional[int] = None
     on_error: str = "fail"  # fail | skip
     allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')
+
+    def __post_init__(self):
+        labels = self.labels
+        if labels is None or isinstance(labels, (str, Path)):  # one file (as before several), or none
+            labels = () if labels is None else (labels,)
+        object.__setattr__(self, "labels", tuple(Path(p) for p in labels))
 
 
 @dataclass(frozen=True)
