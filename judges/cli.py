@@ -200,12 +200,14 @@ def main(
         "--cache-dir",
         help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice.",
     ),
-    labels: Optional[Path] = typer.Option(
-        None,
+    labels: List[Path] = typer.Option(
+        [],
         "--labels",
         help=(
             "Assessors' per-citation labels (JSONL: run_id, topic_id, sentence_index, doc_id, label), final: a "
-            "labelled citation weighs its label's level, is never sent to the LLM, and narrows the intervals."
+            "labelled citation weighs its label's level, is never sent to the LLM, and narrows the intervals. "
+            "Repeat it (or give a directory) for several rounds: all are in effect; a citation labelled two "
+            "ways is an error."
         ),
     ),
     allow_missing_text: bool = typer.Option(
@@ -219,6 +221,14 @@ def main(
         help=(
             "A degenerate LLM judge (all answers the same, or agreeing with the support model's confident "
             "decisions no better than chance) is an error (exit 2, no output replaced), not a warning."
+        ),
+    ),
+    use_degenerate_llm: bool = typer.Option(
+        False,
+        "--use-degenerate-llm",
+        help=(
+            "Use a degenerate LLM judge's answers anyway. Without it they are not used: the citations keep the "
+            "support model's judgment, with a warning in the summary and config.yml."
         ),
     ),
     shard: Optional[str] = typer.Option(
@@ -312,6 +322,7 @@ class _Request(NamedTuple):
     cache_dir: Optional[Path]
     workers: int
     strict_llm: bool
+    use_degenerate_llm: bool = False
     shard: Optional[tuple[int, int]] = None
     dask: Optional[str] = None
     dask_shards: Optional[int] = None
@@ -337,6 +348,7 @@ def _request(
     debug_log: Optional[Path],
     cache_dir: Optional[Path],
     strict_llm: bool,
+    use_degenerate_llm: bool,
     shard: Optional[str],
     dask: Optional[str],
     dask_shards: Optional[int],
@@ -364,6 +376,8 @@ def _request(
         raise InputError("--dask", None, None, "give either --dask or --shard, not both (--dask runs every shard)")
     if dask_shards is not None and dask is None:
         raise InputError("--dask-shards", None, None, "only with --dask")
+    if strict_llm and use_degenerate_llm:
+        raise InputError("--use-degenerate-llm", None, None, "give either --strict-llm or --use-degenerate-llm")
     if no_debug_log and debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
     _check_nugget_options(judge, inputs, shard, dask)
@@ -401,7 +415,9 @@ def _request(
         no_debug_log=no_debug_log,
         leaderboard_formats=tuple(dict.fromkeys(formats)),
     )
-    return _Request(given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, shard, dask, dask_shards)
+    return _Request(
+        given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, use_degenerate_llm, shard, dask, dask_shards
+    )
 
 
 def _check_nugget_options(judge: JudgeName, inputs: dict, shard, dask) -> None:
@@ -439,6 +455,7 @@ def _run_session(request: _Request):
             cache_dir=request.cache_dir,
             workers=request.workers,
             strict_llm=request.strict_llm,
+            use_degenerate_llm=request.use_degenerate_llm,
             warn=warn,
             progress=progress,
         )
@@ -583,6 +600,9 @@ def merge(
         None, "--cache-dir", help="With attestation: directory of the LLM answer cache (default OUT_DIR)."
     ),
     strict_llm: bool = typer.Option(False, "--strict-llm", help="A degenerate LLM judge is an error (as the judge's)."),
+    use_degenerate_llm: bool = typer.Option(
+        False, "--use-degenerate-llm", help="Use a degenerate LLM judge's answers anyway (as the judge's)."
+    ),
 ) -> None:
     started = time.perf_counter()
     from judges.process import arrow_without_pandas
@@ -590,7 +610,7 @@ def merge(
     arrow_without_pandas()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
-        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
+        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm)
     except InputError as e:
         raise fail(e.render())
     except OSError as e:
@@ -605,7 +625,7 @@ def merge(
     print_summary(summary, time.perf_counter() - started)
 
 
-def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm):
+def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm):
     from judges.shards import merge as merge_parts
 
     if use_env_llm and llm_config is not None:
@@ -630,6 +650,7 @@ def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm)
             llm=llm,
             cache_dir=cache_dir,
             strict_llm=strict_llm,
+            use_degenerate_llm=use_degenerate_llm,
             warn=warn,
             progress=progress,
         )

@@ -138,6 +138,7 @@ def run(
     cache_dir: Optional[Path] = None,
     workers: int = 0,
     strict_llm: bool = False,
+    use_degenerate_llm: bool = False,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
     on_shards: Callable[[int, int], None] = lambda done, n: None,
@@ -165,6 +166,7 @@ def run(
             llm=llm,
             cache_dir=cache_dir,
             strict_llm=strict_llm,
+            use_degenerate_llm=use_degenerate_llm,
             warn=warn,
             progress=lambda n, total=None: None,
         )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -78,13 +79,16 @@ def run(
     cache_dir: Optional[Path] = None,
     workers: int = 0,
     strict_llm: bool = False,
+    use_degenerate_llm: bool = False,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
     first_pass: Optional[list[Part]] = None,
 ) -> Summary:
     """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
     summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
-    out-dir); ``workers``: processes (0: automatic); ``strict_llm``: a degenerate LLM is an error;
+    out-dir); ``workers``: processes (0: automatic); a degenerate LLM's answers
+    (:mod:`judges.attest.degenerate`) are not used (the citations keep the support model's
+    judgment, a warning says so), are an error with ``strict_llm``, used with ``use_degenerate_llm``;
     ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
     (by topic shards, in one process's order: :func:`judges.shards.merge`)."""
     progress = progress or (lambda n, total=None: None)
@@ -114,6 +118,7 @@ def run(
     outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
     session = _Session(inputs, outputs, settings, workers, strict_llm, Summary(), outset, warn, progress)
     session.first_pass = first_pass
+    session.use_degenerate_llm = use_degenerate_llm
     try:
         session.run(stale_log, described)
     except KeyboardInterrupt as e:
@@ -185,8 +190,10 @@ def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pa
         files += [corpus] if corpus.is_file() else docstore.corpus_files(corpus)
     if inputs.workflow_path is not None:
         files.append(Path(inputs.workflow_path))
-    if inputs.labels is not None:
-        files.append(Path(inputs.labels))
+    if inputs.labels:
+        from judges.formats.jsonl import discover
+
+        files += discover(list(inputs.labels), "--labels")
     if inputs.nuggets is not None:
         files.append(Path(inputs.nuggets))
         if inputs.nugget_model.endswith(".json") or "/" in inputs.nugget_model:
@@ -207,10 +214,12 @@ class _Session:
         self.outset, self.warn, self.progress = outset, warn, progress
         self.workers: Optional[Workers] = None
         self.labels: Optional[dict] = None
+        self.label_files = None  # the --labels files as read (judges.meta.labels.LabelFiles)
         self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
         self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
         self.nuggets = None  # the nugget bank file's contents (--nuggets), read with the other inputs
         self.judged_nuggets = None  # the nugget stage's result (judges.nuggets.session.NuggetResult)
+        self.use_degenerate_llm = False  # a degenerate LLM's answers are used all the same
 
     def run(self, stale_log, described: dict) -> None:
         log_path = self.outputs.log_path
@@ -272,10 +281,12 @@ class _Session:
         return topics, scan, corpus
 
     def load_labels(self) -> None:
-        if self.inputs.labels is not None:  # pandas: only with labels
-            from judges.meta.labels import citation_statuses, read_labels
+        if self.inputs.labels:  # pandas: only with labels
+            from judges.meta.labels import read_label_files
 
-            self.labels = citation_statuses(read_labels(self.inputs.labels))
+            found = self.label_files = read_label_files(self.inputs.labels)  # sources: each label's file and line
+            self.labels = found.statuses
+            self.summary.labels = {"in_effect": len(found.statuses), "files": found.counts()}
 
     def start_workers(self, stack: contextlib.ExitStack, n_topics: int) -> Optional[Callable[[int], None]]:
         """Workers start as early as they are known to be wanted, so that their start-up (imports,
@@ -316,7 +327,35 @@ class _Session:
                 self.progress(scan.citations)
             plan = self.summary.plan = _plan(first, self.settings.workflow, scan)
             log.event("PLAN", **plan.describe())
-        return self.judge_pass(self.settings, scan, corpus, topics, log, plan)  # consumes corpus
+        guard = attest.mode != "none" and not (self.strict_llm or self.use_degenerate_llm) and self.outset is not None
+        parts = self.judge_pass(self.settings, scan, corpus, topics, log, plan, keep_corpus=guard)  # consumes corpus
+        if guard:
+            parts = self.unless_degenerate(parts, first if planning else None, scan, corpus, topics)
+        return parts
+
+    def unless_degenerate(self, parts, first, scan, corpus, topics) -> list[Part]:
+        """``parts``, or when the LLM's answers look degenerate (:mod:`judges.attest.degenerate`) the
+        same judged without them (``first``, the first pass, or judged again): the support model's
+        judgment, with the attestation's counts (what was asked, answered and paid) of ``parts``."""
+        from judges.attest.cascade import summarize
+        from judges.counts import ATTESTATION_PREFIXES
+
+        counts: Counter = Counter()
+        for part in parts:
+            counts.update(part.counts)
+        verdict = summarize(Counter(counts), self.settings.workflow.attest, self.settings.llm)["degenerate"]
+        if not verdict:
+            return parts
+        self.summary.degenerate_not_used = True  # ATTEST_SUMMARY and config.yml say so (used: false)
+        model = first
+        if model is None:
+            model = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None))
+        asked = Counter({k: v for k, v in counts.items() if k.startswith(ATTESTATION_PREFIXES)})
+        out = []
+        for i, part in enumerate(model):
+            kept = Counter({k: v for k, v in part.counts.items() if not k.startswith(ATTESTATION_PREFIXES)})
+            out.append(part._replace(counts=kept + asked if i == 0 else kept))
+        return out
 
     def judge_pass(self, settings: Settings, scan, corpus, topics, log, plan=None, keep_corpus=False) -> list[Part]:
         if self.workers is not None:
@@ -399,6 +438,8 @@ class _Session:
         from judges.attest.cascade import summarize
 
         figures = self.summary.attest = summarize(self.summary.counts, attest, self.settings.llm)
+        if figures["degenerate"]:  # config.yml records whether the citations took the answers
+            figures["degenerate"]["used"] = not self.summary.degenerate_not_used
         log.event("ATTEST_SUMMARY", **figures)
         if self.strict_llm and figures["degenerate"]:  # before anything is written or replaced
             raise InputError("--strict-llm", None, None, figures["degenerate"]["message"] + " (no output replaced)")
@@ -406,8 +447,10 @@ class _Session:
     def count_labels(self, table: pa.Table) -> None:
         labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
         self.summary.counts[HUMAN_LABELLED] = labelled
+        self.summary.labels["in_effect"] = labelled
         if labelled < len(self.labels):
+            where = ", ".join(str(f["path"]) for f in self.summary.labels["files"])
             self.summary.warnings.append(
-                f"{len(self.labels) - labelled} of the {len(self.labels)} labels in {self.inputs.labels} match no "
+                f"{len(self.labels) - labelled} of the {len(self.labels)} labels in {where} match no "
                 "judged citation (run_id, topic_id, sentence_index, doc_id)"
             )

@@ -37,6 +37,7 @@ from typing import Mapping, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from judges.vocabulary import WEIGHT
 
@@ -266,18 +267,23 @@ def plan_session(
     question_cost=None,
     max_cost: Optional[float] = None,
     mix: Optional[float] = None,
+    exclude: Optional[np.ndarray] = None,
 ) -> Plan:
     """The plan over a session's first-pass assessments (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`):
     ``cap`` is ``grounding.cap`` (the kinds whose absence rules full support out); citations with a
-    human label are never chosen; ``question_cost(sentence)`` estimates a question's cost, and
-    ``max_cost`` caps their sum. The table is put in key order first, so the plan is the same
-    whatever order worker processes returned their parts in. ``mix``: see :func:`make_plan`."""
-    table = table.sort_by([(c, "ascending") for c in KEY])
+    human label, or marked in ``exclude`` (booleans in the table's rows' order), are never chosen;
+    ``question_cost(sentence)`` estimates a question's cost, and ``max_cost`` caps their sum. The
+    table is put in key order first, so the plan is the same whatever order worker processes
+    returned their parts in. ``mix``: see :func:`make_plan`."""
+    in_order = pc.sort_indices(table, [(c, "ascending") for c in KEY])
+    table = table.take(in_order)
     columns = {c: table[c].to_numpy(zero_copy_only=False) for c in (*KEY, "status", "p_any", "p_full", "weight")}
     ruled_out = np.zeros(table.num_rows, dtype=bool)
     for kind in cap:
         ruled_out |= np.nan_to_num(table[f"f_{kind}_missing"].to_numpy(zero_copy_only=False).astype(np.float64)) > 0
     labelled = table["human_label"].is_valid().to_numpy(zero_copy_only=False)
+    if exclude is not None:
+        labelled = labelled | np.asarray(exclude, dtype=bool)[in_order.to_numpy()]
     costs = None
     if question_cost is not None:  # the estimated cost of asking about each citation (its sentence)
         costs = np.array([question_cost(text) for text in table["sentence"].to_pylist()], dtype=np.float64)

@@ -70,7 +70,7 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         responses=found("responses"),
         corpus=corpus[0] if corpus else None,
         workflow_path=workflow_file[0] if workflow_file else None,
-        labels=labels[0] if labels else None,
+        labels=tuple(labels),
         dataset=str(config.get("dataset", "auto")),
         max_topics=topics or None,
         max_runs=len(runs) or None,

@@ -21,7 +21,7 @@ class Inputs:
     responses: list[Path]  # run files or directories
     corpus: Optional[Path] = None  # a JSONL(.gz) file, a directory of them, or a docstore
     workflow_path: Optional[Path] = None  # the workflow file the workflow was read from (for messages)
-    labels: Optional[Path] = None  # assessors' per-citation labels (--labels), final where given
+    labels: tuple[Path, ...] = ()  # assessors' per-citation label files or folders (--labels; one path or several)
     dataset: str = "auto"  # the track shape to expect
     max_topics: Optional[int] = None
     max_runs: Optional[int] = None
@@ -30,6 +30,12 @@ class Inputs:
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
     judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
+
+    def __post_init__(self):
+        labels = self.labels
+        if labels is None or isinstance(labels, (str, Path)):  # one file (as before several), or none
+            labels = () if labels is None else (labels,)
+        object.__setattr__(self, "labels", tuple(Path(p) for p in labels))
 
 
 @dataclass(frozen=True)
@@ -82,3 +88,5 @@ class Summary:
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
     processes: str = ""  # how many processes judged, and why
     plan: Optional[object] = None  # the session's plan (judges.plan.Plan), when attest.mode uncertain planned
+    degenerate_not_used: bool = False  # the LLM's answers looked degenerate: the citations kept the model's judgment
+    labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)

@@ -403,6 +403,7 @@ def merge(
     llm=None,
     cache_dir: Optional[Path] = None,
     strict_llm: bool = False,
+    use_degenerate_llm: bool = False,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
 ) -> Summary:
@@ -428,6 +429,7 @@ def merge(
         cache_dir=cache_dir,
         workers=workers,
         strict_llm=strict_llm,
+        use_degenerate_llm=use_degenerate_llm,
         warn=warn,
         progress=progress,
         first_pass=[merged.part],

@@ -105,6 +105,9 @@ def _status_rows(summary) -> list[tuple[str, str]]:
         rows.append(("  capped", f"{counts[CAPPED]} {why}"))
     if counts[HUMAN_LABELLED]:
         rows.append(("  human labels", f"{counts[HUMAN_LABELLED]}: their level is final (--labels)"))
+        for f in summary.labels.get("files", ()):  # where they came from (a citation in two files counts once)
+            pending = f", {f['not_labelled']} lines not labelled yet" if f["not_labelled"] else ""
+            rows.append(("    from", f"{f['path']}: {f['labels']} labels{pending}"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows
@@ -132,8 +135,13 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
     ]
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
-    if a.get("degenerate"):  # one line, not wrapped in the table
-        warn(a["degenerate"]["message"] + " (--strict-llm makes this an error)")
+    if a.get("degenerate"):  # a warning line above, and a row of the table
+        if summary.degenerate_not_used:
+            what = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them)"
+        else:
+            what = "used all the same (--use-degenerate-llm)"
+        warn(f"{a['degenerate']['message']}; {what}")
+        rows.append(("warning", f"{a['degenerate']['message']}; {what}"))
     return rows
 
 

@@ -160,6 +160,8 @@ def write_outputs(
             },
         },
     }
+    if summary.labels:
+        config["labels"] = summary.labels
     if summary.attest:
         config["attest"] = summary.attest
         if summary.plan is not None:
@@ -227,10 +229,13 @@ def _write_intervals(
     cap, error = wf.grounding.cap, wf.attest.answer_error
     reports = intervals.report_variances(table, order, per_topic, cap, error)
     draws, rest = None, None
-    if inputs.labels is not None:  # with the probabilities the plan drew them with (pandas: only with labels)
-        from judges.meta.labels import citation_probabilities, read_labels
+    if inputs.labels:  # with the probabilities the plan drew them with (pandas: only with labels)
+        from judges.meta.labels import citation_probabilities, read_label_files
 
-        probabilities = citation_probabilities(read_labels(inputs.labels))
+        probabilities: dict[tuple, float] = {}
+        for labels in read_label_files(inputs.labels).files:  # a citation's label is its first file's
+            for key, p in citation_probabilities(labels).items():
+                probabilities.setdefault(key, p)
         draws = intervals.label_draws(table, order, probabilities, cap, error, len(topics))
         if draws is not None:
             rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
@@ -279,8 +284,8 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
             inputs["corpus"] = describe([given.corpus], "--corpus")[0]
     if given.workflow_path is not None:
         inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
-    if given.labels is not None:
-        inputs["labels"] = describe([given.labels], "--labels")[0]
+    if given.labels:
+        inputs["labels"] = describe(list(given.labels), "--labels")
     if given.nuggets is not None:
         inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model

@@ -263,7 +263,7 @@ def test_a_truncated_or_foreign_answers_file_is_reported_line_by_line_and_nothin
 
     # The same answers again are no news; a damaged manifest or a missing file is one error line.
     again = run_cli("attest", "import", out, "--name", "r", truncated)
-    assert "applied: 0 new answers to the cache; 2 were there already" in again.stdout
+    assert "applied: 0 new answers to the cache; 2 already in the cache (not stored again)" in again.stdout
     gone = run_cli("attest", "import", out, "--name", "r", tmp_path / "nope.jsonl")
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {tmp_path}/nope.jsonl: cannot read answers")
     (out / "r.batch" / "manifest.json").write_text("{}")
@@ -284,3 +284,46 @@ def test_export_refuses_a_set_without_a_mode_or_model_and_a_changed_input(export
     changed = run_cli("attest", "export", tmp_path, "--name", "r", "--attest", "all", "--model", "m")
     assert changed.returncode == 2 and "topics.jsonl: changed since" in changed.stderr
     assert not (tmp_path / "r.batch").exists()
+
+
+def test_a_second_export_never_disowns_the_first_exports_answers(tmp_path):
+    """Issue 42 item 3: export, import part of the answers, export again (for the rest), then
+    import the first export's whole answer file (what its Batch job returns): every line was
+    once rejected as an unknown custom_id, exit 1."""
+    needs_dspy()
+    out = tmp_path / "out"
+    args = ["--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs", "--corpus"]
+    result = run_cli(*args, MINI / "segments.jsonl", "--out-dir", out, "--name", "r")
+    assert result.returncode == 0, result.stderr
+    export = ("attest", "export", out, "--name", "r", "--attest", "uncertain", "--model", "m")
+    result = run_cli(*export)
+    assert result.returncode == 0, result.stderr
+    batch_dir = out / "r.batch"
+    first_manifest = (batch_dir / "manifest.json").read_bytes()
+    (first,) = answer(batch_dir)  # the first export's Batch job: every question answered
+    lines = first.read_text().splitlines()
+    assert len(lines) > 4
+    part = tmp_path / "part.jsonl"
+    part.write_text("".join(line + "\n" for line in lines[:3]))
+    result = run_cli("attest", "import", out, "--name", "r", part)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    result = run_cli(*export)  # the README's way to get the rest
+    assert result.returncode == 0, result.stderr
+    rest = [json.loads(line)["custom_id"] for line in (batch_dir / "requests-0001.jsonl").open()]
+    assert len(rest) == len(lines) - 3
+    result = run_cli("attest", "import", out, "--name", "r", first)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stderr == ""
+    assert f"applied: {len(lines) - 3} new answers to the cache; 3 already in the cache (not stored again)" in (
+        result.stdout
+    )
+    assert "rejected: 0 (none)" in result.stdout
+    assert cached_keys(out) == {json.loads(line)["custom_id"] for line in lines}
+    assert (batch_dir / "manifest-1.json").read_bytes() == first_manifest  # the first export's, kept
+
+    foreign = tmp_path / "foreign.jsonl"
+    foreign.write_text(json.dumps(dict(json.loads(lines[0]), custom_id="f" * 64)) + "\n")
+    result = run_cli("attest", "import", out, "--name", "r", foreign)
+    assert result.returncode == 1
+    assert f"is not a question of {batch_dir}/manifest.json or the 1 earlier export(s) beside it" in result.stderr

@@ -196,26 +196,52 @@ def summary_event(out: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def resolvable(tmp_path_factory) -> int:
+def plain(tmp_path_factory) -> Path:
+    """The sample judged without the LLM."""
     out = tmp_path_factory.mktemp("plain")
     result = run_cli("--rag-topics", TOPICS, "--rag-responses", RUNS, "--out-dir", out, "--name", "x")
     assert result.returncode == 0, result.stderr
-    a = judges.read_assessments(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def resolvable(plain) -> int:
+    a = judges.read_assessments(plain)
     n = int((a.status != "missing").sum())
     assert n >= degenerate.MIN_ANSWERS  # the sample is big enough for the first rule
     return n
 
 
-def test_an_llm_that_always_says_yes_is_flagged_and_recorded(tmp_path, resolvable):
+def test_an_llm_that_always_says_yes_is_flagged_recorded_and_not_used(tmp_path, resolvable, plain):
+    """Issue 42 item 4: its answers once replaced the leaderboard, the warning a line above the summary."""
     with ScriptedServer(always_yes) as server:
         result = judge(tmp_path / "y", server)
     assert result.returncode == 0, result.stderr
     message = f"the LLM answered YES to all {resolvable} questions: its answers look degenerate"
-    assert f"warning: {message} (--strict-llm makes this an error)" in result.stderr.splitlines()
+    not_used = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them)"
+    assert f"warning: {message}; {not_used}" in result.stderr.splitlines()
+    assert f"warning {message}; {not_used}" in " ".join(result.stdout.split())  # a row of the summary
     figures = attest_figures(tmp_path / "y")
-    assert figures["answers"] == {"YES": resolvable}
-    assert figures["degenerate"] == {"reason": "constant", "answer": "YES", "answers": resolvable, "message": message}
+    assert figures["answers"] == {"YES": resolvable} and figures["calls"] == resolvable  # asked, and paid for
+    expected = {"reason": "constant", "answer": "YES", "answers": resolvable, "message": message, "used": False}
+    assert figures["degenerate"] == expected
     assert summary_event(tmp_path / "y")["degenerate"] == figures["degenerate"]
+    for f in ("x.leaderboard.txt", "x.qrels"):  # the model's judgment, as judged without the LLM
+        assert (tmp_path / "y" / f).read_bytes() == (plain / f).read_bytes(), f
+    a, b = judges.read_assessments(tmp_path / "y"), judges.read_assessments(plain)
+    assert a.status.tolist() == b.status.tolist() and a.weight.tolist() == b.weight.tolist()
+
+    with ScriptedServer(always_yes) as server:  # the opt-in: used all the same (from the cache: no call)
+        result = judge(tmp_path / "y", server, "--use-degenerate-llm")
+        assert server.seen == []
+    assert result.returncode == 0, result.stderr
+    assert f"warning: {message}; used all the same (--use-degenerate-llm)" in result.stderr.splitlines()
+    assert attest_figures(tmp_path / "y")["degenerate"]["used"] is True
+    used = judges.read_assessments(tmp_path / "y")
+    assert (used.status != b.status).any()
+    assert (tmp_path / "y" / "x.leaderboard.txt").read_bytes() != (plain / "x.leaderboard.txt").read_bytes()
+    both = judge(tmp_path / "z", server, "--strict-llm", "--use-degenerate-llm")
+    assert both.returncode == 2 and "give either --strict-llm or --use-degenerate-llm" in both.stderr
 
 
 def test_strict_llm_makes_it_an_error_and_leaves_the_previous_outputs(tmp_path, resolvable):

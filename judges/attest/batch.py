@@ -14,21 +14,27 @@ key is ever written. A question asked several times in the session (the same sen
 evidence in several runs) is one request. The lines are split into files of at most
 :data:`MAX_REQUESTS` requests and :data:`MAX_BYTES` bytes (the Batch API's limits; :func:`split`),
 ``requests-0001.jsonl`` ..., beside a ``manifest.json``: the model, each key's question and the
-answers its log-probabilities are read for, the prices and the Batch discount.
+answers its log-probabilities are read for, the prices and the Batch discount. An export again
+into the same directory replaces the request files but keeps every earlier export's manifest, as
+``manifest-1.json``, ``manifest-2.json``, ... (first export first): the answers a Batch job
+returns for an earlier export stay known.
 
 ``run_judge.py attest import`` reads output lines (both runners write
 ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}``): a line
-whose ``custom_id`` the manifest names, with status 200, no error and a chat completion as its
-body, is read by :func:`judges.attest.client.read_completion` (the online client's reading:
-reply, P(YES), tokens) and stored in the cache. Any other line (malformed JSON, an unknown or
+whose ``custom_id`` a manifest of the directory names (this export's or an earlier one's), with
+status 200, no error and a chat completion as its body, is read by
+:func:`judges.attest.client.read_completion` (the online client's reading: reply, P(YES),
+tokens) and stored in the cache. Any other line (malformed JSON, an unknown or
 repeated id, an error, another status, a body that is no completion) is reported with its file,
-line and reason and never applied. The next judge run then finds every answer in the cache.
+line and reason and never applied; an answer the cache holds already is counted, not stored
+again. The next judge run then finds every answer in the cache.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
@@ -110,8 +116,9 @@ def write_batch(
     max_requests: int = MAX_REQUESTS,
     max_bytes: int = MAX_BYTES,
 ) -> list[dict]:
-    """Write ``requests`` as request files and the manifest into ``directory``, replacing what an
-    earlier export left there (the directory is staged beside it and swapped in). Returns the
+    """Write ``requests`` as request files and the manifest into ``directory``, replacing the
+    request files an earlier export left there and keeping its manifests (``manifest.json`` as
+    the next ``manifest-K.json``); the directory is staged beside it and swapped in. Returns the
     files written (``file``, ``requests``, ``bytes``)."""
     directory = Path(directory)
     _check_replaceable(directory)
@@ -119,6 +126,11 @@ def write_batch(
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     try:
+        earlier = earlier_manifests(directory)
+        for k, path in enumerate(earlier, start=1):  # every earlier export's manifest, kept
+            shutil.copyfile(path, stage / earlier_manifest(k))
+        if (directory / MANIFEST).is_file():
+            shutil.copyfile(directory / MANIFEST, stage / earlier_manifest(len(earlier) + 1))
         files = []
         for n, chunk in enumerate(split(map(request_line, requests), max_requests, max_bytes), start=1):
             (stage / request_file(n)).write_bytes(b"".join(chunk))
@@ -157,7 +169,11 @@ def _check_replaceable(directory: Path) -> None:
         return
     if not directory.is_dir():
         raise InputError(directory, None, "--batch-dir", "exists and is not a directory")
-    foreign = [p.name for p in directory.iterdir() if not (p.name == MANIFEST or _is_request_file(p.name))]
+    foreign = [
+        p.name
+        for p in directory.iterdir()
+        if not (p.name == MANIFEST or EARLIER.fullmatch(p.name) or _is_request_file(p.name))
+    ]
     if foreign:
         raise InputError(
             directory, None, "--batch-dir", f"holds {foreign[0]!r}, not written by attest export: choose another"
@@ -168,6 +184,21 @@ def _is_request_file(name: str) -> bool:
     return name.startswith("requests-") and name.endswith(".jsonl")
 
 
+EARLIER = re.compile(r"manifest-([1-9][0-9]*)\.json")  # an earlier export's manifest, kept
+
+
+def earlier_manifest(k: int) -> str:
+    return f"manifest-{k}.json"
+
+
+def earlier_manifests(directory: Path) -> list[Path]:
+    """The manifests of the earlier exports into ``directory``, first export first."""
+    if not Path(directory).is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in Path(directory).iterdir() if (m := EARLIER.fullmatch(p.name))]
+    return [p for _, p in sorted(found)]
+
+
 # -- import ---------------------------------------------------------------------------------------
 @dataclass
 class Manifest:
@@ -176,6 +207,32 @@ class Manifest:
     questions: dict[str, str]  # custom_id -> question (attest.question)
     answers: dict[str, tuple[str, ...]]  # question -> its answers (the first affirmative)
     prices: dict
+    models: dict[str, str] = field(default_factory=dict)  # custom_id -> model, where an earlier export's differs
+    earlier: int = 0  # earlier exports' manifests read with it (read_manifests)
+
+    def model_of(self, key: str) -> str:
+        return self.models.get(key, self.model)
+
+    def where(self) -> str:
+        """The manifests, for messages."""
+        return str(self.path) + (f" or the {self.earlier} earlier export(s) beside it" if self.earlier else "")
+
+
+def read_manifests(directory: Path) -> Manifest:
+    """The manifest of the last export into ``directory``, knowing every question of the earlier
+    exports too (their manifests ``manifest-K.json``): the answers of any export's Batch job are known."""
+    last = read_manifest(Path(directory) / MANIFEST)
+    questions, answers, models = {}, {}, {}
+    earlier = earlier_manifests(directory)
+    for path in earlier:
+        m = read_manifest(path)
+        questions.update(m.questions)
+        answers.update(m.answers)
+        models.update({k: m.model for k in m.questions})
+    questions.update(last.questions)
+    answers.update(last.answers)
+    models = {k: v for k, v in models.items() if k not in last.questions and v != last.model}
+    return Manifest(last.path, last.model, questions, answers, last.prices, models, len(earlier))
 
 
 def read_manifest(path: Path) -> Manifest:
@@ -246,7 +303,7 @@ def _read_line(raw: bytes, manifest: Manifest, found: Imported) -> tuple[Optiona
     if not isinstance(key, str):
         return None, ("not an output line", "no custom_id")
     if key not in manifest.questions:
-        return key, ("unknown custom_id", f"{key[:16]}... is not a question of {manifest.path}")
+        return key, ("unknown custom_id", f"{key[:16]}... is not a question of {manifest.where()}")
     found.ids.add(key)
     if key in found.where:
         return key, ("duplicate custom_id", f"answered before at {found.where[key]}")
@@ -282,7 +339,7 @@ def apply(found: Imported, manifest: Manifest, cache_dir: Path) -> Applied:
         had = set(cache.get_many(keys))
         for key, answer in found.answers.items():
             if key not in had:
-                cache.put(key, manifest.model, answer)
+                cache.put(key, manifest.model_of(key), answer)
         missing = len(set(manifest.questions) - set(cache.get_many(sorted(manifest.questions))))
     finally:
         cache.close()

@@ -3,8 +3,10 @@
 ``export OUT --name N`` judges the set ``OUT/N.config.yml`` records again, in memory, up to the
 LLM's questions, and writes those the answer cache does not hold as Batch API request files into
 ``OUT/N.batch/`` (or ``--batch-dir``). ``import OUT --name N FILE...`` reads the answers back
-into the cache. The next judge run of the set, with the workflow the export used and an endpoint
-of the same model, finds every answer in the cache and makes no call. Bad input is one line
+into the cache: an answer to a question of this export or of any earlier export into the same
+directory (whose manifests are kept as ``manifest-K.json``); one the cache holds already is
+counted, not stored again. The next judge run of the set, with the workflow the export used and
+an endpoint of the same model, finds every answer in the cache and makes no call. Bad input is one line
 ``error: ...`` and exit code 2; ``import`` reports each line it did not apply and then exits 1.
 """
 
@@ -163,10 +165,10 @@ def import_answers(
     batch_dir: Optional[Path] = typer.Option(None, "--batch-dir", help=BATCH_DIR_HELP),
     cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help=CACHE_DIR_HELP),
 ) -> None:
-    from judges.attest.batch import MANIFEST, apply, read_manifest, read_outputs
+    from judges.attest.batch import apply, read_manifests, read_outputs
 
     try:
-        manifest = read_manifest((batch_dir or out_dir / f"{name}.batch") / MANIFEST)
+        manifest = read_manifests(batch_dir or out_dir / f"{name}.batch")
         found = read_outputs(list(files), manifest)
         done = apply(found, manifest, Path(cache_dir or out_dir))
     except InputError as e:
@@ -174,7 +176,7 @@ def import_answers(
     for where, reason, detail in found.rejected:
         say(f"{where}: {reason}: {detail}", err)
     say(f"requests (answer lines): {found.lines:,} in {len(files)} file(s); distinct questions: {len(found.ids):,}")
-    say(f"applied: {done.applied:,} new answers to the cache; {done.cached:,} were there already")
+    say(f"applied: {done.applied:,} new answers to the cache; {done.cached:,} already in the cache (not stored again)")
     rejected = ", ".join(f"{n:,} {reason}" for reason, n in sorted(found.reasons.items())) or "none"
     say(f"rejected: {len(found.rejected):,} ({rejected})")
     discount = manifest.prices["batch_discount"]
@@ -183,8 +185,9 @@ def import_answers(
         f"(workflow prices less the batch discount of {discount:.0%})"
     )
     if done.missing:
+        exports = f"{manifest.earlier + 1} exports'" if manifest.earlier else "export's"
         warn(
-            f"{done.missing:,} of the export's {len(manifest.questions):,} questions have no answer in the cache: "
+            f"{done.missing:,} of the {exports} {len(manifest.questions):,} questions have no answer in the cache: "
             "the next judge run asks them online (or export again)"
         )
     if found.rejected:

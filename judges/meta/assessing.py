@@ -12,19 +12,77 @@ span and a window around it with character offsets into the document, the whole 
 ``"label": null`` for the assessor to fill (``supported``, ``partially``, ``not_supported``). The
 file, labelled, is ``--labels`` of the next judge run (lines still null are skipped), whose
 labelled citations are final and left out of the next plan: an organiser can go round in rounds.
+
+Each round is its own file, never overwritten: ``NAME.assess-1.jsonl``, ``NAME.assess-2.jsonl``,
+... in the output directory (:func:`next_round`). A plan leaves out every citation on a line of an
+earlier round's file, labelled or not (a citation is put to the assessors once), as well as those
+the judged set has a label for.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
-from typing import Optional
+from typing import NamedTuple, Optional
+
+import numpy as np
 
 from judges.errors import InputError
 from judges.formats.atomic import atomic_text
 from judges.plan import KEY, PLAN_MIX, PROBABILITY, Plan, parse_share, plan_session
 
 WINDOW_CHARS = 600  # characters of context on each side of the evidence in the window
+
+
+class Round(NamedTuple):
+    """A round's file of ``plan-assessments`` in the output directory."""
+
+    number: int  # 0: NAME.assess.jsonl, as written before rounds were numbered
+    path: Path
+
+
+def rounds(out_dir: Path, name: str) -> list[Round]:
+    """The round files of set ``name`` in ``out_dir``, in round order."""
+    found = re.compile(re.escape(name) + r"\.assess(?:-([1-9][0-9]*))?\.jsonl")
+    out = []
+    for p in Path(out_dir).iterdir() if Path(out_dir).is_dir() else ():
+        m = found.fullmatch(p.name)
+        if m and p.is_file():
+            out.append(Round(int(m.group(1) or 0), p))
+    return sorted(out)
+
+
+def next_round(out_dir: Path, name: str) -> Round:
+    """Where the next round goes: ``NAME.assess-N.jsonl``, N one more than the last round's."""
+    n = max((r.number for r in rounds(out_dir, name)), default=0) + 1
+    return Round(n, Path(out_dir) / f"{name}.assess-{n}.jsonl")
+
+
+class Earlier(NamedTuple):
+    """The citations put to the assessors in earlier rounds: (run, topic, sentence index, doc id)."""
+
+    files: int
+    labelled: frozenset
+    pending: frozenset  # on a line still null
+
+
+def earlier_rounds(out_dir: Path, name: str) -> Earlier:
+    """Every citation on a line of an earlier round's file, labelled or not (a bad line: an
+    :class:`InputError` naming its file and line)."""
+    from judges.meta.labels import read_labels
+
+    labelled: set[tuple] = set()
+    pending: set[tuple] = set()
+    found = rounds(out_dir, name)
+    for r in found:
+        labels = read_labels(r.path, empty=True)
+        if labels.level != "citation":
+            raise InputError(r.path, None, "doc_id", "a round's lines name a citation (doc_id on every line)")
+        t = labels.table
+        labelled.update(zip(t.run_id, t.topic_id, t.sentence_index.astype(int), t.doc_id))
+        pending.update(labels.pending)
+    return Earlier(len(found), frozenset(labelled), frozenset(pending - labelled))
 
 
 def answered_topics(config: dict) -> dict[str, int]:
@@ -41,10 +99,20 @@ def plan_assessments(
     count: Optional[int],
     responses: Optional[list[Path]] = None,
     corpus: Optional[Path] = None,
+    earlier: Optional[Earlier] = None,
 ) -> Plan:
     """Plan over ``out_dir``'s set ``name`` and write the chosen citations to ``target``, with their
     documents read from the inputs the set's config names (``responses``, ``corpus``: where they
-    are now, when they moved)."""
+    are now, when they moved); the citations of ``earlier`` rounds are never chosen. ``target``
+    must not exist: a round is never overwritten."""
+    if Path(target).exists():
+        raise InputError(
+            target,
+            None,
+            None,
+            "exists: plan-assessments never overwrites a round's file (its labels would be lost); "
+            "leave --output out for the next numbered round, or give a new file",
+        )
     from judges.formats.tables import ASSESSMENT_KEY, output_file, read_config, read_table
     from judges.formats.documents import open_documents
 
@@ -78,7 +146,12 @@ def plan_assessments(
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
     table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
-    plan = plan_session(table, answered, cap, share, count, order=False, mix=PLAN_MIX)
+    exclude = None
+    if earlier is not None and (earlier.labelled or earlier.pending):
+        asked = earlier.labelled | earlier.pending
+        keys = zip(*(table[c].to_pylist() for c in ("run_id", "topic_id", "sentence_index", "doc_id")))
+        exclude = np.fromiter((k in asked for k in keys), dtype=bool, count=table.num_rows)
+    plan = plan_session(table, answered, cap, share, count, order=False, mix=PLAN_MIX, exclude=exclude)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
     with atomic_text(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():

@@ -459,7 +459,9 @@ def calibrate_nuggets(
     help=(
         "Choose the citations assessors should label next, where a label moves the ranking most (the plan "
         "judges.plan makes for the LLM), and write them for an annotation tool: ids, sentence, evidence "
-        "with offsets, the document, and an empty label. Labelled back, the file is --labels of a judge run."
+        "with offsets, the document, and an empty label. Labelled back, the file is --labels of a judge run. "
+        "Each round is a new file, OUT_DIR/NAME.assess-N.jsonl, never overwritten; a plan leaves out every "
+        "citation of an earlier round's file, labelled or not."
     ),
 )
 def plan_assessments(
@@ -468,7 +470,9 @@ def plan_assessments(
     budget: Optional[str] = typer.Option(None, "--budget", help="Share of the unlabelled citations: 5% or 0.05."),
     count: Optional[int] = typer.Option(None, "--count", min=0, help="Exactly this many citations instead."),
     output: Optional[Path] = typer.Option(
-        None, "--output", help="Where to write the JSONL (default OUT_DIR/NAME.assess.jsonl)."
+        None,
+        "--output",
+        help="Where to write the JSONL, a new file (default OUT_DIR/NAME.assess-N.jsonl, the next round).",
     ),
     responses: List[Path] = typer.Option(
         [], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."
@@ -478,18 +482,32 @@ def plan_assessments(
     ),
 ) -> None:
     try:
-        from judges.meta.assessing import plan_assessments as plan_for_assessors
+        from judges.meta.assessing import earlier_rounds, next_round, plan_assessments as plan_for_assessors
 
         if (budget is None) == (count is None):
             raise InputError("--budget", None, None, "give either --budget or --count")
         if not (out_dir / f"{name}.assessments.parquet").is_file():
             raise InputError(out_dir, None, "--name", f"no {name}.assessments.parquet here: judge first")
-        target = output or out_dir / f"{name}.assess.jsonl"
-        plan = plan_for_assessors(out_dir, name, target, budget, count, list(responses), corpus)
+        earlier = earlier_rounds(out_dir, name)
+        number, target = next_round(out_dir, name)
+        target = output or target
+        plan = plan_for_assessors(out_dir, name, target, budget, count, list(responses), corpus, earlier)
     except InputError as e:
         raise fail(e.render())
-    say(f"chose {len(plan)} of {plan.candidates} unlabelled judgeable citations by expected gain; wrote {target}")
-    say("fill in each line's label (supported, partially, not_supported), then judge again with --labels FILE")
+    if earlier.files:
+        say(
+            f"left out the {len(earlier.labelled) + len(earlier.pending)} citations of {earlier.files} earlier "
+            f"round file(s) ({len(earlier.labelled)} labelled, {len(earlier.pending)} not labelled yet)"
+        )
+    say(
+        ("" if output else f"round {number}: ")
+        + f"chose {len(plan)} of {plan.candidates} unlabelled judgeable citations by expected gain; "
+        f"wrote {target}"
+    )
+    say(
+        "fill in each line's label (supported, partially, not_supported), then judge again with --labels for "
+        "every round's file (or the directory of them)"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

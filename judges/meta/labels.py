@@ -16,6 +16,11 @@ Each line is an object with
   ``plan-assessments`` writes, or WiCE's ``supporting_sentences``) are left out.
 
 A key given twice is an error naming both lines.
+
+Several files (``--labels`` given more than once, or a directory of them: the rounds of
+``plan-assessments``) are read together by :func:`read_label_files`: every label is in effect;
+one citation labelled the same in two files counts once, labelled two ways it is an error naming
+both files and lines. Each label keeps where it came from (file, line).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class Labels(NamedTuple):
     table: pd.DataFrame  # run_id, topic_id, sentence_index, [doc_id], label, _line, extras...
     extras: tuple[str, ...]  # extra column names, in order of first appearance
     unlabelled: int = 0  # lines whose label is null (not labelled yet), skipped
+    pending: tuple = ()  # the keys of those lines (a plan's citations still to label)
 
     @property
     def key(self) -> list[str]:
@@ -84,16 +90,16 @@ def parse_label_map(items: Iterable[str], option: str = "--label-map") -> dict[s
     return found
 
 
-def read_labels(path: str | Path, label_map: Optional[Mapping[str, str]] = None) -> Labels:
+def read_labels(path: str | Path, label_map: Optional[Mapping[str, str]] = None, empty: bool = False) -> Labels:
     """The label file at ``path``; ``label_map`` (:func:`parse_label_map`) reads other values as
-    labels, before the synonyms."""
+    labels, before the synonyms. A file without a label is an error unless ``empty``."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, None, None, "no such file")
     reader = _Reader(path, {**SYNONYMS, **(label_map or {})})
     for line, obj in iter_jsonl(path):
         reader.add(line, obj)
-    return reader.labels()
+    return reader.labels(empty)
 
 
 class _Reader:
@@ -107,6 +113,7 @@ class _Reader:
         self.level_line = 0
         self.seen: dict[tuple, int] = {}
         self.unlabelled = 0
+        self.pending: list[tuple] = []
 
     def add(self, line: int, obj: object) -> None:
         if isinstance(obj, InputError):
@@ -118,6 +125,7 @@ class _Reader:
             raise InputError(self.path, line, "label", "missing")
         if obj["label"] is None:  # not labelled yet
             self.unlabelled += 1
+            self.pending.append(tuple(rec.values()))
             return
         rec["label"] = self._label(line, obj["label"])
         rec[LINE] = line
@@ -184,14 +192,16 @@ class _Reader:
             extras[k] = None if v is None else str(v)
         return extras
 
-    def labels(self) -> Labels:
-        if not self.records:
+    def labels(self, empty: bool = False) -> Labels:
+        if not self.records and not empty:
             pending = f" ({self.unlabelled} lines not labelled yet)" if self.unlabelled else ""
             raise InputError(self.path, None, None, f"no labels{pending}")
         columns = [*KEY] + (["doc_id"] if self.level == "citation" else []) + ["label", LINE, *self.extras]
         table = pd.DataFrame.from_records(self.records, columns=columns)
         table = table.astype({"run_id": str, "topic_id": str, "sentence_index": "int64", "label": str, LINE: "int64"})
-        return Labels(self.path, self.level, table, tuple(self.extras), self.unlabelled)
+        return Labels(
+            self.path, self.level or "citation", table, tuple(self.extras), self.unlabelled, tuple(self.pending)
+        )
 
 
 def citation_statuses(labels: Labels) -> dict[tuple, str]:
@@ -228,3 +238,48 @@ def citation_probabilities(labels: Labels) -> dict[tuple, float]:
             raise InputError(labels.path, int(line), PROBABILITY, f"must be a number in (0, 1], got {value}")
         out[(run, topic, int(sentence), doc)] = p
     return out
+
+
+class LabelFiles(NamedTuple):
+    """Per-citation labels read from several files together (:func:`read_label_files`)."""
+
+    statuses: dict[tuple, str]  # (run, topic, sentence index, doc id) -> status, as citation_statuses
+    sources: dict[tuple, tuple[Path, int]]  # the same key -> the file and line its label came from
+    files: list[Labels]  # each file as read, in the order given
+
+    def counts(self) -> list[dict]:
+        """Per file: its path, its labels and its lines not labelled yet (for the summary and config.yml)."""
+        return [{"path": str(f.path), "labels": len(f.table), "not_labelled": f.unlabelled} for f in self.files]
+
+
+def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> LabelFiles:
+    """Per-citation labels from ``paths`` (files, or directories read as folders of label files),
+    all in effect: the same citation labelled alike in two files counts once; labelled two ways it
+    is an :class:`InputError` naming both files and lines (never resolved silently)."""
+    from judges.formats.jsonl import discover
+
+    statuses: dict[tuple, str] = {}
+    sources: dict[tuple, tuple[Path, int]] = {}
+    files: list[Labels] = []
+    found_paths = list(dict.fromkeys(f for p in paths for f in discover([Path(p)], option)))  # in the order given
+    for path in found_paths:
+        labels = read_labels(path, empty=len(found_paths) > 1)  # a round not labelled yet, beside others
+        found = citation_statuses(labels)
+        for key, line in zip(found, labels.table[LINE]):
+            if key in statuses and statuses[key] != found[key]:
+                first, first_line = sources[key]
+                raise InputError(
+                    path,
+                    int(line),
+                    "label",
+                    f"{found[key]} for {_describe(key)}, labelled {statuses[key]} in {first} line {first_line}: "
+                    "one citation labelled two ways; correct one of the files",
+                )
+            if key not in statuses:
+                statuses[key], sources[key] = found[key], (path, int(line))
+        files.append(labels)
+    if not statuses:
+        pending = sum(f.unlabelled for f in files)
+        where = ", ".join(map(str, paths))
+        raise InputError(where, None, option, f"no labels in {len(files)} files ({pending} lines not labelled yet)")
+    return LabelFiles(statuses, sources, files)
