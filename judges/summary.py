@@ -47,16 +47,26 @@ def print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     show(table)
     if summary.coverage:
         print_coverage(summary.coverage)
-    n = summary.counts[CITATIONS]
-    if n and summary.statuses["missing"] == n:  # every value is 0 for want of text: no order to show
+    n, leaderboard = summary.counts[CITATIONS], summary.files.get("leaderboard_parquet")
+    if n and summary.statuses["missing"] == n and _ranks_citations(leaderboard):  # all 0 for want of text
         say(
             f"no ranking: no document text (all {n} citations are 'missing'; give --corpus, or run files that "
             "carry their documents' text)"
         )
         return
-    print_top(summary.files.get("leaderboard_parquet"))
+    print_top(leaderboard)
     print_basis(summary.files.get("intervals_parquet"))
-    print_trust(summary.files.get("leaderboard_parquet"), summary.files.get("pairs_parquet"))
+    print_trust(leaderboard, summary.files.get("pairs_parquet"))
+
+
+def _ranks_citations(leaderboard: Optional[str]) -> bool:
+    """Whether the leaderboard's headline is a citation measure (not the nugget judge's alone)."""
+    if not leaderboard:
+        return True
+    from judges.leaderboard import top_runs
+    from judges.nuggets.measures import NUGGET_MEASURES
+
+    return top_runs(_leaderboard_rows(leaderboard), 0)[0] not in NUGGET_MEASURES
 
 
 def _input_rows(summary) -> list[tuple[str, str]]:
