@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/shards.py [--size large] [--shards 4] [--seed 13] [--no-check]
+    python bench/shards.py [--size large] [--shards 4] [--seed 13] [--no-check] [--merge R | --pair R]
 
 Generates (or reuses) ``bench/workloads/<size>/`` with :mod:`workload`, then runs, one after the
 other, each as whole ``run_judge.py`` processes on the same inputs (default workflow, debug log
@@ -13,6 +13,10 @@ on, ``--workers 1`` in each shard):
 3. ``--shard K/N`` for K = 1..N, one after the other (their sum is the work; on N machines the
    wall time would be the slowest), then ``merge``: its own wall time and peak RSS;
 4. ``--dask local:2`` (a LocalCluster of 2 processes, as many shards; merged in the client).
+
+``--merge R`` runs the shards once, then only the merge, ``R`` times (and one process, for the
+byte-identity check, unless ``--no-check``); it prints each merge's wall time and the fastest: to
+compare the merge of two versions of the code, run each version's script alternately.
 
 ``--pair R`` runs only ``--workers 2`` and ``--dask local:2``, alternately, ``R`` times each, and
 prints each one's fastest: on a machine shared with other work, the two are then compared under
@@ -144,6 +148,41 @@ def pair(work: Path, repeats: int) -> int:
     return 0
 
 
+def merges(work: Path, n: int, repeats: int, check: bool) -> int:
+    """The shards once, then their merge ``repeats`` times: each merge's wall time, the fastest."""
+    tmp = Path(tempfile.mkdtemp(prefix="citejudge-merges-", dir=HERE / "workloads"))
+    logs, out = tmp / "logs", tmp / "out"
+    logs.mkdir()
+    walls, cpus, differs = [], [], []
+    try:
+        if check:
+            measured("one process", judge_args(work, out) + ["--workers", "1"], logs)
+            out.rename(tmp / "one")
+        for k in range(1, n + 1):
+            measured(
+                f"--shard {k}/{n}", judge_args(work, tmp / "parts") + ["--workers", "1", "--shard", f"{k}/{n}"], logs
+            )
+        parts = sorted(str(p) for p in (tmp / "parts").glob("bench.part-*.arrow"))
+        for i in range(repeats):
+            merge = [sys.executable, str(ROOT / "run_judge.py"), "merge", str(out), "--name", "bench", *parts]
+            res = measured(f"merge #{i + 1}", merge, logs)
+            walls.append(res["wall_s"])
+            cpus.append(res["cpu_s"])
+            if check and i == repeats - 1:
+                differs = differing(tmp / "one", out)
+            shutil.rmtree(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(
+        f"merge of {n} parts, {repeats} times (busy 2-core machine): {', '.join(f'{w:.2f}' for w in walls)} s "
+        f"(fastest {min(walls):.2f} s, median {sorted(walls)[len(walls) // 2]:.2f} s); "
+        f"CPU {', '.join(f'{c:.2f}' for c in cpus)} s"
+    )
+    if check:
+        print(f"byte-identical to one process: {'yes' if not differs else differs}")
+    return 1 if differs else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="large")
@@ -151,8 +190,11 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--no-check", action="store_true", help="do not compare the outputs")
     ap.add_argument("--pair", type=int, default=0, help="only --workers 2 and --dask local:2, alternately, R times")
+    ap.add_argument("--merge", type=int, default=0, help="the shards once, then only their merge, R times")
     args = ap.parse_args()
     work = workload(args.size, args.seed)
+    if args.merge:
+        return merges(work, args.shards, args.merge, not args.no_check)
     if args.pair:
         return pair(work, args.pair)
     citations = json.loads((work / "manifest.json").read_text())["counts"]["citations"]

@@ -41,6 +41,7 @@ class DebugLog:
 
     def __init__(self, path: Optional[Path]):
         self.path = path
+        self.file: Optional[Path] = None  # the file written (``path``'s temporary file, or the one started)
         self._stack = contextlib.ExitStack()
         self._f = None
         self._buffer: Optional[list[bytes]] = None
@@ -59,6 +60,7 @@ class DebugLog:
     def start(self, path: Path) -> None:
         """Open ``path`` (written directly, as the caller stages it) and write the kept events."""
         self._f = self._stack.enter_context(open(path, "wb"))
+        self.file = Path(path)
         self._f.write(b"".join(self._buffer or ()))
         self._buffer = None
 
@@ -87,7 +89,7 @@ class DebugLog:
 
     def __enter__(self) -> "DebugLog":
         if self.path is not None:
-            tmp = self._stack.enter_context(atomic_path(self.path))
+            tmp = self.file = self._stack.enter_context(atomic_path(self.path))
             self._f = self._stack.enter_context(open(tmp, "wb"))
         return self
 
