@@ -52,6 +52,7 @@ import os
 import threading
 import re
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
@@ -349,7 +350,8 @@ def read_parts(paths: list[Path], name: str) -> list[partfile.Part]:
     """The parts of one session, ordered by shard, each checked (:func:`judges.formats.part.read`),
     then: one error for a part of another session (the field that differs), a part given twice or
     a part missing."""
-    parts = [partfile.read(p) for p in paths]
+    with ThreadPoolExecutor(max(1, min(len(paths), os.cpu_count() or 1)), thread_name_prefix="part") as pool:
+        parts = list(pool.map(partfile.read, paths))  # hashed side by side (hashlib lets go of the GIL)
     if not parts:
         raise InputError("merge", None, "PART", "no part given")
     first = parts[0]

@@ -93,7 +93,7 @@ def check_shape(value: object, shape: object, where: str) -> Optional[str]:
     if isinstance(shape, Map):
         if shape.shape is NUMBER and all(type(v) in (int, float) for v in value.values()):
             return None
-        return _first(check_shape(v, shape.shape, f"{where}.{k}") for k, v in value.items())
+        return _first(check_shape(v, shape.shape, f"{where}.{_key(k)}") for k, v in value.items())
     return _check_object(value, shape, where)
 
 
@@ -102,6 +102,15 @@ def _check_list(value: object, item: object, where: str) -> Optional[str]:
         return f"{where}: a list expected, got {_kind(value)}"
     if isinstance(item, type) and all(type(v) is item for v in value):  # the long lists: no call per item
         return None
+    if isinstance(item, Tuple) and all(isinstance(s, type) or s == Map(NUMBER) for s in item.shapes):
+        n = len(item.shapes)  # e.g. [run, topic, citations] by the thousand: checked column by column
+        if all(type(v) is list and len(v) == n for v in value) and all(
+            all(type(v[i]) is s for v in value)
+            if isinstance(s, type)
+            else all(type(v[i]) is dict and all(type(x) in (int, float) for x in v[i].values()) for v in value)
+            for i, s in enumerate(item.shapes)
+        ):
+            return None
     return _first(check_shape(v, item, f"{where}[{i}]") for i, v in enumerate(value))
 
 
@@ -109,7 +118,7 @@ def _check_object(value: dict, shape: dict, where: str) -> Optional[str]:
     keys = {k.rstrip("?"): k.endswith("?") for k in shape}
     for k in value:
         if k not in keys:
-            return f"{where}.{k}: not a field of a partial set"
+            return f"{where}.{_key(k)}: not a field of a partial set"
     missing = next((k for k, optional in keys.items() if not optional and k not in value), None)
     if missing is not None:
         return f"{where}.{missing}: missing"
@@ -118,6 +127,11 @@ def _check_object(value: dict, shape: dict, where: str) -> Optional[str]:
         for k, s in shape.items()
         if k.rstrip("?") in value
     )
+
+
+def _key(key: str) -> str:
+    """A key as an error line names it: as it is, or quoted when it is not a plain word."""
+    return key if key.replace("_", "").isalnum() and key.isascii() else json.dumps(key)
 
 
 def _first(problems) -> Optional[str]:
