@@ -652,3 +652,54 @@ def test_the_table_readers_raise_one_clear_error(judged, tmp_path, kind):
     (root / "out" / f"t.{kind}.parquet").write_bytes((judged / "out" / f"t.{other}.parquet").read_bytes())
     with pytest.raises(UnreadableFile, match=f"t.{kind}.parquet: not the table expected here: no column "):
         reader(root / "out", "t")
+
+
+# -- a UTF-8 byte order mark (Windows tools write one) is read and skipped, in every input ------------------
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_byte_order_mark_is_skipped_in_every_input(tmp_path):
+    """Runs (JSON Lines, gzip, a JSON array), corpus (plain, gzip, indexed) and topics with a BOM
+    are judged as the same files without one (issue 43: runs and corpora were refused with
+    'Unexpected UTF-8 BOM')."""
+    runs = sorted((ROOT / "runs" / "rag25").glob("*.jsonl"))
+    corpus = (ROOT / "datasets" / "rag25" / "corpus.jsonl").read_bytes()
+    topics = (ROOT / "datasets" / "rag25" / "topics.jsonl").read_bytes()
+    out = {}
+    for kind, mark in (("plain", b""), ("bom", BOM)):
+        where = tmp_path / kind
+        (where / "runs").mkdir(parents=True)
+        first, second, third = runs
+        (where / "runs" / first.name).write_bytes(mark + first.read_bytes())
+        (where / "runs" / (second.name + ".gz")).write_bytes(gzip.compress(mark + second.read_bytes(), mtime=0))
+        records = [json.loads(line) for line in third.read_text().splitlines() if line.strip()]
+        (where / "runs" / (third.stem + ".json")).write_bytes(mark + json.dumps(records).encode())
+        (where / "topics.jsonl").write_bytes(mark + topics)
+        (where / "corpus.jsonl").write_bytes(mark + corpus)
+        (where / "corpus.jsonl.gz").write_bytes(gzip.compress(mark + corpus, mtime=0))
+        for name, corpus_arg in (("plain", "corpus.jsonl"), ("gz", "corpus.jsonl.gz")):
+            args = ["--rag-topics", where / "topics.jsonl", "--rag-responses", where / "runs", "--backend", "python"]
+            args += ["--corpus", where / corpus_arg, "--out-dir", where / f"out-{name}", "--name", "x"]
+            result = run_cli(*args)
+            assert result.returncode == 0, result.stderr
+            out[kind, name] = [(where / f"out-{name}" / f"x.{s}").read_bytes() for s in ("qrels", "leaderboard.txt")]
+        store = tmp_path / f"store-{kind}"
+        store.mkdir()
+        (store / "corpus.jsonl").write_bytes(mark + corpus)
+        assert run_cli("corpus", "index", store).returncode == 0
+        first_id = json.loads(corpus.splitlines()[0])["doc_id"]
+        looked = run_cli("corpus", "lookup", store, first_id)
+        assert looked.returncode == 0 and first_id in looked.stdout, looked.stderr
+    assert out["bom", "plain"] == out["plain", "plain"] == out["bom", "gz"] == out["plain", "gz"]
+    assert b"WEIGHTED_PRECISION" in out["bom", "plain"][1]
+
+
+def test_a_byte_order_mark_is_skipped_in_labels_and_leaderboards(tmp_path):
+    from judges.formats.leaderboards import read_any_leaderboard
+    from judges.meta.labels import read_labels
+
+    label = {"run_id": "r", "topic_id": "t", "sentence_index": 0, "doc_id": "d", "label": "supported"}
+    (tmp_path / "labels.jsonl").write_bytes(BOM + json.dumps(label).encode() + b"\n")
+    assert read_labels(tmp_path / "labels.jsonl").table.label.tolist() == ["supported"]
+    (tmp_path / "lb.txt").write_bytes(BOM + b"run_id\ttopic_id\tmeasure\tvalue\nr\tt\tWEIGHTED_PRECISION\t0.5\n")
+    assert read_any_leaderboard(tmp_path / "lb.txt").run_id.tolist() == ["r"]
