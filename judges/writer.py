@@ -28,6 +28,7 @@ import yaml
 from judges import __version__
 from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.coverage import coverage_rows, missing_warning, write_coverage
+from judges.errors import InputError
 from judges.formats import docstore, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
@@ -260,6 +261,8 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
     if given.workflow_path is not None:
         inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
     if given.labels is not None:
+        if Path(given.labels).is_dir():
+            raise InputError(given.labels, None, "--labels", "a directory: give one labels file (JSON Lines)")
         inputs["labels"] = describe([given.labels], "--labels")[0]
     return inputs
 

@@ -703,3 +703,15 @@ def test_a_byte_order_mark_is_skipped_in_labels_and_leaderboards(tmp_path):
     assert read_labels(tmp_path / "labels.jsonl").table.label.tolist() == ["supported"]
     (tmp_path / "lb.txt").write_bytes(BOM + b"run_id\ttopic_id\tmeasure\tvalue\nr\tt\tWEIGHTED_PRECISION\t0.5\n")
     assert read_any_leaderboard(tmp_path / "lb.txt").run_id.tolist() == ["r"]
+
+
+def test_a_directory_for_labels_is_refused_in_one_line(tmp_path):
+    """``--labels DIR`` crashed with an IndexError (issue 43): it is one labels file."""
+    cli, _ = setup_case(tmp_path, {}, [])
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "labels" / "a.jsonl").write_text(json.dumps(GOOD_LABEL) + "\n")
+    result = run_cli(*cli, "--labels", tmp_path / "labels")
+    assert result.returncode == 2 and not (tmp_path / "out").exists(), result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"error: {tmp_path / 'labels'}: --labels: a directory: give one labels file (JSON Lines)"
+    ]
