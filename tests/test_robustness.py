@@ -10,6 +10,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -715,3 +720,53 @@ def test_a_directory_for_labels_is_refused_in_one_line(tmp_path):
     assert result.stderr.strip().splitlines() == [
         f"error: {tmp_path / 'labels'}: --labels: a directory: give one labels file (JSON Lines)"
     ]
+
+
+# -- Ctrl-C at any moment: one line, exit 130 (issue 43: a traceback in the first 0.3 s) -----------------
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a terminal delivers it, even in a background job
+
+
+def _holds_sigint(pid: int) -> bool:
+    """Whether the process blocks SIGINT: run_judge.py does from its first line until its handler is in."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    blocked = next((int(x.split()[1], 16) for x in status.splitlines() if x.startswith("SigBlk:")), 0)
+    return bool(blocked & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.parametrize("entry", ["run_judge.py", "-m judges"])
+@pytest.mark.parametrize("after", [0.0, 0.05, 0.15, 0.3, 0.6, 1.2])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, entry, after):
+    """From run_judge.py's first line on (seen in /proc: SIGINT held) or, for ``python -m judges``,
+    after the interpreter's own start-up (0.4 s), ``after`` seconds later: imports, parsing,
+    reading, judging."""
+    if entry == "-m judges" and after < 0.3:
+        pytest.skip("python -m judges: the interpreter's start-up (site, runpy) comes before any of its code")
+    cli, _ = setup_case(tmp_path, {}, [])
+    how = [str(ROOT / "run_judge.py")] if entry == "run_judge.py" else ["-m", "judges"]
+    proc = subprocess.Popen(
+        [sys.executable, *how, *map(str, cli)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    if entry == "run_judge.py":
+        deadline = time.monotonic() + 30
+        while not _holds_sigint(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.0005)
+    else:
+        time.sleep(0.4)
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip(f"judged within {after} s: nothing to interrupt")
+    lines = stderr.strip().splitlines()
+    assert proc.returncode == 130 and len(lines) == 1 and lines[0].startswith("interrupted"), stderr
+    assert not (tmp_path / "out").exists() or "replaced" in lines[0]
