@@ -28,7 +28,7 @@ from judges.counts import CITATIONS
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
-from judges.startup import started
+from judges.startup import finished, started
 from judges.attest.cli import app as attest_app
 from judges.meta.cli import app as meta_app
 from judges.vocabulary import BACKENDS, MARKER_STYLES
@@ -60,12 +60,16 @@ class Commands(TyperGroup):
     def invoke(self, ctx: typer.Context):
         """Run the command; Ctrl-C that no command turned into its own line is one line, exit 130
         (click's would be an empty line, 'Aborted!' and exit 1)."""
+        program = False
         try:
-            started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.startup)
+            program = started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.startup)
             return super().invoke(ctx)
         except KeyboardInterrupt as e:
             say("interrupted", err)
             raise typer.Exit(128 + int(getattr(e, "signum", signal.SIGINT))) from None
+        finally:
+            if program:
+                finished()
 
 
 app = typer.Typer(

@@ -567,7 +567,7 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
         with contextlib.ExitStack() as stack:
             stack.enter_context(outset)
             log = DebugLog(None)
-            stack.callback(log.close)
+            stack.push(log.ended)
             if log_path is not None:
                 log.start(outset.stage(log_path))
                 # the events in one process's order, copied and synced while the outputs are written

@@ -29,14 +29,27 @@ def early() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def started() -> None:
-    """A command starts: Ctrl-C raises ``KeyboardInterrupt`` (the command cleans up, says what it did)."""
+def started() -> bool:
+    """A command starts: Ctrl-C raises ``KeyboardInterrupt`` (the command cleans up, says what it
+    did). Whether this is the program's command (not the command line called as a library)."""
     if signal.getsignal(signal.SIGINT) is _interrupted:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        return True
+    return False
+
+
+def finished() -> None:
+    """The program's command is done: a Ctrl-C from here on finds nothing to interrupt (ignored:
+    else the interpreter's own exit, which puts back the default action, would end by the signal,
+    silently, whichever of the process's threads it reaches)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def main() -> None:
     early()
     from judges.cli import run
 
-    run()
+    try:
+        run()
+    finally:
+        finished()

@@ -37,6 +37,7 @@ import pyarrow as pa
 
 from judges.errors import InputError
 from judges.formats import tables
+from judges.formats.atomic import naming
 
 FORMAT = 2  # of a partial set (1: the state pickled, never read again)
 MANIFEST, STATE = b"citejudge.part", b"citejudge.state"  # the schema's metadata keys
@@ -247,7 +248,7 @@ def write(path: Path, table: pa.Table, manifest: dict, state: dict, log: Optiona
     with pa.PythonFile(content, mode="w") as sink, pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     sums = {"part": [content.size, content.sha.hexdigest()], "log": None if log is None else list(_file_sha256(log))}
-    with pa.OSFile(str(path), "wb") as sink:
+    with naming(path), pa.OSFile(str(path), "wb") as sink:
         with pa.ipc.new_file(sink, table.schema, metadata={SHA256: _dumps(sums)}) as writer:
             writer.write_table(table)
 
