@@ -245,7 +245,7 @@ def state_data(
         "inputs": {
             "topics": [str(p) for p in inputs.topics],
             "responses": [str(p) for p in inputs.responses],
-            **{k: None if v is None else str(v) for k, v in _paths(inputs, "corpus", "workflow_path", "labels")},
+            **{k: _text(getattr(inputs, k)) for k in ("corpus", "workflow_path", "labels")},
             "dataset": inputs.dataset,
             "max_topics": inputs.max_topics,
             "max_runs": inputs.max_runs,
@@ -255,7 +255,7 @@ def state_data(
         "outputs": {
             "out_dir": str(outputs.out_dir),
             "name": outputs.name,
-            "debug_log": None if outputs.debug_log is None else str(outputs.debug_log),
+            "debug_log": _text(outputs.debug_log),
             "no_debug_log": outputs.no_debug_log,
             "leaderboard_formats": list(outputs.leaderboard_formats),
         },
@@ -277,8 +277,12 @@ def state_data(
     }
 
 
-def _paths(inputs: Inputs, *names: str):
-    return [(name, getattr(inputs, name)) for name in names]
+def _text(path: Optional[Path]) -> Optional[str]:
+    return None if path is None else str(path)
+
+
+def _path(text: Optional[str]) -> Optional[Path]:
+    return None if text is None else Path(text)
 
 
 def state_objects(part: partfile.Part) -> dict:
@@ -289,7 +293,7 @@ def state_objects(part: partfile.Part) -> dict:
         workflow = Workflow.model_validate(fp["workflow"])
     except ValueError as e:  # pydantic's ValidationError
         raise InputError(part.path, None, "fingerprint.workflow", str(e).splitlines()[0]) from None
-    optional = {k: None if i[k] is None else Path(i[k]) for k in ("corpus", "workflow_path", "labels")}
+    optional = {k: _path(i[k]) for k in ("corpus", "workflow_path", "labels")}
     inputs = Inputs(
         topics=[Path(p) for p in i["topics"]],
         responses=[Path(p) for p in i["responses"]],
@@ -303,7 +307,7 @@ def state_objects(part: partfile.Part) -> dict:
     outputs = Outputs(
         Path(o["out_dir"]),
         o["name"],
-        None if o["debug_log"] is None else Path(o["debug_log"]),
+        _path(o["debug_log"]),
         o["no_debug_log"],
         tuple(o["leaderboard_formats"]),
     )
