@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/shards.py [--size large] [--shards 4] [--seed 13] [--no-check] [--merge R | --pair R]
+    python bench/shards.py [--size large] [--shards 4] [--seed 13] [--no-check] [--merge R [--against DIR] | --pair R]
 
 Generates (or reuses) ``bench/workloads/<size>/`` with :mod:`workload`, then runs, one after the
 other, each as whole ``run_judge.py`` processes on the same inputs (default workflow, debug log
@@ -15,8 +15,10 @@ on, ``--workers 1`` in each shard):
 4. ``--dask local:2`` (a LocalCluster of 2 processes, as many shards; merged in the client).
 
 ``--merge R`` runs the shards once, then only the merge, ``R`` times (and one process, for the
-byte-identity check, unless ``--no-check``); it prints each merge's wall time and the fastest: to
-compare the merge of two versions of the code, run each version's script alternately.
+byte-identity check, unless ``--no-check``); it prints each merge's wall and CPU time. ``--against
+DIR`` (repeatable; e.g. ``git worktree add /tmp/base main``) writes that checkout's shards too and
+alternates the versions' merges, one after the other, so that they are compared under the same
+load.
 
 ``--pair R`` runs only ``--workers 2`` and ``--dask local:2``, alternately, ``R`` times each, and
 prints each one's fastest: on a machine shared with other work, the two are then compared under
@@ -148,39 +150,49 @@ def pair(work: Path, repeats: int) -> int:
     return 0
 
 
-def merges(work: Path, n: int, repeats: int, check: bool) -> int:
-    """The shards once, then their merge ``repeats`` times: each merge's wall time, the fastest."""
+def merges(work: Path, n: int, repeats: int, check: bool, against: list[Path]) -> int:
+    """The shards once, then their merge ``repeats`` times: each merge's wall and CPU time. With
+    ``against`` (checkouts of other versions of citejudge): each version's own shards, then the
+    versions' merges alternately, one after the other, under the same load."""
+    roots = [ROOT, *against]
     tmp = Path(tempfile.mkdtemp(prefix="citejudge-merges-", dir=HERE / "workloads"))
     logs, out = tmp / "logs", tmp / "out"
     logs.mkdir()
-    walls, cpus, differs = [], [], []
+    walls: dict[Path, list[float]] = {r: [] for r in roots}
+    cpus: dict[Path, list[float]] = {r: [] for r in roots}
+    differs: dict[Path, list[str]] = {r: [] for r in roots}
     try:
         if check:
             measured("one process", judge_args(work, out) + ["--workers", "1"], logs)
             out.rename(tmp / "one")
-        for k in range(1, n + 1):
-            measured(
-                f"--shard {k}/{n}", judge_args(work, tmp / "parts") + ["--workers", "1", "--shard", f"{k}/{n}"], logs
-            )
-        parts = sorted(str(p) for p in (tmp / "parts").glob("bench.part-*.arrow"))
+        parts = {}
+        for v, root in enumerate(roots):
+            where = tmp / f"parts-{v}"
+            for k in range(1, n + 1):
+                cmd = judge_args(work, where) + ["--workers", "1", "--shard", f"{k}/{n}"]
+                measured(f"{root.name}: --shard {k}/{n}", [cmd[0], str(root / "run_judge.py"), *cmd[2:]], logs)
+            parts[root] = sorted(str(p) for p in where.glob("bench.part-*.arrow"))
         for i in range(repeats):
-            merge = [sys.executable, str(ROOT / "run_judge.py"), "merge", str(out), "--name", "bench", *parts]
-            res = measured(f"merge #{i + 1}", merge, logs)
-            walls.append(res["wall_s"])
-            cpus.append(res["cpu_s"])
-            if check and i == repeats - 1:
-                differs = differing(tmp / "one", out)
-            shutil.rmtree(out)
+            for root in roots:
+                merge = [sys.executable, str(root / "run_judge.py"), "merge", str(out), "--name", "bench", *parts[root]]
+                res = measured(f"{root.name}: merge #{i + 1}", merge, logs)
+                walls[root].append(res["wall_s"])
+                cpus[root].append(res["cpu_s"])
+                if check and i == repeats - 1:
+                    differs[root] = differing(tmp / "one", out)
+                shutil.rmtree(out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(
-        f"merge of {n} parts, {repeats} times (busy 2-core machine): {', '.join(f'{w:.2f}' for w in walls)} s "
-        f"(fastest {min(walls):.2f} s, median {sorted(walls)[len(walls) // 2]:.2f} s); "
-        f"CPU {', '.join(f'{c:.2f}' for c in cpus)} s"
-    )
-    if check:
-        print(f"byte-identical to one process: {'yes' if not differs else differs}")
-    return 1 if differs else 0
+    for root in roots:
+        w, c = walls[root], cpus[root]
+        print(
+            f"{root}: merge of {n} parts, {repeats} times (busy 2-core machine): "
+            f"wall {', '.join(f'{x:.2f}' for x in w)} s "
+            f"(fastest {min(w):.2f}, median {sorted(w)[len(w) // 2]:.2f}); CPU {', '.join(f'{x:.2f}' for x in c)} s "
+            f"(mean {sum(c) / len(c):.2f})"
+            + (f"; byte-identical to one process: {'yes' if not differs[root] else differs[root]}" if check else "")
+        )
+    return 1 if any(differs.values()) else 0
 
 
 def main() -> int:
@@ -191,10 +203,11 @@ def main() -> int:
     ap.add_argument("--no-check", action="store_true", help="do not compare the outputs")
     ap.add_argument("--pair", type=int, default=0, help="only --workers 2 and --dask local:2, alternately, R times")
     ap.add_argument("--merge", type=int, default=0, help="the shards once, then only their merge, R times")
+    ap.add_argument("--against", type=Path, action="append", default=[], help="with --merge: another checkout's too")
     args = ap.parse_args()
     work = workload(args.size, args.seed)
     if args.merge:
-        return merges(work, args.shards, args.merge, not args.no_check)
+        return merges(work, args.shards, args.merge, not args.no_check, args.against)
     if args.pair:
         return pair(work, args.pair)
     citations = json.loads((work / "manifest.json").read_text())["counts"]["citations"]
