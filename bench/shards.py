@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/shards.py [--size large] [--shards 4] [--seed 13] [--no-check]
+    python bench/shards.py [--size large] [--shards 4] [--seed 13] [--no-check] [--merge R [--against DIR] | --pair R]
 
 Generates (or reuses) ``bench/workloads/<size>/`` with :mod:`workload`, then runs, one after the
 other, each as whole ``run_judge.py`` processes on the same inputs (default workflow, debug log
@@ -13,6 +13,12 @@ on, ``--workers 1`` in each shard):
 3. ``--shard K/N`` for K = 1..N, one after the other (their sum is the work; on N machines the
    wall time would be the slowest), then ``merge``: its own wall time and peak RSS;
 4. ``--dask local:2`` (a LocalCluster of 2 processes, as many shards; merged in the client).
+
+``--merge R`` runs the shards once, then only the merge, ``R`` times (and one process, for the
+byte-identity check, unless ``--no-check``); it prints each merge's wall and CPU time. ``--against
+DIR`` (repeatable; e.g. ``git worktree add /tmp/base main``) writes that checkout's shards too and
+alternates the versions' merges, one after the other, so that they are compared under the same
+load.
 
 ``--pair R`` runs only ``--workers 2`` and ``--dask local:2``, alternately, ``R`` times each, and
 prints each one's fastest: on a machine shared with other work, the two are then compared under
@@ -94,9 +100,10 @@ def differing(a: Path, b: Path) -> list[str]:
     return [n for n in names if not same_file(a / n, b / n)]
 
 
-def measured(label: str, cmd: list[str], logs: Path) -> dict:
+def measured(label: str, cmd: list[str], logs: Path, interval: float = 1.0) -> dict:
+    """``cmd`` run and measured; its end is seen within ``interval`` seconds (the wall time's resolution)."""
     print(f"  {label} ...", flush=True)
-    res = run_measured(cmd, ROOT, logs / label.replace(" ", "_").replace("/", "-"), interval=1.0)
+    res = run_measured(cmd, ROOT, logs / label.replace(" ", "_").replace("/", "-"), interval=interval)
     if res["rc"] != 0:
         sys.exit(f"{label} failed (rc {res['rc']}): see {res['stderr']}")
     print(
@@ -144,6 +151,51 @@ def pair(work: Path, repeats: int) -> int:
     return 0
 
 
+def merges(work: Path, n: int, repeats: int, check: bool, against: list[Path]) -> int:
+    """The shards once, then their merge ``repeats`` times: each merge's wall and CPU time. With
+    ``against`` (checkouts of other versions of citejudge): each version's own shards, then the
+    versions' merges alternately, one after the other, under the same load."""
+    roots = [ROOT, *against]
+    tmp = Path(tempfile.mkdtemp(prefix="citejudge-merges-", dir=HERE / "workloads"))
+    logs, out = tmp / "logs", tmp / "out"
+    logs.mkdir()
+    walls: dict[Path, list[float]] = {r: [] for r in roots}
+    cpus: dict[Path, list[float]] = {r: [] for r in roots}
+    differs: dict[Path, list[str]] = {r: [] for r in roots}
+    try:
+        if check:
+            measured("one process", judge_args(work, out) + ["--workers", "1"], logs)
+            out.rename(tmp / "one")
+        parts = {}
+        for v, root in enumerate(roots):
+            where = tmp / f"parts-{v}"
+            for k in range(1, n + 1):
+                cmd = judge_args(work, where) + ["--workers", "1", "--shard", f"{k}/{n}"]
+                measured(f"{root.name}: --shard {k}/{n}", [cmd[0], str(root / "run_judge.py"), *cmd[2:]], logs)
+            parts[root] = sorted(str(p) for p in where.glob("bench.part-*.arrow"))
+        for i in range(repeats):
+            for root in roots:
+                merge = [sys.executable, str(root / "run_judge.py"), "merge", str(out), "--name", "bench", *parts[root]]
+                res = measured(f"{root.name}: merge #{i + 1}", merge, logs, interval=0.02)  # a merge takes seconds
+                walls[root].append(res["wall_s"])
+                cpus[root].append(res["cpu_s"])
+                if check and i == repeats - 1:
+                    differs[root] = differing(tmp / "one", out)
+                shutil.rmtree(out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for root in roots:
+        w, c = walls[root], cpus[root]
+        print(
+            f"{root}: merge of {n} parts, {repeats} times (busy 2-core machine): "
+            f"wall {', '.join(f'{x:.2f}' for x in w)} s "
+            f"(fastest {min(w):.2f}, median {sorted(w)[len(w) // 2]:.2f}); CPU {', '.join(f'{x:.2f}' for x in c)} s "
+            f"(mean {sum(c) / len(c):.2f})"
+            + (f"; byte-identical to one process: {'yes' if not differs[root] else differs[root]}" if check else "")
+        )
+    return 1 if any(differs.values()) else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", default="large")
@@ -151,8 +203,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--no-check", action="store_true", help="do not compare the outputs")
     ap.add_argument("--pair", type=int, default=0, help="only --workers 2 and --dask local:2, alternately, R times")
+    ap.add_argument("--merge", type=int, default=0, help="the shards once, then only their merge, R times")
+    ap.add_argument("--against", type=Path, action="append", default=[], help="with --merge: another checkout's too")
     args = ap.parse_args()
     work = workload(args.size, args.seed)
+    if args.merge:
+        return merges(work, args.shards, args.merge, not args.no_check, args.against)
     if args.pair:
         return pair(work, args.pair)
     citations = json.loads((work / "manifest.json").read_text())["counts"]["citations"]

@@ -1,5 +1,5 @@
 """``python -m judges``: the same command line as ``run_judge.py`` and ``citejudge``."""
 
-from judges.cli import run
+from judges.startup import main
 
-run()
+main()

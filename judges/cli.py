@@ -28,6 +28,7 @@ from judges.counts import CITATIONS
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
+from judges.startup import finished, started
 from judges.attest.cli import app as attest_app
 from judges.meta.cli import app as meta_app
 from judges.vocabulary import BACKENDS, MARKER_STYLES
@@ -55,6 +56,20 @@ class Commands(TyperGroup):
             )
             ctx.exit(2)
         return super().resolve_command(ctx, args)
+
+    def invoke(self, ctx):  # a typer.Context
+        """Run the command; Ctrl-C that no command turned into its own line is one line, exit 130
+        (click's would be an empty line, 'Aborted!' and exit 1)."""
+        program = False
+        try:
+            program = started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.startup)
+            return super().invoke(ctx)
+        except KeyboardInterrupt as e:
+            say("interrupted", err)
+            raise typer.Exit(128 + int(getattr(e, "signum", signal.SIGINT))) from None
+        finally:
+            if program:
+                finished()
 
 
 app = typer.Typer(

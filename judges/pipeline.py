@@ -225,7 +225,7 @@ class _Session:
         log_path = self.outputs.log_path
         with contextlib.ExitStack() as stack:
             log = DebugLog.deferred() if log_path is not None else DebugLog(None)
-            stack.callback(log.close)
+            stack.push(log.ended)
             problems = Problems(self.inputs.on_error, log, self.summary.counts, self.warn)
             log.event(
                 "session_start",

@@ -9,11 +9,12 @@ session's), judges only its topics, in one process, and writes a **partial set**
 (:mod:`judges.formats.outset`, name ``NAME.part-K-of-N``):
 
 * ``OUT/NAME.part-K-of-N.arrow``: an Arrow IPC file (uncompressed, read memory-mapped) holding
-  the shard's assessment rows, in its order; its schema metadata hold the manifest (JSON: shard,
-  rows, and the **fingerprint**: citejudge version, workflow, input files with their sha256,
-  options, number of shards, LLM model) and the state the merge needs (pickled: the first pass
-  over the runs, topics, the session's counts, the shard's counts and each report's measures,
-  where each report's rows and events are);
+  the shard's assessment rows, in its order, its manifest (shard, rows, and the **fingerprint**:
+  citejudge version, workflow, input files with their sha256, options, number of shards, LLM
+  model), the state the merge needs as plain data (JSON: the first pass over the runs, topics,
+  the session's counts, the shard's counts and each report's measures, where each report's rows
+  and events are) and the SHA-256 of its content and of its debug log; the layout, and the checks
+  made before a part is read, are :mod:`judges.formats.part`'s;
 * ``OUT/NAME.part-K-of-N.jsonl``: the shard's debug log (the session's first events, then its
   citations' events), unless ``--no-debug-log``.
 
@@ -23,7 +24,8 @@ of judging (reports, sentences, citations beyond the limit) are the shard's and 
 
 :func:`merge` (``run_judge.py merge OUT --name NAME PART...``) checks that the parts are the
 ``N`` parts of one session (one error line naming the part and the field that differs, the
-part missing or the part given twice; nothing written), then:
+part missing or the part given twice; nothing written) after checking each (its checksums, a
+log cut short, every value's type: :func:`judges.formats.part.read`), then:
 
 * without LLM attestation (``attest.mode: none``) a part holds final judgments: the rows, the
   measures and the debug-log events are put back in the order one process gives them
@@ -47,10 +49,10 @@ import dataclasses
 import json
 import mmap
 import os
-import pickle
 import threading
 import re
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
@@ -60,6 +62,7 @@ import pyarrow as pa
 from judges import __version__
 from judges.config import Workflow
 from judges.errors import InputError
+from judges.formats import part as partfile
 from judges.formats import tables
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
@@ -67,12 +70,11 @@ from judges.counts import CITATIONS
 from judges.deal import deal, topic_work
 from judges.judge import Part, judge_part
 from judges.pipeline import _check_attestation, _input_files, _Session, run
+from judges.records import Topic
 from judges.runscan import Scan, reading_ranks
 from judges.session import Inputs, Outputs, Settings, Summary
 
-FORMAT = 1  # of a partial set
-MANIFEST, STATE = b"citejudge.part", b"citejudge.state"  # schema metadata keys of a part's Arrow file
-PART_SUFFIX, LOG_SUFFIX = ".arrow", ".jsonl"
+PART_SUFFIX, LOG_SUFFIX = partfile.PART_SUFFIX, partfile.LOG_SUFFIX
 LET_GO_ABOVE = 3 << 29  # bytes (1.5 GiB) of resident memory above which a merge lets go of the parts' pages
 _SHARD = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -193,35 +195,18 @@ class _ShardSession(_Session):
         k, n = self.shard
         wanted = self.wanted_workers
         manifest = {
-            "format": FORMAT,
+            "format": partfile.FORMAT,
             "shard": [k, n],
             "rows": part.assessments.num_rows,
-            "log": log.enabled,
             "fingerprint": fingerprint(
                 self.inputs, self.recorded, self.settings.workflow, hashed, n, wanted, self.model
             ),
         }
         placed = _where(part.placed, reading_ranks(scan), self.head)
-        state = {
-            "inputs": self.inputs,
-            "outputs": self.recorded,
-            "workflow": self.settings.workflow,
-            "hashed": hashed,
-            "scan": dataclasses.replace(scan, reports={}, wanted_docs={}),
-            "topics": topics,
-            "counts": dict(self.summary.counts),  # of reading the inputs: the session's
-            "judged": dict(part.counts),  # of judging: the shard's
-            "per_topic": list(part.per_topic.items()),
-            "placed": placed,
-            "head": self.head,
-        }
+        state = state_data(self.inputs, self.recorded, scan, topics, self.summary.counts, part, placed, self.head)
         log.close()
-        table = part.assessments.replace_schema_metadata(
-            {MANIFEST: json.dumps(manifest).encode(), STATE: pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)}
-        )
         path = part_path(self.outset.out_dir, self.recorded.name, k, n)
-        with pa.OSFile(str(self.outset.stage(path)), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
+        partfile.write(self.outset.stage(path), part.assessments, manifest, state, log.file)
         self.summary.counts.update(part.counts)
         self.summary.counts[CITATIONS] = part.assessments.num_rows
         self.outset.commit()
@@ -250,40 +235,112 @@ def _where(placed: list[tuple[str, int, int, int]], ranks: dict, head: int) -> P
     return Placed(rank, row, rows, start, end)
 
 
-# -- reading parts ------------------------------------------------------------------------------
-class ReadPart(NamedTuple):
-    path: Path
-    manifest: dict
-    reader: pa.ipc.RecordBatchFileReader
-    mapped: mmap.mmap  # the file, mapped read-only: the table's columns point into it
+# -- the state as plain data (judges.formats.part.STATE_SHAPE) ------------------------------------
+def state_data(
+    inputs: Inputs, outputs: Outputs, scan: Scan, topics: dict, counts: Counter, part: Part, placed: Placed, head: int
+) -> dict:
+    """What the merge needs of a shard's session, as plain data (the workflow and the hashed
+    inputs are the fingerprint's)."""
+    return {
+        "inputs": {
+            "topics": [str(p) for p in inputs.topics],
+            "responses": [str(p) for p in inputs.responses],
+            **{k: _text(getattr(inputs, k)) for k in ("corpus", "workflow_path")},
+            "labels": [str(p) for p in inputs.labels],
+            "dataset": inputs.dataset,
+            "max_topics": inputs.max_topics,
+            "max_runs": inputs.max_runs,
+            "on_error": inputs.on_error,
+            "allow_missing_text": inputs.allow_missing_text,
+        },
+        "outputs": {
+            "out_dir": str(outputs.out_dir),
+            "name": outputs.name,
+            "debug_log": _text(outputs.debug_log),
+            "no_debug_log": outputs.no_debug_log,
+            "leaderboard_formats": list(outputs.leaderboard_formats),
+        },
+        "scan": {
+            "files": [str(p) for p in scan.files],
+            "runs": list(scan.runs),
+            "answered": [[run, sorted(ts)] for run, ts in scan.answered.items()],
+            "citations": scan.citations,
+            "report_citations": [[run, topic, n] for (run, topic), n in scan.report_citations.items()],
+            "coverage": [[run, [[k, v] for k, v in c.items()]] for run, c in scan.coverage.items()],
+            "without_text": [[doc_id, n] for doc_id, n in scan.without_text.items()],
+        },
+        "topics": [list(t) for t in topics.values()],
+        "counts": [[k, v] for k, v in counts.items()],  # of reading the inputs: the session's
+        "judged": [[k, v] for k, v in part.counts.items()],  # of judging: the shard's
+        "head": head,
+        "per_topic": [[run, topic, values] for (run, topic), values in part.per_topic.items()],
+        "placed": {k: v.tolist() for k, v in placed._asdict().items()},
+    }
 
-    @property
-    def log(self) -> Path:
-        return self.path.with_suffix(LOG_SUFFIX)
 
-    def state(self) -> dict:
-        return pickle.loads(self.reader.schema.metadata[STATE])
-
-    def table(self) -> pa.Table:
-        return self.reader.read_all().replace_schema_metadata(tables.ASSESSMENT_SCHEMA.metadata)
+def _text(path: Optional[Path]) -> Optional[str]:
+    return None if path is None else str(path)
 
 
-def _open_part(path: Path) -> ReadPart:
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(path, None, "PART", "no such file (a partial set NAME.part-K-of-N.arrow written by --shard)")
+def _path(text: Optional[str]) -> Optional[Path]:
+    return None if text is None else Path(text)
+
+
+def state_objects(part: partfile.Part) -> dict:
+    """A part's state (checked plain data) as the objects the merge works with."""
+    data, fp = part.state, part.manifest["fingerprint"]
+    i, o, sc = data["inputs"], data["outputs"], data["scan"]
     try:
-        with open(path, "rb") as f:
-            mapped = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
-        reader = pa.ipc.open_file(pa.BufferReader(pa.py_buffer(mapped)))
-        manifest = json.loads(reader.schema.metadata[MANIFEST])
-    except (pa.ArrowInvalid, OSError, KeyError, TypeError, ValueError):
-        raise InputError(path, None, "PART", "not a partial set written by run_judge.py --shard") from None
-    if manifest.get("format") != FORMAT:
-        raise InputError(path, None, "format", f"partial set format {manifest.get('format')}, this is {FORMAT}")
-    return ReadPart(path, manifest, reader, mapped)
+        workflow = Workflow.model_validate(fp["workflow"])
+    except ValueError as e:  # pydantic's ValidationError
+        raise InputError(part.path, None, "fingerprint.workflow", str(e).splitlines()[0]) from None
+    inputs = Inputs(
+        topics=[Path(p) for p in i["topics"]],
+        responses=[Path(p) for p in i["responses"]],
+        corpus=_path(i["corpus"]),
+        workflow_path=_path(i["workflow_path"]),
+        labels=tuple(Path(p) for p in i["labels"]),
+        dataset=i["dataset"],
+        max_topics=i["max_topics"],
+        max_runs=i["max_runs"],
+        on_error=i["on_error"],
+        allow_missing_text=i["allow_missing_text"],
+    )
+    outputs = Outputs(
+        Path(o["out_dir"]),
+        o["name"],
+        _path(o["debug_log"]),
+        o["no_debug_log"],
+        tuple(o["leaderboard_formats"]),
+    )
+    scan = Scan(
+        files=[Path(p) for p in sc["files"]],
+        reports={},
+        runs=list(sc["runs"]),
+        answered={run: set(ts) for run, ts in sc["answered"]},
+        wanted_docs={},
+        citations=sc["citations"],
+        report_citations={(run, topic): n for run, topic, n in sc["report_citations"]},
+        coverage={run: Counter(dict(c)) for run, c in sc["coverage"]},
+        without_text=Counter(dict(sc["without_text"])),
+    )
+    placed = Placed(*(np.array(data["placed"][k], dtype=np.int64) for k in Placed._fields))
+    return {
+        "inputs": inputs,
+        "outputs": outputs,
+        "workflow": workflow,
+        "hashed": fp["inputs"],
+        "scan": scan,
+        "topics": {t[0]: Topic(*t) for t in data["topics"]},
+        "counts": dict(data["counts"]),
+        "judged": dict(data["judged"]),
+        "per_topic": [((run, topic), values) for run, topic, values in data["per_topic"]],
+        "placed": placed,
+        "head": data["head"],
+    }
 
 
+# -- reading parts ------------------------------------------------------------------------------
 def _differs(a, b, field: str) -> Optional[str]:
     """The first field (dotted) where ``a`` and ``b`` differ."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -295,10 +352,12 @@ def _differs(a, b, field: str) -> Optional[str]:
     return None if a == b else field
 
 
-def read_parts(paths: list[Path], name: str) -> list[ReadPart]:
-    """The parts of one session, ordered by shard, checked: one error for a part of another
-    session (the field that differs), a part given twice or a part missing."""
-    parts = [_open_part(p) for p in paths]
+def read_parts(paths: list[Path], name: str) -> list[partfile.Part]:
+    """The parts of one session, ordered by shard, each checked (:func:`judges.formats.part.read`),
+    then: one error for a part of another session (the field that differs), a part given twice or
+    a part missing."""
+    with ThreadPoolExecutor(max(1, min(len(paths), os.cpu_count() or 1)), thread_name_prefix="part") as pool:
+        parts = list(pool.map(partfile.read, paths))  # hashed side by side (hashlib lets go of the GIL)
     if not parts:
         raise InputError("merge", None, "PART", "no part given")
     first = parts[0]
@@ -318,9 +377,11 @@ def read_parts(paths: list[Path], name: str) -> list[ReadPart]:
         raise InputError(
             "--name", None, None, f"{name!r}, but the parts were judged as {first.manifest['fingerprint']['name']!r}"
         )
-    by_k: dict[int, ReadPart] = {}
+    by_k: dict[int, partfile.Part] = {}
     for part in parts:
-        k = part.manifest["shard"][0]
+        k, of = part.manifest["shard"]
+        if of != n or not 1 <= k <= n:
+            raise InputError(part.path, None, "shard", f"{k} of {of}, in a session of {n} shards")
         if k in by_k:
             same = os.path.realpath(by_k[k].path) == os.path.realpath(part.path)
             twice = "the same file given twice" if same else f"also {by_k[k].path}"
@@ -331,9 +392,6 @@ def read_parts(paths: list[Path], name: str) -> list[ReadPart]:
         where = part_path(first.path.parent, name, missing[0], n)
         more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
         raise InputError(where, None, "PART", f"part {missing[0]} of {n} missing{more}: nothing written")
-    for part in by_k.values():
-        if part.manifest["log"] and not part.log.is_file():
-            raise InputError(part.log, None, "PART", f"the debug log of {part.path.name} is missing")
     return [by_k[k] for k in range(1, n + 1)]
 
 
@@ -355,7 +413,7 @@ class _Merged(NamedTuple):
     log_ranges: list[tuple[Path, int, int]]  # the parts' events to copy, in order
 
 
-def _in_order(parts: list[ReadPart], states: list[dict], rows_in_order: bool) -> _Merged:
+def _in_order(parts: list[partfile.Part], states: list[dict], rows_in_order: bool) -> _Merged:
     """The parts' measures and log events in the order one process gives them, and their rows:
     in that order too if ``rows_in_order`` (a plan is made over them), else part after part (what
     the writer makes of the rows does not depend on their order: it sorts them, counts them and
@@ -365,7 +423,9 @@ def _in_order(parts: list[ReadPart], states: list[dict], rows_in_order: bool) ->
     which = np.concatenate([np.full(len(p.rank), i, dtype=np.int64) for i, p in enumerate(placed)])
     index = np.concatenate([np.arange(len(p.rank), dtype=np.int64) for p in placed])
     order = np.argsort(np.concatenate([p.rank for p in placed]), kind="stable")
-    tables_ = [p.table() for p in parts]
+    if len(set(np.concatenate([p.rank for p in placed]).tolist())) != len(order):
+        raise InputError(parts[0].path, None, "state.placed.rank", "a report placed twice among the parts")
+    tables_ = [p.table for p in parts]
     slices: list[list[int]] = []  # [part, first row, rows]
     logs: list[list] = []  # [part, start, end]
     per_topic: dict = {}
@@ -409,7 +469,7 @@ def merge(
 ) -> Summary:
     """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc)."""
     parts = read_parts(paths, name)
-    states = [p.state() for p in parts]
+    states = [state_objects(p) for p in parts]
     first = states[0]
     inputs, workflow = first["inputs"], first["workflow"]
     outputs = dataclasses.replace(first["outputs"], out_dir=Path(out_dir))
@@ -459,7 +519,7 @@ class _LetGo:
     0.7 GB), and reads them again only when memory is short (letting go every quarter second,
     whatever the memory, cost a tenth of the merge's time)."""
 
-    def __init__(self, parts: list[ReadPart], budget: int = LET_GO_ABOVE, every: float = 0.1):
+    def __init__(self, parts: list[partfile.Part], budget: int = LET_GO_ABOVE, every: float = 0.1):
         self.maps, self.budget, self.every = [p.mapped for p in parts], budget, every
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._run, name="let-go", daemon=True)
@@ -515,7 +575,7 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
         with contextlib.ExitStack() as stack:
             stack.enter_context(outset)
             log = DebugLog(None)
-            stack.callback(log.close)
+            stack.push(log.ended)
             if log_path is not None:
                 log.start(outset.stage(log_path))
                 # the events in one process's order, copied and synced while the outputs are written

@@ -79,7 +79,7 @@ def test_only_the_entry_point_imports_the_cli():
 
 # mypy's errors over judges/ may only fall: lower this when they do (the pinned mypy of the test extra and the
 # settings in pyproject.toml; 221 on 2026-11-27).
-MYPY_CEILING = 219
+MYPY_CEILING = 218
 
 
 def test_mypy_errors_only_fall():

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import ROOT, run_cli
 
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
@@ -652,3 +659,161 @@ def test_the_table_readers_raise_one_clear_error(judged, tmp_path, kind):
     (root / "out" / f"t.{kind}.parquet").write_bytes((judged / "out" / f"t.{other}.parquet").read_bytes())
     with pytest.raises(UnreadableFile, match=f"t.{kind}.parquet: not the table expected here: no column "):
         reader(root / "out", "t")
+
+
+# -- a UTF-8 byte order mark (Windows tools write one) is read and skipped, in every input ------------------
+BOM = b"\xef\xbb\xbf"
+
+
+def test_a_byte_order_mark_is_skipped_in_every_input(tmp_path):
+    """Runs (JSON Lines, gzip, a JSON array), corpus (plain, gzip, indexed) and topics with a BOM
+    are judged as the same files without one (issue 43: runs and corpora were refused with
+    'Unexpected UTF-8 BOM')."""
+    runs = sorted((ROOT / "runs" / "rag25").glob("*.jsonl"))
+    corpus = (ROOT / "datasets" / "rag25" / "corpus.jsonl").read_bytes()
+    topics = (ROOT / "datasets" / "rag25" / "topics.jsonl").read_bytes()
+    out = {}
+    for kind, mark in (("plain", b""), ("bom", BOM)):
+        where = tmp_path / kind
+        (where / "runs").mkdir(parents=True)
+        first, second, third = runs
+        (where / "runs" / first.name).write_bytes(mark + first.read_bytes())
+        (where / "runs" / (second.name + ".gz")).write_bytes(gzip.compress(mark + second.read_bytes(), mtime=0))
+        records = [json.loads(line) for line in third.read_text().splitlines() if line.strip()]
+        (where / "runs" / (third.stem + ".json")).write_bytes(mark + json.dumps(records).encode())
+        (where / "topics.jsonl").write_bytes(mark + topics)
+        (where / "corpus.jsonl").write_bytes(mark + corpus)
+        (where / "corpus.jsonl.gz").write_bytes(gzip.compress(mark + corpus, mtime=0))
+        for name, corpus_arg in (("plain", "corpus.jsonl"), ("gz", "corpus.jsonl.gz")):
+            args = ["--rag-topics", where / "topics.jsonl", "--rag-responses", where / "runs", "--backend", "python"]
+            args += ["--corpus", where / corpus_arg, "--out-dir", where / f"out-{name}", "--name", "x"]
+            result = run_cli(*args)
+            assert result.returncode == 0, result.stderr
+            out[kind, name] = [(where / f"out-{name}" / f"x.{s}").read_bytes() for s in ("qrels", "leaderboard.txt")]
+        store = tmp_path / f"store-{kind}"
+        store.mkdir()
+        (store / "corpus.jsonl").write_bytes(mark + corpus)
+        assert run_cli("corpus", "index", store).returncode == 0
+        first_id = json.loads(corpus.splitlines()[0])["doc_id"]
+        looked = run_cli("corpus", "lookup", store, first_id)
+        assert looked.returncode == 0 and first_id in looked.stdout, looked.stderr
+    assert out["bom", "plain"] == out["plain", "plain"] == out["bom", "gz"] == out["plain", "gz"]
+    assert b"WEIGHTED_PRECISION" in out["bom", "plain"][1]
+
+
+def test_a_byte_order_mark_is_skipped_in_labels_and_leaderboards(tmp_path):
+    from judges.formats.leaderboards import read_any_leaderboard
+    from judges.meta.labels import read_labels
+
+    label = {"run_id": "r", "topic_id": "t", "sentence_index": 0, "doc_id": "d", "label": "supported"}
+    (tmp_path / "labels.jsonl").write_bytes(BOM + json.dumps(label).encode() + b"\n")
+    assert read_labels(tmp_path / "labels.jsonl").table.label.tolist() == ["supported"]
+    (tmp_path / "lb.txt").write_bytes(BOM + b"run_id\ttopic_id\tmeasure\tvalue\nr\tt\tWEIGHTED_PRECISION\t0.5\n")
+    assert read_any_leaderboard(tmp_path / "lb.txt").run_id.tolist() == ["r"]
+
+
+def test_a_directory_for_labels_is_read_as_a_folder_of_label_files(tmp_path):
+    """``--labels DIR`` crashed with an IndexError (issue 43): a directory is a folder of label files
+    (issue 42's rounds), and one without any is refused in one line."""
+    cli, _ = setup_case(tmp_path, {}, [])
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "labels" / "a.jsonl").write_text(json.dumps(GOOD_LABEL) + "\n")
+    result = run_cli(*cli, "--labels", tmp_path / "labels")
+    assert result.returncode == 0, result.stderr
+    config = yaml.safe_load(next((tmp_path / "out").glob("*.config.yml")).read_text())
+    assert [Path(f["path"]).name for f in config["labels"]["files"]] == ["a.jsonl"]
+    (tmp_path / "empty").mkdir()  # this one crashed too
+    result = run_cli(*cli, "--out-dir", tmp_path / "out2", "--labels", tmp_path / "empty")
+    assert result.returncode == 2 and not (tmp_path / "out2").exists(), result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'empty'}") and "Traceback" not in result.stderr
+
+
+# -- Ctrl-C at any moment: one line, exit 130 (issue 43: a traceback in the first 0.3 s) -----------------
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a terminal delivers it, even in a background job
+
+
+def _holds_sigint(pid: int) -> bool:
+    """Whether the process blocks SIGINT: run_judge.py does from its first line until its handler is in."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    blocked = next((int(x.split()[1], 16) for x in status.splitlines() if x.startswith("SigBlk:")), 0)
+    return bool(blocked & (1 << (signal.SIGINT - 1)))
+
+
+@pytest.mark.parametrize("entry", ["run_judge.py", "-m judges"])
+@pytest.mark.parametrize("after", [0.0, 0.05, 0.15, 0.3, 0.6, 1.2])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, entry, after):
+    """From run_judge.py's first line on (seen in /proc: SIGINT held) or, for ``python -m judges``,
+    after the interpreter's own start-up (0.4 s), ``after`` seconds later: imports, parsing,
+    reading, judging."""
+    if entry == "-m judges" and after < 0.3:
+        pytest.skip("python -m judges: the interpreter's start-up (site, runpy) comes before any of its code")
+    cli, _ = setup_case(tmp_path, {}, [])
+    how = [str(ROOT / "run_judge.py")] if entry == "run_judge.py" else ["-m", "judges"]
+    proc = subprocess.Popen(
+        [sys.executable, *how, *map(str, cli)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
+    )
+    if entry == "run_judge.py":
+        deadline = time.monotonic() + 30
+        while not _holds_sigint(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.0005)
+    else:
+        time.sleep(0.4)
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    if "Exception ignored on calling ctypes callback" in stderr:  # known, not fixed: see the README's Bad input
+        pytest.skip("Ctrl-C landed in a ctypes callback of llvmlite (loading the cached kernels): swallowed there")
+    if proc.returncode == 0:
+        pytest.skip(f"judged within {after} s: nothing to interrupt")
+    lines = stderr.strip().splitlines()
+    # -SIGINT: now and then the process ends by the signal after its line (a shell shows 130 as well)
+    assert proc.returncode in (130, -signal.SIGINT) and len(lines) == 1 and lines[0].startswith("interrupted"), stderr
+    out = tmp_path / "out"
+    if out.exists():  # an empty out-dir (nothing written), or interrupted after the commit: the whole set
+        names = [p.name for p in out.iterdir()]
+        assert not names or ("t.config.yml" in names and "t.jsonl" in names), names
+        assert not [n for n in names if n.startswith(".")], names
+
+
+# -- a full disk: the line names the file being written (issue 43: 'error: : File too large') --------------
+def _small_files(limit: int):
+    def apply() -> None:
+        import resource
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write beyond the limit fails with EFBIG, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return apply
+
+
+def test_a_full_disk_names_the_file_being_written(tmp_path):
+    cli, fill = setup_case(tmp_path, {}, [])
+    out = Path(fill["out"])
+    ok = run_cli(*cli)
+    assert ok.returncode == 0, ok.stderr
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    for extra, limit in (([], 8 << 10), ([], 2 << 10), (["--no-debug-log"], 4 << 10)):
+        result = subprocess.run(
+            [sys.executable, str(ROOT / "run_judge.py"), *map(str, cli), *extra, "--max-runs", "9"],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            capture_output=True,
+            text=True,
+            preexec_fn=_small_files(limit),
+        )
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1, result.stderr
+        named = re.fullmatch(rf"error: {re.escape(str(out))}/(t\.[a-z.]+): .*File too large", lines[0])
+        assert named and named.group(1) in before, lines  # the output, not its staged copy
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the older set stays intact

@@ -19,6 +19,7 @@ from conftest import ROOT, needs_dspy, run_cli, shared
 from judges import pipeline, shards
 from judges.config import AlignmentSettings, Workflow, load_workflow
 from judges.errors import InputError
+from judges.formats import part as partfile
 from judges.session import Inputs, Outputs
 
 TS = re.compile(rb'^\{"ts":"[^"]*",', re.M)
@@ -98,7 +99,7 @@ def test_gzip_and_array_run_files_and_skipped_lines_keep_one_processs_order(tmp_
 def test_more_shards_than_topics_leave_empty_parts_that_merge(tmp_path):
     inputs = Inputs(**BUNDLED["ragtime"])
     one, merged = one_and_merged(tmp_path, inputs, python_backend(), 7)
-    sizes = [shards._open_part(p).manifest["rows"] for p in sorted((tmp_path / "parts").glob("*.arrow"))]
+    sizes = [partfile.read(p).manifest["rows"] for p in sorted((tmp_path / "parts").glob("*.arrow"))]
     assert 0 in sizes and sum(sizes) > 0
     same_outputs(one, merged)
 
@@ -169,6 +170,7 @@ def test_a_part_given_twice_is_refused(parts, tmp_path):
     copy = tmp_path / "copy" / "x.part-2-of-3.arrow"
     copy.parent.mkdir()
     shutil.copy(parts / "x.part-2-of-3.arrow", copy)
+    shutil.copy(parts / "x.part-2-of-3.jsonl", copy.with_suffix(".jsonl"))  # a part is both files
     line = refused(given[:3] + [copy], tmp_path)
     assert line == f"error: {copy}: shard: part 2 of 3 given twice (also {parts / 'x.part-2-of-3.arrow'})"
 

@@ -13,6 +13,18 @@ os.umask(_UMASK)
 
 
 @contextlib.contextmanager
+def naming(path: Path | str) -> Iterator[None]:
+    """An ``OSError`` raised inside that names no file (writing to a full disk: 'File too large',
+    'No space left on device') names ``path``: the line the user reads says which file."""
+    try:
+        yield
+    except OSError as e:
+        if e.filename is None:
+            e.filename = os.fspath(path)
+        raise
+
+
+@contextlib.contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temporary path in the target's directory; on success it replaces ``path``."""
     path = Path(path)
@@ -20,7 +32,8 @@ def atomic_path(path: Path) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        yield Path(tmp)
+        with naming(path):
+            yield Path(tmp)
         os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp creates 0600; give the file normal permissions
         os.replace(tmp, path)
     except BaseException:

@@ -29,7 +29,7 @@ from typing import Optional
 
 import orjson
 
-from judges.formats.atomic import atomic_path
+from judges.formats.atomic import atomic_path, naming
 
 
 class DebugLog:
@@ -41,6 +41,7 @@ class DebugLog:
 
     def __init__(self, path: Optional[Path]):
         self.path = path
+        self.file: Optional[Path] = None  # the file written (``path``'s temporary file, or the one started)
         self._stack = contextlib.ExitStack()
         self._f = None
         self._buffer: Optional[list[bytes]] = None
@@ -49,6 +50,7 @@ class DebugLog:
         self._syncing: Optional[threading.Thread] = None
         self._copying: Optional[threading.Thread] = None  # append_ranges(..., soon=True)
         self._copy_failed: Optional[BaseException] = None
+        self._failed = False  # a write failed (a full disk): closing the file fails again, unsaid
 
     @classmethod
     def deferred(cls) -> "DebugLog":
@@ -59,8 +61,12 @@ class DebugLog:
     def start(self, path: Path) -> None:
         """Open ``path`` (written directly, as the caller stages it) and write the kept events."""
         self._f = self._stack.enter_context(open(path, "wb"))
-        self._f.write(b"".join(self._buffer or ()))
-        self._buffer = None
+        self.file = Path(path)
+        buffered, self._buffer = b"".join(self._buffer or ()), None
+        try:
+            self._f.write(buffered)
+        except OSError as e:
+            raise self._write_failed(e) from None
 
     def sync_soon(self) -> None:
         """Start writing what is logged so far to disk, in a thread: the session's commit syncs
@@ -68,26 +74,52 @@ class DebugLog:
         self._copied()
         if self._f is None or self._syncing is not None:
             return
-        self._f.flush()
+        with self._naming():
+            self._f.flush()
         self._syncing = threading.Thread(target=_sync, args=(self._f.fileno(),), name="sync-log", daemon=True)
         self._syncing.start()
 
     def close(self) -> None:
+        with self._naming():
+            try:
+                self._copied()
+            finally:
+                self._close()
+
+    def ended(self, kind, exc, tb) -> None:
+        """:meth:`close` as the exit of a ``with`` block (``ExitStack.push``): when the block raised,
+        closing fails too on a full disk (the buffer's rest), and must not hide what it raised."""
         try:
-            self._copied()
-        finally:
-            self._close()
+            self.close()
+        except OSError:
+            if exc is None:
+                raise
+
+    def _write_failed(self, e: OSError) -> OSError:
+        """A write failed (a full disk): ``e``, naming the file; closing will not say it again."""
+        self._failed = True
+        if e.filename is None and self.file is not None:
+            e.filename = os.fspath(self.file)
+        return e
+
+    def _naming(self):
+        """A write error (a full disk) names the log's file."""
+        return naming(self.file) if self.file is not None else contextlib.nullcontext()
 
     def _close(self) -> None:
         if self._syncing is not None:  # before the file closes: its descriptor is being synced
             self._syncing.join()
             self._syncing = None
-        self._stack.close()
+        try:
+            self._stack.close()
+        except OSError:
+            if not self._failed:  # else said already: the buffer's rest fails to go out again
+                raise
         self._f = None
 
     def __enter__(self) -> "DebugLog":
         if self.path is not None:
-            tmp = self._stack.enter_context(atomic_path(self.path))
+            tmp = self.file = self._stack.enter_context(atomic_path(self.path))
             self._f = self._stack.enter_context(open(tmp, "wb"))
         return self
 
@@ -117,10 +149,13 @@ class DebugLog:
         self._copied()
         if self._f is None:
             return
-        self._f.flush()
         if not soon:
-            _copy_ranges(self._f, ranges)
+            with self._naming():
+                self._f.flush()
+                _copy_ranges(self._f, ranges)
             return
+        with self._naming():
+            self._f.flush()
         ranges = list(ranges)
         self._copying = threading.Thread(target=self._copy_then_sync, args=(ranges,), name="copy-log", daemon=True)
         self._copying.start()
@@ -141,7 +176,8 @@ class DebugLog:
         self._copying = None
         failed, self._copy_failed = self._copy_failed, None
         if failed is not None:
-            raise failed
+            with self._naming():
+                raise failed
 
     def tell(self) -> int:
         """Bytes written to the file so far (0 without a file)."""
@@ -170,7 +206,10 @@ class DebugLog:
         body = orjson.dumps(data, default=_default, option=_OPTIONS)  # b'{...}\n': the fields after the head
         line = head + (b"," + body[1:] if data else body[1:])
         if self._f is not None:
-            self._f.write(line)
+            try:
+                self._f.write(line)
+            except OSError as e:
+                raise self._write_failed(e) from None
         else:
             self._buffer.append(line)
 

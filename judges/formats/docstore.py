@@ -52,7 +52,7 @@ from typing import Callable, Iterable, NamedTuple, Optional
 import orjson
 
 from judges.errors import InputError
-from judges.formats.jsonl import JSONL_SUFFIXES, read_error
+from judges.formats.jsonl import BOM, JSONL_SUFFIXES, read_error, skip_bom
 from judges.formats.runs import DOC_ID_KEYS
 from judges.records import Document
 
@@ -126,10 +126,16 @@ def fingerprint(path: Path) -> str:
 
 
 def _open_binary(path: Path):
+    """The file (raw), its text (gunzipped) and where its first line starts (after a byte order mark)."""
     raw = open(path, "rb")
-    if str(path).endswith(".gz"):
-        return raw, gzip.GzipFile(fileobj=raw, mode="rb")
-    return raw, raw
+    f = gzip.GzipFile(fileobj=raw, mode="rb") if str(path).endswith(".gz") else raw
+    try:
+        head = f.read(len(BOM))
+    except (OSError, EOFError, zlib.error):  # said by the reading that follows, with the line
+        head = b""
+    skipped = len(head) - len(skip_bom(head))
+    f.seek(skipped)
+    return raw, f, skipped
 
 
 def _doc_id(raw: bytes) -> Optional[str]:
@@ -186,8 +192,8 @@ def build(
         for file_no, path in enumerate(files):
             m = MSMARCO_SHARD.match(path.name)
             shard = int(m.group(1)) if layout == LAYOUT_MSMARCO else None
-            raw, f = _open_binary(path)
-            start = lines = 0
+            raw, f, start = _open_binary(path)
+            lines = 0
             try:
                 while True:
                     block = f.read(block_bytes)

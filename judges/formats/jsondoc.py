@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from judges.errors import InputError
-from judges.formats.jsonl import read_error, value_problem
+from judges.formats.jsonl import read_error, skip_bom, value_problem
 
 _SPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -28,8 +28,9 @@ def read_text(path: Path) -> str:
         data = gzip.open(path, "rb").read() if str(path).endswith(".gz") else Path(path).read_bytes()
     except (OSError, EOFError, zlib.error) as e:
         raise read_error(path, None, e) from None
+    data = skip_bom(data)
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         raise InputError(path, line, None, f"not UTF-8 ({e.reason} at byte {e.start})") from None
@@ -39,13 +40,14 @@ def first_char(path: Path, size: int = 4096) -> str:
     """The first non-blank character of a file ('' for an empty or unreadable one)."""
     try:
         with gzip.open(path, "rb") if str(path).endswith(".gz") else open(path, "rb") as f:
+            block = skip_bom(f.read(size))
             while True:
-                block = f.read(size)
                 if not block:
                     return ""
-                text = block.lstrip(b"\xef\xbb\xbf \t\r\n")
+                text = block.lstrip(b" \t\r\n")
                 if text:
                     return chr(text[0]) if text[0] < 128 else ""
+                block = f.read(size)
     except (OSError, EOFError, zlib.error):
         return ""  # the reader that follows says what is wrong
 
@@ -58,7 +60,7 @@ def first_record(path: Path, size: int = 1 << 16) -> object:
             head = f.read(size)
     except (OSError, EOFError, zlib.error):
         return None
-    text = head.decode("utf-8-sig", errors="replace")
+    text = skip_bom(head).decode("utf-8", errors="replace")
     pos = _SPACE.match(text, 0).end()
     if text[pos : pos + 1] == "[":
         pos = _SPACE.match(text, pos + 1).end()

@@ -21,6 +21,13 @@ from typing import Container, Iterator, Optional
 from judges.errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte order mark Windows tools (Notepad, Excel) put at a file's start
+
+
+def skip_bom(data: bytes) -> bytes:
+    """``data``, a file's first bytes, without a UTF-8 byte order mark: how every reader of input
+    files (runs, corpora, topics, labels, workflows' neighbours) reads a file's start."""
+    return data[len(BOM) :] if data.startswith(BOM) else data
 
 
 def seekable(path: Path | str) -> bool:
@@ -38,6 +45,9 @@ def iter_lines(path: Path, lines: Optional[Container[int]] = None) -> Iterator[t
     line_no = 0
     try:
         for line_no, raw in enumerate(f, start=1):
+            if line_no == 1:  # a byte order mark is skipped: the first record starts after it
+                offset = len(raw) - len(skip_bom(raw))
+                raw = raw[offset:]
             if (lines is None or line_no in lines) and raw.strip():
                 yield line_no, offset, raw
             offset += len(raw)

@@ -34,6 +34,7 @@ import pandas as pd
 from judges.errors import InputError
 from judges.formats import trec
 from judges.formats.atomic import atomic_text
+from judges.formats.jsonl import skip_bom
 from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
 FORMATS = LEADERBOARD_READ_FORMATS
@@ -85,7 +86,7 @@ def read_any_leaderboard(path: str | Path, fmt: str = "auto", header: Optional[b
 
 def _lines(path: Path) -> list[tuple[int, str]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = skip_bom(path.read_bytes()).decode("utf-8")
     except UnicodeDecodeError as e:
         raise InputError(path, None, None, f"not UTF-8 ({e.reason} at byte {e.start})") from None
     except OSError as e:

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from judges.errors import InputError
+from judges.formats.atomic import naming
 
 JOURNAL_VERSION = 1
 
@@ -337,9 +338,9 @@ class OutputSet:
                 )
                 f.flush()
                 sync(f.fileno())
-            for staged, _ in self.renames if self.durable else ():
+            for staged, target in self.renames if self.durable else ():
                 if staged is not None:
-                    with open(staged, "rb") as f:
+                    with naming(target), open(staged, "rb") as f:
                         sync(f.fileno())
             os.replace(tmp, journal)
             sync_dir(self.out_dir)
@@ -362,7 +363,10 @@ class OutputSet:
             _unlock(_lock_path(self.out_dir, self.name), self._lock_fd)
             self._lock_fd = None
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, exc, tb) -> None:
+        if isinstance(exc, OSError) and exc.filename is not None:  # a staged file named as the output it is
+            targets = {os.fspath(s): os.fspath(t) for s, t in self.renames if s is not None}
+            exc.filename = targets.get(os.fspath(exc.filename), exc.filename)
         try:
             if not self.committed:
                 for staged, _ in self.renames:
