@@ -26,7 +26,9 @@ ABOVE_ENGINE = {
     "judges.answer",
     "judges.cli",
 }
-ENTRY_POINTS = {"judges.__main__"}  # the only module that may import the CLI (run_judge.py is outside the package)
+ENTRY_POINTS = {
+    "judges.startup"
+}  # the one way in (run_judge.py, python -m judges, the script): only it imports the CLI
 
 
 def _module(path: Path) -> str:
@@ -53,7 +55,7 @@ def _within(module: str, roots: set[str]) -> bool:
 
 def test_the_walk_sees_imports():
     imports = _imports()
-    assert ("judges.__main__", "judges.cli", 3) in imports  # the reader itself can fail
+    assert any(a == "judges.startup" and b == "judges.cli" for a, b, _ in imports)  # the reader itself can fail
     assert len(imports) > 300
 
 
