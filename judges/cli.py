@@ -28,7 +28,7 @@ from judges.counts import CITATIONS
 from judges.errors import InputError
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
-from judges.startup import finished, started
+from judges.process import finished, started
 from judges.attest.cli import app as attest_app
 from judges.meta.cli import app as meta_app
 from judges.vocabulary import BACKENDS, MARKER_STYLES
@@ -62,7 +62,7 @@ class Commands(TyperGroup):
         (click's would be an empty line, 'Aborted!' and exit 1)."""
         program = False
         try:
-            program = started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.startup)
+            program = started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.process)
             return super().invoke(ctx)
         except KeyboardInterrupt as e:
             say("interrupted", err)

@@ -8,6 +8,8 @@ user's process (a notebook, a test) keeps its own settings.
 from __future__ import annotations
 
 import gc
+import os
+import signal
 import sys
 
 GC_YOUNGEST = 10_000  # allocations between collections of the youngest generation (Python's default: 700)
@@ -100,3 +102,37 @@ def return_freed_memory() -> None:
         return
     gc.collect()
     trim(0)
+
+
+# Ctrl-C, from the way in (judges.startup) to the end of the program's command (judges.cli.Commands):
+# one line and exit code 130 at any moment, never a traceback.
+INTERRUPTED = 130  # 128 + SIGINT
+
+
+def _interrupted(signum, frame) -> None:
+    os.write(2, b"interrupted: nothing was written\n")
+    os._exit(128 + signum)
+
+
+def early() -> None:
+    """Until :func:`started`: Ctrl-C ends the process with one line (``run_judge.py`` holds SIGINT
+    back from its first line until here: a Ctrl-C meanwhile is delivered now)."""
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupted)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def started() -> bool:
+    """A command starts: Ctrl-C raises ``KeyboardInterrupt`` (the command cleans up, says what it
+    did). Whether this is the program's command (not the command line called as a library)."""
+    if signal.getsignal(signal.SIGINT) is _interrupted:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return True
+    return False
+
+
+def finished() -> None:
+    """The program's command is done: a Ctrl-C from here on finds nothing to interrupt (ignored:
+    else the interpreter's own exit, which puts back the default action, would end by the signal,
+    silently, whichever of the process's threads it reaches)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
