@@ -26,7 +26,7 @@ import numpy as np
 
 from judges.errors import InputError
 from judges.nuggets.features import FEATURES
-from judges.support.model import fit_logistic, levels, mix_thresholds, sigmoid
+from judges.support.model import fit_logistic, levels, logits_dict, logits_from_dict, mix_thresholds, sigmoid
 
 FORMAT = "citejudge-nugget-model"
 FORMAT_VERSION = 1
@@ -71,9 +71,7 @@ class NuggetModel:
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "features": list(self.features),
-            "standardise": {"mean": [_sig(v) for v in self.mean], "scale": [_sig(v) for v in self.scale]},
-            "p_any": {"intercept": _sig(self.any_intercept), "coef": [_sig(v) for v in self.any_coef]},
-            "p_full": {"intercept": _sig(self.full_intercept), "coef": [_sig(v) for v in self.full_coef]},
+            **logits_dict(self),
             "thresholds": {"p_supported": _sig(self.p_supported), "p_partial": _sig(self.p_partial)},
             "training": self.training,
             "cross_validation": self.cross_validation,
@@ -93,27 +91,15 @@ class NuggetModel:
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
             raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
-        arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
-        model = cls(
+        return cls(
             features,
-            arr(data["standardise"]["mean"]),
-            arr(data["standardise"]["scale"]),
-            float(data["p_any"]["intercept"]),
-            arr(data["p_any"]["coef"]),
-            float(data["p_full"]["intercept"]),
-            arr(data["p_full"]["coef"]),
+            *logits_from_dict(data, len(features)),
             float(data["thresholds"]["p_supported"]),
             float(data["thresholds"]["p_partial"]),
             data.get("training", {}),
             data.get("cross_validation", {}),
             source,
         )
-        k = len(features)
-        if not (len(model.mean) == len(model.scale) == len(model.any_coef) == len(model.full_coef) == k):
-            raise ValueError("standardise, p_any and p_full must have one value per feature")
-        if np.any(model.scale <= 0):
-            raise ValueError("standardise.scale must be positive")
-        return model
 
 
 def load_model(spec: str = BUILTIN) -> NuggetModel:

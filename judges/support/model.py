@@ -70,6 +70,29 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
+def logits_dict(model) -> dict:
+    """The two logistic regressions of a model (support's or the nugget model's) as its file writes
+    them: standardisation, ``p_any``, ``p_full``."""
+    return {
+        "standardise": {"mean": [_sig(v) for v in model.mean], "scale": [_sig(v) for v in model.scale]},
+        "p_any": {"intercept": _sig(model.any_intercept), "coef": [_sig(v) for v in model.any_coef]},
+        "p_full": {"intercept": _sig(model.full_intercept), "coef": [_sig(v) for v in model.full_coef]},
+    }
+
+
+def logits_from_dict(data: dict, k: int) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, float, np.ndarray]:
+    """``(mean, scale, any_intercept, any_coef, full_intercept, full_coef)`` from a model file's
+    :func:`logits_dict` part, checked against ``k`` features (a ``ValueError`` otherwise)."""
+    arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
+    mean, scale = arr(data["standardise"]["mean"]), arr(data["standardise"]["scale"])
+    any_coef, full_coef = arr(data["p_any"]["coef"]), arr(data["p_full"]["coef"])
+    if not (len(mean) == len(scale) == len(any_coef) == len(full_coef) == k):
+        raise ValueError("standardise, p_any and p_full must have one value per feature")
+    if np.any(scale <= 0):
+        raise ValueError("standardise.scale must be positive")
+    return mean, scale, float(data["p_any"]["intercept"]), any_coef, float(data["p_full"]["intercept"]), full_coef
+
+
 def fit_logistic(
     x: np.ndarray, y: np.ndarray, l2: float = L2, weights: Optional[np.ndarray] = None
 ) -> tuple[float, np.ndarray]:
@@ -130,9 +153,7 @@ class SupportModel:
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "features": list(self.features),
-            "standardise": {"mean": [_sig(v) for v in self.mean], "scale": [_sig(v) for v in self.scale]},
-            "p_any": {"intercept": _sig(self.any_intercept), "coef": [_sig(v) for v in self.any_coef]},
-            "p_full": {"intercept": _sig(self.full_intercept), "coef": [_sig(v) for v in self.full_coef]},
+            **logits_dict(self),
             "expected_error_quantiles": [_sig(v) for v in self.error_quantiles],
             "thresholds": {"p_supported": _sig(self.p_supported), "p_partial": _sig(self.p_partial)},
             "training": self.training,
@@ -156,16 +177,10 @@ class SupportModel:
         unknown = [f for f in features if f not in FEATURES]
         if unknown:
             raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
-        arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
-        model = cls(
+        return cls(
             features,
-            arr(data["standardise"]["mean"]),
-            arr(data["standardise"]["scale"]),
-            float(data["p_any"]["intercept"]),
-            arr(data["p_any"]["coef"]),
-            float(data["p_full"]["intercept"]),
-            arr(data["p_full"]["coef"]),
-            arr(data["expected_error_quantiles"]),
+            *logits_from_dict(data, len(features)),
+            np.asarray(data["expected_error_quantiles"], dtype=np.float64),
             float(data["thresholds"]["p_supported"]),
             float(data["thresholds"]["p_partial"]),
             data.get("training", {}),
@@ -173,12 +188,6 @@ class SupportModel:
             source,
             data.get("intervals", {}),
         )
-        k = len(features)
-        if not (len(model.mean) == len(model.scale) == len(model.any_coef) == len(model.full_coef) == k):
-            raise ValueError("standardise, p_any and p_full must have one value per feature")
-        if np.any(model.scale <= 0):
-            raise ValueError("standardise.scale must be positive")
-        return model
 
 
 def levels(p_any: np.ndarray, p_full: np.ndarray, p_supported: float, p_partial: float) -> np.ndarray:
