@@ -89,9 +89,9 @@ def weights_and_variances(table: pd.DataFrame, p_any: np.ndarray, p_full: np.nda
     return weight, iv.weight_variances(iv.level_distribution(p_any, p_full), ruled)
 
 
-def spreads_of(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray) -> dict:
+def spreads_of(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray, line: bool = False) -> dict:
     weight, variance = weights_and_variances(table, p_any, p_full)
-    return iv.fit_spreads(table["run_id"], table["topic_id"], table["y"].to_numpy() / 2.0, weight, variance)
+    return iv.fit_spreads(table["run_id"], table["topic_id"], table["y"].to_numpy() / 2.0, weight, variance, line=line)
 
 
 def inner_cv(table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -126,10 +126,16 @@ def run_figures(rep: Reports, spreads_by_topic: dict, runs_topics: dict, bias: f
         keys = [(run, t) for t in topics]
         t_n = len(keys)
         u = rep.u.loc[keys].to_numpy()
+        x = float(rep.j.loc[keys].to_numpy()[u > 0].mean()) if u.any() else 0.0
         rsd = np.array([spreads_by_topic[t].report_sd for t in topics])
         qsd = np.array([spreads_by_topic[t].run_sd for t in topics])
-        var = (rep.ind.loc[keys].sum() + scale * (np.sum(u**2 * rsd**2) + np.sum(u * qsd) ** 2)) / t_n**2
-        j = rep.j.loc[keys].mean() + bias * u.mean()
+        gsd = np.array([spreads_by_topic[t].regime_sd for t in topics])
+        line = np.array([spreads_by_topic[t].line(x) for t in topics])  # (mean, variance) per topic
+        shared = (
+            np.sum(u**2 * rsd**2) + np.sum(u * qsd) ** 2 + np.sum(u * gsd) ** 2 + np.sum(u * np.sqrt(line[:, 1])) ** 2
+        )
+        var = (rep.ind.loc[keys].sum() + scale * shared) / t_n**2
+        j = rep.j.loc[keys].mean() + bias * u.mean() + float(np.sum(u * line[:, 0])) / t_n
         per_topic = rep.j.loc[keys].to_numpy()
         out[run] = (j, rep.truth.loc[keys].mean(), var, per_topic)
     return out
@@ -198,6 +204,12 @@ def main() -> None:
     )
     ap.add_argument("--kind", default="predictive", choices=("predictive", "upper"), help="the spreads' honest fit")
     ap.add_argument("--regime-sd", type=float, default=iv.REGIME_SD, help="sd of a bias shared by every run")
+    ap.add_argument(
+        "--line",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="the run's mean error a line in its judged value (fit_spreads(line=True)); measured, not shipped",
+    )
     args = ap.parse_args()
     d = args.data / "rag24-support"
     started = time.perf_counter()
@@ -215,11 +227,13 @@ def main() -> None:
 
     # the spreads for each topic: nested (fitted without it, its 13 topics cross-validated among
     # themselves), leave-one-topic-out but not nested, and in-sample (all 14: the shipped model's)
-    nested, loto = {}, {}
+    nested, loto, nested_line = {}, {}, {}
     topics_arr = table["topic_id"].to_numpy()
     for k in topics:
         rest = table[topics_arr != k].reset_index(drop=True)
-        nested[k] = spreads_of(rest, *inner_cv(rest))
+        inner = inner_cv(rest)
+        nested[k] = spreads_of(rest, *inner)
+        nested_line[k] = spreads_of(rest, *inner, line=True)
         keep = topics_arr != k
         loto[k] = spreads_of(rest, p_any[keep], p_full[keep])
     everything = spreads_of(table, p_any, p_full)
@@ -298,7 +312,10 @@ def main() -> None:
     # _topics: split halves over the runs judged on all 14 topics
     full_runs = {r: t for r, t in runs_topics.items() if len(t) == len(topics)}
     rng = np.random.default_rng(0)
-    by_topic = schemes["nested (fitted without the topic)"]
+    # the spreads the intervals take (posterior predictive, regime allowance, the line if fitted), nested
+    by_topic = {
+        k: iv.Spreads.honest(f, args.regime_sd, args.kind) for k, f in (nested_line if args.line else nested).items()
+    }
     cov_a, cov_b, cov_pred, width, pairs_b, pairs_a, pairs_pred = [], [], [], [], [], [], []
     for _ in range(args.splits):
         half = set(rng.permutation(topics)[: len(topics) // 2].tolist())
@@ -319,7 +336,8 @@ def main() -> None:
         pairs_a += pair_figures(fa, topic_part=1.0)
     print(
         f"\n### The `_topics` variants: {len(full_runs)} runs judged on all 14 topics, {args.splits} random "
-        "halvings 7 / 7; interval and p from half A\n"
+        "halvings 7 / 7; interval and p from half A (the intervals' spreads: posterior predictive, regime "
+        f"allowance{', the line' if args.line else ''}; nested)\n"
     )
     print(f"* mean width of the 95% `_topics` intervals (7 topics): {np.mean(width):.3f}")
     print(f"* coverage of the assessors' value on half B (new topics): {np.mean(cov_b):.1%}")
@@ -333,7 +351,7 @@ def main() -> None:
     print(pair_line("assessors on half B (new topics)", pairs_b))
     print(pair_line("assessors on half B, p with B's own topic sampling added", pairs_pred))
     print(pair_line("assessors on half A (same topics)", pairs_a))
-    honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, topics)
+    honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, nested_line, topics)
     print(f"\n({time.perf_counter() - started:.0f} s; the machine was loaded: CPU shared with other work)")
 
 
@@ -359,6 +377,9 @@ class Citations:
         self.runs_topics = runs_topics
         self.board: dict = {}  # the leaderboard's values with the drawn labels substituted (set per draw)
         self.H = {r: float(truth.loc[[(r, x) for x in runs_topics[r]]].mean()) for r in self.runs}
+        # each run's judged value over its reports (the mean of their mean weights): where the line is read
+        per_report = pd.Series(self.f).groupby([self.run, self.topic]).mean()
+        self.x = per_report.groupby(level=0).mean().to_dict()
 
 
 def model_variance(c: Citations, run: str, rest: np.ndarray, spreads_by_topic: dict, regime_sd: float) -> float:
@@ -368,7 +389,7 @@ def model_variance(c: Citations, run: str, rest: np.ndarray, spreads_by_topic: d
     rows = c.rows[run]
     topics = c.runs_topics[run]
     t_n = len(topics)
-    ind, u2, urun, ushare = 0.0, 0.0, 0.0, 0.0
+    ind, u2, urun, ushare, uline = 0.0, 0.0, 0.0, 0.0, 0.0
     for x in topics:
         m = c.topic[rows] == x
         n = m.sum()
@@ -381,7 +402,13 @@ def model_variance(c: Citations, run: str, rest: np.ndarray, spreads_by_topic: d
         u2 += u**2 * sp.report_sd**2
         urun += u * sp.run_sd
         ushare += u
-    return (ind + u2 + urun**2 + (regime_sd * ushare) ** 2) / t_n**2
+        uline += u * np.sqrt(sp.line(c.x[run])[1])
+    return (ind + u2 + urun**2 + (regime_sd * ushare) ** 2 + uline**2) / t_n**2
+
+
+def line_shift(c: Citations, run: str, spreads_by_topic: dict) -> float:
+    """The mean error per uncertain citation weight the run's line gives (its topics' fits, averaged)."""
+    return float(np.mean([spreads_by_topic[x].line(c.x[run])[0] for x in c.runs_topics[run]]))
 
 
 def estimates(c: Citations, labelled: np.ndarray, pi: np.ndarray, h: np.ndarray, spreads_by_topic: dict, regime_sd):
@@ -400,9 +427,10 @@ def estimates(c: Citations, labelled: np.ndarray, pi: np.ndarray, h: np.ndarray,
         args = (c.lev[rows], c.f[rows], h[rows], lab, p)
         report_sd = np.array([spreads_by_topic[x].report_sd for x in c.topic[rows]])
         within = c.v[rows] + report_sd**2  # a residual's expected square about its run's mean residual
+        moved = shift + line_shift(c, run, spreads_by_topic)
         out[run] = (
-            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, regime_sd), within, shift),
-            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, 0.0), within, shift),
+            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, regime_sd), within, moved),
+            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, 0.0), within, moved),
         )
     return out
 
@@ -507,11 +535,11 @@ def label_table(c: Citations, gain, spreads_by_topic, regime_sd, H, h, draws, mi
     return out
 
 
-def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, topics) -> None:
+def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, nested_line, topics):
     from judges.plan import gains
 
     regime_sd = args.regime_sd
-    honest = {k: iv.Spreads.honest(f, regime_sd, args.kind) for k, f in nested.items()}
+    honest = {k: iv.Spreads.honest(f, regime_sd, args.kind) for k, f in (nested_line if args.line else nested).items()}
     point = {k: iv.Spreads.of(f) for k, f in nested.items()}
     c = Citations(table, weight, variance, truth, runs_topics)
     ct = c.table
@@ -560,10 +588,11 @@ def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, varia
         half = set(rng.permutation(all_runs)[: len(all_runs) // 2].tolist())
         fit_rows = table["run_id"].isin(half).to_numpy()
         f = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows])
+        fl = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows], line=args.line)
         other = [x for x in c.runs if x not in half]
         for rows, sp, rsd in (
             (rows_p, iv.Spreads.of(f), 0.0),
-            (rows_h, iv.Spreads.honest(f, regime_sd, args.kind), regime_sd),
+            (rows_h, iv.Spreads.honest(fl, regime_sd, args.kind), regime_sd),
         ):
             rows.append(scores(c, estimates(c, none, zero, c.h, dict.fromkeys(topics, sp), rsd), c.H, other))
     for name, rows in (("point (before)", rows_p), ("honest (now)", rows_h)):
@@ -623,7 +652,7 @@ def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, varia
     # held-out runs with labels: spreads from one half, scored on the other
     half = set(np.random.default_rng(2).permutation(all_runs)[: len(all_runs) // 2].tolist())
     fit_rows = table["run_id"].isin(half).to_numpy()
-    f = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows])
+    f = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows], line=args.line)
     other = [x for x in c.runs if x not in half]
     out["held_out"] = label_table(
         c,

@@ -145,13 +145,32 @@ class Spreads(NamedTuple):
 
     report_sd: float = 0.0
     run_sd: float = 0.0
-    bias: float = 0.0  # mean of human minus judge, fitted and recorded, not applied
+    bias: float = 0.0  # mean of human minus judge (at ``center``): applied only with a fitted line
     regime_sd: float = 0.0  # a bias shared by every run's citations: labels made another way
     source: str = ""  # the labelled data the spreads were learned on
+    # the run's mean error as a line in its judged value x (fit_spreads(line=True)): bias + slope (x - center)
+    slope: float = 0.0
+    center: float = 0.0
+    bias_sd: float = 0.0  # the line's standard errors; 0: no line fitted (the bias is not applied)
+    slope_sd: float = 0.0
 
     @classmethod
     def of(cls, fitted: dict) -> "Spreads":
-        return cls(float(fitted["report_sd"]), float(fitted["run_sd"]), float(fitted.get("bias", 0.0)))
+        return cls(float(fitted["report_sd"]), float(fitted["run_sd"]), float(fitted.get("bias", 0.0)))._replace(
+            **cls.line_of(fitted)
+        )
+
+    @staticmethod
+    def line_of(fitted: dict) -> dict:
+        return {k: float(fitted[k]) for k in ("slope", "center", "bias_sd", "slope_sd") if k in fitted}
+
+    def line(self, x: float) -> tuple[float, float]:
+        """The mean of the judge's error per uncertain citation weight of a run whose reports' mean
+        judged value is ``x``, and its variance (the line's uncertainty): ``(0, 0)`` without a line."""
+        if self.bias_sd <= 0 and self.slope_sd <= 0:
+            return 0.0, 0.0
+        dx = x - self.center
+        return self.bias + self.slope * dx, self.bias_sd**2 + self.slope_sd**2 * dx**2
 
     @classmethod
     def honest(cls, fitted: dict, regime_sd: float = 0.0, kind: str = "predictive") -> "Spreads":
@@ -162,7 +181,7 @@ class Spreads(NamedTuple):
             float(fitted[f"run_sd_{kind}"]),
             float(fitted.get("bias", 0.0)),
             regime_sd,
-        )
+        )._replace(**cls.line_of(fitted))
 
 
 INDEPENDENT = Spreads()
@@ -180,7 +199,7 @@ def session_spreads(model=None) -> Spreads:
         return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0])
     shipped = json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))
     spreads = Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
-    return spreads._replace(source=shipped["source"])
+    return spreads._replace(source=shipped["source"], **Spreads.line_of(shipped))
 
 
 # -- per citation --------------------------------------------------------------------------------
@@ -234,16 +253,21 @@ def capped_levels(q: np.ndarray, full_ruled_out) -> np.ndarray:
 
 
 # -- per run -------------------------------------------------------------------------------------
-def judge_variance(report_var, u, topics: int, spreads: Spreads, scale: float = 1.0) -> float:
+def judge_variance(
+    report_var, u, topics: int, spreads: Spreads, scale: float = 1.0, x: Optional[float] = None
+) -> float:
     """The judge-error variance of a run's ``all`` value: ``report_var`` the independent variances
     of its reports' values (one per report it has; topics without one add 0), ``u`` their shares
     of uncertain citations, ``topics`` the ``T`` its mean is over; the shared parts times ``scale``
-    (1 for weighted precision)."""
+    (1 for weighted precision); ``x`` the run's judged value for the line's uncertainty
+    (:meth:`Spreads.line`; None: none)."""
     report_var, u = np.asarray(report_var, dtype=np.float64), np.asarray(u, dtype=np.float64)
     if topics <= 0:
         return 0.0
+    line_var = spreads.line(x)[1] if x is not None else 0.0
     shared = (
-        spreads.report_sd**2 * float(np.sum(u**2)) + (spreads.run_sd**2 + spreads.regime_sd**2) * float(np.sum(u)) ** 2
+        spreads.report_sd**2 * float(np.sum(u**2))
+        + (spreads.run_sd**2 + spreads.regime_sd**2 + line_var) * float(np.sum(u)) ** 2
     )
     return (float(np.sum(report_var)) + scale * shared) / topics**2
 
@@ -293,11 +317,14 @@ def report_residuals(run_ids, topic_ids, human, weight, variance) -> tuple[np.nd
     return run_index, d, s
 
 
-def restricted_likelihood(run_index, d, s, report_sd, run_sd) -> tuple[np.ndarray, np.ndarray]:
+def restricted_likelihood(run_index, d, s, report_sd, run_sd, x=None) -> tuple:
     """Restricted log-likelihood (up to a constant) of the residuals ``d`` (reports of runs
     ``run_index``, independent variances ``s``) for every pair of ``report_sd`` x ``run_sd`` (a
     grid), and the mean bias at each (generalised least squares). Model: ``d = bias + run effect
-    + report effect + independent error``, all normal."""
+    + report effect + independent error``, all normal. With ``x`` (one value per run, indexed by
+    ``run_index``), the bias is a line in it, ``d = bias + slope x + ...``: the second array holds
+    ``(bias, slope)`` at each pair on its last axis, and a third the line's information ``X'
+    S^-1 X`` as ``(m00, m01, m11)``."""
     report_sd, run_sd = np.asarray(report_sd, dtype=np.float64), np.asarray(run_sd, dtype=np.float64)
     runs = int(run_index.max()) + 1
     member = np.zeros((len(d), runs))
@@ -312,23 +339,59 @@ def restricted_likelihood(run_index, d, s, report_sd, run_sd) -> tuple[np.ndarra
     oned = sad / denom  # 1' S^-1 d
     dd = sadd - g * sad**2 / denom  # d' S^-1 d
     logdet = logdet_a + np.log(denom)
-    total_one, total_oned = one.sum(axis=2), oned.sum(axis=2)
-    bias = total_oned / total_one
-    quad = dd.sum(axis=2) - 2 * bias * total_oned + bias**2 * total_one
-    return -0.5 * (logdet.sum(axis=2) + quad + np.log(total_one)), bias
+    if x is None:
+        total_one, total_oned = one.sum(axis=2), oned.sum(axis=2)
+        bias = total_oned / total_one
+        quad = dd.sum(axis=2) - 2 * bias * total_oned + bias**2 * total_one
+        return -0.5 * (logdet.sum(axis=2) + quad + np.log(total_one)), bias
+    xr = np.asarray(x, dtype=np.float64)
+    # X' S^-1 X and X' S^-1 d for X = [1, x]: x is constant within a run
+    m00, m01, m11 = one.sum(axis=2), (one * xr).sum(axis=2), (one * xr**2).sum(axis=2)
+    v0, v1 = oned.sum(axis=2), (oned * xr).sum(axis=2)
+    det = m00 * m11 - m01**2
+    bias, slope = (m11 * v0 - m01 * v1) / det, (m00 * v1 - m01 * v0) / det
+    quad = dd.sum(axis=2) - (bias * v0 + slope * v1)
+    info = np.stack([m00, m01, m11], axis=-1)  # X' S^-1 X: the line's information
+    return -0.5 * (logdet.sum(axis=2) + quad + np.log(det)), np.stack([bias, slope], axis=-1), info
 
 
-def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_STEP) -> dict:
+def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_STEP, line: bool = False) -> dict:
     """``report_sd``, ``run_sd`` and the mean ``bias`` (human minus judge) of the judge's error,
     fitted by restricted maximum likelihood (a grid of ``step`` up to :data:`GRID_MAX`, so the same
     data give the same figures) to the residuals human minus judge per report, from labelled
     citations: ``human`` their weights by the labels (0 / 0.5 / 1), ``weight`` the judge's (from
     probabilities of a model that did not see their topic: cross-validated by topic),
-    ``variance`` each weight's independent variance (:func:`weight_variances`)."""
+    ``variance`` each weight's independent variance (:func:`weight_variances`).
+
+    With ``line``, the run's part of the error has a mean that is a line in the run's judged value
+    (``x``: the mean over its labelled reports of the judge's mean weight): ``bias + slope (x -
+    center)``, ``center`` the runs' mean ``x``. An expected weight is right on average per citation,
+    yet a run the judge rates low tends to be rated lower still by people, and a high one higher
+    (the judge's run values are compressed); ``run_sd`` is then the spread about that line, and
+    ``bias_sd``, ``slope_sd`` the line's standard errors (generalised least squares at the fit)."""
     run_index, d, s = report_residuals(run_ids, topic_ids, human, weight, variance)
     grid = np.round(np.arange(0.0, GRID_MAX + step / 2, step), 10)
-    loglik, bias = restricted_likelihood(run_index, d, s, grid, grid)
+    extra: dict = {}
+    if line:
+        keys = np.char.add(np.char.add(np.asarray(run_ids).astype(str), "\t"), np.asarray(topic_ids).astype(str))
+        _, inverse = np.unique(keys, return_inverse=True)
+        judged = np.bincount(inverse, np.asarray(weight, dtype=np.float64)) / np.bincount(inverse)
+        x = np.bincount(run_index, judged) / np.bincount(run_index)
+        center = float(np.mean(x))
+        loglik, coef, info = restricted_likelihood(run_index, d, s, grid, grid, x - center)
+        bias = coef[..., 0]
+    else:
+        loglik, bias = restricted_likelihood(run_index, d, s, grid, grid)
     i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+    if line:
+        m00, m01, m11 = info[i, j]
+        det = m00 * m11 - m01**2
+        extra = {
+            "slope": round(float(coef[i, j, 1]), 4),
+            "center": round(center, 4),
+            "bias_sd": round(math.sqrt(m11 / det), 4),
+            "slope_sd": round(math.sqrt(m00 / det), 4),
+        }
     # one-sided 95% upper bounds from the profile likelihood: the largest spread whose profile is
     # within chi2_1(0.90) / 2 of the maximum (a spread fitted on a few topics is not known to two digits)
     drop = float(loglik.max()) - PROFILE_DROP
@@ -343,6 +406,7 @@ def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_
         "report_sd_predictive": round(float(np.sqrt(np.sum(post.sum(axis=1) * grid**2))), 4),
         "run_sd_predictive": round(float(np.sqrt(np.sum(post.sum(axis=0) * grid**2))), 4),
         "bias": round(float(bias[i, j]), 4),
+        **extra,
         "reports": int(len(d)),
         "runs": int(run_index.max()) + 1,
         "mean_independent_sd": round(float(np.sqrt(np.mean(s))), 4),
@@ -429,7 +493,7 @@ def regime_update(judged, human, probability, regime_sd: float) -> tuple[float, 
 
 
 def labelled_estimate(
-    lev, judged, human, labelled, probability, model_variance: float, residual_variance, shift: float = 0.0
+    lev, judged, human, labelled, probability, model_variance: float, residual_variance, shift=0.0
 ) -> Estimate:
     """A run's value for the assessors from the judge's values ``judged`` on every citation (``lev``
     their leverages) and the labels ``human`` where ``labelled``, drawn with inclusion
@@ -440,7 +504,8 @@ def labelled_estimate(
     inclusion probability; power-tuned from 10 drawn labels on), its variance at least what the
     model expects of so few labels (``residual_variance``: the expected squared residual of each
     citation about its run's mean residual); the two are combined by their precisions. ``shift``:
-    the bias shared by every run the session's labels found (:func:`regime_update`), added to the
+    the bias shared by every run the session's labels found (:func:`regime_update`) and the line of the run's
+    mean error (:meth:`Spreads.line`), one number or one per citation, added to the
     judge's values. The labels
     alone: the same PPI with ``lam = 0`` (the Hajek estimate from the drawn labels, the sure ones
     exact), NaN from fewer than two drawn labels."""
@@ -453,7 +518,8 @@ def labelled_estimate(
     rest = ~sure
     known = float(np.sum(lev[sure] * human[sure]))
     mass = float(np.sum(lev[rest]))
-    judge_value = known + float(np.sum(lev[rest] * (judged[rest] + shift)))
+    shift = np.broadcast_to(np.asarray(shift, dtype=np.float64), lev.shape)
+    judge_value = known + float(np.sum(lev[rest] * (judged[rest] + shift[rest])))
     value, variance = judge_value, model_variance
     labels_value, labels_variance = float("nan"), float("nan")
     effective = float(sure.sum())
@@ -757,6 +823,11 @@ def trust(
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
         known = [reports[(run, topic)] for topic in topics if (run, topic) in reports]
         u = [k[0] for k in known]
+        # the run's judged value over its reports with citations: where the line of its error is read
+        in_run = [per_topic.get((run, topic), {}).get(HEADLINE) for topic in topics if (run, topic) in reports]
+        run_values = [v for v in in_run if v is not None]
+        x_run = float(np.mean(run_values)) if run_values else None
+        line_mean = spreads.line(x_run)[0] if x_run is not None else 0.0
         for m in measures:
             x = values[run][m]
             value = sum(x) / t if t else 0.0
@@ -768,23 +839,26 @@ def trust(
             estimate, n_labels, effective, labels_iv = value, 0, 0.0, (nan, nan)
             if m == HEADLINE:
                 share = sum(u) / t if t else 0.0
+                var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, x=x_run)
+                estimate = value + share * line_mean
                 pair_var = var - regime_part(u, t, spreads)
                 found: Any = draws.rows.get(run) if draws is not None else None
                 if draws is not None and found is not None:
                     rest_of = rest_reports or {}
                     rest = [rest_of[(run, topic)] for topic in topics if (run, topic) in rest_of]
                     rest_u = [k[0] for k in rest]
-                    model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, learned)
+                    model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, learned, x=x_run)
                     no_regime = model_var - regime_part(rest_u, t, learned)
                     within = found[5] + spreads.report_sd**2
                     lev, judged, human, labelled, probability = found[:5]
-                    est = labelled_estimate(lev, judged, human, labelled, probability, model_var, within, shift)
+                    moved = (shift + line_mean) * (found[5] > 0)  # on the citations the judge is unsure of
+                    est = labelled_estimate(lev, judged, human, labelled, probability, model_var, within, moved)
                     estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
                     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
                     made = f"{model_only} and {n_labels} labels, {draws.how}"
                     made = made if n_labels else f"{model_only}, with the session's labels"
                     share = sum(rest_u) / t if t else 0.0
-                    pair = labelled_estimate(lev, judged, human, labelled, probability, no_regime, within, shift)
+                    pair = labelled_estimate(lev, judged, human, labelled, probability, no_regime, within, moved)
                     head_of[run] = (pair.value, var, share, pair.variance)
                 else:
                     head_of[run] = (estimate, var, share, pair_var)

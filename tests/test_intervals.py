@@ -279,6 +279,31 @@ def test_fit_spreads_recovers_simulated_spreads(truth):
     assert fitted["bias"] == pytest.approx(truth[2], abs=0.025)
 
 
+def test_fit_spreads_recovers_a_line_of_the_runs_mean_error():
+    # the run effect's mean a line in the run's judged value (slope 0.3), about it an sd of 0.02
+    rng = np.random.default_rng(5)
+    run_ids, topic_ids, human, weight, variance = [], [], [], [], []
+    for r in range(60):
+        level = rng.uniform(0.2, 0.9)
+        effect = 0.3 * (level - 0.55) + rng.normal(0, 0.02)
+        for t in range(14):
+            n = int(rng.integers(2, 8))
+            w = np.clip(level + rng.normal(0, 0.1, n), 0.0, 1.0)
+            v = np.full(n, 0.05)
+            run_ids += [f"r{r}"] * n
+            topic_ids += [f"t{t}"] * n
+            human += list(w + effect + rng.normal(0, 0.1) + rng.normal(0, np.sqrt(v)))
+            weight += list(w)
+            variance += list(v)
+    plain = iv.fit_spreads(run_ids, topic_ids, np.array(human), np.array(weight), np.array(variance))
+    fitted = iv.fit_spreads(run_ids, topic_ids, np.array(human), np.array(weight), np.array(variance), line=True)
+    assert "slope" not in plain and abs(fitted["slope"] - 0.3) < 2.5 * fitted["slope_sd"] < 0.2
+    assert fitted["run_sd"] < plain["run_sd"]  # the line takes up what a constant run spread had to
+    spreads = iv.Spreads.of(fitted)
+    assert spreads.line(fitted["center"]) == (fitted["bias"], fitted["bias_sd"] ** 2)
+    assert spreads.line(0.9)[0] > spreads.line(0.3)[0] and iv.Spreads.of(plain).line(0.3) == (0.0, 0.0)
+
+
 def test_restricted_likelihood_matches_the_dense_normal():
     rng = np.random.default_rng(2)
     run_index = np.array([0, 0, 1, 1, 1, 2, 2, 2, 2])
@@ -297,6 +322,19 @@ def test_restricted_likelihood_matches_the_dense_normal():
     for i, j in itertools.product(range(3), range(3)):
         ll, mu = dense(grid[i], grid[j])
         assert loglik[i, j] == pytest.approx(ll) and bias[i, j] == pytest.approx(mu)
+    # with a line in a run-level covariate: generalised least squares on [1, x]
+    x = np.array([0.2, 0.5, 0.9])
+    loglik, coef, info = iv.restricted_likelihood(run_index, d, s, grid, grid, x)
+    design = np.stack([np.ones(9), x[run_index]], axis=1)
+    for i, j in itertools.product(range(3), range(3)):
+        cov = np.diag(s + grid[i] ** 2) + grid[j] ** 2 * (run_index[:, None] == run_index[None, :])
+        inv = np.linalg.inv(cov)
+        m = design.T @ inv @ design
+        beta = np.linalg.solve(m, design.T @ inv @ d)
+        r = d - design @ beta
+        ll = -0.5 * (np.linalg.slogdet(cov)[1] + r @ inv @ r + np.linalg.slogdet(m)[1])
+        assert loglik[i, j] == pytest.approx(ll) and coef[i, j] == pytest.approx(beta)
+        assert info[i, j] == pytest.approx([m[0, 0], m[0, 1], m[1, 1]])
 
 
 # -- intervals and pairs -----------------------------------------------------------------------------
@@ -677,3 +715,13 @@ def test_the_bias_shared_by_every_run_is_learned_from_the_labels_drawn_at_random
     assert shift == pytest.approx(residual * 0.05**2 / (0.05**2 + se**2))
     assert sd == pytest.approx(math.sqrt(0.05**2 * se**2 / (0.05**2 + se**2)))
     assert -0.09 < shift < -0.06 and sd < 0.012
+    # that bias moves the judge's values the judge is unsure of, not a missing citation's (known: 0)
+    lev = np.full(4, 0.25)
+    values = np.array([0.6, 0.8, 0.0, 0.5])
+    none = np.zeros(4, dtype=bool)
+    uncertain = np.array([True, True, False, True])
+    moved = iv.labelled_estimate(lev, values, values, none, np.zeros(4), 0.01, 0.05, shift * uncertain)
+    assert moved.value == pytest.approx(float(np.sum(lev * values)) + 0.75 * shift)
+    assert iv.labelled_estimate(lev, values, values, none, np.zeros(4), 0.01, 0.05, shift).value == pytest.approx(
+        float(np.sum(lev * values)) + shift
+    )
