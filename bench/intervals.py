@@ -487,13 +487,17 @@ def mean_scores(rows: list[dict]) -> dict:
     return out
 
 
-def designs(c: Citations, gain: np.ndarray, share: float, draws: int, mix: float, seed: int = 0):
-    """(planned, random) lists of (labelled mask, inclusion probabilities), ``draws`` each."""
-    from judges.plan import inclusion_probabilities, systematic_draw
+def designs(c: Citations, gain: np.ndarray, share: float, draws: int, mix: float, seed: int = 0, narrow: bool = True):
+    """(planned, random) lists of (labelled mask, inclusion probabilities), ``draws`` each; the
+    planned ones' sure part where the labels narrow the intervals most (``narrow``, as
+    plan-assessments) or of largest gain (before)."""
+    from judges.plan import inclusion_probabilities, narrowing, shipped_spreads, systematic_draw
 
     n = len(c.f)
     k = int(round(share * n))
-    pi_plan = inclusion_probabilities(gain, k, mix)
+    sure = k - int(round(mix * k))  # as plan-assessments: for sure where they narrow the intervals most
+    first = narrowing(c.run, c.topic, c.lev, c.v, np.ones(n, dtype=bool), sure, *shipped_spreads()) if narrow else None
+    pi_plan = inclusion_probabilities(gain, k, mix, first)
     planned, rand = [], []
     rng = np.random.default_rng(seed)
     for d in range(draws):
@@ -710,17 +714,21 @@ def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, varia
     )
     # the mix of the planned draws, measured (5% labels, unseen topics)
     print("\n### The plan's mix (5% labels, unseen topics): share of the draws spread evenly\n")
-    print("| mix | coverage | mean width | pairs >= 95% sure | of those right | run tau | drawn for sure |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    from judges.plan import inclusion_probabilities
-
-    for mix in (0.0, 0.2, 0.5, 0.8, 1.0):
-        planned, _ = designs(c, gain, 0.05, args.draws, mix)
+    print(
+        "| mix | the sure ones | coverage | mean width | pairs >= 95% sure | of those right | run tau "
+        "| stricter labels: coverage, run tau | drawn for sure |"
+    )
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    k = int(round(0.05 * len(c.f)))
+    h_strict, H_strict = stricter(c, np.random.default_rng(5))
+    for mix, narrow in [(m, True) for m in (0.0, 0.2, 0.35, 0.5, 0.8, 1.0)] + [(0.5, False), (0.35, False)]:
+        planned, _ = designs(c, gain, 0.05, args.draws, mix, narrow=narrow)
         s = mean_scores([scores(c, estimates(c, m, p, c.h, honest, regime_sd), c.H) for m, p in planned])
-        sure = int((inclusion_probabilities(gain, int(round(0.05 * len(c.f))), mix) >= 1).sum())
+        t = mean_scores([scores(c, estimates(c, m, p, h_strict, honest, regime_sd), H_strict) for m, p in planned])
+        how = "narrow the intervals most" if narrow else "largest gain (before)"
         print(
-            f"| {mix} | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
-            f"{s['tau']:.3f} | {sure} |"
+            f"| {mix} | {how} | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
+            f"{s['tau']:.3f} | {t['coverage']:.1%}, {t['tau']:.3f} | {k - int(round(mix * k))} |"
         )
 
 

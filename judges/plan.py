@@ -24,6 +24,13 @@ A citation's *expected gain* is
   uncertainty: an answer about a run packed among others moves the ranking more than one about a
   run far ahead of the rest.
 
+Labels for the intervals (``plan-assessments``, :func:`make_plan` with ``mix``) are drawn with
+known probabilities: a share ``mix`` at random (:func:`inclusion_probabilities`,
+:func:`systematic_draw`), the rest for sure where, labelled one after another, they narrow their
+runs' intervals most (:func:`narrowing`, the intervals' model with the shipped spreads of
+``judges/intervals.json``): on rag24-support's unseen topics that raised run tau and narrowed the
+intervals more than the largest gains did (bench/intervals.py).
+
 Citations the judge cannot read (cross-language) have no probabilities: their spread is taken
 as the largest possible, 0.5. Missing documents, labelled citations and guarded ones are never
 planned. Ties are broken by the citation's key, so the plan depends only on the first pass's
@@ -32,7 +39,9 @@ judgments: the same whatever ``--workers``.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Mapping, NamedTuple, Optional
 
 import numpy as np
@@ -44,7 +53,8 @@ from judges.vocabulary import WEIGHT
 #: The columns naming one citation (the assessments table's sort key).
 KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")
 PROBABILITY = "inclusion_probability"  # the plan file's field: the probability its citation was drawn with
-PLAN_MIX = 0.5  # plan-assessments: the share of the draws spread evenly over the candidates (the rest by gain)
+PLAN_MIX = 0.35  # plan-assessments: the share of the draws spread evenly over the candidates (the rest for sure)
+SPREADS = Path(__file__).with_name("intervals.json")  # the judge's shared errors the intervals assume
 UNREADABLE_SPREAD = 0.5  # a citation without probabilities (cross-language): the most an answer can move it
 
 
@@ -136,15 +146,18 @@ class Plan:
         return sorted(((*k, p.rank, p.gain, p.why) for k, p in self.chosen.items()), key=lambda r: r[4])
 
 
-def gains(
-    columns: Mapping[str, np.ndarray],
-    answered: dict[str, int],
-    full_ruled_out: np.ndarray,
-    order: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
+class Parts(NamedTuple):
+    """Per citation of a session: what its plan is made of."""
+
+    spread: np.ndarray  # E|w - E[w]| (:func:`weight_spread`)
+    variance: np.ndarray  # Var(w) (:func:`weight_variance`)
+    leverage: np.ndarray  # its weight in its run's all value (:func:`leverage`)
+    plannable: np.ndarray  # it has probabilities, or it is cross-language
+
+
+def parts(columns: Mapping[str, np.ndarray], answered: dict[str, int], full_ruled_out: np.ndarray) -> Parts:
     """Per citation (``columns``: arrays of :data:`KEY`, ``status``, ``p_any``, ``p_full`` with NaN
-    for none, and ``weight``): its expected gain (0 where it cannot be planned) and whether it can
-    be planned."""
+    for none): its spread, variance, leverage and whether it can be planned."""
     status = np.asarray(columns["status"])
     p_any = np.asarray(columns["p_any"], dtype=np.float64)
     p_full = np.asarray(columns["p_full"], dtype=np.float64)
@@ -156,17 +169,98 @@ def gains(
     spread = np.where(unreadable, UNREADABLE_SPREAD, spread)
     variance = np.where(probabilistic, weight_variance(safe_any, safe_full, full_ruled_out), 0.0)
     variance = np.where(unreadable, UNREADABLE_SPREAD**2, variance)
-    run_ids = np.asarray(columns["run_id"])
-    lev = leverage(run_ids, np.asarray(columns["topic_id"]), answered)
+    lev = leverage(np.asarray(columns["run_id"]), np.asarray(columns["topic_id"]), answered)
+    return Parts(spread, variance, lev, plannable)
+
+
+def gains(
+    columns: Mapping[str, np.ndarray],
+    answered: dict[str, int],
+    full_ruled_out: np.ndarray,
+    order: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per citation (``columns``: arrays of :data:`KEY`, ``status``, ``p_any``, ``p_full`` with NaN
+    for none, and ``weight``): its expected gain (0 where it cannot be planned) and whether it can
+    be planned."""
+    spread, variance, lev, plannable = parts(columns, answered, full_ruled_out)
     gain = lev * spread
     if order:
+        run_ids = np.asarray(columns["run_id"])
         gain = gain * order_factor(run_ids, lev, np.asarray(columns["weight"], dtype=np.float64), variance)
     return np.where(plannable, gain, 0.0), plannable
 
 
-def inclusion_probabilities(gain: np.ndarray, k: int, mix: float = PLAN_MIX) -> np.ndarray:
+def shipped_spreads() -> tuple[float, float]:
+    """The judge's shared errors the intervals assume without a calibrated model
+    (``judges/intervals.json``, :func:`judges.intervals.session_spreads`): ``(report_sd, the sd
+    shared by a run's citations: run_sd and regime_sd together)``."""
+    shipped = json.loads(SPREADS.read_text(encoding="utf-8"))
+    return float(shipped["report_sd"]), math.hypot(float(shipped["run_sd"]), float(shipped["regime_sd"]))
+
+
+def narrowing(run_ids, topic_ids, lev, variance, candidate, k: int, report_sd: float, run_sd: float) -> np.ndarray:
+    """The ``k`` rows of ``candidate`` that, labelled one after another, narrow their runs'
+    intervals the most: each time the citation whose label lowers the sd of its run's judge error
+    most (the intervals' model, :func:`judges.intervals.judge_variance`, with ``u_t / T`` the
+    leverage of a report's unlabelled candidates: ``V = sum lev^2 Var(w) + report_sd^2 sum_t
+    a_t^2 + run_sd^2 A^2``, ``a_t`` a report's and ``A`` the run's unlabelled leverage), by
+    ``dV / sqrt(V)``. A label where the run is uncertain, its report short and the run's topics
+    few narrows most; once a run has some, the next goes where it narrows more. Ties: the first
+    row. Returns the rows in the order taken."""
+    run_ids, topic_ids = np.asarray(run_ids).astype(str), np.asarray(topic_ids).astype(str)
+    lev, variance = np.asarray(lev, dtype=np.float64), np.asarray(variance, dtype=np.float64)
+    candidate = np.asarray(candidate, dtype=bool)
+    reports = np.char.add(np.char.add(run_ids, "\x00"), topic_ids)
+    _, report = np.unique(reports, return_inverse=True)
+    a = np.bincount(report, np.where(candidate, lev, 0.0))  # per report: the leverage of unlabelled candidates
+    runs, run = np.unique(run_ids, return_inverse=True)
+    big_a = np.bincount(run, np.where(candidate, lev, 0.0), minlength=len(runs))
+    rows_of = [np.flatnonzero((run == r) & candidate) for r in range(len(runs))]
+    rep_sum = np.zeros(len(runs))
+    np.add.at(rep_sum, run[np.unique(report, return_index=True)[1]], a**2)
+    total = np.bincount(run, np.where(candidate, lev**2 * variance, 0.0), minlength=len(runs))
+    total += report_sd**2 * rep_sum + run_sd**2 * big_a**2
+    open_ = candidate.copy()
+
+    def gain(r: int) -> np.ndarray:
+        i = rows_of[r][open_[rows_of[r]]]
+        d = lev[i] ** 2 * variance[i]
+        d = d + report_sd**2 * (a[report[i]] ** 2 - (a[report[i]] - lev[i]) ** 2)
+        d = d + run_sd**2 * (big_a[r] ** 2 - (big_a[r] - lev[i]) ** 2)
+        return i, d
+
+    best = np.full(len(runs), -np.inf)
+    best_row = np.zeros(len(runs), dtype=np.int64)
+    best_d = np.zeros(len(runs))
+
+    def refresh(r: int) -> None:
+        i, d = gain(r)
+        if len(i) == 0:
+            best[r] = -np.inf
+            return
+        score = d / math.sqrt(total[r]) if total[r] > 0 else d
+        j = int(np.argmax(np.round(score, 15)))
+        best[r], best_row[r], best_d[r] = float(score[j]), int(i[j]), float(d[j])
+
+    for r in range(len(runs)):
+        refresh(r)
+    taken = []
+    for _ in range(min(int(k), int(candidate.sum()))):
+        r = int(np.argmax(best))
+        i = int(best_row[r])
+        taken.append(i)
+        open_[i] = False
+        total[r] = max(total[r] - best_d[r], 0.0)
+        a[report[i]] -= lev[i]
+        big_a[r] -= lev[i]
+        refresh(r)
+    return np.array(taken, dtype=np.int64)
+
+
+def inclusion_probabilities(gain: np.ndarray, k: int, mix: float = PLAN_MIX, first=None) -> np.ndarray:
     """Each candidate's probability of being drawn when ``k`` are drawn: the ``k - round(mix x k)``
-    of largest ``gain`` for sure (probability 1: what moves the ranking most; ties in row order),
+    of largest ``gain`` for sure (probability 1: what moves the ranking most; ties in row order;
+    ``first``: the rows in the order to take them instead, e.g. :func:`narrowing`'s),
     the other ``round(mix x k)`` at random among the rest, each with the same probability (drawn by
     :func:`systematic_draw` in key order, so spread over runs and topics as strata would be): every
     citation, and every run, keeps a chance of being checked."""
@@ -175,7 +269,8 @@ def inclusion_probabilities(gain: np.ndarray, k: int, mix: float = PLAN_MIX) -> 
     k = max(0, min(int(k), n))
     pi = np.zeros(n)
     at_random = int(round(mix * k))
-    top = np.argsort(-np.round(gain, 12), kind="stable")[: k - at_random]
+    order = np.argsort(-np.round(gain, 12), kind="stable") if first is None else np.asarray(first, dtype=np.int64)
+    top = order[: k - at_random]
     pi[top] = 1.0
     if at_random:
         pi[pi < 1.0] = at_random / (n - len(top))
@@ -218,9 +313,11 @@ def make_plan(
     marks rows never chosen (already labelled). Ties go to the smaller key. With ``max_cost``, it
     stops before the summed ``costs`` (each citation's estimated question cost) would exceed it.
     With ``mix`` (labels for the intervals, ``plan-assessments``), a share ``mix`` of them is drawn
-    at random instead (:func:`inclusion_probabilities`, :func:`systematic_draw` from ``seed``), and
-    every chosen citation carries the probability it was drawn with."""
+    at random instead (:func:`inclusion_probabilities`, :func:`systematic_draw` from ``seed``), the
+    rest taken for sure where they narrow the intervals most (:func:`narrowing`), and every chosen
+    citation carries the probability it was drawn with."""
     gain, plannable = gains(columns, answered, full_ruled_out, order)
+    spread, variance, lev, _ = parts(columns, answered, full_ruled_out)
     if exclude is not None:
         plannable = plannable & ~exclude
     candidates = int(plannable.sum())
@@ -231,7 +328,12 @@ def make_plan(
     idx = idx[np.lexsort(tuple(col[idx] for col in reversed(key_cols)))]
     probability = np.ones(len(gain))
     if mix is not None:  # idx in key order: the draws spread over runs and topics
-        pi = inclusion_probabilities(gain[idx], k, mix)
+        sure = k - int(round(mix * k))  # chosen for sure where they narrow the intervals most
+        run_ids, topic_ids = np.asarray(columns["run_id"])[idx], np.asarray(columns["topic_id"])[idx]
+        first = narrowing(
+            run_ids, topic_ids, lev[idx], variance[idx], np.ones(len(idx), bool), sure, *shipped_spreads()
+        )
+        pi = inclusion_probabilities(gain[idx], k, mix, first)
         probability[idx] = pi
         idx = idx[systematic_draw(pi, seed)]
     idx = idx[np.argsort(-np.round(gain[idx], 12), kind="stable")][:k]

@@ -13,12 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges.attest.selection import Band, Planned
+from judges.intervals import Spreads, judge_variance
 from judges.plan import (
     KEY,
     inclusion_probabilities,
     leverage,
     make_plan,
+    narrowing,
     order_factor,
+    parts,
+    shipped_spreads,
     plan_session,
     systematic_draw,
     wanted_count,
@@ -243,6 +247,53 @@ def test_a_plan_for_labels_draws_a_share_at_random_and_records_the_probabilities
     assert len(plan) == 12 and plan.chosen == again.chosen and set(plan.chosen) != set(other.chosen)
     probabilities = sorted(p.probability for p in plan.chosen.values())
     assert probabilities[6:] == [1.0] * 6 and probabilities[5] == pytest.approx(6 / (plan.candidates - 6))
-    assert {k for k, p in plan.chosen.items() if p.probability == 1.0} == set(top.chosen)  # the top by gain
+    # the sure ones: where, labelled one after another, they narrow their runs' intervals most
+    keys = list(zip(*(cols[c].tolist() for c in KEY)))
+    spread, variance, lev, plannable = parts(cols, answered, ruled)
+    idx = np.flatnonzero(plannable)
+    first = narrowing(
+        cols["run_id"][idx],
+        cols["topic_id"][idx],
+        lev[idx],
+        variance[idx],
+        np.ones(len(idx), bool),
+        6,
+        *shipped_spreads(),
+    )
+    assert {k for k, p in plan.chosen.items() if p.probability == 1.0} == {keys[i] for i in idx[first]}
     assert all(p.why.startswith("drawn at random") for p in plan.chosen.values() if p.probability < 1)
     assert all(p.probability == 1.0 for p in top.chosen.values())  # without a mix: the plan as before
+
+
+def test_each_sure_label_goes_where_it_narrows_its_runs_interval_most():
+    # the oracle: the intervals' own variance of a run's value (judges.intervals.judge_variance), each
+    # candidate labelled in turn; the label taken lowers it most relative to the run's sd
+    cols = columns(3, [1, 4, 2, 6, 3, 1, 5, 2, 8], seed=4)
+    answered = {"r0": 3, "r1": 3, "r2": 3}
+    _, variance, lev, plannable = parts(cols, answered, np.zeros(len(cols["run_id"]), dtype=bool))
+    report_sd, run_sd = 0.15, 0.06
+    spreads = Spreads(report_sd, run_sd)
+    runs, topics = cols["run_id"], cols["topic_id"]
+    open_ = plannable.copy()
+
+    def run_variance(run: str, unlabelled: np.ndarray) -> float:
+        report_var, u = [], []
+        for t in sorted(set(topics[runs == run])):
+            rows = (runs == run) & (topics == t)
+            n = rows.sum()
+            keep = rows & unlabelled
+            report_var.append(float(np.sum(variance[keep])) / n**2)
+            u.append(keep.sum() / n)
+        return judge_variance(report_var, u, answered[run], spreads)
+
+    taken = narrowing(runs, topics, lev, variance, plannable, 6, report_sd, run_sd)
+    assert len(taken) == 6 and len(set(taken.tolist())) == 6 and plannable[taken].all()
+    for i in taken:
+        score = np.full(len(runs), -np.inf)
+        for j in np.flatnonzero(open_):
+            before = run_variance(runs[j], open_)
+            without = open_.copy()
+            without[j] = False
+            score[j] = (before - run_variance(runs[j], without)) / np.sqrt(before)
+        assert score[i] == pytest.approx(score.max(), rel=1e-9)
+        open_[i] = False
