@@ -252,6 +252,13 @@ def main() -> None:
         f"run_sd {everything['run_sd_predictive']}; "
         f"upper bounds {everything['report_sd_upper']}, {everything['run_sd_upper']} (judges/intervals.json)"
     )
+    line = spreads_of(table, p_any, p_full, line=True)
+    print(
+        "With the run's mean error a line in its judged value (fit_spreads(line=True), not shipped): "
+        f"slope {line['slope']} +- {line['slope_sd']}, bias {line['bias']} +- {line['bias_sd']} at center "
+        f"{line['center']}; report_sd {line['report_sd']}, run_sd {line['run_sd']}; posterior predictive "
+        f"{line['report_sd_predictive']}, {line['run_sd_predictive']}"
+    )
     for name, fits in (("nested", nested), ("not nested", loto)):
         r = [f["report_sd"] for f in fits.values()]
         q = [f["run_sd"] for f in fits.values()]
