@@ -47,13 +47,20 @@ per topic) with the regime allowance, against the point fit before:
   residuals resampled (each run's truth its judge value plus the residuals of a run drawn at
   random, topics with replacement); stricter labels (partial and full labels flipped to none at
   random until 30% are none, the truth moved with them);
+* what each value of the regime allowance buys without labels: width against coverage under
+  every shift (the report residuals resampled both with the donor's number of topics and with the
+  run's own);
 * with 2%, 5% and 10% of the citations labelled, planned (``plan-assessments``' design:
-  :func:`judges.plan.inclusion_probabilities`, :func:`judges.plan.systematic_draw`) and at random
+  :func:`judges.plan.narrowing` for the sure part, :func:`judges.plan.inclusion_probabilities`,
+  :func:`judges.plan.systematic_draw`) and at random
   (a simple random sample, taken as an organiser's labels), ``--draws`` draws each: coverage,
   mean width, pairs called >= 95% sure and the share ordered alike (pooled over draws), run tau
   of the intervals' estimate and of the leaderboard with the labels substituted, the effective
   labels, the labels-alone intervals; on the unseen topics, under the stricter labels and under
-  the held-out-runs split; and the plan's mix measured (5%).
+  the held-out-runs split; and the plan's mix and placement measured (5%).
+
+``--line``: the run's mean error a line in its judged value (``fit_spreads(line=True)``), measured,
+not shipped.
 """
 
 from __future__ import annotations

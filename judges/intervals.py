@@ -41,8 +41,10 @@ run part): labels made another way than those the errors were learned on. THESE 
 ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
 
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
-but not applied) are fitted by :func:`fit_spreads`, restricted maximum likelihood of the
-residuals human minus judge per labelled report, with the judge's probabilities cross-validated
+but not applied; with ``line=True`` a line of the run's mean error in its judged value,
+:meth:`Spreads.line`, measured in bench/intervals.py and not shipped) are fitted by
+:func:`fit_spreads`, restricted maximum likelihood of the residuals human minus judge per labelled
+report, with the judge's probabilities cross-validated
 by topic, which also gives their one-sided 95% upper bounds and posterior predictive (a spread
 learned from a few topics is not known to two digits); ``run_judge.py calibrate`` records them in
 the model file (``intervals``) and the intervals take the posterior predictive. For the shipped

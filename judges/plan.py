@@ -222,7 +222,7 @@ def narrowing(run_ids, topic_ids, lev, variance, candidate, k: int, report_sd: f
     total += report_sd**2 * rep_sum + run_sd**2 * big_a**2
     open_ = candidate.copy()
 
-    def gain(r: int) -> np.ndarray:
+    def gain(r: int) -> tuple[np.ndarray, np.ndarray]:
         i = rows_of[r][open_[rows_of[r]]]
         d = lev[i] ** 2 * variance[i]
         d = d + report_sd**2 * (a[report[i]] ** 2 - (a[report[i]] - lev[i]) ** 2)
