@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/nuggets.py [--data /work/shared/data] [--write-model judges/nuggets/models/rag24.json]
+    python bench/nuggets.py [--data /work/shared/data] [--write-model judges/nuggets/models/rag24.json] [--nested]
 
 The answers are the run files' (each answer's entries joined by a space, as the judge reads
 them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Printed:
@@ -20,7 +20,8 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
   (one ordinal regression), cross-validated and under the shift; and the measures from the hard
   statuses instead of the expected values;
 * the ablation: each feature left out of the model (refitted inside every fold), and each
-  candidate feature tried and not shipped added to it, cross-validated and under the shift;
+  candidate feature tried and not shipped added to it, cross-validated and under the shift; with
+  ``--nested``, backward feature selection inside each fold (a few minutes);
 * the error analysis: the mean error of NUGGET_ALL per topic, the runs with the largest errors,
   the shift's tau within each half of the teams (ranking) against across them (calibration);
 * assignment-level exact three-level agreement and Cohen's kappa (cross-validated);
@@ -186,7 +187,7 @@ class WideModel:
         return levels(p_any, p_full, *self.thresholds)
 
 
-def errors(truth, cv, shift, answer_keys, human_runs, taus, half) -> None:
+def errors(truth, cv, shift, answer_keys, human_runs, taus, half, answers) -> None:
     """Where the cross-validated NUGGET_ALL errs: per topic (its mean error, what a run missing
     the topic carries), the runs of largest error, and the shift's two halves."""
     err = {k: cv[k]["NUGGET_ALL"] - truth[k]["HUMAN_NUGGET_ALL"] for k in answer_keys}
@@ -195,6 +196,11 @@ def errors(truth, cv, shift, answer_keys, human_runs, taus, half) -> None:
         by_topic[topic].append(e)
     print("error analysis (cross-validated NUGGET_ALL minus the assessors'):")
     print("  per topic, mean error: " + ", ".join(f"{t} {np.mean(v):+.3f}" for t, v in sorted(by_topic.items())))
+    words = [len(answers[k].split()) for k in answer_keys]
+    e = [err[k] for k in answer_keys]
+    print(
+        f"  per answer, correlation of the error with the answer's length in words: {np.corrcoef(words, e)[0, 1]:+.3f}"
+    )
     judged_runs = run_means(cv, "NUGGET_ALL")
     run_err = {r: judged_runs[r] - human_runs["NUGGET_ALL"][r] for r in judged_runs}
     n_topics = defaultdict(int)
@@ -242,6 +248,53 @@ def ablation(x, y, topics, run_half, keys, texts, per_answer, taus) -> None:
         row("+ " + name + " (not shipped)", np.hstack([x, col[:, None]]), fitter=WideModel.fit)
 
 
+def nested_selection(x, y, topics, run_half, run_ids, vital, truth) -> tuple:
+    """Backward feature selection inside each fold: on the other seven topics (their own leave-
+    one-topic-out, cross-validated and under the shift), drop the feature whose removal raises the
+    mean run tau of the four measures most, while it raises it by more than 0.005; then fit on
+    those seven topics and score the topic left out. (The shift's outer models use the fold's
+    choice, made with both halves of the teams of the other topics.)"""
+
+    def inner_tau(mask, feats, groups):
+        p_any, p_full, _ = cross_validate(x[mask], y[mask], topics[mask], groups, features=feats)
+        per: dict = defaultdict(list)
+        for k, key in enumerate(zip(run_ids[mask].tolist(), topics[mask].tolist())):
+            per[key].append(k)
+        v = vital[mask]
+        answers = {key: measures(p_full[idx], p_any[idx], v[idx]) for key, idx in per.items()}
+        taus = []
+        for m in NUGGET_MEASURES:
+            human = run_means({key: {m: truth[key]["HUMAN_" + m]} for key in answers}, m)
+            taus.append(tau(human, run_means(answers, m)))
+        return float(np.mean(taus))
+
+    def score(mask, feats):
+        return (inner_tau(mask, feats, None) + inner_tau(mask, feats, run_half[mask])) / 2
+
+    p_any, p_full = np.zeros(len(y)), np.zeros(len(y))
+    s_any, s_full = np.zeros(len(y)), np.zeros(len(y))
+    dropped = {}
+    for t in sorted(set(topics.tolist())):
+        inner = topics != t
+        feats = F.FEATURES
+        best = score(inner, feats)
+        while len(feats) > 1:
+            value, worst = max((score(inner, tuple(g for g in feats if g != f)), f) for f in feats)
+            if value <= best + 0.005:
+                break
+            feats, best = tuple(g for g in feats if g != worst), value
+        dropped[t] = [f for f in F.FEATURES if f not in feats]
+        test = topics == t
+        m = fit(x[inner], y[inner], feats)
+        p_any[test], p_full[test] = m.probabilities(x[test])
+        for g in (0, 1):
+            te, tr = test & (run_half == g), inner & (run_half != g)
+            m = fit(x[tr], y[tr], feats)
+            s_any[te], s_full[te] = m.probabilities(x[te])
+    print("nested backward selection, dropped per fold: " + "; ".join(f"{t} {d or '-'}" for t, d in dropped.items()))
+    return p_any, p_full, s_any, s_full
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -250,6 +303,7 @@ def main() -> None:
     ap.add_argument("--write-model", type=Path, help="fit on every topic and write the model file here")
     ap.add_argument("--no-cli", action="store_true", help="skip NUGGET_F1 (it runs the CLI)")
     ap.add_argument("--no-ablation", action="store_true", help="skip the ablation and the candidate features")
+    ap.add_argument("--nested", action="store_true", help="also nested backward feature selection (minutes)")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
     bank = read_nuggets(d / "nuggets.jsonl")
@@ -361,10 +415,13 @@ def main() -> None:
             f"judged support {np.mean(status == 2):.3f} / partial {np.mean(status == 1):.3f}"
         )
 
-    errors(truth, cv, shift, answer_keys, human_runs, taus, half)
+    errors(truth, cv, shift, answer_keys, human_runs, taus, half, texts["answers"])
 
     if not args.no_ablation:
         ablation(x, y, topics, run_half, keys, texts, per_answer, taus)
+    if args.nested:
+        n_any, n_full, ns_any, ns_full = nested_selection(x, y, topics, run_half, run_ids, vital, truth)
+        both("nested selection (not shipped)", taus(per_answer(n_any, n_full)), taus(per_answer(ns_any, ns_full)))
 
     if not args.no_cli:
         wp = citation_precision(d)
