@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/nuggets.py [--data /work/shared/data] [--write-model judges/nuggets/models/rag24.json]
+    python bench/nuggets.py [--data /work/shared/data] [--write-model judges/nuggets/models/rag24.json] [--nested]
 
 The answers are the run files' (each answer's entries joined by a space, as the judge reads
 them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Printed:
@@ -16,6 +16,14 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
 * a shift: models fitted leaving the topic out *and* the half of the teams scored (teams dealt
   alternately by name), so neither the topic nor the run's team was seen; and its control, the
   same with runs dealt into halves at random (as much training data, the run's team seen);
+* before and after issue 41: the first fit (two independent regressions) beside the shipped one
+  (one ordinal regression), cross-validated and under the shift; and the measures from the hard
+  statuses instead of the expected values;
+* the ablation: each feature left out of the model (refitted inside every fold), and each
+  candidate feature tried and not shipped added to it, cross-validated and under the shift; with
+  ``--nested``, backward feature selection inside each fold (a few minutes);
+* the error analysis: the mean error of NUGGET_ALL per topic, the runs with the largest errors,
+  the shift's tau within each half of the teams (ranking) against across them (calibration);
 * assignment-level exact three-level agreement and Cohen's kappa (cross-validated);
 * NUGGET_F1 against the human F1 (per answer the harmonic mean of HUMAN_WEIGHTED_PRECISION and
   HUMAN_NUGGET_ALL, then the mean over the run's topics) with the citation judge's
@@ -26,7 +34,9 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -35,6 +45,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+import snowballstemmer
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,9 +57,12 @@ from judges.nuggets import features as F  # noqa: E402
 from judges.nuggets.answers import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import NUGGET_MEASURES, f1  # noqa: E402
-from judges.nuggets.model import cross_validate, fit, load_model  # noqa: E402
+from judges.nuggets.model import NuggetModel, cross_validate, fit, intercept, load_model  # noqa: E402
+from judges.support.lexicon import STOPWORDS  # noqa: E402
+from judges.support.model import fit_logistic, levels, mix_thresholds, sigmoid  # noqa: E402
 
 PLAIN = (0.75, 0.5)
+SHORT = {"NUGGET_ALL": "ALL", "NUGGET_ALL_STRICT": "ALL_S", "NUGGET_VITAL": "VITAL", "NUGGET_VITAL_STRICT": "VITAL_S"}
 
 
 def truth_rows(path: Path) -> dict:
@@ -66,8 +80,8 @@ def run_means(per_answer: dict, measure: str) -> dict:
     return {run: float(np.mean(v)) for run, v in by_run.items()}
 
 
-def tau(truth: dict, judged: dict) -> float:
-    runs = sorted(truth)
+def tau(truth: dict, judged: dict, runs=None) -> float:
+    runs = sorted(truth) if runs is None else sorted(runs)
     return kendall([truth[r] for r in runs], [judged[r] for r in runs])
 
 
@@ -83,6 +97,204 @@ def measures(p_full, p_any, vital) -> dict:
     }
 
 
+def two_regressions(x, labels, features=F.FEATURES) -> NuggetModel:
+    """The first fit (before issue 41): P(any) and P(full) as two independent regressions."""
+    cols = [F.FEATURES.index(f) for f in features]
+    xs = x[:, cols]
+    mean, scale = xs.mean(axis=0), xs.std(axis=0)
+    scale[scale <= 1e-12] = 1.0
+    z = (xs - mean) / scale
+    ai, ac = fit_logistic(z, (labels >= 1).astype(np.float64))
+    fi, fc = fit_logistic(z, (labels == 2).astype(np.float64))
+    model = NuggetModel(tuple(features), mean, scale, ai, ac, fi, fc)
+    model.p_supported, model.p_partial = mix_thresholds(*model.probabilities(x), labels)
+    return model
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:'[a-z]+)?")
+
+
+def candidates(keys, texts, x) -> dict:
+    """Features tried for issue 41 and not shipped (none moved run tau by 0.01 under both the
+    cross-validation by topic and the shift), computed here from the texts: per pair, any number
+    of the nugget missing; ln(answer words); the share of the nugget's content stems found with
+    their first five letters (a looser stem); the bank weight of the rarest stem missing; the
+    share of the nugget's stems found, weighted by their rarity among the topic's answers (IDF
+    over the other answers: a judgment that depends on the runs judged beside it)."""
+    stemmer = snowballstemmer.stemmer("english")
+    memo: dict = {}
+
+    def stems(text):
+        if text not in memo:
+            toks = [t.lower() for t in _TOKEN.findall(text)]
+            memo[text] = [stemmer.stemWord(t) if t[0].isalpha() else t for t in toks if t not in STOPWORDS]
+        return memo[text]
+
+    bank_df: dict = defaultdict(lambda: defaultdict(int))
+    answer_df: dict = defaultdict(lambda: defaultdict(int))
+    n_docs: dict = defaultdict(int)
+    n_answers: dict = defaultdict(int)
+    for qid, docs in texts["banks"].items():
+        for doc in docs:
+            n_docs[qid] += 1
+            for st in set(stems(doc)):
+                bank_df[qid][st] += 1
+    for (_, qid), answer in texts["answers"].items():
+        n_answers[qid] += 1
+        for st in set(stems(answer)):
+            answer_df[qid][st] += 1
+    cols: dict = {k: [] for k in ("any_number_missing", "log_answer_words", "prefix_recall", "rarest_missing")}
+    cols["answer_idf_recall"] = []
+    for run, qid, i, _, _ in keys:
+        nugget = list(dict.fromkeys(stems(texts["banks"][qid][i])))
+        answer = texts["answers"][(run, qid)]
+        found = set(stems(answer))
+        prefixes = {st[:5] for st in found}
+        missing = [st for st in nugget if st not in found]
+        n = max(len(nugget), 1)
+        cols["log_answer_words"].append(math.log1p(len(answer.split())))
+        cols["prefix_recall"].append(sum(st in found or st[:5] in prefixes for st in nugget) / n)
+        nd = n_docs[qid]
+        cols["rarest_missing"].append(max((math.log((nd + 1) / bank_df[qid][st]) for st in missing), default=0.0))
+        na, df = n_answers[qid], answer_df[qid]
+        w = [math.log((na + 1) / (df.get(st, 0) + 1)) + 0.1 for st in nugget]
+        cols["answer_idf_recall"].append(sum(wk for wk, st in zip(w, nugget) if st in found) / (sum(w) or 1.0))
+    cols["any_number_missing"] = (x[:, F.FEATURES.index("numbers_missing")] > 0).astype(float).tolist()
+    return {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}
+
+
+class WideModel:
+    """The shipped fit (one ordinal regression, :func:`judges.nuggets.model.fit`'s) over every
+    column of its rows: the shipped features and a candidate beside them."""
+
+    def __init__(self, x, labels):
+        self.mean, self.scale = x.mean(axis=0), x.std(axis=0)
+        self.scale[self.scale <= 1e-12] = 1.0
+        z = (x - self.mean) / self.scale
+        self.full = fit_logistic(z, (labels == 2).astype(np.float64))
+        self.any = intercept(z @ self.full[1], (labels >= 1).astype(np.float64), self.full[0])
+        self.thresholds = mix_thresholds(*self.probabilities(x), labels)
+
+    @classmethod
+    def fit(cls, x, labels, features=None) -> "WideModel":
+        return cls(x, labels)
+
+    def probabilities(self, x):
+        s = ((x - self.mean) / self.scale) @ self.full[1]
+        return sigmoid(self.any + s), sigmoid(self.full[0] + s)
+
+    def levels(self, p_any, p_full):
+        return levels(p_any, p_full, *self.thresholds)
+
+
+def errors(truth, cv, shift, answer_keys, human_runs, taus, half, answers) -> None:
+    """Where the cross-validated NUGGET_ALL errs: per topic (its mean error, what a run missing
+    the topic carries), the runs of largest error, and the shift's two halves."""
+    err = {k: cv[k]["NUGGET_ALL"] - truth[k]["HUMAN_NUGGET_ALL"] for k in answer_keys}
+    by_topic: dict = defaultdict(list)
+    for (_, topic), e in err.items():
+        by_topic[topic].append(e)
+    print("error analysis (cross-validated NUGGET_ALL minus the assessors'):")
+    print("  per topic, mean error: " + ", ".join(f"{t} {np.mean(v):+.3f}" for t, v in sorted(by_topic.items())))
+    words = [len(answers[k].split()) for k in answer_keys]
+    e = [err[k] for k in answer_keys]
+    print(
+        f"  per answer, correlation of the error with the answer's length in words: {np.corrcoef(words, e)[0, 1]:+.3f}"
+    )
+    judged_runs = run_means(cv, "NUGGET_ALL")
+    run_err = {r: judged_runs[r] - human_runs["NUGGET_ALL"][r] for r in judged_runs}
+    n_topics = defaultdict(int)
+    for run, _ in answer_keys:
+        n_topics[run] += 1
+    worst = sorted(run_err, key=lambda r: -abs(run_err[r]))[:6]
+    print("  largest run errors: " + ", ".join(f"{r} {run_err[r]:+.3f} ({n_topics[r]} topics)" for r in worst))
+    by_half = {g: [r for r in judged_runs if half[r.split(".")[0]] == g] for g in (0, 1)}
+    for name, per in (("cross-validated", cv), ("shift", shift)):
+        inside = [taus(per, by_half[g])["NUGGET_ALL"] for g in (0, 1)]
+        bias = [
+            np.mean([run_means(per, "NUGGET_ALL")[r] - human_runs["NUGGET_ALL"][r] for r in by_half[g]]) for g in (0, 1)
+        ]
+        print(
+            f"  {name}: NUGGET_ALL tau within each half of the teams {inside[0]:.3f} / {inside[1]:.3f}, "
+            f"mean run error per half {bias[0]:+.3f} / {bias[1]:+.3f}"
+        )
+
+
+def both(name: str, t: dict, ts: dict) -> None:
+    """One line: run tau cross-validated by topic, then under the shift."""
+    print(
+        f"  {name:<44}"
+        + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
+        + " | "
+        + " ".join(f"{ts[m]:.3f}" for m in NUGGET_MEASURES),
+        flush=True,
+    )
+
+
+def ablation(x, y, topics, run_half, keys, texts, per_answer, taus) -> None:
+    """Each feature left out, each candidate added: refitted inside every fold (nested: a fold's
+    model never sees its topic)."""
+    print("ablation, run tau (cross-validated by topic | shift), each model refitted in every fold:")
+
+    def row(name, xx, **how):
+        p = cross_validate(xx, y, topics, **how)
+        q = cross_validate(xx, y, topics, run_half, **how)
+        both(name, taus(per_answer(p[0], p[1])), taus(per_answer(q[0], q[1])))
+
+    row("all features (shipped)", x)
+    for feat in F.FEATURES:
+        row("- " + feat, x, features=tuple(g for g in F.FEATURES if g != feat))
+    for name, col in candidates(keys, texts, x).items():
+        row("+ " + name + " (not shipped)", np.hstack([x, col[:, None]]), fitter=WideModel.fit)
+
+
+def nested_selection(x, y, topics, run_half, run_ids, vital, truth) -> tuple:
+    """Backward feature selection inside each fold: on the other seven topics (their own leave-
+    one-topic-out, cross-validated and under the shift), drop the feature whose removal raises the
+    mean run tau of the four measures most, while it raises it by more than 0.005; then fit on
+    those seven topics and score the topic left out. (The shift's outer models use the fold's
+    choice, made with both halves of the teams of the other topics.)"""
+
+    def inner_tau(mask, feats, groups):
+        p_any, p_full, _ = cross_validate(x[mask], y[mask], topics[mask], groups, features=feats)
+        per: dict = defaultdict(list)
+        for k, key in enumerate(zip(run_ids[mask].tolist(), topics[mask].tolist())):
+            per[key].append(k)
+        v = vital[mask]
+        answers = {key: measures(p_full[idx], p_any[idx], v[idx]) for key, idx in per.items()}
+        taus = []
+        for m in NUGGET_MEASURES:
+            human = run_means({key: {m: truth[key]["HUMAN_" + m]} for key in answers}, m)
+            taus.append(tau(human, run_means(answers, m)))
+        return float(np.mean(taus))
+
+    def score(mask, feats):
+        return (inner_tau(mask, feats, None) + inner_tau(mask, feats, run_half[mask])) / 2
+
+    p_any, p_full = np.zeros(len(y)), np.zeros(len(y))
+    s_any, s_full = np.zeros(len(y)), np.zeros(len(y))
+    dropped = {}
+    for t in sorted(set(topics.tolist())):
+        inner = topics != t
+        feats = F.FEATURES
+        best = score(inner, feats)
+        while len(feats) > 1:
+            value, worst = max((score(inner, tuple(g for g in feats if g != f)), f) for f in feats)
+            if value <= best + 0.005:
+                break
+            feats, best = tuple(g for g in feats if g != worst), value
+        dropped[t] = [f for f in F.FEATURES if f not in feats]
+        test = topics == t
+        m = fit(x[inner], y[inner], feats)
+        p_any[test], p_full[test] = m.probabilities(x[test])
+        for g in (0, 1):
+            te, tr = test & (run_half == g), inner & (run_half != g)
+            m = fit(x[tr], y[tr], feats)
+            s_any[te], s_full[te] = m.probabilities(x[te])
+    print("nested backward selection, dropped per fold: " + "; ".join(f"{t} {d or '-'}" for t, d in dropped.items()))
+    return p_any, p_full, s_any, s_full
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -90,6 +302,8 @@ def main() -> None:
     )
     ap.add_argument("--write-model", type=Path, help="fit on every topic and write the model file here")
     ap.add_argument("--no-cli", action="store_true", help="skip NUGGET_F1 (it runs the CLI)")
+    ap.add_argument("--no-ablation", action="store_true", help="skip the ablation and the candidate features")
+    ap.add_argument("--nested", action="store_true", help="also nested backward feature selection (minutes)")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
     bank = read_nuggets(d / "nuggets.jsonl")
@@ -99,13 +313,16 @@ def main() -> None:
     started = time.perf_counter()
     encoder = F.Encoder()
     rows, keys = [], []  # keys: (run, topic, nugget index, level, vital)
+    texts: dict = {"banks": {}, "answers": {}}
     for qid, b in sorted(bank.banks.items()):
         judged = sorted(
             (run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels
         )
         x, _ = topic_features(encoder, b, [t for _, t in judged])
         rows.append(x)
-        for run, _ in judged:
+        texts["banks"][qid] = [n.text for n in b.nuggets] + [b.query]
+        for run, text in judged:
+            texts["answers"][(run, qid)] = text
             for i, n in enumerate(b.nuggets):
                 keys.append((run, qid, i, labels[(run, qid)].levels[i], n.vital))
     x = np.vstack(rows)
@@ -122,24 +339,24 @@ def main() -> None:
     teams = sorted({r.split(".")[0] for r in run_ids})
     half = {t: i % 2 for i, t in enumerate(teams)}
     run_half = np.array([half[r.split(".")[0]] for r in run_ids])
-
-    def cross_validated(shift: bool):
-        return cross_validate(x, y, topics, run_half if shift else None)
+    answer_keys = sorted(set(zip(run_ids.tolist(), topics.tolist())))
+    where = defaultdict(list)
+    for k, key in enumerate(zip(run_ids.tolist(), topics.tolist())):
+        where[key].append(k)
+    where = {key: np.array(v) for key, v in where.items()}
 
     def per_answer(p_any, p_full):
-        out = {}
-        for key in sorted(set(zip(run_ids, topics))):
-            sel = (run_ids == key[0]) & (topics == key[1])
-            out[key] = measures(p_full[sel], p_any[sel], vital[sel])
-        return out
+        return {key: measures(p_full[where[key]], p_any[where[key]], vital[where[key]]) for key in answer_keys}
+
+    human_runs = {m: run_means({k: {m: truth[k]["HUMAN_" + m]} for k in answer_keys}, m) for m in NUGGET_MEASURES}
+
+    def taus(per, runs=None):
+        return {m: tau(human_runs[m], run_means(per, m), runs) for m in NUGGET_MEASURES}
 
     def report(name, per):
-        taus = {
-            m: tau(run_means({k: {m: truth[k]["HUMAN_" + m]} for k in per}, m), run_means(per, m))
-            for m in NUGGET_MEASURES
-        }
-        print(f"{name:<42}" + "  ".join(f"{m} {taus[m]:.3f}" for m in NUGGET_MEASURES))
-        return taus
+        t = taus(per)
+        print(f"{name:<46}" + "  ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES))
+        return t
 
     if args.write_model:
         cv_info = {"topics": len(set(topics)), "pairs": int(len(y))}
@@ -152,14 +369,15 @@ def main() -> None:
         model.write(args.write_model)
         print(f"wrote {args.write_model}")
     print("run Kendall tau against the assessors (45 runs, 8 topics):")
-    cv_any, cv_full, cv_status = cross_validated(False)
+    cv_any, cv_full, cv_status = cross_validate(x, y, topics)
     cv = per_answer(cv_any, cv_full)
     report("nugget model, cross-validated by topic", cv)
     shipped = load_model()
     a, f = shipped.probabilities(x)
     report("nugget model as shipped (in-sample)", per_answer(a, f))
-    sh_any, sh_full, _ = cross_validated(True)
-    report("shift: topic and half the teams unseen", per_answer(sh_any, sh_full))
+    sh_any, sh_full, _ = cross_validate(x, y, topics, run_half)
+    shift = per_answer(sh_any, sh_full)
+    report("shift: topic and half the teams unseen", shift)
     rng = np.random.default_rng(0)  # the control: as much training data, runs dealt at random
     dealt = {r: int(rng.integers(2)) for r in sorted(set(run_ids.tolist()))}
     ctl_any, ctl_full, _ = cross_validate(x, y, topics, np.array([dealt[r] for r in run_ids]))
@@ -171,17 +389,39 @@ def main() -> None:
     check = all(abs(human[k][m] - truth[k]["HUMAN_" + m]) < 1e-4 for k in human for m in NUGGET_MEASURES)
     print(f"(the assessors' levels give truth.eval.txt's HUMAN_* per answer: {check})")
 
-    conf = np.zeros((3, 3))
-    np.add.at(conf, (y, cv_status), 1)
-    s = matrix_scores(conf)
+    print("before / after issue 41 (cross-validated by topic | shift):")
+    b_any, b_full, b_status = cross_validate(x, y, topics, fitter=two_regressions)
+    bs_any, bs_full, _ = cross_validate(x, y, topics, run_half, fitter=two_regressions)
+    both("before: two independent regressions", taus(per_answer(b_any, b_full)), taus(per_answer(bs_any, bs_full)))
+    both("after: one ordinal regression (shipped)", taus(cv), taus(shift))
     print(
-        f"assignments, cross-validated: exact agreement {s['accuracy']:.3f}, kappa {s['kappa']:.3f}, "
-        f"judged support {np.mean(cv_status == 2):.3f} / partial {np.mean(cv_status == 1):.3f}"
+        f"  mean P(any) left out by topic: before {b_any.mean():.3f}, after {cv_any.mean():.3f} "
+        f"(assessors {np.mean(y >= 1):.3f}); P(full) before {b_full.mean():.3f}, after {cv_full.mean():.3f} "
+        f"(assessors {np.mean(y == 2):.3f})"
     )
-    conf_p = np.zeros((3, 3))
-    np.add.at(conf_p, (y, plain), 1)
-    sp = matrix_scores(conf_p)
-    print(f"assignments, plain matcher: exact agreement {sp['accuracy']:.3f}, kappa {sp['kappa']:.3f}")
+    hard = per_answer((cv_status >= 1).astype(float), (cv_status == 2).astype(float))
+    t = taus(hard)
+    print(
+        "  measures from the hard statuses, not expected values: "
+        + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
+    )
+
+    for name, status in (("before", b_status), ("after", cv_status), ("plain matcher", plain)):
+        conf = np.zeros((3, 3))
+        np.add.at(conf, (y, status), 1)
+        s = matrix_scores(conf)
+        print(
+            f"assignments, {name}: exact agreement {s['accuracy']:.3f}, kappa {s['kappa']:.3f}, "
+            f"judged support {np.mean(status == 2):.3f} / partial {np.mean(status == 1):.3f}"
+        )
+
+    errors(truth, cv, shift, answer_keys, human_runs, taus, half, texts["answers"])
+
+    if not args.no_ablation:
+        ablation(x, y, topics, run_half, keys, texts, per_answer, taus)
+    if args.nested:
+        n_any, n_full, ns_any, ns_full = nested_selection(x, y, topics, run_half, run_ids, vital, truth)
+        both("nested selection (not shipped)", taus(per_answer(n_any, n_full)), taus(per_answer(ns_any, ns_full)))
 
     if not args.no_cli:
         wp = citation_precision(d)
