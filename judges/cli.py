@@ -225,6 +225,15 @@ def main(
             "ways is an error."
         ),
     ),
+    refit_support: bool = typer.Option(
+        True,
+        "--refit-support/--no-refit-support",
+        help=(
+            "With --labels: re-fit the support model's class prior (its two intercepts) on the labelled "
+            "citations, so that this track's stricter or looser assessors move the other citations too "
+            "(one more pass without the LLM; the summary and config.yml say on how many labels)."
+        ),
+    ),
     allow_missing_text: bool = typer.Option(
         False,
         "--allow-missing-text",
