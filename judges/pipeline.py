@@ -350,8 +350,8 @@ class _Session:
         from judges.meta.labels import citation_probabilities
         from judges.support.model import load_model
 
-        first = self.first_pass
-        if first is None:
+        first = self.first_pass  # by topic shards: empty when they left the judging to the merge
+        if first is None or not sum(p.assessments.num_rows for p in first):
             first = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True)
         else:
             self.progress(scan.citations)

@@ -33,7 +33,7 @@ class Inputs:
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
     judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
-    refit_support: bool = True  # --labels re-fit the support model's intercepts to this track (--no-refit-support)
+    refit_support: bool = False  # --labels re-fit the support model's intercepts to this track (--refit-support)
 
     def __post_init__(self):
         labels = self.labels

@@ -127,7 +127,7 @@ def _status_rows(summary) -> list[tuple[str, str]]:
                 )
                 what = (
                     f"re-fitted on {refit['labels']} labels: intercepts of P(full) {shifts[0]:+.3f}, "
-                    f"P(any) {shifts[1]:+.3f} (--no-refit-support: off)"
+                    f"P(any) {shifts[1]:+.3f} (--refit-support)"
                 )
             else:
                 what = f"not re-fitted: {refit['why']} ({refit['labels']})"

@@ -1,7 +1,7 @@
-"""Fit to the track at hand (issue 39, item 3): with --labels the support model's intercepts are
-re-fitted on the labelled citations, so stricter assessors move the citations not labelled too;
---no-refit-support judges as before. One pair of CLI runs (re-fit and not) on rag24-mini, with 60
-of its labels made stricter (every label not supported), is checked by every test here."""
+"""Fit to the track at hand (issue 39, item 3): with --labels --refit-support the support model's
+intercepts are re-fitted on the labelled citations, so stricter assessors move the citations not labelled
+too; without it the session judges as before. One pair of CLI runs (re-fit and not) on rag24-mini,
+with 60 of its labels made stricter (every label not supported), is checked by the tests here."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def runs(tmp_path_factory):
     labels = out / "strict.jsonl"
     labels.write_text("".join(json.dumps({**o, "label": "not_supported"}) + "\n" for o in lines), encoding="utf-8")
     done = {}
-    for name, extra in (("refit", ()), ("asis", ("--no-refit-support",))):
+    for name, extra in (("refit", ("--refit-support",)), ("asis", ())):
         result = run_cli(*ARGS, "--out-dir", out / name, "--name", "m", "--labels", labels, *extra)
         assert result.returncode == 0, result.stderr
         config = yaml.safe_load((out / name / "m.config.yml").read_text(encoding="utf-8"))
@@ -54,7 +54,7 @@ def test_the_summary_and_config_say_it_was_refitted_and_on_how_many_labels(runs)
     before, after = refit["p_full_intercept"]
     assert after < before  # every label not supported: a stricter track
     assert refit["p_any_intercept"][1] < refit["p_any_intercept"][0]
-    assert "re-fitted on 60 labels" in stdout and "--no-refit-support: off" in stdout
+    assert "re-fitted on 60 labels" in stdout and "(--refit-support)" in stdout
     stdout, config, _, _ = runs["asis"]
     assert "support_refit" not in config["labels"] and "re-fitted" not in stdout
 
@@ -101,3 +101,11 @@ def test_the_shift_follows_the_labels_the_prior_and_the_draw_weights(runs):
     even = recalibrated(model, x, half, prior=1.0)
     weighted = recalibrated(model, x, half, np.r_[np.full(100, 4.0), np.ones(100)], prior=1.0)
     assert weighted.full_intercept < even.full_intercept  # the unsupported labels drawn 4x rarer weigh 4x
+
+
+def test_refit_is_refused_with_shards(tmp_path):
+    result = run_cli(*ARGS, "--out-dir", tmp_path / "o", "--name", "m", "--refit-support", "--shard", "1/2")
+    assert result.returncode == 2 and not (tmp_path / "o").exists()
+    assert result.stderr.strip().splitlines() == [
+        "error: --refit-support: not with --shard or --dask: a shard sees only its own topics' labels"
+    ]
