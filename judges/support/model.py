@@ -15,6 +15,10 @@ maximum likelihood by Newton's method in float64 from zero, with a fixed number 
 checked for convergence: no randomness, so the same labels and features give the same file,
 byte for byte (numbers are written rounded to 8 significant digits).
 
+:func:`recalibrated` re-fits only the two intercepts (the class prior) to one track's labels,
+under a normal prior on the shift (``--labels --refit-support``;
+:func:`judges.meta.calibrate.refit_to_labels`).
+
 A status's *expected error* (:func:`expected_error`) is how far, on average, the weight it gives
 a citation on the leaderboard (supported 1, partial 0.5, unsupported 0) lies from the weight of
 the level people would give, if the model's probabilities are right: with ``m = (P(any) +
