@@ -225,6 +225,16 @@ def main(
             "ways is an error."
         ),
     ),
+    refit_support: bool = typer.Option(
+        False,
+        "--refit-support",
+        help=(
+            "With --labels: re-fit the support model's class prior (its two intercepts) on the labelled "
+            "citations, so that this track's stricter or looser assessors move the other citations too "
+            "(one more pass without the LLM; the summary and config.yml say on how many labels). Not with "
+            "--shard or --dask."
+        ),
+    ),
     allow_missing_text: bool = typer.Option(
         False,
         "--allow-missing-text",
@@ -389,6 +399,9 @@ def _request(
             raise InputError("--workers", None, None, f"{workers}: a shard is one process (use more shards)")
     if dask is not None and shard is not None:
         raise InputError("--dask", None, None, "give either --dask or --shard, not both (--dask runs every shard)")
+    if inputs.get("refit_support") and (shard is not None or dask is not None):
+        why = "not with --shard or --dask: a shard sees only its own topics' labels"
+        raise InputError("--refit-support", None, None, why)
     if dask_shards is not None and dask is None:
         raise InputError("--dask-shards", None, None, "only with --dask")
     if strict_llm and use_degenerate_llm:

@@ -95,7 +95,7 @@ class Judge:
         self.corpus: dict[str, Document] = {}
         self.grounder = Grounder(self.wf.grounding)
         self.lexicon = Lexicon()
-        self.support_judge = get_judge(self.wf.support, settings.workflow_path)
+        self.support_judge = get_judge(self.wf.support, settings.workflow_path, settings.support_model)
         self.attester: Optional["Attester"] = None  # set by judge_part when the workflow attests
         self.labels: dict[tuple, str] = {}  # assessors' levels, final: (run, topic, sentence index, doc id) -> status
         self.log_ends: Optional[dict[tuple[str, int], int]] = None  # (path, offset) -> log bytes after its events

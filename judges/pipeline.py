@@ -314,11 +314,12 @@ class _Session:
     def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog) -> list[Part]:
         attest = self.settings.workflow.attest
         planning = attest.mode == "uncertain" and attest.band is None
-        self.progress(0, total=scan.citations * (2 if planning else 1))
+        refit = self.refit_wanted()
+        self.progress(0, total=scan.citations * (1 + planning + refit))
         self.summary.processes = self.processes(scan.citations)
         plan = None
+        first = self.refit_support(scan, corpus, topics) if refit else self.first_pass
         if planning:
-            first = self.first_pass
             if first is None:
                 first = self.judge_pass(
                     self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True
@@ -332,6 +333,40 @@ class _Session:
         if guard:
             parts = self.unless_degenerate(parts, first if planning else None, scan, corpus, topics)
         return parts
+
+    def refit_wanted(self) -> bool:
+        """Whether ``--labels`` re-fit the support model to this track (:meth:`refit_support`)."""
+        support = self.settings.workflow.support
+        return bool(self.labels) and self.inputs.refit_support and is_probabilistic(support.judge)
+
+    def refit_support(self, scan: Scan, corpus: dict, topics: dict) -> Optional[list[Part]]:
+        """Fit to the track at hand (:func:`judges.meta.calibrate.refit_to_labels`): the session
+        judged without the LLM (or the first pass given), the support model's intercepts re-fitted
+        on its labelled citations, and the session judged from then on with that model. Returns the
+        pass without the LLM when it still holds (the model left as it was), else None."""
+        from dataclasses import replace
+
+        from judges.meta.calibrate import refit_to_labels
+        from judges.meta.labels import citation_probabilities
+        from judges.support.model import load_model
+
+        first = self.first_pass  # by topic shards: empty when they left the judging to the merge
+        if first is None or not sum(p.assessments.num_rows for p in first):
+            first = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True)
+        else:
+            self.progress(scan.citations)
+        probabilities: dict[tuple, float] = {}
+        for labels in self.label_files.files if self.label_files is not None else ():
+            for key, p in citation_probabilities(labels).items():  # a citation's label is its first file's
+                probabilities.setdefault(key, p)
+        model = load_model(self.settings.workflow.support.model, self.settings.workflow_path)
+        table = pa.concat_tables([p.assessments for p in first])
+        refit, record = refit_to_labels(table, model, probabilities)
+        self.summary.labels["support_refit"] = record
+        if refit is None:
+            return first
+        self.settings = replace(self.settings, support_model=refit)
+        return None
 
     def unless_degenerate(self, parts, first, scan, corpus, topics) -> list[Part]:
         """``parts``, or when the LLM's answers look degenerate (:mod:`judges.attest.degenerate`) the

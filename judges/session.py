@@ -7,10 +7,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
+
+if TYPE_CHECKING:
+    from judges.support.model import SupportModel
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,7 @@ class Inputs:
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
     judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
+    refit_support: bool = False  # --labels re-fit the support model's intercepts to this track (--refit-support)
 
     def __post_init__(self):
         labels = self.labels
@@ -68,6 +72,7 @@ class Settings:
     llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
     cache_dir: Path = Path(".")  # the attestation answer cache
     ask: Optional[Callable] = None  # who answers uncached questions (judges.attest.client.Asker; None: the llm, online)
+    support_model: Optional["SupportModel"] = None  # the workflow's model re-fitted on this track's --labels
 
     def without_llm(self) -> "Settings":
         """The same judgments, no LLM asked (the first pass before a plan)."""

@@ -118,6 +118,20 @@ def _status_rows(summary) -> list[tuple[str, str]]:
         for f in summary.labels.get("files", ()):  # where they came from (a citation in two files counts once)
             pending = f", {f['not_labelled']} lines not labelled yet" if f["not_labelled"] else ""
             rows.append(("    from", f"{f['path']}: {f['labels']} labels{pending}"))
+        refit = summary.labels.get("support_refit")
+        if refit:  # fit to the track at hand (judges.meta.calibrate.refit_to_labels)
+            if refit["done"]:
+                shifts = (
+                    refit["p_full_intercept"][1] - refit["p_full_intercept"][0],
+                    refit["p_any_intercept"][1] - refit["p_any_intercept"][0],
+                )
+                what = (
+                    f"re-fitted on {refit['labels']} labels: intercepts of P(full) {shifts[0]:+.3f}, "
+                    f"P(any) {shifts[1]:+.3f} (--refit-support)"
+                )
+            else:
+                what = f"not re-fitted: {refit['why']} ({refit['labels']})"
+            rows.append(("    support model", what))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows

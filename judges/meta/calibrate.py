@@ -23,6 +23,12 @@ misses (:func:`spreads`, :func:`judges.intervals.fit_spreads`): one shared by a 
 citations, one by a run's, fitted to the cross-validated residuals; the leaderboard's intervals
 use them.
 
+*Fit to the track at hand* (:func:`refit_to_labels`): when a session brings this track's labels
+(``--labels``), the support model's two intercepts (its class prior) are re-fitted on the labelled
+citations (:func:`judges.support.model.recalibrated`), so that stricter or looser assessors than
+rag24-support's move the statuses of the citations not labelled; ``bench/support_calibration.py``
+measures it.
+
 Cross-validation (:func:`cross_validate`): topics are split into folds (one topic per fold for
 up to 20 topics, else 10 folds dealt round-robin in sorted topic order); each fold is scored by
 a model fitted on the other folds only, so no topic is both trained on and scored.
@@ -42,7 +48,7 @@ from judges.meta.labels import Labels
 from judges.measures import expected_weight
 from judges.vocabulary import LABEL_LEVEL as LEVEL, STATUS_GRADE
 from judges.vocabulary import FEATURES
-from judges.support.model import SupportModel, fit, levels
+from judges.support.model import RECALIBRATION_PRIOR, SupportModel, fit, levels, recalibrated
 
 STATUS_LEVEL = STATUS_GRADE  # a status's support level (0/1/2) is its qrels grade
 FEATURE_COLUMNS = [f"f_{name}" for name in FEATURES]
@@ -201,3 +207,36 @@ def spreads(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray) -> dict:
         ),
         "method": "restricted maximum likelihood, grid step 0.0025; bias recorded, not applied",
     }
+
+
+MIN_REFIT_LABELS = 10  # fewer labelled citations with support features: the model is left as it is
+
+
+def refit_to_labels(
+    table, model: SupportModel, probabilities: Optional[dict] = None
+) -> tuple[Optional[SupportModel], dict]:
+    """``model`` re-fitted on the labelled citations of a judged session (``table``: its
+    assessments, a pyarrow table, judged with ``--labels``: ``human_label`` set where labelled),
+    and what was done (for the summary and ``config.yml``). Only citations with the model's
+    features count (a resolved document in the sentence's script); a document cited twice by one
+    sentence counts once. ``probabilities``: the probability a plan drew each label with (keys
+    run, topic, sentence index, doc id): a label weighs its inverse, so the labels a plan chose
+    for their uncertainty stand for the session as drawn at random would. ``(None, record)`` when
+    fewer than :data:`MIN_REFIT_LABELS` labels count."""
+    keys = ["run_id", "topic_id", "sentence_index", "doc_id"]
+    cols = [f"f_{f}" for f in model.features]
+    t = table.select(keys + ["human_label"] + cols).to_pandas()
+    t = t[t["human_label"].notna() & t[cols].notna().all(axis=1)].drop_duplicates(keys)
+    record: dict = {"labels": int(len(t)), "prior_labels": RECALIBRATION_PRIOR}
+    if len(t) < MIN_REFIT_LABELS:
+        record["done"] = False
+        record["why"] = f"fewer than {MIN_REFIT_LABELS} labelled citations with support features"
+        return None, record
+    probabilities = probabilities or {}
+    weights = np.array([1.0 / probabilities.get((r, tp, int(i), d), 1.0) for r, tp, i, d in zip(*(t[k] for k in keys))])
+    y = t["human_label"].map(STATUS_LEVEL).to_numpy(dtype=np.int64)
+    refit = recalibrated(model, t[cols].to_numpy(dtype=np.float64), y, weights)
+    record["done"] = True
+    record["p_any_intercept"] = [model.any_intercept, refit.any_intercept]
+    record["p_full_intercept"] = [model.full_intercept, refit.full_intercept]
+    return refit, record

@@ -46,7 +46,9 @@ class SupportJudge:
     install_hint: str = ""
     probabilistic: bool = False  # gives P(any), P(full) and expected errors (attest.mode uncertain needs them)
 
-    def __init__(self, settings: SupportSettings, workflow_path: Optional[Path] = None):
+    def __init__(
+        self, settings: SupportSettings, workflow_path: Optional[Path] = None, model: Optional[SupportModel] = None
+    ):
         self.s = settings
 
     def is_available(self) -> bool:
@@ -83,9 +85,11 @@ class ModelJudge(SupportJudge):
     name = "model"
     probabilistic = True
 
-    def __init__(self, settings: SupportSettings, workflow_path: Optional[Path] = None):
+    def __init__(
+        self, settings: SupportSettings, workflow_path: Optional[Path] = None, model: Optional[SupportModel] = None
+    ):
         super().__init__(settings, workflow_path)
-        self.model: SupportModel = load_model(settings.model, workflow_path)
+        self.model: SupportModel = model if model is not None else load_model(settings.model, workflow_path)
         self._cols = columns(self.model.features)
         self.p_supported = settings.p_supported if settings.p_supported is not None else self.model.p_supported
         self.p_partial = settings.p_partial if settings.p_partial is not None else self.model.p_partial
@@ -111,13 +115,16 @@ def is_probabilistic(name: str) -> bool:
     return _REGISTRY[name].probabilistic
 
 
-def get_judge(settings: SupportSettings, workflow_path: Optional[Path] = None) -> SupportJudge:
-    """The support judge the workflow names (``support.judge``)."""
+def get_judge(
+    settings: SupportSettings, workflow_path: Optional[Path] = None, model: Optional[SupportModel] = None
+) -> SupportJudge:
+    """The support judge the workflow names (``support.judge``); ``model``: the support model to
+    use instead of the workflow's (re-fitted on this track's labels, ``--labels``)."""
     try:
         cls = _REGISTRY[settings.judge]
     except KeyError:
         raise ValueError(f"unknown support judge {settings.judge!r}; known: {', '.join(JUDGES)}") from None
-    judge = cls(settings, workflow_path)
+    judge = cls(settings, workflow_path, model)
     if not judge.is_available():
         raise RuntimeError(f"support judge {settings.judge!r} is not available here: {judge.install_hint}")
     return judge

@@ -15,6 +15,10 @@ maximum likelihood by Newton's method in float64 from zero, with a fixed number 
 checked for convergence: no randomness, so the same labels and features give the same file,
 byte for byte (numbers are written rounded to 8 significant digits).
 
+:func:`recalibrated` re-fits only the two intercepts (the class prior) to one track's labels,
+under a normal prior on the shift (``--labels --refit-support``;
+:func:`judges.meta.calibrate.refit_to_labels`).
+
 A status's *expected error* (:func:`expected_error`) is how far, on average, the weight it gives
 a citation on the leaderboard (supported 1, partial 0.5, unsupported 0) lies from the weight of
 the level people would give, if the model's probabilities are right: with ``m = (P(any) +
@@ -272,6 +276,56 @@ def fit(
     model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
     model.error_quantiles = error_quantiles(*(unseen or (p_any, p_full)), model.p_supported, model.p_partial)
     return SupportModel.from_dict(model.to_dict())
+
+
+RECALIBRATION_PRIOR = 20.0  # the prior's weight on each intercept's shift, in labels (bench/support_calibration.py)
+
+
+def logits(model: SupportModel, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two regressions' logits (before ``P(full)`` is capped by ``P(any)``) for the rows of ``x``."""
+    z = (np.asarray(x, dtype=np.float64) - model.mean) / model.scale
+    return model.any_intercept + z @ model.any_coef, model.full_intercept + z @ model.full_coef
+
+
+def intercept_shift(logit: np.ndarray, y: np.ndarray, weights: np.ndarray, prior: float) -> float:
+    """The shift ``d`` of a logistic regression's intercept that maximises the weighted
+    log-likelihood of the 0/1 labels ``y`` at logits ``logit + d`` minus ``prior x d^2 / 2``
+    (a normal prior on the shift, worth about ``prior`` labels), the coefficients unchanged."""
+    d = 0.0
+    for _ in range(NEWTON_STEPS):
+        p = sigmoid(logit + d)
+        grad = float(np.sum(weights * (p - y))) + prior * d
+        hess = float(np.sum(weights * p * (1 - p))) + prior + 1e-9
+        step = grad / hess
+        d -= step
+        if abs(step) < 1e-10:
+            break
+    return d
+
+
+def recalibrated(
+    model: SupportModel,
+    x: np.ndarray,
+    labels: np.ndarray,
+    weights: Optional[np.ndarray] = None,
+    prior: float = RECALIBRATION_PRIOR,
+) -> SupportModel:
+    """``model`` fitted to one track's labels (``labels`` 0/1/2 of the citations whose features
+    are the rows of ``x``, columns ``model.features``): each regression's intercept shifted by
+    :func:`intercept_shift` (the class prior of the track at hand: stricter or looser assessors),
+    the coefficients, thresholds and everything else as they were. ``weights``: each label's
+    weight (the inverse of the probability it was drawn with, when drawn by a plan), rescaled to
+    sum to the number of labels; ``prior``: how many labels the model's own intercepts are worth."""
+    labels = np.asarray(labels)
+    w = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = w * (len(labels) / w.sum()) if len(labels) and w.sum() > 0 else w
+    any_logit, full_logit = logits(model, x)
+    d_any = intercept_shift(any_logit, (labels >= 1).astype(np.float64), w, prior)
+    d_full = intercept_shift(full_logit, (labels == 2).astype(np.float64), w, prior)
+    data = model.to_dict()
+    data["p_any"]["intercept"] = _sig(model.any_intercept + d_any)
+    data["p_full"]["intercept"] = _sig(model.full_intercept + d_full)
+    return SupportModel.from_dict(data, model.source)
 
 
 def error_quantiles(p_any: np.ndarray, p_full: np.ndarray, p_supported: float, p_partial: float) -> np.ndarray:
