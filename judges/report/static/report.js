@@ -229,10 +229,13 @@ CJ.nuggets = function () {
     });
     list.appendChild(ol);
   });
-  var m = /[#&]n=(\d+)/.exec(location.hash);
-  if (m && byIndex[m[1]]) {
-    document.getElementById('nuggets').scrollIntoView(); CJ.showNugget(P, byIndex[m[1]][0], byIndex[m[1]][1]);
+  function opened() {  // a link to one nugget (#n=I), on load or within the page
+    var m = /[#&]n=(\d+)/.exec(location.hash);
+    if (m && byIndex[m[1]]) {
+      document.getElementById('nuggets').scrollIntoView(); CJ.showNugget(P, byIndex[m[1]][0], byIndex[m[1]][1]);
+    }
   }
+  opened(); window.addEventListener('hashchange', opened);
 };
 CJ.showNugget = function (P, n, li) {
   var panel = document.getElementById('nugget-panel'), k = CJ.NUGGET[n.assignment];
