@@ -46,16 +46,17 @@ def bank_of(nuggets: NuggetsLike) -> NuggetBank:
     """The bank of ``nuggets`` (see the module doc); a nugget it cannot take raises ValueError."""
     if isinstance(nuggets, NuggetBank):
         return nuggets
-    qid, query, items = "answer", "", nuggets
+    qid, query, items = "answer", "", nuggets  # type: tuple[str, object, object]
     if isinstance(nuggets, dict):
         qid, query, items = str(nuggets.get("qid", qid)), nuggets.get("query") or "", nuggets.get("nuggets")
-        if not isinstance(query, str):
-            raise ValueError("nuggets: query must be a string")
+    if not isinstance(query, str):
+        raise ValueError("nuggets: query must be a string")
     if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
         raise ValueError("nuggets: a list of nuggets (strings or {text, importance}) or a bank {query, nuggets}")
     out = []
     for i, n in enumerate(items):
-        text, importance = (n.text, n.importance) if isinstance(n, Nugget) else (n, None)
+        text: object = n.text if isinstance(n, Nugget) else n
+        importance = n.importance if isinstance(n, Nugget) else None
         if isinstance(n, dict):
             text, importance = n.get("text"), n.get("importance")
         if not isinstance(text, str):
