@@ -282,3 +282,22 @@ def test_the_readme_nugget_example_prints_what_it_shows(capsys):
     shown = section.split("```text\n")[1].split("```")[0]
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_a_nugget_only_report_draws_no_empty_citation_plots(tmp_path):
+    """``--judge nugget`` without documents: every citation is missing, so the index has neither
+    the probability histograms nor a P(above next) column (the pairs cover the citation measures);
+    the answers still show their nuggets."""
+    out = tmp_path / "out"
+    r = run_cli(
+        "--judge", "nugget", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
+        "--nuggets", MINI / "nuggets.jsonl", "--out-dir", out, "--name", "N", "--backend", "python",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    report = run_cli("report", out, "--resamples", "20")
+    assert report.returncode == 0, report.stderr
+    index = (out / "N.report" / "index.html").read_text(encoding="utf-8")
+    assert "Runs ranked by NUGGET_ALL" in index and "NUGGET_ALL per run and topic" in index
+    assert "Distribution of" not in index and "P(above next)" not in index and "pairs.tsv" not in index
+    pages = list((out / "N.report" / "runs").glob("r*/t*.html"))
+    assert len(pages) == 6 and all('id="nuggets"' in p.read_text(encoding="utf-8") for p in pages)

@@ -77,7 +77,7 @@ def board(
     a_low = a_high = next_p = None
     if has_intervals:
         a_low, a_high = of_intervals("low"), of_intervals("high")
-    if pairs is not None and len(pairs):
+    if pairs is not None and (pairs["measure"] == headline).any():  # (the pairs cover the citation measures)
         rows = pairs[["run_a", "run_b", "measure", "p_same_order"]].itertuples(index=False)
         p = {(a, b): q for a, b, m, q in rows if m == headline}
         p |= {(b, a): q for (a, b), q in p.items()}

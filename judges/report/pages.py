@@ -627,6 +627,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
         "name": t.name,
         "headline": b.headline,
         "intervals": intervals_legend(b, t.name),
+        "next_p": b.next_p is not None,
         "table": table,
         "judged": len(t.assessments),
         "statuses": [(counts[s], s) for s in STATUSES],
@@ -651,7 +652,9 @@ def plots(ctx: _Context) -> list[tuple[str, str]]:
     out = [("Status of the citations, per run", svg.status_bars(bars))]
     by_status = {s: df.loc[df["status"] == s] for s in svg.STATUSES}
     th = t.thresholds
-    if th.get("judge") == "model":
+    if ctx.nugget_counts and (df["status"] == "missing").all():
+        pass  # --judge nugget without documents: no citation judged, no distribution to draw
+    elif th.get("judge") == "model":
         for p, k, what in (("p_full", "p_supported", "supported"), ("p_any", "p_partial", "partial")):
             name = "P(full)" if p == "p_full" else "P(any)"
             values = {s: g[p].dropna().tolist() for s, g in by_status.items()}
