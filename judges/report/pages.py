@@ -509,10 +509,8 @@ def _status_counts(ctx: _Context, run: str, topic: str) -> list[Cell]:
 
 
 NUGGET_HEADS = [
-    Head(
-        "nuggets found", title="support or partial support: the nugget judgments of the answer (NAME.nuggets.parquet)"
-    ),
-    Head("nuggets missing"),
+    Head("nuggets found", title="the topic's nuggets the answer was judged to contain (support or partial support)"),
+    Head("nuggets missing", title="the topic's nuggets judged not in the answer (not_support)"),
 ]
 
 
