@@ -301,3 +301,34 @@ def test_a_nugget_only_report_draws_no_empty_citation_plots(tmp_path):
     assert "Distribution of" not in index and "P(above next)" not in index and "pairs.tsv" not in index
     pages = list((out / "N.report" / "runs").glob("r*/t*.html"))
     assert len(pages) == 6 and all('id="nuggets"' in p.read_text(encoding="utf-8") for p in pages)
+
+
+def test_the_assessors_assignments_show_where_they_differ(tmp_path, browser):
+    """Judged with NIST's assignments as labels (``--nuggets nugget_assignment.jsonl``): each
+    nugget whose assessors' assignment differs from the judge's is marked, and its panel says so."""
+    from selenium.webdriver.common.by import By
+
+    out = tmp_path / "out"
+    r = run_cli(
+        "--judge", "nugget", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
+        "--nuggets", MINI / "nugget_assignment.jsonl", "--out-dir", out, "--name", "N", "--backend", "python",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert run_cli("report", out, "--resamples", "0").returncode == 0
+    table = judges.read_nuggets(out, "N")
+    differ = table[table["human_assignment"] != table["assignment"]]
+    assert table["human_assignment"].notna().all() and 0 < len(differ) < len(table)
+    marked = 0
+    for data in sorted((out / "N.report" / "data").glob("r*/t*.js")):
+        d = _data(out / "N.report", f"{data.parent.name}/{data.name}")
+        browser.get((out / "N.report" / "runs" / data.parent.name / f"{data.stem}.html").as_uri())
+        shown = {li.get_attribute("id") for li in browser.find_elements(By.CSS_SELECTOR, "li.nugget")
+                 if li.find_elements(By.CSS_SELECTOR, ".disagree")}  # fmt: skip
+        rows = differ[(differ["run_id"] == d["run"]) & (differ["topic_id"] == d["topic"])]
+        assert shown == {f"n{i}" for i in rows["nugget_index"]}
+        marked += len(shown)
+        if len(rows):
+            browser.find_element(By.ID, f"n{rows['nugget_index'].iloc[0]}").click()
+            panel = browser.find_element(By.ID, "nugget-panel").text
+            assert f"assessors' assignment {rows['human_assignment'].iloc[0]} (disagrees)" in panel
+    assert marked == len(differ)

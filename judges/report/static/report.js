@@ -224,6 +224,8 @@ CJ.nuggets = function () {
       li.appendChild(CJ.el('span', {'class': 'badge b-' + k[0]}, k[1]));
       li.appendChild(CJ.el('span', {'class': n.vital ? 'vital' : 'okay'}, n.vital ? 'vital' : 'okay'));
       li.appendChild(document.createTextNode(n.text));
+      if (n.human && n.human !== n.assignment) li.appendChild(CJ.el('span', {'class': 'disagree',
+        title: "the assessors' assignment (the judge's --nuggets labels) differs"}, 'assessors: ' + CJ.NUGGET[n.human][1]));
       li.addEventListener('click', function () { CJ.showNugget(P, n, li); });
       ol.appendChild(li); byIndex[n.i] = [n, li];
     });
@@ -247,7 +249,7 @@ CJ.showNugget = function (P, n, li) {
   panel.appendChild(CJ.el('div', {'class': 'explanation', id: 'nugget-explanation'}, n.explanation));
   var t = CJ.el('table', {'class': 'kv'}), rows = [['P(support)', CJ.num(n.p[0])],
     ['P(partial support)', CJ.num(n.p[1])], ['P(not)', CJ.num(n.p[2])], ['importance', n.vital ? 'vital' : 'okay']];
-  if (n.human) rows.push(["assessors' assignment", n.human]);
+  if (n.human) rows.push(["assessors' assignment", n.human + (n.human !== n.assignment ? '  (disagrees)' : '')]);
   rows.forEach(function (r) {
     var tr = CJ.el('tr'); tr.appendChild(CJ.el('th', {'class': 'l'}, r[0])); tr.appendChild(CJ.el('td', {}, r[1]));
     t.appendChild(tr);
