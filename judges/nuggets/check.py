@@ -102,10 +102,11 @@ def bank_in_file(path: Path, topic: Optional[str] = None) -> NuggetBank:
 
 def table_rows(judgments: Sequence[NuggetJudgment], answer: str) -> list[tuple[str, ...]]:
     """The judgments as ``check-answer``'s table shows them: #, nugget, importance, status,
-    probabilities, the spans' offsets and text, the explanation."""
+    probabilities, the spans' offsets and text (a found nugget's), the explanation."""
     rows: list[tuple[str, ...]] = []
     for j in judgments:
-        spans = "; ".join(f"[{a}:{b}] {answer[a:b][:40]!r}" for a, b in j.spans)
+        found = j.assignment != "not_support"  # a missing nugget's closest words are no span that carries it
+        spans = "; ".join(f"[{a}:{b}] {answer[a:b][:40]!r}" for a, b in j.spans) if found else "-"
         probabilities = f"{j.p_support:.2f} / {j.p_partial:.2f} / {j.p_not:.2f}"
         rows.append((str(j.nugget_index), j.nugget, j.importance, j.assignment, probabilities, spans, j.explanation))
     return rows
