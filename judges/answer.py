@@ -118,6 +118,7 @@ class AnswerCheck:
     sentences: tuple[CheckedSentence, ...]
     measures: dict[str, float]  # the leaderboard's measures of this answer (discovery: SENTENCE_MEASURES)
     attestation: Optional[dict] = None  # attest=: the figures of judges.attest.cascade.summarize
+    nuggets: Optional[tuple] = None  # nuggets=: a judges.nuggets.judge.NuggetJudgment per nugget, the bank's order
 
     @property
     def groundedness(self) -> float:
@@ -152,6 +153,7 @@ def check_answer(
     workflow: Optional[Workflow] = None,
     attest: Union["Endpoint", Mapping[str, Any], None] = None,
     cache_dir: Union[str, Path, None] = None,
+    nuggets: Any = None,
 ) -> AnswerCheck:
     """Judge one answer against its sources (see the module doc).
 
@@ -162,6 +164,8 @@ def check_answer(
     cites (ids or indexes); given neither here nor in ``answer``, every source is tried.
     ``workflow``: the judge's settings (default: the defaults of ``workflows/citation.yml``).
     ``attest``: an LLM endpoint to attest with, ``cache_dir``: its answer cache (see the module doc).
+    ``nuggets``: a topic's nuggets, judged in the answer by the session's nugget judge
+    (:mod:`judges.nuggets.check`): ``nuggets`` gets the judgments, ``measures`` the NUGGET_* values.
     """
     docs = _documents(sources)
     spans = _sentences(answer)
@@ -189,7 +193,14 @@ def check_answer(
         found = _found(tried) if discover else tried
         reason = _not_found(tried) if discover and not found else ""
         out.append(CheckedSentence(i, text, start, end, tuple(found), reason))
-    return AnswerCheck(tuple(out), measures, attestation)
+    if nuggets is None:
+        return AnswerCheck(tuple(out), measures, attestation)
+    from judges.nuggets.answers import joined
+    from judges.nuggets.check import check_nuggets
+
+    text = answer if isinstance(answer, str) else joined(s.text for s in out)  # the spans' offsets are into it
+    found_nuggets = check_nuggets(text, nuggets, measures.get("WEIGHTED_PRECISION"))
+    return AnswerCheck(tuple(out), {**measures, **found_nuggets.measures}, attestation, found_nuggets.judgments)
 
 
 def _found(tried: list[CitedSource]) -> list[CitedSource]:

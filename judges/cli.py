@@ -718,6 +718,10 @@ def check_answer(
         help="Print the answer with markers naming each sentence's sources (judges.annotate) instead of the "
         "table; with --json, as its 'annotated' field.",
     ),
+    nuggets: Optional[Path] = typer.Option(
+        None, "--nuggets", help="A nugget file as the judge's --nuggets reads it: its nuggets judged in the answer."
+    ),
+    topic: Optional[str] = typer.Option(None, "--topic", help="The topic of --nuggets, when it holds several banks."),
 ) -> None:
     import dataclasses
     import json
@@ -730,6 +734,7 @@ def check_answer(
 
     arrow_without_pandas()  # one answer needs neither pandas nor scipy.linalg (bench/check_answer_cli.py)
     numba_without_scipy_blas()
+    from judges.nuggets.check import bank_in_file
 
     name = "<stdin>" if str(answer) == "-" else str(answer)
     try:
@@ -740,7 +745,8 @@ def check_answer(
             for line, doc in _sources_of(path):
                 docs.append(doc)
                 origins.append((path, line))
-        checked = judges.check_answer(given, docs)
+        bank = None if nuggets is None else bank_in_file(nuggets, topic)
+        checked = judges.check_answer(given, docs, nuggets=bank)
     except InputError as e:
         raise fail(e.render())
     except InputProblem as e:  # where it is: the answer's line, or the source's file and line
@@ -768,6 +774,24 @@ def check_answer(
         )
         span = f"{s.start}:{s.end}" if s.start >= 0 else "-"
         table.add_row(str(s.index), span, s.status, cited or s.reason or "-")
+    show(table)
+    if checked.nuggets is not None:
+        _show_nuggets(checked, given)
+
+
+def _show_nuggets(checked, given) -> None:
+    from rich.table import Table
+
+    from judges.nuggets.answers import joined
+    from judges.nuggets.check import table_rows
+
+    text = given if isinstance(given, str) else joined(s.text for s in checked.sentences)
+    values = " ".join(f"{m} {v:.3f}" for m, v in checked.measures.items() if m.startswith("NUGGET_"))
+    table = Table(title=f"{len(checked.nuggets)} nuggets; {values}")
+    for head in ("#", "nugget", "importance", "status", "P(support / partial / not)", "spans", "explanation"):
+        table.add_column(head)
+    for row in table_rows(checked.nuggets, text):
+        table.add_row(*row)
     show(table)
 
 

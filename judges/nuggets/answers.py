@@ -14,7 +14,12 @@ from judges.runscan import run_files
 
 
 def answer_text(report: Report) -> str:
-    return " ".join(t for t in (s.text.strip() for s in report.sentences) if t)
+    return joined(s.text for s in report.sentences)
+
+
+def joined(sentences: Iterable[str]) -> str:
+    """Sentences as one answer text: each stripped, the empty ones left out, joined by a space."""
+    return " ".join(t for t in (s.strip() for s in sentences) if t)
 
 
 def read_answers(responses: list[Path], topics: Optional[Iterable[str]] = None) -> dict[tuple[str, str], str]:

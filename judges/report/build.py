@@ -125,7 +125,7 @@ def gather(
         truth_df = read_any_leaderboard(truth)
     b = board(lb, truth_df, truth_measure, resamples=resamples, **_trust(out_dir, name))
     paths = (Path(truth), Path(out_dir) / f"{name}.leaderboard.parquet") if truth is not None else ()
-    tables = pages.Tables(name, df, lb, b, _answers(store, df))
+    tables = pages.Tables(name, df, lb, b, _answers(store, df), nuggets=_nuggets(out_dir, name))
     tables.against = against_truth(b, lb, truth_df, paths, warn) if truth_df is not None else None
     corpus_ids = set(df.loc[(df["doc_source"] == "corpus") & df["doc_id"].notna(), "doc_id"])
     tables.corpus = store.load_corpus(corpus_ids) if corpus_ids else {}
@@ -150,6 +150,15 @@ def _trust(out_dir: Path, name: str) -> dict:
 
             found[kind] = getattr(iv, f"read_{kind}")(out_dir, name)
     return found
+
+
+def _nuggets(out_dir: Path, name: str):
+    """``NAME.nuggets.parquet`` (``--judge nugget`` or ``argue``), None for an output set without nuggets."""
+    if not (Path(out_dir) / f"{name}.nuggets.parquet").is_file():
+        return None
+    from judges.nuggets.session import read_nuggets_table
+
+    return read_nuggets_table(out_dir, name)
 
 
 def _answers(store: DocumentStore, df) -> dict[tuple[str, str], pages.Answer]:

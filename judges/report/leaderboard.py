@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from judges.measures import MEASURE_NAMES, headline_of
+from judges.nuggets.measures import F1, NUGGET_MEASURES
 
 ALL = "all"
 
@@ -46,7 +47,8 @@ def board(
     intervals and the run pairs of :mod:`judges.intervals`; without the intervals, a bootstrap of
     ``resamples`` over each run's topics stands in for the interval with topic sampling)."""
     present = set(lb["measure"])
-    measures = [m for m in MEASURE_NAMES if m in present] + sorted(present - set(MEASURE_NAMES))
+    known = (*MEASURE_NAMES, *NUGGET_MEASURES, F1)  # the nugget measures beside the citations', in their order
+    measures = [m for m in known if m in present] + sorted(present - set(known))
     headline = headline_of(measures)
     measures = [headline] + [m for m in measures if m != headline]  # the ranking measure first
     value = lb[lb["topic_id"] == ALL].pivot(index="run_id", columns="measure", values="value").reindex(columns=measures)
@@ -75,7 +77,7 @@ def board(
     a_low = a_high = next_p = None
     if has_intervals:
         a_low, a_high = of_intervals("low"), of_intervals("high")
-    if pairs is not None and len(pairs):
+    if pairs is not None and (pairs["measure"] == headline).any():  # (the pairs cover the citation measures)
         rows = pairs[["run_a", "run_b", "measure", "p_same_order"]].itertuples(index=False)
         p = {(a, b): q for a, b, m, q in rows if m == headline}
         p |= {(b, a): q for (a, b), q in p.items()}

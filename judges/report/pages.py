@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from judges.formats.documents import locate
+from judges.nuggets.answers import joined
 from judges.records import Document
 from judges.report import svg
 from judges.report.leaderboard import Against, Board
@@ -114,6 +115,7 @@ class Tables:
     on_missing: str = "default"
     attest_mode: Optional[str] = None
     unavailable: list = field(default_factory=list)  # (option, path) of document inputs not found
+    nuggets: Optional[pd.DataFrame] = None  # NAME.nuggets.parquet (judges.read_nuggets), when the judge wrote it
 
 
 # -- what comes out --------------------------------------------------------------------------------
@@ -159,6 +161,7 @@ class AnswerPage:
     data: dict  # window.CJ_PAGE
     not_found: int  # cited documents the report has no text for
     from_run_files: bool  # False: rebuilt from the assessments (the run file was not found)
+    nuggets: Optional[Counter] = None  # the answer's nugget judgments per assignment (NIST's words)
 
 
 @dataclass
@@ -257,6 +260,11 @@ class _Context:
         self.run_rows: dict[str, list] = defaultdict(list)
         self.doc_scripts: dict[str, int] = {}
         self.not_found = self.cited = 0
+        self.nuggets: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        if t.nuggets is not None:
+            for r in t.nuggets.sort_values(["run_id", "topic_id", "nugget_index"]).to_dict("records"):
+                self.nuggets[(r["run_id"], r["topic_id"])].append(r)
+        self.nugget_counts: dict[tuple[str, str], Counter] = {}
 
     def answered(self) -> list[tuple[str, str]]:
         """The (run, topic) pairs that get a page: an answer in the run files with a leaderboard
@@ -310,9 +318,12 @@ class _Context:
         measures = headline_first(self.values.get((run, topic), {}), self.t.board.headline)
         data = {"run": run, "topic": topic, "title": title, "thresholds": self.t.thresholds, "sentences": rows}
         data["measures"] = dict(measures)
-        self.pages.append(
-            AnswerPage(run, topic, i, j, title, measures, data, not_found, (run, topic) in self.t.answers)
-        )
+        found = None
+        if (run, topic) in self.nuggets:
+            data.update(nugget_data(self.nuggets[(run, topic)], joined(text for _, text in answer.sentences)))
+            found = self.nugget_counts[(run, topic)] = Counter(n["assignment"] for n in data["nuggets"])
+        from_run_files = (run, topic) in self.t.answers
+        self.pages.append(AnswerPage(run, topic, i, j, title, measures, data, not_found, from_run_files, found))
 
     def citation(self, run: str, topic: str, index: int, c: dict, cites: list, answer: Answer, s_script: int) -> dict:
         """One citation as its page shows it; ``not_found``: 1 when its document should have text
@@ -373,6 +384,30 @@ class _Context:
             if NONE not in (s_script, d_script) and s_script != d_script:
                 return f"sentence in {script_name(s_script)} script, document in {script_name(d_script)}"
         return "sentence and document in different scripts"
+
+
+def nugget_data(rows: list[dict], text: str) -> dict:
+    """An answer's nugget judgments as its page shows them (``window.CJ_PAGE``'s ``nuggets``), and
+    the answer text their spans are offsets into (``nugget_text``; the session's, joined from the run
+    file's sentences). ``spans16``: the spans in UTF-16 offsets; empty when the text read now is
+    not the one judged (the run file changed), and ``span_text`` then says what was found."""
+    nuggets = []
+    for r in rows:
+        spans = [(int(s["char_start"]), int(s["char_end"])) for s in r["spans"]]
+        said = [str(x) for x in r["span_text"]]
+        same = [text[a:b] for a, b in spans] == said
+        n = {
+            "i": int(r["nugget_index"]),
+            "text": r["nugget"],
+            "vital": r["importance"] == "vital",
+            "assignment": r["assignment"],
+            "p": [clean(r["p_support"]), clean(r["p_partial"]), clean(r["p_not"])],
+            "spans16": [[u16(text, a), u16(text, b)] for a, b in spans] if same else [],
+            "explanation": r["explanation"],
+            "human": clean(r["human_assignment"]),
+        }
+        nuggets.append(n if same else {**n, "span_text": said})
+    return {"nugget_text": text, "nuggets": nuggets}
 
 
 def headline_first(values: dict, headline: str) -> list[tuple[str, float]]:
@@ -473,6 +508,28 @@ def _status_counts(ctx: _Context, run: str, topic: str) -> list[Cell]:
     return [count(c[s]) for s in STATUSES]
 
 
+NUGGET_HEADS = [
+    Head("nuggets found", title="the topic's nuggets the answer was judged to contain (support or partial support)"),
+    Head("nuggets missing", title="the topic's nuggets judged not in the answer (not_support)"),
+]
+
+
+def _nugget_counts(ctx: _Context, run: str, topic: str, up: str) -> list[Cell]:
+    """Found (support or partial) and missing nuggets of the answer, the first linked to its
+    nuggets; no cells for an output set without nugget judgments."""
+    if not ctx.nugget_counts:
+        return []
+    c = ctx.nugget_counts.get((run, topic))
+    if c is None:
+        return [Cell("—", ""), Cell("—", "")]
+    found, href = c["support"] + c["partial_support"], ctx.href(run, topic, up)
+    partial = (("", f"{c['partial_support']} partial"),) if c["partial_support"] else ()
+    return [
+        Cell(f"{found} of {sum(c.values())}", str(found), f"{href}#nuggets" if href else None, partial),
+        count(c["not_support"]),
+    ]
+
+
 def run_page(ctx: _Context, run: str) -> RunPage:
     b, i = ctx.t.board, ctx.run_ix[run]
     totals = Counter()
@@ -487,8 +544,10 @@ def run_page(ctx: _Context, run: str) -> RunPage:
             continue
         title = Cell(short(ctx.t.titles.get(x, ""), 70), cls="l")
         value = ci(ctx.values.get((run, x), {}).get(b.headline))
-        rows.append([ctx.topic_cell(run, x, x, "runs/"), title, value] + _status_counts(ctx, run, x))
+        cells = [ctx.topic_cell(run, x, x, "runs/"), title, value] + _status_counts(ctx, run, x)
+        rows.append(cells + _nugget_counts(ctx, run, x, "runs/"))
     head = [Head("topic", "l"), Head("title", "l"), measure_head(b.headline)] + [Head(s) for s in STATUSES]
+    head += NUGGET_HEADS if ctx.nugget_counts else []
     bars = svg.status_bars([(run, totals, None)])
     legend = intervals_legend(b, ctx.t.name)
     return RunPage(run, i, bars, measures, Table(head, rows), ctx.run_rows.get(run, []), legend)
@@ -501,8 +560,10 @@ def topic_page(ctx: _Context, topic: str) -> TopicPage:
         if (run, topic) not in ctx.values and (run, topic) not in ctx.written:
             continue
         value = ci(ctx.values.get((run, topic), {}).get(b.headline))
-        rows.append([ctx.topic_cell(run, topic, run, "../"), value] + _status_counts(ctx, run, topic))
+        cells = [ctx.topic_cell(run, topic, run, "../"), value] + _status_counts(ctx, run, topic)
+        rows.append(cells + _nugget_counts(ctx, run, topic, "../"))
     head = [Head("run", "l"), measure_head(b.headline)] + [Head(s) for s in STATUSES]
+    head += NUGGET_HEADS if ctx.nugget_counts else []
     return TopicPage(topic, j, ctx.t.titles.get(topic, ""), Table(head, rows))
 
 
@@ -564,6 +625,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
         "name": t.name,
         "headline": b.headline,
         "intervals": intervals_legend(b, t.name),
+        "next_p": b.next_p is not None,
         "table": table,
         "judged": len(t.assessments),
         "statuses": [(counts[s], s) for s in STATUSES],
@@ -588,7 +650,9 @@ def plots(ctx: _Context) -> list[tuple[str, str]]:
     out = [("Status of the citations, per run", svg.status_bars(bars))]
     by_status = {s: df.loc[df["status"] == s] for s in svg.STATUSES}
     th = t.thresholds
-    if th.get("judge") == "model":
+    if ctx.nugget_counts and (df["status"] == "missing").all():
+        pass  # --judge nugget without documents: no citation judged, no distribution to draw
+    elif th.get("judge") == "model":
         for p, k, what in (("p_full", "p_supported", "supported"), ("p_any", "p_partial", "partial")):
             name = "P(full)" if p == "p_full" else "P(any)"
             values = {s: g[p].dropna().tolist() for s, g in by_status.items()}

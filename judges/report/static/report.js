@@ -49,8 +49,9 @@ CJ.pass = function (c, on) {
   return !any;
 };
 // UTF-16 offsets (the data holds them as JavaScript counts characters). Every span of `spans` ([a, b], in
-// document order, disjoint) is marked, the best one (`best`) with the id `id`; with `ctx`, only `ctx` characters
-// around each span are shown (parts that meet are joined, the others cut with '…').
+// document order, disjoint) is marked, the best one (`best`) with the id `id` (no best: all alike, the first
+// with the id); with `ctx`, only `ctx` characters around each span are shown (parts that meet are joined, the
+// others cut with '…').
 CJ.marked = function (text, spans, best, ctx, id) {
   var box = CJ.el('div', {'class': 'doc'}), parts = [];
   spans.forEach(function (s) {
@@ -63,9 +64,9 @@ CJ.marked = function (text, spans, best, ctx, id) {
     var at = p[0];
     spans.forEach(function (s) {
       if (s[0] < p[0] || s[1] > p[1]) return;
-      var main = s[0] === best[0] && s[1] === best[1];
+      var main = !best || (s[0] === best[0] && s[1] === best[1]);
       var m = CJ.el('mark', {'class': main ? 'evidence' : 'evidence further'});
-      if (main && id) m.id = id;
+      if (main && id) { m.id = id; id = null; }
       box.appendChild(document.createTextNode(text.slice(at, s[0])));
       m.textContent = text.slice(s[0], s[1]); box.appendChild(m); at = s[1];
     });
@@ -201,6 +202,72 @@ CJ.page = function () {
   if (m && byKey[m[1]]) {
     var b = document.querySelector('button[data-key="' + m[1] + '"]'); CJ.show(P, byKey[m[1]], b);
   }
+};
+// The answer's nuggets (window.CJ_PAGE.nuggets, from NAME.nuggets.parquet): found (support, partial support)
+// and missing, each in the bank's order; a click (or a link #n=I) shows the answer with the spans that carry
+// it marked (UTF-16 offsets into CJ_PAGE.nugget_text), its probabilities and its explanation.
+CJ.NUGGET = {support: ['supported', 'support'], partial_support: ['partial', 'partial support'],
+  not_support: ['unsupported', 'not found']};
+CJ.nuggets = function () {
+  var P = window.CJ_PAGE, host = document.getElementById('nugget-app'), byIndex = {};
+  var lay = CJ.el('div', {'class': 'layout'}), list = CJ.el('div', {'class': 'answer', id: 'nugget-list'}),
+    panel = CJ.el('div', {'class': 'panel', id: 'nugget-panel'});
+  panel.appendChild(CJ.el('p', {'class': 'muted'}, 'Click a nugget to see where the answer states it.'));
+  lay.appendChild(list); lay.appendChild(panel); host.appendChild(lay);
+  [['found', function (n) { return n.assignment !== 'not_support'; }],
+    ['missing', function (n) { return n.assignment === 'not_support'; }]].forEach(function (g) {
+    var items = P.nuggets.filter(g[1]), ol = CJ.el('ol', {'class': 'nuggets', id: 'nuggets-' + g[0]});
+    list.appendChild(CJ.el('h3', {}, (g[0] === 'found' ? 'Found' : 'Missing') + ' (' + items.length + ')'));
+    items.forEach(function (n) {
+      var k = CJ.NUGGET[n.assignment],
+        li = CJ.el('li', {'class': 'nugget', id: 'n' + n.i, value: n.i + 1, title: n.explanation});
+      li.appendChild(CJ.el('span', {'class': 'badge b-' + k[0]}, k[1]));
+      li.appendChild(CJ.el('span', {'class': n.vital ? 'vital' : 'okay'}, n.vital ? 'vital' : 'okay'));
+      li.appendChild(document.createTextNode(n.text));
+      if (n.human && n.human !== n.assignment) li.appendChild(CJ.el('span', {'class': 'disagree',
+        title: "the assessors' assignment (the judge's --nuggets labels) differs"}, 'assessors: ' + CJ.NUGGET[n.human][1]));
+      li.addEventListener('click', function () { CJ.showNugget(P, n, li); });
+      ol.appendChild(li); byIndex[n.i] = [n, li];
+    });
+    list.appendChild(ol);
+  });
+  function opened() {  // a link to one nugget (#n=I), on load or within the page
+    var m = /[#&]n=(\d+)/.exec(location.hash);
+    if (m && byIndex[m[1]]) {
+      document.getElementById('nuggets').scrollIntoView(); CJ.showNugget(P, byIndex[m[1]][0], byIndex[m[1]][1]);
+    }
+  }
+  opened(); window.addEventListener('hashchange', opened);
+};
+CJ.showNugget = function (P, n, li) {
+  var panel = document.getElementById('nugget-panel'), k = CJ.NUGGET[n.assignment];
+  document.querySelectorAll('li.nugget.on').forEach(function (x) { x.classList.remove('on'); });
+  li.classList.add('on'); panel.textContent = '';
+  var h = CJ.el('h3'); h.appendChild(CJ.el('span', {'class': 'badge b-' + k[0]}, k[1]));
+  h.appendChild(document.createTextNode(' nugget ' + (n.i + 1) + ' (' + (n.vital ? 'vital' : 'okay') + '): ' + n.text));
+  panel.appendChild(h);
+  panel.appendChild(CJ.el('div', {'class': 'explanation', id: 'nugget-explanation'}, n.explanation));
+  var t = CJ.el('table', {'class': 'kv'}), rows = [['P(support)', CJ.num(n.p[0])],
+    ['P(partial support)', CJ.num(n.p[1])], ['P(not)', CJ.num(n.p[2])], ['importance', n.vital ? 'vital' : 'okay']];
+  if (n.human) rows.push(["assessors' assignment", n.human + (n.human !== n.assignment ? '  (disagrees)' : '')]);
+  rows.forEach(function (r) {
+    var tr = CJ.el('tr'); tr.appendChild(CJ.el('th', {'class': 'l'}, r[0])); tr.appendChild(CJ.el('td', {}, r[1]));
+    t.appendChild(tr);
+  });
+  panel.appendChild(t);
+  if (n.assignment === 'not_support') {
+    panel.appendChild(CJ.el('p', {'class': 'muted'}, 'Not found in the answer.'));
+  } else if (n.spans16.length) {
+    panel.appendChild(CJ.el('h4', {}, 'In the answer' + (n.spans16.length > 1 ? ' (' + n.spans16.length +
+      ' places)' : '')));
+    var box = CJ.marked(P.nugget_text, n.spans16, null, 0, 'nugget-mark'); box.id = 'nugget-answer';
+    panel.appendChild(box);
+  } else {
+    panel.appendChild(CJ.el('p', {'class': 'warning'}, 'The answer in the run files is not the text judged ' +
+      '(run files changed?); the places the judge found: ' + n.span_text.join(' … ')));
+  }
+  var mk = document.getElementById('nugget-mark'); if (mk) CJ.reveal(panel, h, mk);
+  history.replaceState(null, '', '#n=' + n.i);
 };
 CJ.run = function () {
   var R = window.CJ_RUN, host = document.getElementById('citations'), counts = {};
