@@ -19,6 +19,7 @@ from rich.table import Table
 
 from judges.console import fail, say, show, warn
 from judges.errors import InputError
+from judges.formats import outputset
 from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -486,8 +487,9 @@ def plan_assessments(
 
         if (budget is None) == (count is None):
             raise InputError("--budget", None, None, "give either --budget or --count")
-        if not (out_dir / f"{name}.assessments.parquet").is_file():
-            raise InputError(out_dir, None, "--name", f"no {name}.assessments.parquet here: judge first")
+        assessments = outputset.path(out_dir, name, "assessments_parquet")
+        if not assessments.is_file():
+            raise InputError(out_dir, None, "--name", f"no {assessments.name} here: judge first")
         earlier = earlier_rounds(out_dir, name)
         number, target = next_round(out_dir, name)
         target = output or target
