@@ -281,6 +281,7 @@ REGISTRY: dict[str, Measure] = {
 #: The citation judge's measures (:func:`evaluate` computes them), in leaderboard order.
 MEASURES: tuple[Measure, ...] = tuple(m for m in REGISTRY.values() if m.compute is not None)
 MEASURE_NAMES: tuple[str, ...] = tuple(m.name for m in MEASURES)
+_COMPUTE = {m.name: m.compute for m in REGISTRY.values() if m.compute is not None}
 HEADLINE = "WEIGHTED_PRECISION"  # the measure runs are ranked by (TREC 2024 RAG support precision)
 
 
@@ -291,7 +292,7 @@ def headline_of(measures: Sequence[str]) -> str:
 
 def evaluate(report: Sequence[SentenceResult]) -> dict[str, float]:
     """All measures of one report, in registry order."""
-    return {m.name: m.compute(report) for m in MEASURES}
+    return {name: compute(report) for name, compute in _COMPUTE.items()}
 
 
 def markdown_table() -> str:
