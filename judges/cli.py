@@ -233,16 +233,11 @@ def _request(o: JudgeOptions) -> _Request:
         wf = wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": o.attest.value})})
     if o.backend is not None:
         wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": o.backend.value})})
-    if o.use_env_llm and o.llm_config is not None:
-        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
-    llm = None
-    if (o.use_env_llm or o.llm_config is not None) and wf.attest.mode == "none":  # nothing will be asked
+    asked = wf.attest.mode != "none"
+    llm = _endpoint(o.use_env_llm, o.llm_config, read=asked)
+    if (o.use_env_llm or o.llm_config is not None) and not asked:
         given_by = "--use-env-llm" if o.use_env_llm else "--llm-config"
         warn(f"{given_by}: the workflow's attest.mode is none: no LLM is asked, and the endpoint is not read")
-    elif o.use_env_llm or o.llm_config is not None:
-        from judges.attest import endpoint
-
-        llm = endpoint.from_env() if o.use_env_llm else endpoint.from_file(o.llm_config)
     extra = tuple(f.value for f in o.leaderboard_format if f is not LeaderboardFormat.ir_measures)
     given = Inputs(
         topics=list(o.rag_topics),
@@ -271,6 +266,18 @@ def _request(o: JudgeOptions) -> _Request:
     return _Request(
         given, outputs, wf, llm, o.cache_dir, workers, o.strict_llm, o.use_degenerate_llm, shard, o.dask, o.dask_shards
     )
+
+
+def _endpoint(use_env_llm: bool, llm_config: Optional[Path], read: bool = True) -> Optional[Endpoint]:
+    """The LLM endpoint ``--use-env-llm`` or ``--llm-config`` names (None: neither, or not ``read``:
+    nothing will be asked); both given is an error."""
+    if use_env_llm and llm_config is not None:
+        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
+    if not read or not (use_env_llm or llm_config is not None):
+        return None
+    from judges.attest import endpoint
+
+    return endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
 
 
 def _check_nugget_options(o: JudgeOptions) -> None:
@@ -447,7 +454,8 @@ def merge(
     arrow_without_pandas()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
-        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm)
+        llm = _endpoint(use_env_llm, llm_config)
+        summary = _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm)
     except InputError as e:
         raise fail(e.render())
     except OSError as e:
@@ -462,16 +470,9 @@ def merge(
     print_summary(summary, time.perf_counter() - started)
 
 
-def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm):
+def _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm):
     from judges.shards import merge as merge_parts
 
-    if use_env_llm and llm_config is not None:
-        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
-    llm = None
-    if use_env_llm or llm_config is not None:
-        from judges.attest import endpoint
-
-        llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
     with progress_bar("merging", MofNCompleteColumn()) as bar:
         task = bar.add_task("merge", total=None)
 
