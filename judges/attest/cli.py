@@ -20,6 +20,7 @@ from rich.progress import MofNCompleteColumn
 
 from judges.console import err, fail, progress_bar, say, warn
 from judges.errors import InputError
+from judges.formats import outputset
 from judges.options import CacheDir, JudgedDir, SetName
 
 app = typer.Typer(
@@ -108,7 +109,7 @@ def export(
                 progress=progress,
             )
         check_same_session(recorded, summary.runs, summary.topics)
-        target = batch_dir or out_dir / f"{name}.batch"
+        target = batch_dir or outputset.path(out_dir, name, "batch_dir")
         requests = list(recorder.requests.values())
         files = write_batch(target, name, requests, chosen, wf.attest, max_requests, int(max_mb * 1e6))
     except InputError as e:
@@ -171,7 +172,7 @@ def import_answers(
     from judges.attest.batch import apply, read_manifests, read_outputs
 
     try:
-        manifest = read_manifests(batch_dir or out_dir / f"{name}.batch")
+        manifest = read_manifests(batch_dir or outputset.path(out_dir, name, "batch_dir"))
         found = read_outputs(list(files), manifest)
         done = apply(found, manifest, Path(cache_dir or out_dir))
     except InputError as e:

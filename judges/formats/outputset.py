@@ -43,6 +43,7 @@ FILES: tuple[OutputFile, ...] = (
     OutputFile("nuggets_parquet", "nuggets.parquet", "Parquet", "judges.nuggets.session", "per (answer, nugget)"),
     # written by other commands beside the set
     OutputFile("assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments"),
+    OutputFile("batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest"),
 )
 BY_KIND = {f.kind: f for f in FILES}
 if len(BY_KIND) != len(FILES) or not all(f"leaderboard_{f}" in BY_KIND for f in LEADERBOARD_FORMATS):
