@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Un
 
 from judges.config import Workflow
 from judges.formats.debuglog import DebugLog
+from judges.measures import MEASURES
 from judges.records import Citation, Document, Report, Sentence
 from judges.session import Settings
 from judges.text.segment import split_sentences
@@ -63,14 +64,7 @@ if TYPE_CHECKING:
 
 FOUND = ("supported", "partial")  # what discovery keeps
 #: The measures of an answer whose citations were discovered (the others count every source tried).
-SENTENCE_MEASURES = (
-    "SENTENCE_SUPPORT",
-    "WEIGHTED_RECALL",
-    "GROUNDEDNESS",
-    "NUMERIC_GROUNDED",
-    "ENTITY_GROUNDED",
-    "PLACEHOLDER_FREE",
-)
+SENTENCE_MEASURES = tuple(m.name for m in MEASURES if m.discovered)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"judges.autojudge needs autojudge-base: {install_extra('autojudge')} ({e})") from e
 
 from judges.config import load_workflow
+from judges.formats import outputset
 from judges.formats.runs import DATASETS as RUN_DATASETS
 from judges.formats.tables import read_leaderboard
 from judges.measures import MEASURES
@@ -202,7 +203,7 @@ class CitationJudge:
             )
             pipeline.run(inputs, pipeline.Outputs(out_dir=out_dir, name=name), wf, workers=s["workers"])
             qrels = []
-            with open(out_dir / f"{name}.qrels", encoding="utf-8") as f:
+            with open(outputset.path(out_dir, name, "qrels"), encoding="utf-8") as f:
                 for line in f:
                     topic, _, doc, grade = line.split()
                     qrels.append((topic, doc, int(grade)))

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import signal
 import time
-from enum import Enum
 from pathlib import Path
-from typing import Any, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Annotated, Any, List, NamedTuple, Optional
 
 import typer
 from rich.progress import MofNCompleteColumn, TextColumn
@@ -26,12 +25,32 @@ from typer.core import TyperGroup
 from judges.console import err, error, fail, progress_bar, say, show, warn
 from judges.counts import CITATIONS
 from judges.errors import InputError
-from judges.formats.runs import DATASETS
-from judges.formats.trec import LEADERBOARD_FORMATS
+from judges.options import (
+    CacheDir,
+    JudgedDir,
+    JudgeName,
+    JudgeOptions,
+    LeaderboardFormat,
+    LlmConfig,
+    MarkerStyle,
+    MovedCorpus,
+    MovedResponses,
+    OnError,
+    OutName,
+    SetNameIfSeveral,
+    StrictLlm,
+    UseDegenerateLlm,
+    UseEnvLlm,
+    with_options,
+)
 from judges.process import finished, started
 from judges.attest.cli import app as attest_app
 from judges.meta.cli import app as meta_app
-from judges.vocabulary import BACKENDS, MARKER_STYLES
+
+if TYPE_CHECKING:
+    from judges.attest.endpoint import Endpoint
+    from judges.config import Workflow
+    from judges.session import Inputs, Outputs
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
@@ -82,33 +101,6 @@ app = typer.Typer(
 )
 
 
-class JudgeName(str, Enum):
-    citation = "citation"
-    nugget = "nugget"  # nugget recall only (--nuggets)
-    argue = "argue"  # citations and nuggets in one session, and NUGGET_F1 (--nuggets)
-
-
-Dataset = Enum("Dataset", {n: n for n in DATASETS}, type=str)
-
-
-class OnError(str, Enum):
-    fail = "fail"
-    skip = "skip"
-
-
-LeaderboardFormat = Enum("LeaderboardFormat", {n: n for n in LEADERBOARD_FORMATS}, type=str)
-
-
-class AttestMode(str, Enum):
-    none = "none"
-    uncertain = "uncertain"
-    all = "all"
-
-
-BackendName = Enum("BackendName", {n: n for n in sorted(BACKENDS)}, type=str)
-MarkerStyle = Enum("MarkerStyle", {n: n for n in MARKER_STYLES}, type=str)
-
-
 def _version(shown: bool) -> None:
     if shown:
         from judges import __version__
@@ -124,168 +116,20 @@ def _version(shown: bool) -> None:
         "Without a command it judges; a command does something else with its own options (COMMAND --help)."
     ),
 )
+@with_options(JudgeOptions)
 def main(
     ctx: typer.Context,
-    judge: JudgeName = typer.Option(
-        JudgeName.citation,
-        "--judge",
-        help=(
-            "Judge to run: citation (citation support), nugget (nugget recall, needs --nuggets) or argue "
-            "(both in one session, and NUGGET_F1)."
-        ),
-    ),
-    nuggets: Optional[Path] = typer.Option(
-        None,
-        "--nuggets",
-        help=(
-            "Nugget bank file for --judge nugget/argue: NIST's nuggets.jsonl or nugget_assignment.*.jl, nuggetizer "
-            "output, or AutoJudge NuggetBanks (JSON Lines or JSON)."
-        ),
-    ),
-    nugget_model: str = typer.Option(
-        "rag24", "--nugget-model", help="Nugget model: rag24 (built in) or a file written by calibrate-nuggets."
-    ),
-    rag_topics: List[Path] = typer.Option(
-        [],
-        "--rag-topics",
-        help=(
-            "Topics file (JSONL, JSON array or TREC TSV) or directory; repeatable. Without it the topics are "
-            "those the runs answer (their titles unknown)."
-        ),
-    ),
-    rag_responses: List[Path] = typer.Option(
-        [],
-        "--rag-responses",
-        help=(
-            "Run files (JSONL or JSON array, .gz) or directories (recursive; a topics file among them is "
-            "skipped); repeatable. Required to judge."
-        ),
-    ),
-    workflow: Optional[Path] = typer.Option(None, "--workflow", help="Workflow YAML (thresholds, policies)."),
-    corpus: Optional[Path] = typer.Option(
-        None,
-        "--corpus",
-        help=(
-            "Corpus for documents not embedded in runs: a JSONL(.gz) file (streamed), "
-            "or a shard directory or docstore built by `run_judge.py corpus index` (only cited ids read)."
-        ),
-    ),
-    out_dir: Path = typer.Option(Path("output"), "--out-dir", help="Directory for all outputs."),
-    name: str = typer.Option("citejudge", "--name", help="Base name of every output file."),
-    dataset: Dataset = typer.Option(Dataset.auto, "--dataset", help="Track shape to expect (auto detects per report)."),
-    max_topics: Optional[int] = typer.Option(None, "--max-topics", min=1, help="Judge only the first N topics."),
-    max_runs: Optional[int] = typer.Option(None, "--max-runs", min=1, help="Judge only the first N runs (file order)."),
-    debug_log: Optional[Path] = typer.Option(None, "--debug-log", help="Debug log path (default OUT_DIR/NAME.jsonl)."),
-    no_debug_log: bool = typer.Option(False, "--no-debug-log", help="Write no debug log (about 1.2 KB per citation)."),
-    on_error: OnError = typer.Option(
-        OnError.fail, "--on-error", help="fail on the first bad record, or skip and count it."
-    ),
-    leaderboard_format: List[LeaderboardFormat] = typer.Option(
-        [], "--leaderboard-format", help="Extra leaderboard formats besides ir_measures (tot, jsonl); repeatable."
-    ),
-    backend: Optional[BackendName] = typer.Option(
-        None, "--backend", help="Alignment engine (default: the workflow's)."
-    ),
-    workers: Optional[int] = typer.Option(
-        None,
-        "--workers",
-        help=(
-            "Worker processes, topics split between them (default: all cores from 50k citations; "
-            "the summary says which)."
-        ),
-    ),
-    attest: Optional[AttestMode] = typer.Option(
-        None,
-        "--attest",
-        help=(
-            "LLM attestation: none, uncertain (about attest.budget of the citations, where an answer is "
-            "expected to move the leaderboard most) or all (default: the workflow's)."
-        ),
-    ),
-    use_env_llm: bool = typer.Option(
-        False, "--use-env-llm", help="LLM endpoint from OPENAI_BASE_URL, OPENAI_MODEL and OPENAI_API_KEY."
-    ),
-    llm_config: Optional[Path] = typer.Option(
-        None,
-        "--llm-config",
-        help="LLM endpoint from a YAML file with the keys OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY.",
-    ),
-    cache_dir: Optional[Path] = typer.Option(
-        None,
-        "--cache-dir",
-        help="Directory of the LLM answer cache (default OUT_DIR); share it between runs to never ask twice.",
-    ),
-    labels: List[Path] = typer.Option(
-        [],
-        "--labels",
-        help=(
-            "Assessors' per-citation labels (JSONL: run_id, topic_id, sentence_index, doc_id, label), final: a "
-            "labelled citation weighs its label's level, is never sent to the LLM, and narrows the intervals. "
-            "Repeat it (or give a directory) for several rounds: all are in effect; a citation labelled two "
-            "ways is an error."
-        ),
-    ),
-    refit_support: bool = typer.Option(
-        False,
-        "--refit-support",
-        help=(
-            "With --labels: re-fit the support model's class prior (its two intercepts) on the labelled "
-            "citations, so that this track's stricter or looser assessors move the other citations too "
-            "(one more pass without the LLM; the summary and config.yml say on how many labels). Not with "
-            "--shard or --dask."
-        ),
-    ),
-    allow_missing_text: bool = typer.Option(
-        False,
-        "--allow-missing-text",
-        help="Judge even when no cited document has text (no --corpus, nothing embedded): every citation 'missing'.",
-    ),
-    strict_llm: bool = typer.Option(
-        False,
-        "--strict-llm",
-        help=(
-            "A degenerate LLM judge (all answers the same, or agreeing with the support model's confident "
-            "decisions no better than chance) is an error (exit 2, no output replaced), not a warning."
-        ),
-    ),
-    use_degenerate_llm: bool = typer.Option(
-        False,
-        "--use-degenerate-llm",
-        help=(
-            "Use a degenerate LLM judge's answers anyway. Without it they are not used: the citations keep the "
-            "support model's judgment, with a warning in the summary and config.yml."
-        ),
-    ),
-    shard: Optional[str] = typer.Option(
-        None,
-        "--shard",
-        help=(
-            "K/N: judge only the topics of shard K of N (topics dealt by their citations), in one process, "
-            "and write the partial set OUT_DIR/NAME.part-K-of-N.arrow for `merge`."
-        ),
-    ),
-    dask: Optional[str] = typer.Option(
-        None,
-        "--dask",
-        help=(
-            "Judge topic shards as tasks on the Dask cluster at this scheduler address (or local:N, a LocalCluster "
-            "of N processes) and merge them here; inputs and OUT_DIR on paths every worker sees."
-        ),
-    ),
-    dask_shards: Optional[int] = typer.Option(
-        None, "--dask-shards", min=1, help="With --dask: how many shards (default: the cluster's worker threads)."
-    ),
-    version: bool = typer.Option(
-        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    options: JudgeOptions,
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
 ) -> None:
-    chosen = {k: v for k, v in locals().items() if k not in ("ctx", "version")}
     if ctx.invoked_subcommand is not None:
         _judge_options_unused(ctx)
         return
-    if not rag_responses:
+    if not options.rag_responses:
         ctx.fail("Missing option '--rag-responses'.")  # required to judge, not with a command
-    _judge(**chosen)
+    _judge(options)
 
 
 def _judge_options_unused(ctx: typer.Context) -> None:
@@ -298,7 +142,7 @@ def _judge_options_unused(ctx: typer.Context) -> None:
         )
 
 
-def _judge(**chosen) -> None:
+def _judge(options: JudgeOptions) -> None:
     """Judge (the app without a command): validate the options, run the session, print the summary."""
     started = time.perf_counter()
     from judges.process import quiet_collector
@@ -308,7 +152,7 @@ def _judge(**chosen) -> None:
 
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
-        request = _request(**chosen)
+        request = _request(options)
         summary, compiling = _run_session(request)
     except InputError as e:
         raise fail(e.render())
@@ -340,10 +184,10 @@ def _judge(**chosen) -> None:
 class _Request(NamedTuple):
     """What the command line asks of one judging session (:func:`judges.pipeline.run`'s arguments)."""
 
-    inputs: Any
-    outputs: Any
-    workflow: Any
-    llm: Any
+    inputs: Inputs
+    outputs: Outputs
+    workflow: Workflow
+    llm: Optional[Endpoint]
     cache_dir: Optional[Path]
     workers: int
     strict_llm: bool
@@ -353,112 +197,104 @@ class _Request(NamedTuple):
     dask_shards: Optional[int] = None
 
 
-def _request(
-    *,
-    judge: JudgeName,
-    rag_topics: List[Path],
-    rag_responses: List[Path],
-    workflow: Optional[Path],
-    attest: Optional[AttestMode],
-    use_env_llm: bool,
-    llm_config: Optional[Path],
-    backend: Optional[BackendName],
-    dataset: Dataset,
-    on_error: OnError,
-    leaderboard_format: List[LeaderboardFormat],
-    workers: Optional[int],
-    name: str,
-    out_dir: Path,
-    no_debug_log: bool,
-    debug_log: Optional[Path],
-    cache_dir: Optional[Path],
-    strict_llm: bool,
-    use_degenerate_llm: bool,
-    shard: Optional[str],
-    dask: Optional[str],
-    dask_shards: Optional[int],
-    **inputs,
-) -> _Request:
+def _request(o: JudgeOptions) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
     with the command line's ``--attest`` and ``--backend`` folded in (config.yml records them)."""
     from judges.config import load_workflow
     from judges.session import Inputs, Outputs
 
-    if workers is not None and not 1 <= workers <= MAX_WORKERS:
+    if o.workers is not None and not 1 <= o.workers <= MAX_WORKERS:
         raise InputError(
             "--workers",
             None,
             None,
-            f"{workers} is not between 1 and {MAX_WORKERS} (and never more than the topics are used)",
+            f"{o.workers} is not between 1 and {MAX_WORKERS} (and never more than the topics are used)",
         )
-    if shard is not None:
+    shard = None
+    if o.shard is not None:
         from judges.shards import parse_shard
 
-        shard = parse_shard(shard)
-        if workers is not None and workers > 1:
-            raise InputError("--workers", None, None, f"{workers}: a shard is one process (use more shards)")
-    if dask is not None and shard is not None:
+        shard = parse_shard(o.shard)
+        if o.workers is not None and o.workers > 1:
+            raise InputError("--workers", None, None, f"{o.workers}: a shard is one process (use more shards)")
+    if o.dask is not None and shard is not None:
         raise InputError("--dask", None, None, "give either --dask or --shard, not both (--dask runs every shard)")
-    if inputs.get("refit_support") and (shard is not None or dask is not None):
+    if o.refit_support and (shard is not None or o.dask is not None):
         why = "not with --shard or --dask: a shard sees only its own topics' labels"
         raise InputError("--refit-support", None, None, why)
-    if dask_shards is not None and dask is None:
+    if o.dask_shards is not None and o.dask is None:
         raise InputError("--dask-shards", None, None, "only with --dask")
-    if strict_llm and use_degenerate_llm:
+    if o.strict_llm and o.use_degenerate_llm:
         raise InputError("--use-degenerate-llm", None, None, "give either --strict-llm or --use-degenerate-llm")
-    if no_debug_log and debug_log is not None:
+    if o.no_debug_log and o.debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
-    _check_nugget_options(judge, inputs, shard, dask)
-    if "/" in name or "\\" in name or name in ("", ".", ".."):
-        raise InputError("--name", None, None, f"{name!r} must be a plain file name")
-    wf = load_workflow(workflow)
-    if attest is not None:
-        wf = wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": attest.value})})
-    if backend is not None:
-        wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": backend.value})})
-    if use_env_llm and llm_config is not None:
-        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
-    llm = None
-    if (use_env_llm or llm_config is not None) and wf.attest.mode == "none":  # nothing will be asked
-        given_by = "--use-env-llm" if use_env_llm else "--llm-config"
+    _check_nugget_options(o)
+    if "/" in o.name or "\\" in o.name or o.name in ("", ".", ".."):
+        raise InputError("--name", None, None, f"{o.name!r} must be a plain file name")
+    wf = load_workflow(o.workflow)
+    if o.attest is not None:
+        wf = wf.model_copy(update={"attest": wf.attest.model_copy(update={"mode": o.attest.value})})
+    if o.backend is not None:
+        wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": o.backend.value})})
+    asked = wf.attest.mode != "none"
+    llm = _endpoint(o.use_env_llm, o.llm_config, read=asked)
+    if (o.use_env_llm or o.llm_config is not None) and not asked:
+        given_by = "--use-env-llm" if o.use_env_llm else "--llm-config"
         warn(f"{given_by}: the workflow's attest.mode is none: no LLM is asked, and the endpoint is not read")
-    elif use_env_llm or llm_config is not None:
-        from judges.attest import endpoint
-
-        llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
-    formats = ("ir_measures",) + tuple(f.value for f in leaderboard_format if f is not LeaderboardFormat.ir_measures)
+    extra = tuple(f.value for f in o.leaderboard_format if f is not LeaderboardFormat.ir_measures)
     given = Inputs(
-        topics=list(rag_topics),
-        responses=list(rag_responses),
-        workflow_path=workflow,
-        dataset=dataset.value,
-        on_error=on_error.value,
-        judge=judge.value,
-        **inputs,
+        topics=list(o.rag_topics),
+        responses=list(o.rag_responses),
+        corpus=o.corpus,
+        workflow_path=o.workflow,
+        labels=tuple(o.labels),
+        refit_support=o.refit_support,
+        dataset=o.dataset.value,
+        max_topics=o.max_topics,
+        max_runs=o.max_runs,
+        on_error=o.on_error.value,
+        # nuggets only: the citations' documents are not needed
+        allow_missing_text=o.allow_missing_text or (o.judge is JudgeName.nugget and o.corpus is None),
+        nuggets=o.nuggets,
+        judge=o.judge.value,
+        nugget_model=o.nugget_model,
     )
     outputs = Outputs(
-        out_dir=out_dir,
-        name=name,
-        debug_log=debug_log,
-        no_debug_log=no_debug_log,
-        leaderboard_formats=tuple(dict.fromkeys(formats)),
+        out_dir=o.out_dir,
+        name=o.name,
+        debug_log=o.debug_log,
+        no_debug_log=o.no_debug_log,
+        leaderboard_formats=tuple(dict.fromkeys(("ir_measures", *extra))),
     )
+    workers = o.workers or 0
     return _Request(
-        given, outputs, wf, llm, cache_dir, workers or 0, strict_llm, use_degenerate_llm, shard, dask, dask_shards
+        given, outputs, wf, llm, o.cache_dir, workers, o.strict_llm, o.use_degenerate_llm, shard, o.dask, o.dask_shards
     )
 
 
-def _check_nugget_options(judge: JudgeName, inputs: dict, shard, dask) -> None:
+def _endpoint(use_env_llm: bool, llm_config: Optional[Path], read: bool = True) -> Optional[Endpoint]:
+    """The LLM endpoint ``--use-env-llm`` or ``--llm-config`` names (None: neither, or not ``read``:
+    nothing will be asked); both given is an error."""
+    if use_env_llm and llm_config is not None:
+        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
+    if not read or not (use_env_llm or llm_config is not None):
+        return None
+    from judges.attest import endpoint
+
+    return endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
+
+
+def _check_nugget_options(o: JudgeOptions) -> None:
     """``--judge nugget``/``argue`` need ``--nuggets`` (and only they take it); nuggets only need no
     corpus (the citations are judged ``missing``)."""
-    if judge is not JudgeName.citation and inputs.get("nuggets") is None:
-        raise InputError("--judge", None, None, f"{judge.value} needs --nuggets FILE (a nugget bank)")
-    if judge is JudgeName.citation and inputs.get("nuggets") is not None:
+    if o.judge is not JudgeName.citation and o.nuggets is None:
+        raise InputError("--judge", None, None, f"{o.judge.value} needs --nuggets FILE (a nugget bank)")
+    if o.judge is JudgeName.citation and o.nuggets is not None:
         raise InputError("--nuggets", None, None, "only with --judge nugget or --judge argue")
-    if judge is not JudgeName.citation and (shard is not None or dask is not None):
-        raise InputError("--judge", None, None, f"{judge.value}: topic shards and --dask judge citations only, for now")
-    if judge is JudgeName.nugget and inputs.get("corpus") is None:
-        inputs["allow_missing_text"] = True  # nuggets only: the citations' documents are not needed
+    if o.judge is not JudgeName.citation and (o.shard is not None or o.dask is not None):
+        raise InputError(
+            "--judge", None, None, f"{o.judge.value}: topic shards and --dask judge citations only, for now"
+        )
 
 
 def _run_session(request: _Request):
@@ -478,7 +314,7 @@ def _run_session(request: _Request):
                 bar.update(task, total=total)
             bar.advance(task, n)
 
-        session = dict(
+        session: dict[str, Any] = dict(
             llm=request.llm,
             cache_dir=request.cache_dir,
             workers=request.workers,
@@ -549,10 +385,8 @@ def _prepare_numba(workflow) -> float:
     ),
 )
 def report(
-    out_dir: Path = typer.Argument(..., help="The judge's output directory (--out-dir of the judge run)."),
-    name: Optional[str] = typer.Option(
-        None, "--name", help="Output name, when the directory holds several judged sets."
-    ),
+    out_dir: JudgedDir,
+    name: SetNameIfSeveral = None,
     report_dir: Optional[Path] = typer.Option(
         None, "--report-dir", help="Where to write the report (default OUT_DIR/NAME.report)."
     ),
@@ -563,12 +397,8 @@ def report(
         None, "--truth-measure", help="The truth's measure to show (default: its first)."
     ),
     labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels JSONL: disagreements become a filter."),
-    responses: List[Path] = typer.Option(
-        [], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."
-    ),
-    corpus: Optional[Path] = typer.Option(
-        None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."
-    ),
+    responses: MovedResponses = [],  # noqa: B006 (typer reads it; never mutated)
+    corpus: MovedCorpus = None,
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples for the intervals."),
 ) -> None:
     from judges.report import build_report
@@ -615,22 +445,12 @@ def report(
 def merge(
     out_dir: Path = typer.Argument(..., help="Directory for the merged outputs."),
     parts: List[Path] = typer.Argument(..., help="The partial sets, NAME.part-K-of-N.arrow, all N of them."),
-    name: str = typer.Option("citejudge", "--name", help="Base name of every output file (the shards' --name)."),
-    use_env_llm: bool = typer.Option(
-        False,
-        "--use-env-llm",
-        help="With attestation: LLM endpoint from OPENAI_BASE_URL, OPENAI_MODEL, OPENAI_API_KEY.",
-    ),
-    llm_config: Optional[Path] = typer.Option(
-        None, "--llm-config", help="With attestation: LLM endpoint from a YAML file (as the judge's --llm-config)."
-    ),
-    cache_dir: Optional[Path] = typer.Option(
-        None, "--cache-dir", help="With attestation: directory of the LLM answer cache (default OUT_DIR)."
-    ),
-    strict_llm: bool = typer.Option(False, "--strict-llm", help="A degenerate LLM judge is an error (as the judge's)."),
-    use_degenerate_llm: bool = typer.Option(
-        False, "--use-degenerate-llm", help="Use a degenerate LLM judge's answers anyway (as the judge's)."
-    ),
+    name: OutName = "citejudge",
+    use_env_llm: UseEnvLlm = False,
+    llm_config: LlmConfig = None,
+    cache_dir: CacheDir = None,
+    strict_llm: StrictLlm = False,
+    use_degenerate_llm: UseDegenerateLlm = False,
 ) -> None:
     started = time.perf_counter()
     from judges.process import arrow_without_pandas
@@ -638,7 +458,8 @@ def merge(
     arrow_without_pandas()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
-        summary = _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm)
+        llm = _endpoint(use_env_llm, llm_config)
+        summary = _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm)
     except InputError as e:
         raise fail(e.render())
     except OSError as e:
@@ -653,16 +474,9 @@ def merge(
     print_summary(summary, time.perf_counter() - started)
 
 
-def _merge(out_dir, parts, name, use_env_llm, llm_config, cache_dir, strict_llm, use_degenerate_llm):
+def _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm):
     from judges.shards import merge as merge_parts
 
-    if use_env_llm and llm_config is not None:
-        raise InputError("--llm-config", None, None, "give either --use-env-llm or --llm-config, not both")
-    llm = None
-    if use_env_llm or llm_config is not None:
-        from judges.attest import endpoint
-
-        llm = endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
     with progress_bar("merging", MofNCompleteColumn()) as bar:
         task = bar.add_task("merge", total=None)
 

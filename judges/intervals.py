@@ -105,16 +105,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judges.measures import HEADLINE, MEASURE_NAMES, headline_of
+from judges.measures import HEADLINE, MEASURE_NAMES, REGISTRY, VARIANCES, headline_of
 from judges.plan import weight_variance
 from judges.vocabulary import LABEL_LEVEL, STATUS_GRADE
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or full (weight variance 0.25)
-NO_JUDGE_ERROR = frozenset(
-    {"CITATION_ACCURACY", "AVG_CITATIONS", "CITED_SENTENCES", "NUMERIC_GROUNDED", "ENTITY_GROUNDED", "PLACEHOLDER_FREE"}
-)
-UNBOUNDED = frozenset({"AVG_CITATIONS"})  # measures without an upper end (the others lie in [0, 1])
+NO_JUDGE_ERROR = frozenset(m.name for m in REGISTRY.values() if not m.judge_error)
+#: the judge-error variances :func:`report_variances` computes (judges.measures.VARIANCES)
+MODELLED_VARIANCES = tuple(v for v in VARIANCES if v not in ("none", "unmodelled"))
+#: the measures whose judge error :func:`report_variances` gives, in registry order
+MODELLED = tuple(m.name for m in REGISTRY.values() if m.variance in MODELLED_VARIANCES)
 # an assessor's label: a status name (the assessments' human_label) or a label file's word
 LEVEL_OF_LABEL = {**LABEL_LEVEL, **STATUS_GRADE}
 # grid of restricted maximum likelihood for the spreads
@@ -761,17 +762,15 @@ def report_variances(
             total_chars = supported_chars[k] / v["GROUNDEDNESS"]
         else:  # no supported sentence: the uncited sentences taken as long as the cited ones
             total_chars = cited_chars[k] * sentences / cited_sentences[k] if cited_sentences[k] else 0.0
-        out[key] = (
-            float(u[k]),
-            {
-                "CITATION_SUPPORT": sum_support[k] / n_cit[k] ** 2,
-                "PERFECT_CITATIONS": v_perfect[k],
-                "SENTENCE_SUPPORT": sum_some[k] / sentences**2 if sentences else 0.0,
-                "WEIGHTED_PRECISION": sum_weight[k] / n_cit[k] ** 2,
-                "WEIGHTED_RECALL": sum_best[k] / sentences**2 if sentences else 0.0,
-                "GROUNDEDNESS": sum_some_chars[k] / total_chars**2 if total_chars else 0.0,
-            },
-        )
+        by_variance = {  # judges.measures.VARIANCES
+            "citation_full": sum_support[k] / n_cit[k] ** 2,
+            "report_full": v_perfect[k],
+            "sentence_full": sum_some[k] / sentences**2 if sentences else 0.0,
+            "citation_weight": sum_weight[k] / n_cit[k] ** 2,
+            "sentence_best_weight": sum_best[k] / sentences**2 if sentences else 0.0,
+            "chars_full": sum_some_chars[k] / total_chars**2 if total_chars else 0.0,
+        }
+        out[key] = (float(u[k]), {m: by_variance[REGISTRY[m].variance] for m in MODELLED})
     return out
 
 
@@ -802,6 +801,9 @@ def trust(
     estimate and interval are :func:`labelled_estimate`'s, and so are its pairs."""
     runs, topics = sorted(runs), sorted(topics)
     t = len(topics)
+    unmodelled = [m for m in measures if REGISTRY[m].variance == "unmodelled"]
+    if unmodelled:
+        raise ValueError(f"no model of the judge's error of {', '.join(unmodelled)} (judges.measures.REGISTRY)")
     support = [m for m in measures if m not in NO_JUDGE_ERROR]
     # each support measure's shared part: weighted precision's, scaled by the session's variance ratio
     totals = {m: sum(v[m] for _, v in reports.values() if m in v) for m in support}
@@ -835,8 +837,8 @@ def trust(
             value = sum(x) / t if t else 0.0
             var = 0.0
             if m not in NO_JUDGE_ERROR:
-                var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, scale.get(m, 1.0))
-            high = math.inf if m in UNBOUNDED else 1.0
+                var = judge_variance([k[1][m] for k in known], u, t, spreads, scale.get(m, 1.0))
+            high = REGISTRY[m].high
             made = "no judge error" if m in NO_JUDGE_ERROR else model_only
             estimate, n_labels, effective, labels_iv = value, 0, 0.0, (nan, nan)
             if m == HEADLINE:
@@ -921,12 +923,14 @@ def write_parquet(path: Path, schema: pa.Schema, rows: list[tuple]) -> None:
 
 def write_trust(found: Trust, out_dir: Path, name: str, place: Callable[[Path], Path] = lambda p: p) -> dict:
     """Write ``NAME.intervals.tsv``/``.parquet`` and ``NAME.pairs.tsv``/``.parquet``; returns kind -> path."""
+    from judges.formats import outputset
+
     files = {}
     for kind, columns, schema, rows in (
         ("intervals", INTERVAL_COLUMNS, INTERVAL_SCHEMA, found.intervals),
         ("pairs", PAIR_COLUMNS, PAIR_SCHEMA, found.pairs),
     ):
-        tsv, parquet = out_dir / f"{name}.{kind}.tsv", out_dir / f"{name}.{kind}.parquet"
+        tsv, parquet = outputset.path(out_dir, name, kind), outputset.path(out_dir, name, f"{kind}_parquet")
         write_tsv(place(tsv), columns, rows)
         write_parquet(place(parquet), schema, rows)
         files[kind], files[f"{kind}_parquet"] = str(tsv), str(parquet)
@@ -937,14 +941,14 @@ def read_intervals(path: str | Path, name: Optional[str] = None):
     """The intervals (:data:`INTERVAL_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
     from judges.formats.tables import output_file, read_table
 
-    return read_table(output_file(path, name, "intervals.parquet"), required=INTERVAL_COLUMNS).to_pandas()
+    return read_table(output_file(path, name, "intervals_parquet"), required=INTERVAL_COLUMNS).to_pandas()
 
 
 def read_pairs(path: str | Path, name: Optional[str] = None):
     """The run pairs (:data:`PAIR_COLUMNS`) as a pandas DataFrame (``path``: file or output dir)."""
     from judges.formats.tables import output_file, read_table
 
-    return read_table(output_file(path, name, "pairs.parquet"), required=PAIR_COLUMNS).to_pandas()
+    return read_table(output_file(path, name, "pairs_parquet"), required=PAIR_COLUMNS).to_pandas()
 
 
 def inseparable(pairs: list[tuple], ranking: list[str], level: float = 0.95) -> list[tuple[str, str, float]]:

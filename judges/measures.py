@@ -14,7 +14,8 @@ than the weights of thresholded statuses (bench/support_agreement.py).
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple, Sequence
+import math
+from typing import Callable, NamedTuple, Optional, Sequence
 
 from judges.vocabulary import WEIGHT
 
@@ -53,10 +54,57 @@ class SentenceResult(NamedTuple):
         return self.weights if self.weights is not None else tuple(WEIGHT[s] for s in self.statuses)
 
 
+#: What a measure is an average of (the ``all`` row then averages over topics).
+LEVELS = ("citation", "sentence", "answer", "nugget")
+#: How :func:`judges.intervals.report_variances` takes the judge's error of a report's value (the
+#: per-report variance each measure names; ``none``: the value does not depend on the judge's
+#: support decisions; ``unmodelled``: it does, but the intervals do not model it, and refuse it).
+VARIANCES = {
+    "none": "no judge error",
+    "citation_weight": "per citation, the expected squared error of its weight",
+    "citation_full": "per citation, the error of the judge's `supported` against P(full)",
+    "report_full": "per report, the error of the judge's all-`supported` against P(every citation full)",
+    "sentence_full": "per sentence, the error of the judge's some-`supported` against P(some citation full)",
+    "sentence_best_weight": "per sentence, the expected squared error of the best weight of its citations",
+    "chars_full": "as sentence_full, each sentence weighted by its characters",
+    "unmodelled": "the judge's error applies but the intervals do not model it",
+}
+
+
 class Measure(NamedTuple):
+    """Every fact of one measure; none has a default, so a definition that leaves one out fails at
+    import, and :func:`check` refuses facts that contradict each other."""
+
     name: str
     description: str
-    compute: Callable[[Sequence[SentenceResult]], float]
+    level: str  # one of LEVELS: what the measure averages over
+    judge_error: bool  # whether the judge's support decisions (and so its errors) move the value
+    high: float  # the upper end of its range (the lower is 0); math.inf: unbounded
+    variance: str  # one of VARIANCES: how the intervals take the judge's error
+    discovered: bool  # whether it says something of an answer whose citations were discovered (every source cited)
+    compute: Optional[Callable[[Sequence[SentenceResult]], float]]  # None: computed by another judge (nuggets)
+
+
+def check(measure: Measure) -> Measure:
+    """``measure`` when its facts hold together, else a ValueError naming it and the fact."""
+    problems = []
+    if not measure.name or measure.name != measure.name.upper():
+        problems.append("name: upper-case, not empty")
+    if not measure.description.endswith("."):
+        problems.append("description: a sentence ending in '.'")
+    if measure.level not in LEVELS:
+        problems.append(f"level: one of {', '.join(LEVELS)}")
+    if not isinstance(measure.judge_error, bool) or not isinstance(measure.discovered, bool):
+        problems.append("judge_error, discovered: True or False")
+    if not (isinstance(measure.high, (int, float)) and measure.high > 0):
+        problems.append("high: a number above 0 (math.inf: unbounded)")
+    if measure.variance not in VARIANCES:
+        problems.append(f"variance: one of {', '.join(VARIANCES)}")
+    elif (measure.variance == "none") == measure.judge_error:
+        problems.append("variance: 'none' exactly when the judge's error does not apply")
+    if problems:
+        raise ValueError(f"measure {measure.name!r}: " + "; ".join(problems))
+    return measure
 
 
 def _ratio(num: float, den: float) -> float:
@@ -136,65 +184,104 @@ def placeholder_free(report):
     return 0.0 if any(s.grounding.placeholders for s in report) else 1.0
 
 
-MEASURES: tuple[Measure, ...] = (
-    Measure(
-        "CITATION_ACCURACY",
-        "Share of citations that resolve to a document with text (index in range, id known, text present).",
-        citation_accuracy,
-    ),
-    Measure("CITATION_SUPPORT", "Share of citations judged `supported`.", citation_support),
-    Measure(
-        "AVG_CITATIONS", "Number of judged citations in the report (the `all` row averages over topics).", avg_citations
-    ),
-    Measure(
-        "PERFECT_CITATIONS",
-        "1 if the report has citations and every one is `supported`, else 0 (`all`: share of such topics).",
-        perfect_citations,
-    ),
-    Measure(
-        "SENTENCE_SUPPORT",
-        "ALCE citation recall: share of sentences with at least one `supported` citation (uncited sentences count 0).",
-        sentence_support,
-    ),
-    Measure(
-        "WEIGHTED_PRECISION",
-        "TREC 2024 RAG support precision: mean weight over citations (supported 1, partial 0.5, else 0; "
-        "by default a status the support model decided weighs its expected weight, see `leaderboard.weights`).",
-        weighted_precision,
-    ),
-    Measure(
-        "WEIGHTED_RECALL",
-        "TREC 2024 RAG support recall: mean over sentences of the best weight of its citations (uncited 0; "
-        "weights as in WEIGHTED_PRECISION).",
-        weighted_recall,
-    ),
-    Measure("CITED_SENTENCES", "Share of sentences with at least one citation.", cited_sentences),
-    Measure(
-        "GROUNDEDNESS",
-        "Character-weighted share of the answer in sentences with a `supported` citation.",
-        groundedness,
-    ),
-    Measure(
-        "NUMERIC_GROUNDED",
-        "Share of the answer's numbers (after normalisation: `$1.5M` = `1,500,000`) "
-        "stated by a document the report cites; 1 when the answer states no number.",
-        numeric_grounded,
-    ),
-    Measure(
-        "ENTITY_GROUNDED",
-        "Share of the answer's named entities (pattern-based: names, acronyms, brands, companies) "
-        "found in a document the report cites; 1 when it names none.",
-        entity_grounded,
-    ),
-    Measure(
-        "PLACEHOLDER_FREE",
-        '1 if no sentence matches a placeholder pattern (John Doe, TechCorp, "studies show", '
-        "lorem ipsum, `[insert name]`...), else 0.",
-        placeholder_free,
-    ),
-)
-
+_C, _S, _A, _N, _INF = "citation", "sentence", "answer", "nugget", math.inf
+# fmt: off
+# each: name, description, level, judge_error, high, variance, discovered, compute (see Measure)
+#: Every measure of every judge, in leaderboard order: the citation judge's, then the nugget judge's.
+REGISTRY: dict[str, Measure] = {
+    m.name: check(m)
+    for m in (
+        Measure(
+            "CITATION_ACCURACY",
+            "Share of citations that resolve to a document with text (index in range, id known, text present).",
+            _C, False, 1.0, "none", False, citation_accuracy,
+        ),
+        Measure(
+            "CITATION_SUPPORT", "Share of citations judged `supported`.",
+            _C, True, 1.0, "citation_full", False, citation_support,
+        ),
+        Measure(
+            "AVG_CITATIONS", "Number of judged citations in the report (the `all` row averages over topics).",
+            _A, False, _INF, "none", False, avg_citations,
+        ),
+        Measure(
+            "PERFECT_CITATIONS",
+            "1 if the report has citations and every one is `supported`, else 0 (`all`: share of such topics).",
+            _A, True, 1.0, "report_full", False, perfect_citations,
+        ),
+        Measure(
+            "SENTENCE_SUPPORT",
+            "ALCE citation recall: share of sentences with at least one `supported` citation "
+            "(uncited sentences count 0).",
+            _S, True, 1.0, "sentence_full", True, sentence_support,
+        ),
+        Measure(
+            "WEIGHTED_PRECISION",
+            "TREC 2024 RAG support precision: mean weight over citations (supported 1, partial 0.5, else 0; "
+            "by default a status the support model decided weighs its expected weight, see `leaderboard.weights`).",
+            _C, True, 1.0, "citation_weight", False, weighted_precision,
+        ),
+        Measure(
+            "WEIGHTED_RECALL",
+            "TREC 2024 RAG support recall: mean over sentences of the best weight of its citations (uncited 0; "
+            "weights as in WEIGHTED_PRECISION).",
+            _S, True, 1.0, "sentence_best_weight", True, weighted_recall,
+        ),
+        Measure(
+            "CITED_SENTENCES", "Share of sentences with at least one citation.",
+            _S, False, 1.0, "none", False, cited_sentences,
+        ),
+        Measure(
+            "GROUNDEDNESS",
+            "Character-weighted share of the answer in sentences with a `supported` citation.",
+            _S, True, 1.0, "chars_full", True, groundedness,
+        ),
+        Measure(
+            "NUMERIC_GROUNDED",
+            "Share of the answer's numbers (after normalisation: `$1.5M` = `1,500,000`) "
+            "stated by a document the report cites; 1 when the answer states no number.",
+            _A, False, 1.0, "none", True, numeric_grounded,
+        ),
+        Measure(
+            "ENTITY_GROUNDED",
+            "Share of the answer's named entities (pattern-based: names, acronyms, brands, companies) "
+            "found in a document the report cites; 1 when it names none.",
+            _A, False, 1.0, "none", True, entity_grounded,
+        ),
+        Measure(
+            "PLACEHOLDER_FREE",
+            '1 if no sentence matches a placeholder pattern (John Doe, TechCorp, "studies show", '
+            "lorem ipsum, `[insert name]`...), else 0.",
+            _A, False, 1.0, "none", True, placeholder_free,
+        ),
+        # the nugget judge's (judges.nuggets.measures computes them)
+        Measure(
+            "NUGGET_ALL", "Mean over the topic's nuggets of support 1, partial 0.5, not 0.",
+            _N, True, 1.0, "unmodelled", False, None,
+        ),
+        Measure(
+            "NUGGET_ALL_STRICT", "NUGGET_ALL with partial support 0.",
+            _N, True, 1.0, "unmodelled", False, None,
+        ),
+        Measure(
+            "NUGGET_VITAL", "NUGGET_ALL over the topic's vital nuggets only (0 when it has none).",
+            _N, True, 1.0, "unmodelled", False, None,
+        ),
+        Measure(
+            "NUGGET_VITAL_STRICT", "NUGGET_ALL_STRICT over the topic's vital nuggets only (0 when it has none).",
+            _N, True, 1.0, "unmodelled", False, None,
+        ),
+        Measure(
+            "NUGGET_F1", "Harmonic mean of the answer's WEIGHTED_PRECISION and NUGGET_ALL (0 when both are 0).",
+            _A, True, 1.0, "unmodelled", False, None,
+        ),
+    )
+}
+# fmt: on
+#: The citation judge's measures (:func:`evaluate` computes them), in leaderboard order.
+MEASURES: tuple[Measure, ...] = tuple(m for m in REGISTRY.values() if m.compute is not None)
 MEASURE_NAMES: tuple[str, ...] = tuple(m.name for m in MEASURES)
+_COMPUTE = {m.name: m.compute for m in REGISTRY.values() if m.compute is not None}
 HEADLINE = "WEIGHTED_PRECISION"  # the measure runs are ranked by (TREC 2024 RAG support precision)
 
 
@@ -205,7 +292,7 @@ def headline_of(measures: Sequence[str]) -> str:
 
 def evaluate(report: Sequence[SentenceResult]) -> dict[str, float]:
     """All measures of one report, in registry order."""
-    return {m.name: m.compute(report) for m in MEASURES}
+    return {name: compute(report) for name, compute in _COMPUTE.items()}
 
 
 def markdown_table() -> str:

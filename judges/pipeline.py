@@ -112,7 +112,7 @@ def run(
         targets.update(nugget_targets(outputs.out_dir, outputs.name))
     check_targets(targets, input_files)
     log_path = outputs.log_path
-    stale_log = Path(outputs.out_dir) / f"{outputs.name}.jsonl" if log_path is None else None  # --no-debug-log
+    stale_log = outputs.default_log if log_path is None else None  # --no-debug-log
     if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
         stale_log = None
     outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])

@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from judges.config import Workflow
 from judges.errors import InputError
+from judges.formats import outputset
 from judges.formats.documents import resolve_input
 from judges.formats.tables import read_config
 from judges.session import Inputs
@@ -35,7 +36,7 @@ class Recorded(NamedTuple):
 def recorded_session(out_dir: Path, name: str) -> Recorded:
     """The inputs and workflow of ``out_dir``'s set ``name`` (an :class:`InputError` when its config
     is missing or damaged, or an input is gone or changed)."""
-    path = Path(out_dir) / f"{name}.config.yml"
+    path = outputset.path(out_dir, name, "config")
     try:
         config = read_config(path)
         recorded = config["inputs"]

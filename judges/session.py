@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
+from judges.formats import outputset
 
 if TYPE_CHECKING:
     from judges.support.model import SupportModel
@@ -48,7 +49,7 @@ class Outputs:
 
     out_dir: Path
     name: str
-    debug_log: Optional[Path] = None  # None: OUT_DIR/NAME.jsonl
+    debug_log: Optional[Path] = None  # None: OUT_DIR/NAME.jsonl (default_log)
     no_debug_log: bool = False  # write no debug log at all (--no-debug-log)
     leaderboard_formats: tuple[str, ...] = ("ir_measures",)
 
@@ -57,7 +58,12 @@ class Outputs:
         """Where the debug log goes (None: none is written)."""
         if self.no_debug_log:
             return None
-        return Path(self.debug_log) if self.debug_log is not None else Path(self.out_dir) / f"{self.name}.jsonl"
+        return Path(self.debug_log) if self.debug_log is not None else self.default_log
+
+    @property
+    def default_log(self) -> Path:
+        """Where the debug log goes without ``--debug-log``."""
+        return outputset.path(self.out_dir, self.name, "debug_log")
 
 
 @dataclass(frozen=True)

@@ -581,7 +581,7 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 # the events in one process's order, copied and synced while the outputs are written
                 log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
             else:
-                outset.remove(Path(outputs.out_dir) / f"{outputs.name}.jsonl")
+                outset.remove(outputs.default_log)
             with _LetGo(parts):
                 session.write([merged.part], scan, topics, log)
     except KeyboardInterrupt as e:

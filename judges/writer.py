@@ -28,7 +28,7 @@ import yaml
 from judges import __version__
 from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.coverage import coverage_rows, missing_warning, write_coverage
-from judges.formats import docstore, tables, trec
+from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
@@ -82,22 +82,13 @@ def write_assessments(path: Path, table: pa.Table, order: Optional[pa.Array] = N
 
 def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path, str]]:
     """Every file a session replaces: kind -> (path, the option that chose it)."""
-    out_dir, name = Path(outputs.out_dir), outputs.name
-    targets = {
-        "qrels": (out_dir / f"{name}.qrels", "--out-dir"),
-        "doc_qrels": (out_dir / f"{name}.doc.qrels", "--out-dir"),
-    }
-    for fmt in outputs.leaderboard_formats:
-        targets[f"leaderboard_{fmt}"] = (out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}", "--out-dir")
-    targets["leaderboard_parquet"] = (out_dir / f"{name}.leaderboard.parquet", "--out-dir")
-    targets["assessments_parquet"] = (out_dir / f"{name}.assessments.parquet", "--out-dir")
-    targets["coverage"] = (out_dir / f"{name}.coverage.tsv", "--out-dir")
-    for kind in ("intervals", "pairs"):  # judges.intervals
-        targets[kind] = (out_dir / f"{name}.{kind}.tsv", "--out-dir")
-        targets[f"{kind}_parquet"] = (out_dir / f"{name}.{kind}.parquet", "--out-dir")
+    kinds = ["qrels", "doc_qrels", *map(outputset.leaderboard, outputs.leaderboard_formats)]
+    kinds += ["leaderboard_parquet", "assessments_parquet", "coverage"]
+    kinds += ["intervals", "intervals_parquet", "pairs", "pairs_parquet"]  # judges.intervals
     if workflow.attest.mode == "uncertain" and workflow.attest.band is None:
-        targets["plan"] = (out_dir / f"{name}.plan.tsv", "--out-dir")
-    targets["config"] = (out_dir / f"{name}.config.yml", "--out-dir")
+        kinds.append("plan")
+    kinds.append("config")
+    targets = {kind: (outputset.path(outputs.out_dir, outputs.name, kind), "--out-dir") for kind in kinds}
     if outputs.log_path is not None:
         targets["debug_log"] = (outputs.log_path, "--out-dir" if outputs.debug_log is None else "--debug-log")
     return targets
@@ -121,23 +112,23 @@ def write_outputs(
     ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
-    for kind, key, suffix, count in (  # first: the group-by's memory is freed before the assessments' gather
-        ("qrels", "qrels_doc_id", "qrels", QRELS_ROWS),
-        ("doc_qrels", "doc_id", "doc.qrels", DOC_QRELS_ROWS),
+    for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
+        ("qrels", "qrels_doc_id", QRELS_ROWS),
+        ("doc_qrels", "doc_id", DOC_QRELS_ROWS),
     ):
-        path = out_dir / f"{name}.{suffix}"
+        path = outputset.path(out_dir, name, kind)
         counts[count] = trec.write_qrels(place(path), qrels_table(table, key))
         files[kind] = str(path)
     with ThreadPoolExecutor(1, thread_name_prefix="assessments") as pool:  # Arrow sorts and writes without the GIL
         order = pool.submit(assessment_order, table)
-        path = place(out_dir / f"{name}.assessments.parquet")
-        written = pool.submit(lambda: write_assessments(path, table, order.result()))
+        assessments = outputset.path(out_dir, name, "assessments_parquet")
+        written = pool.submit(lambda: write_assessments(place(assessments), table, order.result()))
         _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place, measures)
         _write_intervals(inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place)
         written.result()
-    files["assessments_parquet"] = str(out_dir / f"{name}.assessments.parquet")
+    files["assessments_parquet"] = str(assessments)
     if summary.plan is not None:
-        path = out_dir / f"{name}.plan.tsv"
+        path = outputset.path(out_dir, name, "plan")
         write_plan(place(path), summary.plan)
         files["plan"] = str(path)
     config = {
@@ -166,7 +157,7 @@ def write_outputs(
         config["attest"] = summary.attest
         if summary.plan is not None:
             config["attest"]["plan"] = summary.plan.describe()
-    config_path = out_dir / f"{name}.config.yml"
+    config_path = outputset.path(out_dir, name, "config")
     with atomic_text(place(config_path)) as f:
         yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
     files["config"] = str(config_path)
@@ -190,21 +181,23 @@ def _write_coverage_and_leaderboards(
     rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing, *([measures] if measures else []))
     summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
     summary.coverage = coverage_rows(scan, len(topics), table, summary.filled)
-    write_coverage(place(out_dir / f"{name}.coverage.tsv"), summary.coverage)
-    files["coverage"] = str(out_dir / f"{name}.coverage.tsv")
+    coverage = outputset.path(out_dir, name, "coverage")
+    write_coverage(place(coverage), summary.coverage)
+    files["coverage"] = str(coverage)
     warning = missing_warning(summary.coverage)
     if warning:
         summary.warnings.append(warning)
     for fmt in outputs.leaderboard_formats:
-        path = out_dir / f"{name}.{trec.LEADERBOARD_SUFFIX[fmt]}"
+        path = outputset.path(out_dir, name, outputset.leaderboard(fmt))
         trec.write_leaderboard(place(path), rows, fmt)
-        files[f"leaderboard_{fmt}"] = str(path)
+        files[outputset.leaderboard(fmt)] = str(path)
     run_ids, topic_ids, measures, values = zip(*rows) if rows else ((), (), (), ())
     lb_table = pa.table(
         [list(run_ids), list(topic_ids), list(measures), [float(v) for v in values]], schema=tables.LEADERBOARD_SCHEMA
     )
-    tables.write_table(place(out_dir / f"{name}.leaderboard.parquet"), lb_table)
-    files["leaderboard_parquet"] = str(out_dir / f"{name}.leaderboard.parquet")
+    path = outputset.path(out_dir, name, "leaderboard_parquet")
+    tables.write_table(place(path), lb_table)
+    files["leaderboard_parquet"] = str(path)
 
 
 def _write_intervals(

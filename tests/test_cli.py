@@ -126,6 +126,13 @@ def test_outputs_parse_with_ir_measures_and_pandas(tmp_path):
     assessments = judges.read_assessments(out, "t")
     assert len(assessments) == int(result.stdout.split("citations judged")[1].split()[0])
     assert pd.read_parquet(out / "t.leaderboard.parquet").value.round(4).tolist() == pytest.approx(lb.value.tolist())
+    # the set is the one table's files (judges.formats.outputset), and nothing else
+    from judges.formats import outputset
+
+    kinds = ["qrels", "doc_qrels", "leaderboard_ir_measures", "leaderboard_tot", "leaderboard_jsonl"]
+    kinds += ["leaderboard_parquet", "assessments_parquet", "coverage", "intervals", "intervals_parquet"]
+    kinds += ["pairs", "pairs_parquet", "config", "debug_log"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(outputset.file_name("t", k) for k in kinds)
 
 
 def test_gzip_run_files_are_streamed_and_give_the_same_judgments(tmp_path):

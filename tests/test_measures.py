@@ -78,3 +78,62 @@ def test_weighted_measures_use_the_citation_weights():
     assert m["WEIGHTED_RECALL"] == pytest.approx((0.8 + 0.2 + 0) / 3)
     assert m["CITATION_SUPPORT"] == pytest.approx(1 / 3)  # counts of statuses are unchanged
     assert evaluate([S(10, ("supported", "partial"))])["WEIGHTED_PRECISION"] == 0.75  # no weights: the statuses'
+
+
+# -- one definition per measure (issue 40 item 4) ------------------------------------------------------
+def test_a_measure_leaving_out_a_fact_fails_where_it_is_defined():
+    from judges.measures import Measure
+
+    with pytest.raises(TypeError, match="compute"):  # no default: the registry's import would fail here
+        Measure("NEW_MEASURE", "A new one.", "citation", True, 1.0, "citation_weight", False)  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize(
+    "facts, problem",
+    [
+        (dict(variance="none"), "variance: 'none' exactly when"),  # a support measure silently without error
+        (dict(variance="per_topic"), "variance: one of"),
+        (dict(level="paragraph"), "level: one of"),
+        (dict(high=0.0), "high: a number above 0"),
+        (dict(description="no full stop"), "description"),
+        (dict(judge_error=False), "variance: 'none' exactly when"),
+    ],
+)
+def test_facts_that_contradict_each_other_are_refused(facts, problem):
+    from judges.measures import REGISTRY, check
+
+    with pytest.raises(ValueError, match="measure 'WEIGHTED_PRECISION': " + problem):
+        check(REGISTRY["WEIGHTED_PRECISION"]._replace(**facts))
+
+
+def test_every_judge_reads_the_one_registry():
+    import math
+
+    from judges import answer, intervals
+    from judges.measures import REGISTRY
+    from judges.nuggets import measures as nugget_measures
+
+    assert MEASURE_NAMES == tuple(REGISTRY)[: len(MEASURES)]  # the citation judge's first, in leaderboard order
+    assert set(nugget_measures.NUGGET_MEASURES) | {nugget_measures.F1} == set(REGISTRY) - set(MEASURE_NAMES)
+    assert answer.SENTENCE_MEASURES == (
+        *("SENTENCE_SUPPORT", "WEIGHTED_RECALL", "GROUNDEDNESS"),
+        *("NUMERIC_GROUNDED", "ENTITY_GROUNDED", "PLACEHOLDER_FREE"),
+    )
+    assert intervals.NO_JUDGE_ERROR & set(MEASURE_NAMES) == {
+        *("CITATION_ACCURACY", "AVG_CITATIONS", "CITED_SENTENCES"),
+        *("NUMERIC_GROUNDED", "ENTITY_GROUNDED", "PLACEHOLDER_FREE"),
+    }
+    assert [m.name for m in REGISTRY.values() if math.isinf(m.high)] == ["AVG_CITATIONS"]
+    # every measure the judge's error moves has a variance the intervals compute, or says it has none yet
+    assert set(MEASURE_NAMES) - intervals.NO_JUDGE_ERROR == set(intervals.MODELLED)
+
+
+def test_the_intervals_refuse_a_measure_whose_error_they_do_not_model():
+    """A measure the judge's error moves but the intervals have no variance for used to get variance 0
+    (an interval as narrow as a measure without judge error); now it is an error."""
+    from judges import intervals as iv
+
+    per_topic = {("a", "t1"): {"NUGGET_ALL": 0.5, "WEIGHTED_PRECISION": 0.5}}
+    reports = {("a", "t1"): (1.0, {"WEIGHTED_PRECISION": 0.01})}
+    with pytest.raises(ValueError, match="no model of the judge's error of NUGGET_ALL"):
+        iv.trust(per_topic, ["a"], ["t1"], reports, iv.Spreads(0.1, 0.05), ["WEIGHTED_PRECISION", "NUGGET_ALL"])

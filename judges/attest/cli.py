@@ -13,13 +13,15 @@ an endpoint of the same model, finds every answer in the cache and makes no call
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 from rich.progress import MofNCompleteColumn
 
 from judges.console import err, fail, progress_bar, say, warn
 from judges.errors import InputError
+from judges.formats import outputset
+from judges.options import CacheDir, JudgedDir, SetName
 
 app = typer.Typer(
     add_completion=False,
@@ -32,8 +34,10 @@ app = typer.Typer(
     ),
 )
 
-BATCH_DIR_HELP = "Directory of the request files and manifest (default OUT_DIR/NAME.batch)."
-CACHE_DIR_HELP = "Directory of the LLM answer cache (default OUT_DIR, as for judging)."
+BatchDir = Annotated[
+    Optional[Path],
+    typer.Option("--batch-dir", help="Directory of the request files and manifest (default OUT_DIR/NAME.batch)."),
+]
 
 
 @app.command(
@@ -45,8 +49,8 @@ CACHE_DIR_HELP = "Directory of the LLM answer cache (default OUT_DIR, as for jud
     ),
 )
 def export(
-    out_dir: Path = typer.Argument(..., help="The judge's output directory."),
-    name: str = typer.Option(..., "--name", help="The judged set's name."),
+    out_dir: JudgedDir,
+    name: SetName,
     attest: Optional[str] = typer.Option(
         None, "--attest", help="uncertain or all (default: the recorded workflow's attest.mode)."
     ),
@@ -58,8 +62,8 @@ def export(
     ),
     llm_config: Optional[Path] = typer.Option(None, "--llm-config", help="Take the model from this LLM config YAML."),
     use_env_llm: bool = typer.Option(False, "--use-env-llm", help="Take the model from OPENAI_MODEL."),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help=CACHE_DIR_HELP),
-    batch_dir: Optional[Path] = typer.Option(None, "--batch-dir", help=BATCH_DIR_HELP),
+    cache_dir: CacheDir = None,
+    batch_dir: BatchDir = None,
     max_requests: int = typer.Option(50_000, "--max-requests", min=1, max=50_000, help="Requests per file."),
     max_mb: float = typer.Option(200.0, "--max-mb", min=0.01, max=200.0, help="Megabytes (10^6 bytes) per file."),
 ) -> None:
@@ -105,7 +109,7 @@ def export(
                 progress=progress,
             )
         check_same_session(recorded, summary.runs, summary.topics)
-        target = batch_dir or out_dir / f"{name}.batch"
+        target = batch_dir or outputset.path(out_dir, name, "batch_dir")
         requests = list(recorder.requests.values())
         files = write_batch(target, name, requests, chosen, wf.attest, max_requests, int(max_mb * 1e6))
     except InputError as e:
@@ -159,16 +163,16 @@ def _model(model: Optional[str], llm_config: Optional[Path], use_env_llm: bool, 
     ),
 )
 def import_answers(
-    out_dir: Path = typer.Argument(..., help="The judge's output directory."),
-    files: List[Path] = typer.Argument(..., help="Output files of the Batch API or vllm run_batch (JSONL)."),
-    name: str = typer.Option(..., "--name", help="The judged set's name."),
-    batch_dir: Optional[Path] = typer.Option(None, "--batch-dir", help=BATCH_DIR_HELP),
-    cache_dir: Optional[Path] = typer.Option(None, "--cache-dir", help=CACHE_DIR_HELP),
+    out_dir: JudgedDir,
+    files: Annotated[List[Path], typer.Argument(help="Output files of the Batch API or vllm run_batch (JSONL).")],
+    name: SetName,
+    batch_dir: BatchDir = None,
+    cache_dir: CacheDir = None,
 ) -> None:
     from judges.attest.batch import apply, read_manifests, read_outputs
 
     try:
-        manifest = read_manifests(batch_dir or out_dir / f"{name}.batch")
+        manifest = read_manifests(batch_dir or outputset.path(out_dir, name, "batch_dir"))
         found = read_outputs(list(files), manifest)
         done = apply(found, manifest, Path(cache_dir or out_dir))
     except InputError as e:

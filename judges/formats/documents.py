@@ -110,7 +110,7 @@ def locate(mapping: list, text: str, start: int, end: int) -> tuple[list[int], l
 
 def read_config(out_dir: Path, name: Optional[str]) -> tuple[str, dict]:
     """The set's name and its ``NAME.config.yml`` (read by :func:`judges.formats.tables.read_config`)."""
-    config = tables.read_config(output_file(out_dir, name, "config.yml"))
+    config = tables.read_config(output_file(out_dir, name, "config"))
     return config["name"], config
 
 
@@ -137,7 +137,7 @@ class DocumentStore:
     ):
         self.out_dir = Path(out_dir)
         self.name, self.config = read_config(self.out_dir, name)
-        self.config_dir = output_file(self.out_dir, self.name, "config.yml").parent
+        self.config_dir = output_file(self.out_dir, self.name, "config").parent
         inputs = self.config.get("inputs", {})
         self.dataset = dataset or self.config.get("dataset", "auto")
         self.responses = [Path(p) for p in responses] if responses else self.inputs("responses")

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from judges.errors import UnreadableFile
+from judges.formats import outputset
 from judges.formats.atomic import atomic_path
 from judges.vocabulary import FEATURES
 
@@ -78,9 +79,10 @@ def write_table(path: Path, table: pa.Table) -> None:
         pq.write_table(table, tmp, compression="zstd")
 
 
-def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
-    """The output ``NAME.suffix`` in the output directory ``path`` (the one of its kind when
-    ``name`` is None), or ``path`` itself when it is a file."""
+def output_file(path: str | Path, name: str | None, kind: str) -> Path:
+    """The output of ``kind`` (:mod:`judges.formats.outputset`), ``NAME.suffix``, in the output
+    directory ``path`` (the one of its kind when ``name`` is None), or ``path`` itself when it is a file."""
+    suffix = outputset.suffix(kind)
     path = Path(path)
     if path.is_dir():
         if name is None:
@@ -90,13 +92,13 @@ def output_file(path: str | Path, name: str | None, suffix: str) -> Path:
             found = found[0]
             name = found.name[: -len(suffix) - 1]
         else:
-            found = path / f"{name}.{suffix}"
+            found = outputset.path(path, name, kind)
         from judges.formats.outset import settle
 
         settle(path, name)  # a session killed while replacing its outputs: complete its set first
     else:
         found = path
-    if suffix == "config.yml" and found.is_file():
+    if kind == "config" and found.is_file():
         read_config(found)  # every reader of a set's config comes through here: a damaged one is one line
     return found
 
@@ -155,7 +157,7 @@ def _unreadable(path: Path, e: BaseException) -> str:
 
 def read_assessments(path: str | Path, name: str | None = None):
     """The per-citation assessments as a pandas DataFrame (``path``: file or output dir)."""
-    return read_table(output_file(path, name, "assessments.parquet"), required=ASSESSMENT_KEY).to_pandas()
+    return read_table(output_file(path, name, "assessments_parquet"), required=ASSESSMENT_KEY).to_pandas()
 
 
 def read_leaderboard(path: str | Path, name: str | None = None):
@@ -165,7 +167,7 @@ def read_leaderboard(path: str | Path, name: str | None = None):
     or a leaderboard file in any TREC text format (ir_measures, trec_eval, tot, jsonl; read by
     :func:`judges.formats.leaderboards.read_any_leaderboard`).
     """
-    resolved = output_file(path, name, "leaderboard.parquet")
+    resolved = output_file(path, name, "leaderboard_parquet")
     if resolved.is_file() and not resolved.name.endswith(".parquet"):
         from judges.formats.leaderboards import read_any_leaderboard
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from judges.formats.atomic import atomic_path, atomic_text
 
-LEADERBOARD_SUFFIX = {"ir_measures": "leaderboard.txt", "tot": "leaderboard.tot.txt", "jsonl": "leaderboard.jsonl"}
-LEADERBOARD_FORMATS = tuple(LEADERBOARD_SUFFIX)  # the --leaderboard-format names
+LEADERBOARD_FORMATS = ("ir_measures", "tot", "jsonl")  # the --leaderboard-format names (files: formats.outputset)
 QRELS_BATCH = 65_536  # qrels rows formatted and written at a time
 
 

@@ -29,6 +29,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from judges.errors import InputError
+from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.plan import KEY, PLAN_MIX, PROBABILITY, Plan, parse_share, plan_session
 
@@ -44,7 +45,8 @@ class Round(NamedTuple):
 
 def rounds(out_dir: Path, name: str) -> list[Round]:
     """The round files of set ``name`` in ``out_dir``, in round order."""
-    found = re.compile(re.escape(name) + r"\.assess(?:-([1-9][0-9]*))?\.jsonl")
+    before, after = outputset.suffix("assess_round").split("-{round}")  # round 0: without "-{round}"
+    found = re.compile(re.escape(f"{name}.{before}") + r"(?:-([1-9][0-9]*))?" + re.escape(after))
     out = []
     for p in Path(out_dir).iterdir() if Path(out_dir).is_dir() else ():
         m = found.fullmatch(p.name)
@@ -56,7 +58,7 @@ def rounds(out_dir: Path, name: str) -> list[Round]:
 def next_round(out_dir: Path, name: str) -> Round:
     """Where the next round goes: ``NAME.assess-N.jsonl``, N one more than the last round's."""
     n = max((r.number for r in rounds(out_dir, name)), default=0) + 1
-    return Round(n, Path(out_dir) / f"{name}.assess-{n}.jsonl")
+    return Round(n, outputset.path(out_dir, name, "assess_round", round=n))
 
 
 class Earlier(NamedTuple):
@@ -116,7 +118,7 @@ def plan_assessments(
     from judges.formats.tables import ASSESSMENT_KEY, output_file, read_config, read_table
     from judges.formats.documents import open_documents
 
-    config_path = out_dir / f"{name}.config.yml"
+    config_path = outputset.path(out_dir, name, "config")
     try:
         config = read_config(config_path)
         cap = tuple(config["workflow"]["grounding"]["cap"])
@@ -145,7 +147,7 @@ def plan_assessments(
             share = parse_share(budget)
         except ValueError as e:
             raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
-    table = read_table(output_file(out_dir, name, "assessments.parquet"), required=ASSESSMENT_KEY)
+    table = read_table(output_file(out_dir, name, "assessments_parquet"), required=ASSESSMENT_KEY)
     exclude = None
     if earlier is not None and (earlier.labelled or earlier.pending):
         asked = earlier.labelled | earlier.pending

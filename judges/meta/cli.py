@@ -19,19 +19,14 @@ from rich.table import Table
 
 from judges.console import fail, say, show, warn
 from judges.errors import InputError
+from judges.formats import outputset
+from judges.options import Assessments, JudgedDir, LabelMap, MovedCorpus, MovedResponses, SetName, SetNameIfSeveral
 from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
 Format = Enum("Format", {n: n for n in ("auto", *LEADERBOARD_READ_FORMATS)}, type=str)  # read_any_leaderboard's
-
-
-LABEL_MAP_HELP = (
-    "FROM=TO: read the label FROM (any case) as TO (supported, partially, not_supported), over the synonyms "
-    "(partially_supported, partial, PS, FS, NS, 0/1/2...); repeatable, e.g. --label-map 1=supported for "
-    "binary 0/1 labels."
-)
 
 
 class OnMissing(str, Enum):
@@ -225,9 +220,7 @@ def _print_values(df) -> None:
     ),
 )
 def agreement(
-    assessments: Path = typer.Option(
-        ..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."
-    ),
+    assessments: Assessments,
     labels: Path = typer.Option(
         ...,
         "--labels",
@@ -236,9 +229,7 @@ def agreement(
             "not_supported or a synonym)."
         ),
     ),
-    name: Optional[str] = typer.Option(
-        None, "--name", help="Output name, when the directory holds several judged sets."
-    ),
+    name: SetNameIfSeveral = None,
     by: List[str] = typer.Option(
         [],
         "--by",
@@ -255,7 +246,7 @@ def agreement(
         OnMissing.error, "--on-missing", help="Labels without a judgment: error, warn (leave out), skip (silently)."
     ),
     output: Optional[Path] = typer.Option(None, "--output", help="Write the score table to this .jsonl or .csv file."),
-    label_map: List[str] = typer.Option([], "--label-map", help=LABEL_MAP_HELP),
+    label_map: LabelMap = [],  # noqa: B006 (typer reads it; never mutated)
 ) -> None:
     try:
         from judges.meta import agreement as ag
@@ -356,20 +347,16 @@ def _print_agreement(df, level: str, positive: str) -> None:
     ),
 )
 def calibrate(
-    assessments: Path = typer.Option(
-        ..., "--assessments", help="NAME.assessments.parquet, or the judge's output directory."
-    ),
+    assessments: Assessments,
     labels: Path = typer.Option(
         ..., "--labels", help="Human labels JSONL with doc_id (run_id, topic_id, sentence_index, doc_id, label)."
     ),
     output: Path = typer.Option(..., "--output", help="The model file to write (JSON)."),
-    name: Optional[str] = typer.Option(
-        None, "--name", help="Output name, when the directory holds several judged sets."
-    ),
+    name: SetNameIfSeveral = None,
     data: Optional[str] = typer.Option(
         None, "--data", help="How the model file names its training data (default: the label file's name)."
     ),
-    label_map: List[str] = typer.Option([], "--label-map", help=LABEL_MAP_HELP),
+    label_map: LabelMap = [],  # noqa: B006 (typer reads it; never mutated)
 ) -> None:
     try:
         from judges.meta.labels import parse_label_map, read_labels
@@ -465,8 +452,8 @@ def calibrate_nuggets(
     ),
 )
 def plan_assessments(
-    out_dir: Path = typer.Argument(..., help="The judge's output directory."),
-    name: str = typer.Option(..., "--name", help="The judged set's name."),
+    out_dir: JudgedDir,
+    name: SetName,
     budget: Optional[str] = typer.Option(None, "--budget", help="Share of the unlabelled citations: 5% or 0.05."),
     count: Optional[int] = typer.Option(None, "--count", min=0, help="Exactly this many citations instead."),
     output: Optional[Path] = typer.Option(
@@ -474,20 +461,17 @@ def plan_assessments(
         "--output",
         help="Where to write the JSONL, a new file (default OUT_DIR/NAME.assess-N.jsonl, the next round).",
     ),
-    responses: List[Path] = typer.Option(
-        [], "--rag-responses", help="Run files, when they moved since judging (default: the config's)."
-    ),
-    corpus: Optional[Path] = typer.Option(
-        None, "--corpus", help="Corpus file, when it moved since judging (default: the config's)."
-    ),
+    responses: MovedResponses = [],  # noqa: B006 (typer reads it; never mutated)
+    corpus: MovedCorpus = None,
 ) -> None:
     try:
         from judges.meta.assessing import earlier_rounds, next_round, plan_assessments as plan_for_assessors
 
         if (budget is None) == (count is None):
             raise InputError("--budget", None, None, "give either --budget or --count")
-        if not (out_dir / f"{name}.assessments.parquet").is_file():
-            raise InputError(out_dir, None, "--name", f"no {name}.assessments.parquet here: judge first")
+        assessments = outputset.path(out_dir, name, "assessments_parquet")
+        if not assessments.is_file():
+            raise InputError(out_dir, None, "--name", f"no {assessments.name} here: judge first")
         earlier = earlier_rounds(out_dir, name)
         number, target = next_round(out_dir, name)
         target = output or target

@@ -2,13 +2,9 @@
 ``rag24-nuggets``'s README, AutoNuggetizer's ``all_score``, ``strict_all_score``, ``vital_score``
 and ``strict_vital_score``), and the combined ``NUGGET_F1``.
 
-* ``NUGGET_ALL``: mean over the topic's nuggets of support 1, partial 0.5, not 0;
-* ``NUGGET_ALL_STRICT``: the same with partial 0;
-* ``NUGGET_VITAL``, ``NUGGET_VITAL_STRICT``: the same over the vital nuggets only (0 when the
-  topic has none);
-* ``NUGGET_F1``: the harmonic mean of the answer's ``WEIGHTED_PRECISION`` (citation support)
-  and ``NUGGET_ALL``, 0 when both are 0 (Auto-ARGUE's F1 of sentence precision and nugget recall,
-  with TREC 2024 RAG's support precision as the precision).
+Their facts (description, level, bound, how the intervals treat them) are in the one registry,
+:data:`judges.measures.REGISTRY`; the values are computed here. ``NUGGET_F1`` is Auto-ARGUE's F1 of
+sentence precision and nugget recall, with TREC 2024 RAG's support precision as the precision.
 
 A nugget's value is, by default, its *expected* value under the nugget model's probabilities
 (``P(support) + 0.5 P(partial)``; strict: ``P(support)``), as the citation judge's expected
@@ -20,8 +16,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-NUGGET_MEASURES = ("NUGGET_ALL", "NUGGET_ALL_STRICT", "NUGGET_VITAL", "NUGGET_VITAL_STRICT")
-F1 = "NUGGET_F1"
+from judges.measures import REGISTRY
+
+#: the four measures over a topic's nuggets, in registry order
+NUGGET_MEASURES = tuple(m.name for m in REGISTRY.values() if m.level == "nugget")
+F1 = REGISTRY["NUGGET_F1"].name  # the combined measure (a KeyError at import if the registry lost it)
 _VALUE = {"support": (1.0, 1.0), "partial_support": (0.5, 0.0), "not_support": (0.0, 0.0)}
 
 

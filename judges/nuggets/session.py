@@ -27,6 +27,7 @@ from typing import Callable, Optional
 
 import pyarrow as pa
 
+from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.debuglog import DebugLog
 from judges.formats.nuggets import Nuggets, read_nuggets
@@ -71,10 +72,7 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
 
 
 def targets(out_dir: Path, name: str) -> dict[str, tuple[Path, str]]:
-    return {
-        "nuggets_jsonl": (Path(out_dir) / f"{name}.nuggets.jsonl", "--out-dir"),
-        "nuggets_parquet": (Path(out_dir) / f"{name}.nuggets.parquet", "--out-dir"),
-    }
+    return {kind: (outputset.path(out_dir, name, kind), "--out-dir") for kind in ("nuggets_jsonl", "nuggets_parquet")}
 
 
 @dataclass
@@ -206,4 +204,4 @@ def read_nuggets_table(path: str | Path, name: str | None = None):
     Parquet file or an output directory (with ``name``)."""
     from judges.formats.tables import output_file, read_table
 
-    return read_table(output_file(path, name, "nuggets.parquet"), required=["run_id", "topic_id"]).to_pandas()
+    return read_table(output_file(path, name, "nuggets_parquet"), required=["run_id", "topic_id"]).to_pandas()

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from judges.formats import outputset
 from judges.formats.documents import DocumentStore
 from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import pages, render
@@ -124,7 +125,7 @@ def gather(
 
         truth_df = read_any_leaderboard(truth)
     b = board(lb, truth_df, truth_measure, resamples=resamples, **_trust(out_dir, name))
-    paths = (Path(truth), Path(out_dir) / f"{name}.leaderboard.parquet") if truth is not None else ()
+    paths = (Path(truth), outputset.path(out_dir, name, "leaderboard_parquet")) if truth is not None else ()
     tables = pages.Tables(name, df, lb, b, _answers(store, df), nuggets=_nuggets(out_dir, name))
     tables.against = against_truth(b, lb, truth_df, paths, warn) if truth_df is not None else None
     corpus_ids = set(df.loc[(df["doc_source"] == "corpus") & df["doc_id"].notna(), "doc_id"])
@@ -145,7 +146,7 @@ def _trust(out_dir: Path, name: str) -> dict:
     """``NAME.intervals`` and ``NAME.pairs`` (judges.intervals; absent from outputs written before them)."""
     found = {}
     for kind in ("intervals", "pairs"):
-        if (Path(out_dir) / f"{name}.{kind}.parquet").is_file():
+        if outputset.path(out_dir, name, f"{kind}_parquet").is_file():
             from judges import intervals as iv
 
             found[kind] = getattr(iv, f"read_{kind}")(out_dir, name)

@@ -19,6 +19,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from judges.formats import outputset
 from judges.formats.documents import locate
 from judges.nuggets.answers import joined
 from judges.records import Document
@@ -462,17 +463,18 @@ def ci(v, lo=float("nan"), hi=float("nan"), a_lo=float("nan"), a_hi=float("nan")
 
 def intervals_legend(b: Board, name: str) -> str:
     """What the intervals under a leaderboard value are, in words (index and run pages)."""
+    tsv = outputset.file_name(name, "intervals")
     if b.bootstrap:
         return (
             "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics: this output set "
             f"has no {name}.intervals)"
         )
     return (
-        f"under each value its 95% intervals from {name}.intervals.tsv: assessors, for the measures that depend "
+        f"under each value its 95% intervals from {tsv}: assessors, for the measures that depend "
         "on support judgments, the value the track's assessors would give on these topics, from the judge's "
         "error alone (low, high); with topic sampling, the value they would give over other topics like these, "
         "the judge's error and the spread of the run's per-topic values added (low_topics, high_topics). Both rest "
-        f"on the judge's errors as learned on other labelled data, which the column made of {name}.intervals.tsv "
+        f"on the judge's errors as learned on other labelled data, which the column made of {tsv} "
         "names, not on these topics; with assessors' labels (--labels) weighted precision's also on the labels"
     )
 

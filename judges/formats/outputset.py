@@ -1,0 +1,70 @@
+"""The files of a session's output set, named once: every writer, reader, the report, ``meta``,
+``merge`` and the AutoJudge adapter find a file's name here (:func:`path`), by its kind (the key
+under which the summary and ``NAME.config.yml`` list it). How the set is replaced as one is
+:mod:`judges.formats.outset`.
+
+A file of kind ``k`` in out-dir ``OUT`` of set ``NAME`` is ``OUT/NAME.<suffix>``; a suffix with
+``{fields}`` is filled in by :func:`path` (a round of ``plan-assessments``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from judges.formats.trec import LEADERBOARD_FORMATS
+
+
+class OutputFile(NamedTuple):
+    kind: str  # the key of summary.files and the output targets
+    suffix: str  # the file is NAME.<suffix>
+    format: str
+    writer: str  # the module that writes it
+    what: str
+
+
+FILES: tuple[OutputFile, ...] = (
+    OutputFile("qrels", "qrels", "TREC qrels", "judges.writer", "best grade per (topic, md5 of sentence + citation)"),
+    OutputFile("doc_qrels", "doc.qrels", "TREC qrels", "judges.writer", "best grade per (topic, cited document)"),
+    OutputFile("leaderboard_ir_measures", "leaderboard.txt", "run topic measure value", "judges.writer", "leaderboard"),
+    OutputFile("leaderboard_tot", "leaderboard.tot.txt", "tot: measure topic value", "judges.writer", "leaderboard"),
+    OutputFile("leaderboard_jsonl", "leaderboard.jsonl", "JSON lines", "judges.writer", "leaderboard"),
+    OutputFile("leaderboard_parquet", "leaderboard.parquet", "Parquet", "judges.writer", "leaderboard"),
+    OutputFile("assessments_parquet", "assessments.parquet", "Parquet", "judges.writer", "one row per citation"),
+    OutputFile("coverage", "coverage.tsv", "TSV", "judges.writer", "per run: topics answered, citations missing"),
+    OutputFile("intervals", "intervals.tsv", "TSV", "judges.intervals", "per run and measure: 95% intervals"),
+    OutputFile("intervals_parquet", "intervals.parquet", "Parquet", "judges.intervals", "the intervals"),
+    OutputFile("pairs", "pairs.tsv", "TSV", "judges.intervals", "per pair of runs: P(the assessors order them so)"),
+    OutputFile("pairs_parquet", "pairs.parquet", "Parquet", "judges.intervals", "the pairs"),
+    OutputFile("plan", "plan.tsv", "TSV", "judges.writer", "the citations the attestation plan chose"),
+    OutputFile("config", "config.yml", "YAML", "judges.writer", "the session: inputs, workflow, counts"),
+    OutputFile("debug_log", "jsonl", "JSON lines", "judges.pipeline", "debug log (--debug-log puts it elsewhere)"),
+    OutputFile("nuggets_jsonl", "nuggets.jsonl", "JSON lines", "judges.nuggets.session", "NIST's assignment shape"),
+    OutputFile("nuggets_parquet", "nuggets.parquet", "Parquet", "judges.nuggets.session", "per (answer, nugget)"),
+    # written by other commands beside the set
+    OutputFile("assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments"),
+    OutputFile("batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest"),
+)
+BY_KIND = {f.kind: f for f in FILES}
+if len(BY_KIND) != len(FILES) or not all(f"leaderboard_{f}" in BY_KIND for f in LEADERBOARD_FORMATS):
+    raise ValueError("output files: a kind named twice, or a --leaderboard-format without its file")
+
+
+def suffix(kind: str) -> str:
+    """The ``<suffix>`` of ``NAME.<suffix>`` for ``kind``."""
+    return BY_KIND[kind].suffix
+
+
+def file_name(name: str, kind: str, **fields) -> str:
+    """``NAME.<suffix>`` for ``kind`` (``fields`` fill in the suffix's ``{fields}``)."""
+    return f"{name}.{suffix(kind).format(**fields)}"
+
+
+def path(out_dir: str | Path, name: str, kind: str, **fields) -> Path:
+    """``OUT/NAME.<suffix>`` for ``kind``."""
+    return Path(out_dir) / file_name(name, kind, **fields)
+
+
+def leaderboard(fmt: str) -> str:
+    """The kind of the leaderboard file in ``--leaderboard-format`` ``fmt``."""
+    return f"leaderboard_{fmt}"
