@@ -155,7 +155,7 @@ def _trust(out_dir: Path, name: str) -> dict:
 
 def _nuggets(out_dir: Path, name: str):
     """``NAME.nuggets.parquet`` (``--judge nugget`` or ``argue``), None for an output set without nuggets."""
-    if not (Path(out_dir) / f"{name}.nuggets.parquet").is_file():
+    if not outputset.path(out_dir, name, "nuggets_parquet").is_file():
         return None
     from judges.nuggets.session import read_nuggets_table
 
