@@ -384,7 +384,16 @@ class _Session:
         max_citations = self.settings.workflow.citations.max_per_sentence
         inputs = self.inputs
         return judge_nuggets(
-            self.nuggets, scan, inputs.dataset, max_citations, log, self.summary.warnings.append, inputs.nugget_model
+            self.nuggets,
+            scan,
+            inputs.dataset,
+            max_citations,
+            log,
+            self.summary.warnings.append,
+            inputs.nugget_model,
+            self.settings,  # the nugget pairs' cascade: attest, llm, cache, asker
+            self.strict_llm,
+            self.use_degenerate_llm,
         )
 
     # -- 3. merge (topic groups are disjoint) and write --------------------------------------
@@ -404,6 +413,8 @@ class _Session:
         for part in parts:
             counts.update(part.counts)
         self.summarize_attestation(log)
+        if nuggets is not None and nuggets.attest:  # the nugget pairs' questions, beside the citations'
+            summary.attest["nuggets"] = nuggets.attest
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
         counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}

@@ -143,6 +143,19 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ),
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
+    nuggets = a.get("nuggets")
+    if nuggets:  # the nugget pairs' questions (judges.nuggets.session.attest_nuggets)
+        said = ", ".join(f"{k} {ans}" for ans, k in nuggets["answers"].items())
+        rows.append(
+            (
+                "LLM nugget questions",
+                f"{nuggets['selected']} selected, {nuggets['calls']} calls, {nuggets['cache_hits']} cache hits, "
+                f"{nuggets['changed']} changed" + (f"; answers {said}" if said else ""),
+            )
+        )
+        if nuggets.get("degenerate"):
+            used = "used all the same" if nuggets["degenerate"]["used"] else "not used: the nugget model's stand"
+            warn(f"{nuggets['degenerate']['message']} (nugget pairs); {used}")
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
     if a.get("degenerate"):  # a warning line above, and a row of the table

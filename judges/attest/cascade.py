@@ -279,7 +279,7 @@ class Attester:
         selection, the guard, the question (``evidence_of(i)``: the evidence shown for pair
         ``i`` and its length in word tokens), the cache, the questions not cached asked at once,
         and the status in the citation's words (see the module doc)."""
-        kind, counts = self.kind, self.counts
+        counts = self.counts
         out: list[Optional[Decided]] = [None] * len(pairs)
         chosen: list[tuple[int, str, list, int]] = []  # (pair index, key, messages, evidence tokens)
         for i, pair in enumerate(pairs):
@@ -384,6 +384,7 @@ class Attester:
             status=status[decided.status],
             **extra,
         )
+
 
 def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> dict:
     """The attestation figures of a session, for the summary, ``config.yml`` and the debug log.

@@ -104,6 +104,7 @@ LEVEL_DEMOS: tuple[dict[str, str], ...] = (
     dict(DEMOS[3], answer="NONE"),
 )
 
+
 class NuggetAttestation(dspy.Signature):
     """Decide whether the RESPONSE contains the FACT: FULL, PARTIAL or NONE.
 
