@@ -437,6 +437,7 @@ class _Session:
             self.outset.stage,
             self.hashed_inputs,
             measures,
+            None if nuggets is None else nuggets.judged,
         )
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

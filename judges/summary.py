@@ -267,9 +267,8 @@ def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3
     rows = _leaderboard_rows(leaderboard)
     head, ranking = top_runs(rows, len(rows))
     pair_table = read_table(pairs)
-    if head not in pair_table.column("measure").to_pylist()[:1]:  # nuggets only: the pairs are not the headline's
-        return
     columns = list(zip(*(pair_table.column(c).to_pylist() for c in range(6))))
+    columns = [c for c in columns if c[2] == head]  # the headline's pairs (the nugget measures have theirs too)
     adjacent = inseparable(columns, [r for r, _ in ranking], level=float("inf"))  # every adjacent pair, with its P
     if not adjacent:
         return
