@@ -394,6 +394,7 @@ class _Session:
             self.settings,  # the nugget pairs' cascade: attest, llm, cache, asker
             self.strict_llm,
             self.use_degenerate_llm,
+            None if self.label_files is None else self.label_files.nuggets,  # nugget assignments in effect
         )
 
     # -- 3. merge (topic groups are disjoint) and write --------------------------------------

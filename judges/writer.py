@@ -251,7 +251,7 @@ def _write_intervals(
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
     if nuggets is not None:
         wanted = [m for m in measures or () if m in intervals.NUGGET_STRICT or m == intervals.NUGGET_F1]
-        judged = intervals.nugget_report_variances(nuggets, reports, per_topic)
+        judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
         more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))

@@ -75,6 +75,7 @@ SCHEMA = pa.schema(
         ("human_assignment", pa.string()),
         ("llm_answer", pa.string()),
         ("llm_p_yes", pa.float64()),
+        ("labelled", pa.bool_()),
         *[(f"f_{f}", pa.float64()) for f in F.FEATURES],
     ]
 )
@@ -105,6 +106,7 @@ class NuggetResult:
     without_bank: list[str] = field(default_factory=list)
     attest: dict = field(default_factory=dict)  # the nugget pairs' attestation figures (mode none: empty)
     plan: Optional[object] = None  # the plan over the nugget pairs (judges.plan.Plan), when one was made
+    labelled: int = 0  # pairs whose assignment an assessor's label decided (--labels)
 
 
 def load(path: Path) -> Nuggets:
@@ -122,10 +124,12 @@ def judge_nuggets(
     settings=None,
     strict_llm: bool = False,
     use_degenerate_llm: bool = False,
+    assigned=None,
 ) -> NuggetResult:
     """Judge every answer of the scan against its topic's bank (see the module doc); ``settings``
     (:class:`judges.session.Settings`): the workflow's ``attest`` and the LLM endpoint, cache
-    and asker the cascade uses (``None``: no LLM)."""
+    and asker the cascade uses (``None``: no LLM); ``assigned``: nugget assignments in effect
+    (:class:`judges.meta.labels.NuggetLabels`, ``--labels``), which replace the judge's."""
     model = load_model(model_spec)
     encoder = F.Encoder()
     result = NuggetResult()
@@ -146,6 +150,8 @@ def judge_nuggets(
         for (run, text), judged in zip(answers, judge_topic(encoder, bank, answers, model, labels)):
             result.judged[(run, topic)] = judged
             result.answers[(run, topic)] = text
+    if assigned is not None and assigned.levels:
+        apply_labels(result, assigned)
     if settings is not None and settings.workflow.attest.mode != "none":
         attest_nuggets(result, scan, settings, log, strict_llm, use_degenerate_llm)
     measures, result.measures = result.measures, {}
@@ -179,20 +185,47 @@ def judge_nuggets(
     return result
 
 
+def apply_labels(result: NuggetResult, labels) -> None:
+    """The assessors' assignments (``labels``: :class:`judges.meta.labels.NuggetLabels`) replace the
+    judge's: final (probability 1 of the label's level), never asked of the LLM, no judge error;
+    ``result.labelled`` counts the pairs they matched."""
+    for key, judged in result.judged.items():
+        out = []
+        for j in judged:
+            word = labels.levels.get((j.run_id, j.topic_id, j.nugget_index))
+            if word is None:
+                out.append(j)
+                continue
+            path, line = labels.sources[(j.run_id, j.topic_id, j.nugget_index)]
+            probs = {"support": (1.0, 0.0, 0.0), "partial_support": (0.0, 1.0, 0.0), "not_support": (0.0, 0.0, 1.0)}
+            p_support, p_partial, p_not = probs[word]
+            out.append(
+                replace(
+                    j,
+                    assignment=word,
+                    p_support=p_support,
+                    p_partial=p_partial,
+                    p_not=p_not,
+                    score=p_support + 0.5 * p_partial,
+                    explanation=f"{word}: labelled by an assessor ({path} line {line}); the model said {j.explanation}",
+                    human=word,
+                    labelled=True,
+                )
+            )
+            result.labelled += 1
+        result.judged[key] = out
+
+
 _CITATION_WORDS = {"support": "supported", "partial_support": "partial", "not_support": "unsupported"}
 
 
-def nugget_plan(judged: dict, answered: dict[str, int], attest):
-    """The plan over the nugget pairs (``judged``: :attr:`NuggetResult.judged`) that ``attest.mode:
-    uncertain`` without a band asks by: :func:`judges.plan.make_plan` over the kind's key, each
-    pair's value (0, 0.5, 1) distributed as the nugget model says, ``answered``: topics per run."""
+def plan_columns(rows) -> dict:
+    """The columns :func:`judges.plan.make_plan` plans nugget pairs by (``rows``: judgments, or rows
+    of ``NAME.nuggets.parquet``, with ``run_id``, ``topic_id``, ``nugget_index``, ``assignment``,
+    ``p_support``, ``p_not``, ``score``): each pair's value (0, 0.5, 1) distributed as the judge says."""
     import numpy as np
 
-    from judges.attest.kinds import NUGGET
-    from judges.plan import make_plan
-
-    rows = [j for key in sorted(judged) for j in judged[key]]
-    columns = {
+    return {
         "run_id": np.array([j.run_id for j in rows], dtype=object),
         "topic_id": np.array([j.topic_id for j in rows], dtype=object),
         "nugget_index": np.array([j.nugget_index for j in rows], dtype=np.int64),
@@ -201,9 +234,25 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
         "p_full": np.array([j.p_support for j in rows]),
         "weight": np.array([j.score for j in rows]),
     }
+
+
+def nugget_plan(judged: dict, answered: dict[str, int], attest):
+    """The plan over the nugget pairs (``judged``: :attr:`NuggetResult.judged`) that ``attest.mode:
+    uncertain`` without a band asks by: :func:`judges.plan.make_plan` over the kind's key
+    (:func:`plan_columns`), ``answered``: topics per run; labelled pairs are never chosen."""
+    import numpy as np
+
+    from judges.attest.kinds import NUGGET
+    from judges.plan import make_plan
+
+    rows = [j for key in sorted(judged) for j in judged[key]]
+    columns = plan_columns(rows)
     budget = None if attest.count is not None else attest.budget
     ruled_out = np.zeros(len(rows), dtype=bool)
-    return make_plan(columns, answered, ruled_out, budget, attest.count, order=attest.plan_order, key=NUGGET.key)
+    labelled = np.array([j.labelled for j in rows], dtype=bool)
+    return make_plan(
+        columns, answered, ruled_out, budget, attest.count, labelled, order=attest.plan_order, key=NUGGET.key
+    )
 
 
 def attest_nuggets(result: NuggetResult, scan: Scan, settings, log: DebugLog, strict_llm: bool, use_degenerate: bool):
@@ -237,6 +286,7 @@ def attest_nuggets(result: NuggetResult, scan: Scan, settings, log: DebugLog, st
                 _CITATION_WORDS[j.assignment],
                 1.0 - j.p_not,
                 j.p_support,
+                j.assignment if j.labelled else None,
             )
             for _, j in flat
         ]
@@ -341,6 +391,7 @@ def write(result: NuggetResult, out_dir: Path, name: str, place: Callable[[Path]
                 ("human_assignment", j.human),
                 ("llm_answer", j.llm_answer),
                 ("llm_p_yes", j.llm_p_yes),
+                ("labelled", j.labelled),
             ):
                 rows[col].append(value)
             for name_, value in zip(F.FEATURES, j.features):
