@@ -134,3 +134,35 @@ def test_a_degenerate_llm_is_not_used_and_is_an_error_with_strict_llm(tmp_path):
         strict = judge(tmp_path / "strict", server, cache, "--attest", "all", "--strict-llm", model="always-full")
     assert strict.returncode == 2
     assert "nugget pairs" in strict.stderr and not (tmp_path / "strict" / "N.leaderboard.txt").exists()
+
+
+def test_the_two_kinds_never_share_a_cached_answer():
+    """The cache key is the exact question: a nugget pair's prompt is not a citation's, whatever the texts."""
+    needs_dspy()
+    from judges.attest.cache import question_key
+    from judges.attest.prompt import messages
+
+    params = {"temperature": 0}
+    keys = {question_key("m", messages("The bridge opened in 1932.", "It opened in 1932.", q), params) for q in
+            ("yes_no", "support_level", "nugget_level")}  # fmt: skip
+    assert len(keys) == 3
+
+
+def test_a_plan_names_nugget_pairs_by_the_kinds_key():
+    import numpy as np
+
+    from judges.attest.kinds import NUGGET
+    from judges.plan import make_plan
+
+    columns = {
+        "run_id": np.array(["a", "a", "b", "b"], dtype=object),
+        "topic_id": np.array(["t", "t", "t", "t"], dtype=object),
+        "nugget_index": np.array([0, 1, 0, 1]),
+        "status": np.array(["supported", "partial", "unsupported", "partial"], dtype=object),
+        "p_any": np.array([0.99, 0.6, 0.02, 0.5]),
+        "p_full": np.array([0.98, 0.3, 0.01, 0.2]),
+        "weight": np.array([0.985, 0.45, 0.015, 0.35]),
+    }
+    plan = make_plan(columns, {"a": 1, "b": 1}, np.zeros(4, bool), count=2, key=NUGGET.key)
+    assert set(plan.chosen) == {("a", "t", 1), ("b", "t", 1)}  # the two uncertain pairs
+    assert all(type(k[2]) is int for k in plan.chosen)
