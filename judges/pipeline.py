@@ -151,6 +151,10 @@ def questions(
         topics, scan, corpus = session.load(stack, Problems(inputs.on_error, log, session.summary.counts, warn))
         for part in session.judge(scan, corpus, topics, log):
             session.summary.counts.update(part.counts)
+        del corpus
+        nuggets = session.judge_nuggets(scan, log)  # the nugget pairs' questions too (--nuggets)
+        if nuggets is not None and nuggets.attest:
+            session.summary.attest = {"nuggets": nuggets.attest}
     return session.summary
 
 

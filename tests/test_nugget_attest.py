@@ -166,3 +166,49 @@ def test_a_plan_names_nugget_pairs_by_the_kinds_key():
     plan = make_plan(columns, {"a": 1, "b": 1}, np.zeros(4, bool), count=2, key=NUGGET.key)
     assert set(plan.chosen) == {("a", "t", 1), ("b", "t", 1)}  # the two uncertain pairs
     assert all(type(k[2]) is int for k in plan.chosen)
+
+
+def _standin(n: int, body: dict) -> Reply:
+    """bench/standin_batch.py's answers online: the same question, the same answer as in batch files."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import standin_batch
+
+    return Reply(body=json.dumps(standin_batch.completion(body)).encode())
+
+
+def test_nugget_questions_go_through_batch_files_and_the_next_run_asks_nothing(tmp_path):
+    """judge without LLM -> attest export (the nugget pairs' requests) -> answered by the stand-in as
+    vllm run_batch would -> attest import -> judge again: no call, outputs equal to the online run's."""
+    import subprocess
+    import sys
+
+    needs_dspy()
+    with ScriptedServer(_standin) as server:
+        online = judge(tmp_path / "online", server, tmp_path / "online.cache", "--attest", "all")
+        assert online.returncode == 0, online.stderr
+        asked_online = len(server.seen)
+        batch = tmp_path / "batch"
+        plain = run_cli(
+            "--judge", "nugget", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
+            "--nuggets", MINI / "nuggets.jsonl", "--out-dir", batch, "--name", "N",
+        )  # fmt: skip
+        assert plain.returncode == 0, plain.stderr
+        exported = run_cli("attest", "export", batch, "--name", "N", "--attest", "all", "--use-env-llm",
+                           env=server.env())  # fmt: skip
+        assert exported.returncode == 0, exported.stderr
+        assert "nugget pairs selected (all): 75" in exported.stdout and len(server.seen) == asked_online
+        requests = batch / "N.batch" / "requests-0001.jsonl"
+        answers = tmp_path / "answers-0001.jsonl"
+        cmd = [sys.executable, str(ROOT / "bench" / "standin_batch.py"), "-i", str(requests), "-o", str(answers)]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=300)
+        imported = run_cli("attest", "import", batch, "--name", "N", answers)
+        assert imported.returncode == 0, imported.stdout + imported.stderr
+        again = judge(batch, server, batch, "--attest", "all")
+        assert again.returncode == 0, again.stderr
+        assert len(server.seen) == asked_online == 75  # every answer came from the batch files
+    assert "75 selected, 0 calls, 75 cache hits" in again.stdout
+    a, b = tmp_path / "online" / "N.nuggets.jsonl", batch / "N.nuggets.jsonl"
+    assert a.read_bytes() == b.read_bytes()
+    assert (tmp_path / "online" / "N.leaderboard.txt").read_bytes() == (batch / "N.leaderboard.txt").read_bytes()
