@@ -420,6 +420,8 @@ class _Session:
         self.summarize_attestation(log)
         if nuggets is not None and nuggets.attest:  # the nugget pairs' questions, beside the citations'
             summary.attest["nuggets"] = nuggets.attest
+        if nuggets is not None and nuggets.labelled:  # nugget assignments in effect (--labels)
+            summary.labels["nugget_pairs"] = nuggets.labelled
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
         counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}

@@ -118,6 +118,8 @@ def _status_rows(summary) -> list[tuple[str, str]]:
         for f in summary.labels.get("files", ()):  # where they came from (a citation in two files counts once)
             pending = f", {f['not_labelled']} lines not labelled yet" if f["not_labelled"] else ""
             rows.append(("    from", f"{f['path']}: {f['labels']} labels{pending}"))
+    if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.nuggets.session.apply_labels)
+        rows.append(("nugget labels", f"{summary.labels['nugget_pairs']} nugget pairs: their assignment is final"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows

@@ -100,6 +100,7 @@ def test_nists_assignment_file_as_labels_gives_the_assessors_measures(tmp_path):
     assert r.returncode == 0, r.stderr
     table = judges.read_nuggets(tmp_path, "N")
     assert table.labelled.all()
+    assert "75 nugget pairs: their assignment is final" in r.stdout
     rows = [line.split("\t") for line in (tmp_path / "N.leaderboard.txt").read_text().splitlines()]
     values = {(run, topic, m): float(v) for run, topic, m, v in rows}
     for (run, topic), g in table.groupby(["run_id", "topic_id"]):
