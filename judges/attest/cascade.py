@@ -195,7 +195,7 @@ class Attester:
             return None
         return self.selection.fields(key, j)
 
-    def selects(self, key: tuple, j: Judgment) -> bool:
+    def selects(self, key: tuple, j: Union[Judgment, Pair]) -> bool:
         if self.s.mode == "none" or j.status == "missing" or j.human_label is not None:
             return False
         if self.s.mode == "all":
@@ -269,8 +269,8 @@ class Attester:
                     grade=STATUS_GRADE[d.status],
                     llm_answer=d.answer,
                     llm_p_yes=d.p_yes,
-                    llm_tokens_in=d.tokens_in,
-                    llm_tokens_out=d.tokens_out,
+                    llm_tokens_in=d.tokens_in or 0,
+                    llm_tokens_out=d.tokens_out or 0,
                 )
         return out
 
@@ -290,8 +290,8 @@ class Attester:
             if self.guard.search(pair.claim) or self.guard.search(evidence):
                 counts[ATTEST_GUARDED] += 1
                 counts[ATTEST_CHANGED] += pair.status != "unsupported"
-                out[i] = Decided("guarded", "guarded", "unsupported")
-                self._log_output(pair, None, out[i], None)
+                guarded = out[i] = Decided("guarded", "guarded", "unsupported")
+                self._log_output(pair, None, guarded, None)
                 continue
             msgs = self.messages(pair.claim, evidence, self.question)
             key = question_key(self.endpoint.model, msgs, self.params)

@@ -300,14 +300,14 @@ def _nugget_records(path: Path):
             nuggets = obj["nuggets"]
             if not isinstance(nuggets, list):
                 raise InputError(path, line, "nuggets", f"must be a list, got {json_type(nuggets)}")
-            run = checked_id(obj.get("run_id"), path, line, "run_id")
-            topic = checked_id(obj.get("qid", obj.get("topic_id")), path, line, "qid")
+            run = checked_id(obj.get("run_id"), str(path), line, "run_id")
+            topic = checked_id(obj.get("qid", obj.get("topic_id")), str(path), line, "qid")
             for i, n in enumerate(nuggets):
                 value = n.get("assignment") if isinstance(n, dict) else None
                 yield (run, topic, i), _nugget_level(value, path, line, f"nuggets[{i}].assignment"), line, None
             continue
-        run = checked_id(obj.get("run_id"), path, line, "run_id")
-        topic = checked_id(obj.get("topic_id"), path, line, "topic_id")
+        run = checked_id(obj.get("run_id"), str(path), line, "run_id")
+        topic = checked_id(obj.get("topic_id"), str(path), line, "topic_id")
         index = obj.get("nugget_index")
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
             raise InputError(path, line, "nugget_index", f"must be an integer >= 0, got {index!r}")

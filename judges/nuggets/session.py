@@ -52,6 +52,7 @@ from judges.nuggets.answers import answer_text
 from judges.nuggets.judge import NuggetJudgment, judge_topic
 from judges.nuggets.measures import F1, NUGGET_MEASURES, answer_measures, f1
 from judges.nuggets.model import load_model
+from judges.plan import Plan
 from judges.runscan import Scan, reread
 
 JUDGES = ("citation", "nugget", "argue")
@@ -105,7 +106,7 @@ class NuggetResult:
     measures: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     without_bank: list[str] = field(default_factory=list)
     attest: dict = field(default_factory=dict)  # the nugget pairs' attestation figures (mode none: empty)
-    plan: Optional[object] = None  # the plan over the nugget pairs (judges.plan.Plan), when one was made
+    plan: Optional[Plan] = None  # the plan over the nugget pairs, when one was made
     labelled: int = 0  # pairs whose assignment an assessor's label decided (--labels)
 
 
@@ -156,13 +157,13 @@ def judge_nuggets(
         attest_nuggets(result, scan, settings, log, strict_llm, use_degenerate_llm)
     measures, result.measures = result.measures, {}
     for run, topic in sorted(set(measures) | set(result.judged), key=lambda k: (k[1], k[0])):  # topic by topic
-        judged = result.judged.get((run, topic))
-        if judged is None:  # a topic without a bank
+        found = result.judged.get((run, topic))
+        if found is None:  # a topic without a bank
             result.measures[(run, topic)] = measures[(run, topic)]
             continue
-        result.measures[(run, topic)] = answer_measures(judged)
+        result.measures[(run, topic)] = answer_measures(found)
         if log.enabled:
-            for j in judged:
+            for j in found:
                 log.event(
                     "NUGGET_OUTPUT",
                     run_id=run,
@@ -316,7 +317,7 @@ def attest_nuggets(result: NuggetResult, scan: Scan, settings, log: DebugLog, st
         position[key] += 1
         if d is None:
             continue
-        probs = (j.p_not, j.p_partial, j.p_support)
+        probs: tuple[float, ...] = (j.p_not, j.p_partial, j.p_support)
         observed = likelihood(d.answer, d.p_yes, attest.answer_error)
         if observed is not None:
             mass = [p * o for p, o in zip(probs, observed)]
