@@ -58,7 +58,10 @@ from nuggets import citation_precision, run_means, tau, truth_rows  # noqa: E402
 
 LEVEL_ANSWER = {2: "FULL", 1: "PARTIAL", 0: "NONE"}
 ASSIGNMENT_LEVEL = {"support": 2, "partial_support": 1, "not_support": 0}
-FIELDS = re.compile(r"\[\[ ## fact ## \]\]\n(.*?)\n\n\[\[ ## response ## \]\]\n(.*?)(?:\n\n\[\[ ## |\Z)", re.S)
+FIELDS = re.compile(
+    r"\[\[ ## fact ## \]\]\n(.*?)\n\n\[\[ ## response ## \]\]\n(.*?)\n\nRespond with the corresponding output fields",
+    re.S,
+)
 
 
 def _uniform(text: str, salt: str) -> float:
@@ -189,7 +192,7 @@ def main() -> None:
                             assigned.setdefault((setting, llm), []).append(
                                 (int(lab.levels[row.nugget_index]), ASSIGNMENT_LEVEL[row.assignment])
                             )
-                            asked[(setting, llm)] += row.llm_answer is not None
+                            asked[(setting, llm)] += isinstance(row.llm_answer, str)
                             pairs[(setting, llm)] += 1
                         for key, values in leaderboard(run_out / "N.leaderboard.txt").items():
                             if group is not None and half_of_team[key[0].split(".")[0]] != group:
@@ -199,12 +202,16 @@ def main() -> None:
     finally:
         server.shutdown()
 
+    print_table(args, oracle.unknown, settings, scored, assigned, asked, pairs, truth, wp, human_f1)
+
+
+def print_table(args, unknown, settings, scored, assigned, asked, pairs, truth, wp, human_f1) -> None:
     print("SIMULATED LLM (answers from NIST's nugget assignments with a chosen error rate; not a real model)")
     print(
         f"error {args.error}, attest.budget {args.budget} (attest.mode uncertain: the plan over each session's nugget "
         "pairs), nugget model cross-validated by topic (each topic judged by a model fitted on the others)"
     )
-    print(f"questions the stand-in could not answer from the assignments: {oracle.unknown}")
+    print(f"questions the stand-in could not answer from the assignments: {unknown}")
     head = " | ".join(NUGGET_MEASURES + (F1,))
     print(f"| setting | LLM | asked / pairs | {head} | exact | kappa |")
     print("|---|---|---:|" + "---:|" * (len(NUGGET_MEASURES) + 1) + "---:|---:|")
