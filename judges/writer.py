@@ -250,7 +250,9 @@ def _write_intervals(
     spreads = intervals.session_spreads(model)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
     if nuggets is not None:
-        wanted = [m for m in measures or () if m in intervals.NUGGET_STRICT or m == intervals.NUGGET_F1]
+        from judges.attest.kinds import NUGGET
+
+        wanted = [m for m in measures or () if m in NUGGET.measures]  # the measures nugget pairs feed
         judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
         more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)

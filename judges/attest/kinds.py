@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from judges.measures import MEASURE_NAMES
 from judges.nuggets.measures import F1, NUGGET_MEASURES
 
 
@@ -49,7 +50,7 @@ CITATION = PairKind(
     None,
     None,
     {"supported": "supported", "partial": "partial", "unsupported": "unsupported"},
-    (),  # judges.measures.MEASURE_NAMES (not imported here: the registry reads the engine's records)
+    MEASURE_NAMES,
 )
 
 NUGGET = PairKind(
