@@ -140,8 +140,8 @@ class Decided(NamedTuple):
     answer: str
     status: str
     p_yes: Optional[float] = None
-    tokens_in: Optional[int] = None
-    tokens_out: Optional[int] = None
+    tokens_in: int = 0
+    tokens_out: int = 0
 
 
 class Attester:
@@ -269,8 +269,8 @@ class Attester:
                     grade=STATUS_GRADE[d.status],
                     llm_answer=d.answer,
                     llm_p_yes=d.p_yes,
-                    llm_tokens_in=d.tokens_in or 0,
-                    llm_tokens_out=d.tokens_out or 0,
+                    llm_tokens_in=d.tokens_in,
+                    llm_tokens_out=d.tokens_out,
                 )
         return out
 
