@@ -960,3 +960,110 @@ def inseparable(pairs: list[tuple], ranking: list[str], level: float = 0.95) -> 
         if q is not None and q < level:
             out.append((a, b, q))
     return out
+
+
+# -- nugget measures (judges.attest.kinds.NUGGET): the same intervals and pairs over nugget pairs ---------
+#: the nugget judge's correlated errors per measure, learned on rag24-nuggets (bench/nugget_intervals.py --write)
+NUGGET_SPREADS = Path(__file__).with_name("nugget_intervals.json")
+NUGGET_ALL, NUGGET_F1 = "NUGGET_ALL", "NUGGET_F1"
+NUGGET_STRICT = {"NUGGET_ALL": False, "NUGGET_ALL_STRICT": True, "NUGGET_VITAL": False, "NUGGET_VITAL_STRICT": True}
+
+
+def nugget_spreads() -> dict[str, Spreads]:
+    """Per nugget measure the spreads its intervals assume (:data:`NUGGET_SPREADS`: the posterior
+    predictive fitted on rag24-nuggets, with its regime allowance)."""
+    shipped = json.loads(NUGGET_SPREADS.read_text(encoding="utf-8"))
+    regime = float(shipped["regime_sd"])
+    return {m: Spreads.honest(f, regime)._replace(source=shipped["source"]) for m, f in shipped["measures"].items()}
+
+
+def nugget_pair_variances(p_support, p_partial, p_not, judged_all=None, judged_strict=None, known=None):
+    """Per nugget pair the expected squared error of the judge's value against the assessors' under
+    the pair's levels (not ``p_not``, partial ``p_partial``, support ``p_support``): for the graded
+    measures (support 1, partial 0.5) and the strict ones (support 1). The judge's values default
+    to the expectations (the nugget measures' default), where the error is the variance. ``known``:
+    pairs whose level is an assessor's (error 0)."""
+    s, p = np.asarray(p_support, dtype=np.float64), np.asarray(p_partial, dtype=np.float64)
+    mean_all, mean_strict = s + 0.5 * p, s
+    j_all = mean_all if judged_all is None else np.asarray(judged_all, dtype=np.float64)
+    j_strict = mean_strict if judged_strict is None else np.asarray(judged_strict, dtype=np.float64)
+    v_all = np.maximum(s + 0.25 * p - mean_all**2, 0.0) + (mean_all - j_all) ** 2
+    v_strict = np.maximum(s - s**2, 0.0) + (mean_strict - j_strict) ** 2
+    if known is not None:
+        k = np.asarray(known, dtype=bool)
+        v_all, v_strict = np.where(k, 0.0, v_all), np.where(k, 0.0, v_strict)
+    return v_all, v_strict
+
+
+def nugget_report_variances(
+    judged: dict, citation_reports: Optional[dict] = None, per_topic=None, known: Optional[Callable] = None
+) -> dict:
+    """Per answer ``(run, topic)`` of ``judged`` (its nugget judgments, each with ``importance``,
+    ``p_support``, ``p_partial``, ``p_not``; ``known(j)``: whether an assessor's assignment is in
+    effect for ``j``, error 0): ``(u, {measure: independent error variance})`` for the four nugget
+    measures, ``u`` the share of pairs not labelled, as :func:`report_variances` gives them for the support measures.
+    With ``citation_reports`` (:func:`report_variances`) and ``per_topic`` (the answers' values)
+    also ``NUGGET_F1``'s, by the delta method from NUGGET_ALL's and WEIGHTED_PRECISION's."""
+    out = {}
+    for key, rows in judged.items():
+        if not rows:
+            continue
+        labelled = np.array([bool(known(j)) if known is not None else False for j in rows], dtype=bool)
+        v_all, v_strict = nugget_pair_variances(
+            [j.p_support for j in rows], [j.p_partial for j in rows], [j.p_not for j in rows], known=labelled
+        )
+        vital = np.array([j.importance == "vital" for j in rows], dtype=bool)
+        n, nv = len(rows), int(vital.sum())
+        var = {
+            "NUGGET_ALL": float(v_all.sum()) / n**2,
+            "NUGGET_ALL_STRICT": float(v_strict.sum()) / n**2,
+            "NUGGET_VITAL": float(v_all[vital].sum()) / nv**2 if nv else 0.0,
+            "NUGGET_VITAL_STRICT": float(v_strict[vital].sum()) / nv**2 if nv else 0.0,
+        }
+        if citation_reports is not None and per_topic is not None:
+            values = per_topic.get(key, {})
+            precision, recall = values.get("WEIGHTED_PRECISION", 0.0), values.get(NUGGET_ALL, 0.0)
+            d_p, d_r = f1_gradient(precision, recall)
+            v_p = citation_reports.get(key, (0.0, {}))[1].get("WEIGHTED_PRECISION", 0.0)
+            var[NUGGET_F1] = d_r**2 * var["NUGGET_ALL"] + d_p**2 * v_p
+        out[key] = (1.0 - float(labelled.mean()), var)
+    return out
+
+
+def f1_gradient(precision: float, recall: float) -> tuple[float, float]:
+    """``(dF1/dP, dF1/dR)`` of ``F1 = 2PR / (P + R)`` (0 where both are 0)."""
+    total = precision + recall
+    if total <= 0:
+        return 0.0, 0.0
+    return 2 * recall**2 / total**2, 2 * precision**2 / total**2
+
+
+def nugget_trust(
+    per_topic: dict,
+    runs: Sequence[str],
+    topics: Sequence[str],
+    reports: dict,
+    measures: Sequence[str],
+    spreads: Optional[dict[str, Spreads]] = None,
+) -> Trust:
+    """The intervals of every run on each nugget measure of ``measures`` and its run pairs
+    (:func:`trust`, one measure at a time, each with its own spreads: :func:`nugget_spreads`).
+    ``NUGGET_F1`` takes NUGGET_ALL's spreads scaled by the answers' mean ``dF1/dR``."""
+    spreads = nugget_spreads() if spreads is None else spreads
+    rows, pairs = [], []
+    for m in measures:
+        if m == NUGGET_F1:
+            grads = [
+                f1_gradient(v.get("WEIGHTED_PRECISION", 0.0), v.get(NUGGET_ALL, 0.0))[1] for v in per_topic.values()
+            ]
+            c = float(np.mean(grads)) if grads else 1.0
+            base = spreads[NUGGET_ALL]
+            s = base._replace(report_sd=base.report_sd * c, run_sd=base.run_sd * c, regime_sd=base.regime_sd * c)
+        elif m in spreads:
+            s = spreads[m]
+        else:
+            continue
+        found = trust(per_topic, runs, topics, reports, s, measures=(m,))
+        rows += found.intervals
+        pairs += found.pairs
+    return Trust(rows, pairs)

@@ -151,6 +151,10 @@ def questions(
         topics, scan, corpus = session.load(stack, Problems(inputs.on_error, log, session.summary.counts, warn))
         for part in session.judge(scan, corpus, topics, log):
             session.summary.counts.update(part.counts)
+        del corpus
+        nuggets = session.judge_nuggets(scan, log)  # the nugget pairs' questions too (--nuggets)
+        if nuggets is not None and nuggets.attest:
+            session.summary.attest = {"nuggets": nuggets.attest}
     return session.summary
 
 
@@ -419,7 +423,17 @@ class _Session:
         max_citations = self.settings.workflow.citations.max_per_sentence
         inputs = self.inputs
         return judge_nuggets(
-            self.nuggets, scan, inputs.dataset, max_citations, log, self.summary.warnings.append, inputs.nugget_model
+            self.nuggets,
+            scan,
+            inputs.dataset,
+            max_citations,
+            log,
+            self.summary.warnings.append,
+            inputs.nugget_model,
+            self.settings,  # the nugget pairs' cascade: attest, llm, cache, asker
+            self.strict_llm,
+            self.use_degenerate_llm,
+            None if self.label_files is None else self.label_files.nuggets,  # nugget assignments in effect
         )
 
     # -- 3. merge (topic groups are disjoint) and write --------------------------------------
@@ -439,6 +453,10 @@ class _Session:
         for part in parts:
             counts.update(part.counts)
         self.summarize_attestation(log)
+        if nuggets is not None and nuggets.attest:  # the nugget pairs' questions, beside the citations'
+            summary.attest["nuggets"] = nuggets.attest
+        if nuggets is not None and nuggets.labelled:  # nugget assignments in effect (--labels)
+            summary.labels["nugget_pairs"] = nuggets.labelled
         table = pa.concat_tables([p.assessments for p in parts])
         del parts
         counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}
@@ -461,6 +479,7 @@ class _Session:
             self.outset.stage,
             self.hashed_inputs,
             measures,
+            None if nuggets is None else nuggets.judged,
         )
         log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
         log.close()

@@ -307,6 +307,7 @@ def make_plan(
     max_cost: Optional[float] = None,
     mix: Optional[float] = None,
     seed: int = 0,
+    key: tuple[str, ...] = KEY,
 ) -> Plan:
     """The plan over the citations of ``columns`` (one row per judged citation; see :func:`gains`):
     the ``count`` (else ``budget`` share of the plannable) citations of largest gain; ``exclude``
@@ -315,7 +316,8 @@ def make_plan(
     With ``mix`` (labels for the intervals, ``plan-assessments``), a share ``mix`` of them is drawn
     at random instead (:func:`inclusion_probabilities`, :func:`systematic_draw` from ``seed``), the
     rest taken for sure where they narrow the intervals most (:func:`narrowing`), and every chosen
-    citation carries the probability it was drawn with."""
+    citation carries the probability it was drawn with. ``key``: the columns naming one pair
+    (:data:`KEY` for citations; a :class:`judges.attest.kinds.PairKind`'s ``key``)."""
     gain, plannable = gains(columns, answered, full_ruled_out, order)
     spread, variance, lev, _ = parts(columns, answered, full_ruled_out)
     if exclude is not None:
@@ -323,7 +325,8 @@ def make_plan(
     candidates = int(plannable.sum())
     k = wanted_count(candidates, budget, count)
     idx = np.flatnonzero(plannable)
-    key_cols = [np.asarray(columns[c]) for c in KEY]
+    key_cols = [np.asarray(columns[c]) for c in key]
+    as_python = [int if np.issubdtype(col.dtype, np.integer) else str for col in key_cols]
     # largest gain first; equal gains in key order (a stable sort of the key-sorted rows)
     idx = idx[np.lexsort(tuple(col[idx] for col in reversed(key_cols)))]
     probability = np.ones(len(gain))
@@ -347,7 +350,7 @@ def make_plan(
     status = np.asarray(columns["status"])
     chosen: dict[tuple, Planned] = {}
     for rank, i in enumerate(idx.tolist(), start=1):
-        key = (str(key_cols[0][i]), str(key_cols[1][i]), int(key_cols[2][i]), int(key_cols[3][i]))
+        named = tuple(cast(col[i]) for cast, col in zip(as_python, key_cols))
         why = (
             "cross-language: the judge cannot read it"
             if status[i] == "cross_language"
@@ -355,7 +358,7 @@ def make_plan(
         )
         if probability[i] < 1.0:
             why = f"drawn at random (probability {probability[i]:.4g}): expected gain {gain[i]:.4g}"
-        chosen[key] = Planned(rank, float(f"{gain[i]:.8g}"), why, float(probability[i]))
+        chosen[named] = Planned(rank, float(f"{gain[i]:.8g}"), why, float(probability[i]))
     return Plan(chosen, candidates, k, round(cost, 6) if costs is not None else None)
 
 

@@ -66,6 +66,7 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         return out
 
     corpus, workflow_file, labels = found("corpus"), found("workflow"), found("labels")
+    nuggets = found("nuggets")  # a set judged with --nuggets: its nugget pairs are asked too
     inputs = Inputs(
         topics=found("topics"),
         responses=found("responses"),
@@ -77,6 +78,9 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         max_runs=len(runs) or None,
         on_error=str(config.get("on_error", "fail")),
         allow_missing_text=True,  # the recorded session was judged: a set without text has no question
+        nuggets=nuggets[0] if nuggets else None,
+        judge=str(config.get("judge", "citation")),
+        nugget_model=str(recorded.get("nugget_model", "rag24")),
     )
     return Recorded(inputs, workflow, config, path)
 

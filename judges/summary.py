@@ -132,6 +132,8 @@ def _status_rows(summary) -> list[tuple[str, str]]:
             else:
                 what = f"not re-fitted: {refit['why']} ({refit['labels']})"
             rows.append(("    support model", what))
+    if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.nuggets.session.apply_labels)
+        rows.append(("nugget labels", f"{summary.labels['nugget_pairs']} nugget pairs: their assignment is final"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows
@@ -157,6 +159,19 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ),
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
+    nuggets = a.get("nuggets")
+    if nuggets:  # the nugget pairs' questions (judges.nuggets.session.attest_nuggets)
+        said = ", ".join(f"{k} {ans}" for ans, k in nuggets["answers"].items())
+        rows.append(
+            (
+                "LLM nugget questions",
+                f"{nuggets['selected']} selected, {nuggets['calls']} calls, {nuggets['cache_hits']} cache hits, "
+                f"{nuggets['changed']} changed" + (f"; answers {said}" if said else ""),
+            )
+        )
+        if nuggets.get("degenerate"):
+            used = "used all the same" if nuggets["degenerate"]["used"] else "not used: the nugget model's stand"
+            warn(f"{nuggets['degenerate']['message']} (nugget pairs); {used}")
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
     if a.get("degenerate"):  # a warning line above, and a row of the table
@@ -268,9 +283,8 @@ def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3
     rows = _leaderboard_rows(leaderboard)
     head, ranking = top_runs(rows, len(rows))
     pair_table = read_table(pairs)
-    if head not in pair_table.column("measure").to_pylist()[:1]:  # nuggets only: the pairs are not the headline's
-        return
     columns = list(zip(*(pair_table.column(c).to_pylist() for c in range(6))))
+    columns = [c for c in columns if c[2] == head]  # the headline's pairs (the nugget measures have theirs too)
     adjacent = inseparable(columns, [r for r, _ in ranking], level=float("inf"))  # every adjacent pair, with its P
     if not adjacent:
         return

@@ -106,10 +106,13 @@ def write_outputs(
     place: Callable[[Path], Path] = lambda path: path,
     hashed_inputs: Optional[dict] = None,
     measures: Optional[tuple[str, ...]] = None,
+    nuggets=None,
 ) -> None:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
     ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
-    ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs)."""
+    ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs);
+    ``nuggets``: the nugget stage's judgments (``(run, topic) -> list``), whose measures get
+    intervals and pairs too (:func:`judges.intervals.nugget_trust`)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
     for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
@@ -124,7 +127,9 @@ def write_outputs(
         assessments = outputset.path(out_dir, name, "assessments_parquet")
         written = pool.submit(lambda: write_assessments(place(assessments), table, order.result()))
         _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place, measures)
-        _write_intervals(inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place)
+        _write_intervals(
+            inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place, measures, nuggets
+        )
         written.result()
     files["assessments_parquet"] = str(assessments)
     if summary.plan is not None:
@@ -211,8 +216,11 @@ def _write_intervals(
     scan,
     topics,
     place,
+    measures=None,
+    nuggets=None,
 ) -> None:
-    """How far to trust the leaderboard (:mod:`judges.intervals`): intervals and run pairs."""
+    """How far to trust the leaderboard (:mod:`judges.intervals`): intervals and run pairs (of
+    the nugget measures among ``measures`` too, from the judgments ``nuggets``)."""
     from judges import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
@@ -234,6 +242,13 @@ def _write_intervals(
             rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
     spreads = intervals.session_spreads(model)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
+    if nuggets is not None:
+        from judges.attest.kinds import NUGGET
+
+        wanted = [m for m in measures or () if m in NUGGET.measures]  # the measures nugget pairs feed
+        judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
+        more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
+        found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
 
 

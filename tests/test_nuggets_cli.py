@@ -66,6 +66,31 @@ def test_nugget_file_is_nist_shaped_and_readable(argued):
     assert sum(e.get("event") == "NUGGET_OUTPUT" for e in events) == len(table)
 
 
+def test_intervals_and_pairs_of_the_nugget_measures(argued):
+    """Every run gets a model-based interval on each nugget measure and NUGGET_F1 (errors learned
+    on rag24-nuggets: judges/nugget_intervals.json), and every pair of runs a probability per measure."""
+    intervals = judges.read_intervals(argued, "N")
+    pairs = judges.read_pairs(argued, "N")
+    runs = sorted(set(intervals.run_id))
+    board = {
+        (r, m): float(v)
+        for r, t, m, v in (line.split("\t") for line in (argued / "N.leaderboard.txt").read_text().splitlines())
+        if t == "all"
+    }
+    for m in (*NUGGET_MEASURES, "NUGGET_F1"):
+        rows = intervals[intervals.measure == m]
+        assert sorted(rows.run_id) == runs
+        assert (rows.low <= rows.value).all() and (rows.value <= rows.high).all() and (rows.high > rows.low).all()
+        assert rows.made.str.contains("rag24-nuggets").all()
+        for row in rows.itertuples():
+            assert row.value == pytest.approx(board[(row.run_id, m)], abs=1e-4)
+        on = pairs[pairs.measure == m]
+        assert len(on) == len(runs) * (len(runs) - 1) // 2
+        assert ((on.p_same_order >= 0.5) & (on.p_same_order <= 1) & (on.gap >= 0)).all()
+    # the citation measures' rows and pairs are there as before
+    assert len(pairs[pairs.measure == "WEIGHTED_PRECISION"]) == len(runs) * (len(runs) - 1) // 2
+
+
 def test_nugget_only_needs_no_corpus(tmp_path):
     r = run_cli(
         "--judge", "nugget", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
@@ -75,8 +100,8 @@ def test_nugget_only_needs_no_corpus(tmp_path):
     measures = {line.split("\t")[2] for line in (tmp_path / "N.leaderboard.txt").read_text().splitlines()}
     assert measures == set(NUGGET_MEASURES)
     assert "top runs by NUGGET_ALL" in r.stdout
-    # the run pairs are on the citations' headline, not on NUGGET_ALL: no line may say otherwise
-    assert "cannot be told apart" not in r.stdout
+    # the nugget measures have their own run pairs: the lines about pairs are NUGGET_ALL's
+    assert "adjacent runs by NUGGET_ALL" in r.stdout and "adjacent runs by WEIGHTED_PRECISION" not in r.stdout
 
 
 def test_bad_nugget_file_is_one_line_and_nothing_written(tmp_path):

@@ -50,7 +50,7 @@ import re
 from collections import Counter
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple, Optional, Union
+from typing import Callable, NamedTuple, Optional, Union
 
 import numpy as np
 
@@ -60,6 +60,7 @@ from judges.attest.answers import affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Asker, Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
+from judges.attest.kinds import CITATION, PairKind
 from judges.attest.selection import Band, Rule
 from judges.config import AttestSettings
 from judges.counts import (
@@ -115,6 +116,34 @@ class Case(NamedTuple):
     ids: dict  # run_id, topic_id, sentence_index, citation_rank, doc_id (for the debug log)
 
 
+class Pair(NamedTuple):
+    """One pair of either kind as the cascade needs it: the claim asked about, the ids of its
+    debug-log events, its selection key (the kind's ``key`` fields), and the judge's status (in
+    the citation's words: ``supported``, ``partial``, ``unsupported``, ``missing``, ...),
+    probabilities and human label."""
+
+    claim: str
+    ids: dict
+    key: tuple
+    status: str
+    p_any: Optional[float]
+    p_full: Optional[float]
+    human_label: Optional[object] = None
+
+
+class Decided(NamedTuple):
+    """What the cascade decided for one selected pair: ``source`` (``llm``, ``cache``, ``failed``,
+    ``guarded``), the answer read (``FULL``, ``YES``, ..., or ``unparsed``, ``failed``,
+    ``guarded``), the status in the citation's words, and the reply's P(YES) and tokens."""
+
+    source: str
+    answer: str
+    status: str
+    p_yes: Optional[float] = None
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
 class Attester:
     """Sends the selected citations to the LLM (through the cache) and applies the grade table."""
 
@@ -127,10 +156,14 @@ class Attester:
         counts: Counter,
         selection: Optional[Rule] = None,
         ask: Optional[Asker] = None,
+        kind: PairKind = CITATION,
     ):
         """``selection``: the rule ``uncertain`` sends by (a band, or the session's plan); ``ask``:
-        who answers the questions the cache does not (default: the endpoint, online)."""
+        who answers the questions the cache does not (default: the endpoint, online); ``kind``:
+        which kind of pair it asks about (:mod:`judges.attest.kinds`)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
+        self.kind = kind
+        self.question, self.reading = kind.question(settings.question), kind.answers(settings.question)
         self.selection = selection
         self.ask: Asker = ask or partial(
             ask_all,
@@ -143,7 +176,7 @@ class Attester:
         from judges.attest import prompt  # imports dspy (seconds): only when attesting
 
         self.messages = prompt.messages
-        self.answers = ANSWERS[settings.question]
+        self.answers = ANSWERS[self.reading]
         self.cache = AnswerCache(Path(cache_dir))
         self.guard = re.compile(
             "|".join(f"(?:{p})" for p in GUARD_PATTERNS + tuple(settings.guard_patterns)), re.IGNORECASE
@@ -162,7 +195,7 @@ class Attester:
             return None
         return self.selection.fields(key, j)
 
-    def selects(self, key: tuple, j: Judgment) -> bool:
+    def selects(self, key: tuple, j: Union[Judgment, Pair]) -> bool:
         if self.s.mode == "none" or j.status == "missing" or j.human_label is not None:
             return False
         if self.s.mode == "all":
@@ -216,28 +249,57 @@ class Attester:
     def attest(self, cases: list[Case]) -> list[Judgment]:
         """The final judgment of every case (unchanged for citations not selected)."""
         out = [c.judgment for c in cases]
-        chosen: list[tuple[int, str, list, int]] = []  # (case index, key, messages, evidence tokens)
-        counts = self.counts
-        for i, case in enumerate(cases):
-            ids = case.ids
+        pairs = []
+        for case in cases:
+            ids, j = case.ids, case.judgment
             key = (ids["run_id"], ids["topic_id"], ids["sentence_index"], ids["citation_rank"])
-            if not self.selects(key, case.judgment):
+            pairs.append(Pair(case.sentence, ids, key, j.status, j.p_any, j.p_full, j.human_label))
+        decided = self.decide(pairs, lambda i: self.evidence(cases[i]))
+        for i, d in enumerate(decided):
+            if d is None:
+                continue
+            j = cases[i].judgment
+            if d.source == "guarded":
+                out[i] = j._replace(status="unsupported", grade=0, llm_answer="guarded")
+            elif d.answer == "failed":
+                out[i] = j._replace(status=d.status, grade=STATUS_GRADE[d.status], llm_answer=d.answer)
+            else:
+                out[i] = j._replace(
+                    status=d.status,
+                    grade=STATUS_GRADE[d.status],
+                    llm_answer=d.answer,
+                    llm_p_yes=d.p_yes,
+                    llm_tokens_in=d.tokens_in,
+                    llm_tokens_out=d.tokens_out,
+                )
+        return out
+
+    def decide(self, pairs: list[Pair], evidence_of: Callable[[int], tuple[str, int]]) -> list[Optional[Decided]]:
+        """What the cascade decides for each pair of this attester's kind (None: not selected):
+        selection, the guard, the question (``evidence_of(i)``: the evidence shown for pair
+        ``i`` and its length in word tokens), the cache, the questions not cached asked at once,
+        and the status in the citation's words (see the module doc)."""
+        counts = self.counts
+        out: list[Optional[Decided]] = [None] * len(pairs)
+        chosen: list[tuple[int, str, list, int]] = []  # (pair index, key, messages, evidence tokens)
+        for i, pair in enumerate(pairs):
+            if not self.selects(pair.key, pair):
                 continue
             counts[ATTEST_SELECTED] += 1
-            evidence, n_tokens = self.evidence(case)
-            if self.guard.search(case.sentence) or self.guard.search(evidence):
+            evidence, n_tokens = evidence_of(i)
+            if self.guard.search(pair.claim) or self.guard.search(evidence):
                 counts[ATTEST_GUARDED] += 1
-                counts[ATTEST_CHANGED] += case.judgment.status != "unsupported"
-                out[i] = case.judgment._replace(status="unsupported", grade=0, llm_answer="guarded")
-                self._log_output(case, None, "guarded", out[i], None)
+                counts[ATTEST_CHANGED] += pair.status != "unsupported"
+                guarded = out[i] = Decided("guarded", "guarded", "unsupported")
+                self._log_output(pair, None, guarded, None)
                 continue
-            msgs = self.messages(case.sentence, evidence, self.s.question)
+            msgs = self.messages(pair.claim, evidence, self.question)
             key = question_key(self.endpoint.model, msgs, self.params)
             chosen.append((i, key, msgs, n_tokens))
             if self.log.enabled:
                 self.log.event(
                     "ATTEST_INPUT",
-                    **case.ids,
+                    **self._ids(pair),
                     model=self.endpoint.model,
                     prompt_key=key,
                     evidence_tokens=n_tokens,
@@ -269,42 +331,38 @@ class Attester:
 
         self.ask(requests, on_result=on_result)
 
+        reading = self.reading
         for i, key, _, _ in chosen:
-            case, result = cases[i], answers[key]
-            aligned = case.judgment.status
+            pair, result = pairs[i], answers[key]
+            aligned = pair.status
             if isinstance(result, Failure):
-                answer, status, source = "failed", self._unparsed(aligned), "failed"
                 counts[ATTEST_FAILED] += 1
-                final = case.judgment._replace(status=status, grade=STATUS_GRADE[status], llm_answer=answer)
+                decided = Decided("failed", "failed", self._unparsed(aligned))
             else:
                 source = "cache" if key in cached else "llm"
                 counts[ATTEST_CACHE_HITS] += key in cached
-                parsed = parse_answer(result.reply, self.s.question)
+                parsed = parse_answer(result.reply, reading)
                 if parsed is None:
                     counts[ATTEST_UNPARSED] += 1
                     answer, status = "unparsed", self._unparsed(aligned)
                 else:
-                    answer, status = parsed, combine(aligned, parsed, result.p_yes, self.s.question)
-                    j = case.judgment
-                    read = degenerate.answer_of(parsed, result.p_yes, self.s.question)
-                    counts[attest_answer(read, degenerate.model_decision(j.p_any, j.p_full))] += 1
-                final = case.judgment._replace(
-                    status=status,
-                    grade=STATUS_GRADE[status],
-                    llm_answer=answer,
-                    llm_p_yes=result.p_yes,
-                    llm_tokens_in=result.tokens_in,
-                    llm_tokens_out=result.tokens_out,
-                )
-            counts[ATTEST_CHANGED] += final.status != aligned
-            out[i] = final
-            self._log_output(case, key, source, final, result)
+                    answer, status = parsed, combine(aligned, parsed, result.p_yes, reading)
+                    read = degenerate.answer_of(parsed, result.p_yes, reading)
+                    counts[attest_answer(read, degenerate.model_decision(pair.p_any, pair.p_full))] += 1
+                decided = Decided(source, answer, status, result.p_yes, result.tokens_in, result.tokens_out)
+            counts[ATTEST_CHANGED] += decided.status != aligned
+            out[i] = decided
+            self._log_output(pair, key, decided, result)
         return out
 
     def _unparsed(self, aligned: str) -> str:
         return aligned if self.s.on_unparsed == "judge" else "unsupported"
 
-    def _log_output(self, case: Case, key, source: str, final: Judgment, result) -> None:
+    def _ids(self, pair: Pair) -> dict:
+        """The pair's fields in its debug-log events (nugget pairs say their kind)."""
+        return pair.ids if self.kind.name == "citation" else {"kind": self.kind.name, **pair.ids}
+
+    def _log_output(self, pair: Pair, key, decided: Decided, result) -> None:
         if not self.log.enabled:
             return
         extra = {}
@@ -312,17 +370,18 @@ class Attester:
             extra = dict(reply=result.reply)
         elif isinstance(result, Failure):
             extra = dict(failure=result.reason, attempts=result.attempts)
+        status = self.kind.status
         self.log.event(
             "ATTEST_OUTPUT",
-            **case.ids,
+            **self._ids(pair),
             prompt_key=key,
-            source=source,
-            answer=final.llm_answer,
-            p_yes=final.llm_p_yes,
-            tokens_in=final.llm_tokens_in,
-            tokens_out=final.llm_tokens_out,
-            support_status=case.judgment.status,
-            status=final.status,
+            source=decided.source,
+            answer=decided.answer,
+            p_yes=decided.p_yes,
+            tokens_in=decided.tokens_in,
+            tokens_out=decided.tokens_out,
+            support_status=status.get(pair.status, pair.status),
+            status=status[decided.status],
             **extra,
         )
 

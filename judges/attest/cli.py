@@ -124,7 +124,14 @@ def export(
         f"citations selected ({mode}): {counts[ATTEST_SELECTED]:,}{of}; {counts[ATTEST_GUARDED]:,} guarded, "
         f"{counts[ATTEST_CACHE_HITS]:,} answered from the cache"
     )
-    say(f"questions: {counts[ATTEST_FAILED]:,} to ask, {len(requests):,} distinct: {len(requests):,} requests")
+    nuggets = (summary.attest or {}).get("nuggets")
+    if nuggets:  # a set judged with --nuggets: its nugget pairs' questions are in the files too
+        say(
+            f"nugget pairs selected ({mode}): {nuggets['selected']:,}; {nuggets['guarded']:,} guarded, "
+            f"{nuggets['cache_hits']:,} answered from the cache, {nuggets['failed']:,} to ask"
+        )
+    to_ask = counts[ATTEST_FAILED] + (nuggets["failed"] if nuggets else 0)
+    say(f"questions: {to_ask:,} to ask, {len(requests):,} distinct: {len(requests):,} requests")
     for f in files:
         say(f"wrote {target / f['file']} ({f['requests']:,} requests, {f['bytes'] / 1e6:,.1f} MB)")
     say(f"wrote {target / 'manifest.json'} (model {chosen}) in {time.perf_counter() - started:.1f} s")

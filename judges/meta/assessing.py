@@ -191,3 +191,99 @@ def _line(row: dict, rank: int, gain: float, probability: float, docs) -> dict:
         },
         "document": {"doc_id": row["doc_id"], "title": ev.title, "text": ev.text},
     }
+
+
+# -- nugget pairs (plan-assessments --nuggets) -------------------------------------------------------
+NUGGET_ROUND = "assess-nuggets"  # NAME.assess-nuggets-N.jsonl
+
+
+def nugget_rounds(out_dir: Path, name: str) -> list[Round]:
+    """The nugget round files of set ``name`` in ``out_dir``, in round order."""
+    found = re.compile(re.escape(f"{name}.{NUGGET_ROUND}-") + r"([1-9][0-9]*)\.jsonl")
+    out = []
+    for p in Path(out_dir).iterdir() if Path(out_dir).is_dir() else ():
+        m = found.fullmatch(p.name)
+        if m and p.is_file():
+            out.append(Round(int(m.group(1)), p))
+    return sorted(out)
+
+
+def next_nugget_round(out_dir: Path, name: str) -> Round:
+    n = max((r.number for r in nugget_rounds(out_dir, name)), default=0) + 1
+    return Round(n, Path(out_dir) / f"{name}.{NUGGET_ROUND}-{n}.jsonl")
+
+
+def plan_nugget_assessments(
+    out_dir: Path, name: str, target: Path, budget: Optional[str], count: Optional[int]
+) -> tuple[Plan, int]:
+    """The nugget pairs of ``out_dir``'s set ``name`` (``NAME.nuggets.parquet``, ``--judge nugget``
+    or ``argue``) assessors should label next, written to ``target`` in plan order: the plan of
+    :func:`judges.plan.make_plan` over the kind's key (:data:`judges.attest.kinds.NUGGET`), a share
+    :data:`PLAN_MIX` drawn at random with its ``inclusion_probability``, as for citations. Each line:
+    ``run_id``, ``topic_id``, ``nugget_index``, ``"label": null`` (to fill: ``support``,
+    ``partial_support``, ``not_support``), ``rank``, ``expected_gain``, ``inclusion_probability``,
+    the nugget and its importance, the judge's assignment and probabilities, the spans that carry
+    it and the whole answer text. Pairs labelled in the set, or on a line of an earlier nugget
+    round's file, are never chosen. Returns the plan and the number of pairs left out for earlier rounds."""
+    if Path(target).exists():
+        raise InputError(target, None, None, "exists: plan-assessments never overwrites a round's file")
+    from judges.attest.kinds import NUGGET
+    from judges.formats.tables import read_config, read_table
+    from judges.meta.labels import read_nugget_labels
+    from judges.nuggets.session import plan_columns
+    from judges.plan import make_plan
+
+    parquet = Path(out_dir) / f"{name}.nuggets.parquet"
+    if not parquet.is_file():
+        raise InputError(out_dir, None, "--name", f"no {name}.nuggets.parquet here: judge with --nuggets first")
+    config_path = Path(out_dir) / f"{name}.config.yml"
+    try:
+        answered = answered_topics(read_config(config_path))
+    except FileNotFoundError:
+        raise InputError(config_path, None, None, "no such file: judge first") from None
+    except (KeyError, TypeError, ValueError) as e:
+        raise InputError(config_path, None, None, f"not a citejudge config: {e}") from None
+    share = None
+    if budget is not None:
+        try:
+            share = parse_share(budget)
+        except ValueError as e:
+            raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
+    rows = read_table(parquet, required=list(NUGGET.key)).to_pandas()
+    rows = rows.sort_values(list(NUGGET.key), kind="stable").reset_index(drop=True)
+    earlier = read_nugget_labels([r.path for r in nugget_rounds(out_dir, name)], empty=True)
+    asked = set(earlier.levels) | set(earlier.pending)
+    keys = list(zip(rows.run_id, rows.topic_id, rows.nugget_index.astype(int)))
+    exclude = np.array([k in asked for k in keys], dtype=bool) | rows.labelled.to_numpy(dtype=bool)
+    columns = plan_columns(list(rows.itertuples()))
+    plan = make_plan(
+        columns, answered, np.zeros(len(rows), bool), share, count, exclude, order=False, mix=PLAN_MIX, key=NUGGET.key
+    )
+    texts = {}
+    with open(Path(out_dir) / f"{name}.nuggets.jsonl", encoding="utf-8") as f:
+        for raw in f:
+            record = json.loads(raw)
+            texts[(record["run_id"], record["qid"])] = record["answer_text"]
+    at = {k: i for i, k in enumerate(keys)}
+    with atomic_text(target) as f:
+        for (run, topic, index), chosen in sorted(plan.chosen.items(), key=lambda kv: kv[1].rank):
+            row = rows.iloc[at[(run, topic, index)]]
+            line = {
+                "run_id": run,
+                "topic_id": topic,
+                "nugget_index": index,
+                "label": None,
+                "rank": chosen.rank,
+                "expected_gain": chosen.gain,
+                PROBABILITY: chosen.probability,
+                "nugget": row.nugget,
+                "importance": row.importance,
+                "judge_assignment": row.assignment,
+                "p_support": float(row.p_support),
+                "p_partial": float(row.p_partial),
+                "p_not": float(row.p_not),
+                "spans": [{"char_start": int(s["char_start"]), "char_end": int(s["char_end"])} for s in row.spans],
+                "answer_text": texts.get((run, topic), ""),
+            }
+            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return plan, len(asked)

@@ -463,7 +463,16 @@ def plan_assessments(
     ),
     responses: MovedResponses = [],  # noqa: B006 (typer reads it; never mutated)
     corpus: MovedCorpus = None,
+    nuggets: bool = typer.Option(
+        False,
+        "--nuggets",
+        help="Plan the nugget pairs (answer, nugget) of a set judged with --nuggets instead of the citations: "
+        "OUT_DIR/NAME.assess-nuggets-N.jsonl, labels support, partial_support, not_support.",
+    ),
 ) -> None:
+    if nuggets:
+        _plan_nugget_assessments(out_dir, name, budget, count, output)
+        return
     try:
         from judges.meta.assessing import earlier_rounds, next_round, plan_assessments as plan_for_assessors
 
@@ -491,6 +500,29 @@ def plan_assessments(
     say(
         "fill in each line's label (supported, partially, not_supported), then judge again with --labels for "
         "every round's file (or the directory of them)"
+    )
+
+
+def _plan_nugget_assessments(out_dir: Path, name: str, budget, count, output) -> None:
+    try:
+        from judges.meta.assessing import next_nugget_round, plan_nugget_assessments
+
+        if (budget is None) == (count is None):
+            raise InputError("--budget", None, None, "give either --budget or --count")
+        number, target = next_nugget_round(out_dir, name)
+        target = output or target
+        plan, earlier = plan_nugget_assessments(out_dir, name, target, budget, count)
+    except InputError as e:
+        raise fail(e.render())
+    if earlier:
+        say(f"left out the {earlier} nugget pairs of earlier round file(s)")
+    say(
+        ("" if output else f"round {number}: ")
+        + f"chose {len(plan)} of {plan.candidates} unlabelled nugget pairs by expected gain; wrote {target}"
+    )
+    say(
+        "fill in each line's label (support, partial_support, not_support), then judge again with --labels for "
+        "every round's file"
     )
 
 

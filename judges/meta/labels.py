@@ -17,6 +17,16 @@ Each line is an object with
 
 A key given twice is an error naming both lines.
 
+Nugget assignments are labels too (a nugget pair is (nugget, answer), as a citation is (sentence,
+document); :data:`judges.attest.kinds.NUGGET`): a file whose first record has ``nugget_index``
+(``plan-assessments --nuggets`` lines, filled in: ``run_id``, ``topic_id``, ``nugget_index``,
+``label`` as NIST writes assignments, ``support``, ``partial_support``, ``not_support``, or as a
+citation label, ``supported``, ``partially``, ``not_supported`` and their synonyms; ``null``: not
+labelled yet) or ``nuggets`` (NIST's ``nugget_assignment.*.jl`` records, ``{qid, run_id,
+nuggets: [{text, importance, assignment}]}``, every nugget of the record labelled) is read by
+:func:`read_nugget_labels`; :func:`read_label_files` sets such files apart
+(:attr:`LabelFiles.nuggets`), and the nugget stage takes their assignments as final.
+
 Several files (``--labels`` given more than once, or a directory of them: the rounds of
 ``plan-assessments``) are read together by :func:`read_label_files`: every label is in effect;
 one citation labelled the same in two files counts once, labelled two ways it is an error naming
@@ -240,16 +250,125 @@ def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     return out
 
 
+NUGGET_KEY = ("run_id", "topic_id", "nugget_index")  # judges.attest.kinds.NUGGET.key
+NUGGET_WORDS = ("not_support", "partial_support", "support")  # NIST's assignments, by level
+_CITATION_LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
+
+
+class NuggetLabels(NamedTuple):
+    """Nugget assignments read from label files (:func:`read_nugget_labels`)."""
+
+    levels: dict[tuple, str]  # (run, topic, nugget index) -> support | partial_support | not_support
+    sources: dict[tuple, tuple[Path, int]]  # the same key -> the file and line its label came from
+    probabilities: dict[tuple, float]  # the plan's inclusion probability, where the line gives one
+    files: list[dict]  # per file: path, labels, not_labelled
+    pending: frozenset = frozenset()  # keys on lines not labelled yet
+
+
+def is_nugget_file(path: Path) -> bool:
+    """Whether the label file's first record is a nugget assignment (``nugget_index`` or ``nuggets``)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            for raw in f:
+                if raw.strip():
+                    obj = json.loads(raw)
+                    return isinstance(obj, dict) and ("nugget_index" in obj or "nuggets" in obj)
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+def _nugget_level(value: object, path: Path, line: int, field: str) -> int:
+    """0/1/2 of a nugget label: NIST's assignment words or a citation label (with its synonyms)."""
+    from judges.formats.nuggets import level_of
+
+    citation = label_key(value)
+    name = SYNONYMS.get(citation) if citation is not None else None
+    if name in _CITATION_LEVEL:
+        return _CITATION_LEVEL[name]
+    return level_of(value, str(path), line, field)
+
+
+def _nugget_records(path: Path):
+    """(key, level or None, line, inclusion probability or None) of every label of one nugget file."""
+    for line, obj in iter_jsonl(path):
+        if isinstance(obj, InputError):
+            raise obj
+        if not isinstance(obj, dict):
+            raise InputError(path, line, None, f"must be a JSON object, got {json_type(obj)}")
+        if "nuggets" in obj:  # NIST's assignment record: every nugget of the answer
+            nuggets = obj["nuggets"]
+            if not isinstance(nuggets, list):
+                raise InputError(path, line, "nuggets", f"must be a list, got {json_type(nuggets)}")
+            run = checked_id(obj.get("run_id"), str(path), line, "run_id")
+            topic = checked_id(obj.get("qid", obj.get("topic_id")), str(path), line, "qid")
+            for i, n in enumerate(nuggets):
+                value = n.get("assignment") if isinstance(n, dict) else None
+                yield (run, topic, i), _nugget_level(value, path, line, f"nuggets[{i}].assignment"), line, None
+            continue
+        run = checked_id(obj.get("run_id"), str(path), line, "run_id")
+        topic = checked_id(obj.get("topic_id"), str(path), line, "topic_id")
+        index = obj.get("nugget_index")
+        if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+            raise InputError(path, line, "nugget_index", f"must be an integer >= 0, got {index!r}")
+        value = obj.get("label")
+        level = None if value is None else _nugget_level(value, path, line, "label")
+        p = obj.get(PROBABILITY)
+        if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 < p <= 1.0):
+            raise InputError(path, line, PROBABILITY, f"must be a number in (0, 1], got {p!r}")
+        yield (run, topic, index), level, line, p
+
+
+def read_nugget_labels(paths: Iterable[str | Path], empty: bool = False) -> NuggetLabels:
+    """Nugget assignments from the files ``paths``, all in effect: the same pair labelled alike in
+    two files (or lines) counts once; labelled two ways it is an :class:`InputError` naming both
+    files and lines. A file without a label is an error unless ``empty``."""
+    levels: dict[tuple, str] = {}
+    sources: dict[tuple, tuple[Path, int]] = {}
+    probabilities: dict[tuple, float] = {}
+    pending: set[tuple] = set()
+    files = []
+    for path in map(Path, paths):
+        n = unlabelled = 0
+        for key, level, line, p in _nugget_records(path):
+            if level is None:
+                unlabelled += 1
+                pending.add(key)
+                continue
+            n += 1
+            word = NUGGET_WORDS[level]
+            if key in levels and levels[key] != word:
+                first, first_line = sources[key]
+                run, topic, index = key
+                raise InputError(
+                    path,
+                    line,
+                    "label",
+                    f"{word} for run {run!r}, topic {topic!r}, nugget {index}, labelled {levels[key]} in {first} "
+                    f"line {first_line}: one nugget pair labelled two ways; correct one of the files",
+                )
+            if key not in levels:
+                levels[key], sources[key] = word, (path, line)
+                if p is not None:
+                    probabilities[key] = float(p)
+        if not n and not empty and not unlabelled:
+            raise InputError(path, None, "label", "no nugget labels in the file")
+        files.append({"path": str(path), "labels": n, "not_labelled": unlabelled})
+    return NuggetLabels(levels, sources, probabilities, files, frozenset(pending - set(levels)))
+
+
 class LabelFiles(NamedTuple):
     """Per-citation labels read from several files together (:func:`read_label_files`)."""
 
     statuses: dict[tuple, str]  # (run, topic, sentence index, doc id) -> status, as citation_statuses
     sources: dict[tuple, tuple[Path, int]]  # the same key -> the file and line its label came from
     files: list[Labels]  # each file as read, in the order given
+    nuggets: Optional[NuggetLabels] = None  # the nugget assignment files among them, when any
 
     def counts(self) -> list[dict]:
         """Per file: its path, its labels and its lines not labelled yet (for the summary and config.yml)."""
-        return [{"path": str(f.path), "labels": len(f.table), "not_labelled": f.unlabelled} for f in self.files]
+        found = [{"path": str(f.path), "labels": len(f.table), "not_labelled": f.unlabelled} for f in self.files]
+        return found + (self.nuggets.files if self.nuggets is not None else [])
 
 
 def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> LabelFiles:
@@ -262,6 +381,9 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
     sources: dict[tuple, tuple[Path, int]] = {}
     files: list[Labels] = []
     found_paths = list(dict.fromkeys(f for p in paths for f in discover([Path(p)], option)))  # in the order given
+    nugget_paths = [p for p in found_paths if is_nugget_file(p)]
+    found_paths = [p for p in found_paths if p not in nugget_paths]
+    nuggets = read_nugget_labels(nugget_paths, empty=len(nugget_paths) > 1) if nugget_paths else None
     for path in found_paths:
         labels = read_labels(path, empty=len(found_paths) > 1)  # a round not labelled yet, beside others
         found = citation_statuses(labels)
@@ -278,8 +400,8 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
             if key not in statuses:
                 statuses[key], sources[key] = found[key], (path, int(line))
         files.append(labels)
-    if not statuses:
-        pending = sum(f.unlabelled for f in files)
+    if not statuses and not (nuggets is not None and nuggets.levels):
+        pending = sum(f.unlabelled for f in files) + (sum(f["not_labelled"] for f in nuggets.files) if nuggets else 0)
         where = ", ".join(map(str, paths))
         raise InputError(where, None, option, f"no labels in {len(files)} files ({pending} lines not labelled yet)")
-    return LabelFiles(statuses, sources, files)
+    return LabelFiles(statuses, sources, files, nuggets)

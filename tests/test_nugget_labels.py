@@ -1,0 +1,122 @@
+"""Nugget assignments planned for assessors and read back as labels, as processes on the bundled
+rag24-nuggets-mini: ``plan-assessments --nuggets`` writes the pairs to label with their inclusion
+probabilities, the filled file (or NIST's assignment file) is ``--labels`` of the next run, whose
+labelled pairs are final; two files that disagree are an error naming both. One shared set of
+runs (module fixture) for many assertions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import ROOT, run_cli
+
+import judges
+from judges.nuggets.measures import from_levels
+
+MINI = ROOT / "datasets" / "rag24-nuggets-mini"
+WORDS = ("not_support", "partial_support", "support")
+
+
+def _judge(out, *extra):
+    return run_cli(
+        "--judge", "nugget", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
+        "--nuggets", MINI / "nuggets.jsonl", "--out-dir", out, "--name", "N", *extra,
+    )  # fmt: skip
+
+
+def _nist_levels() -> dict:
+    """(run, topic, nugget index) -> NIST's assignment, from the mini set's assignment file."""
+    out = {}
+    for line in (MINI / "nugget_assignment.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        for i, n in enumerate(r["nuggets"]):
+            out[(r["run_id"], r["qid"], i)] = n["assignment"]
+    return out
+
+
+@pytest.fixture(scope="module")
+def rounds(tmp_path_factory):
+    root = tmp_path_factory.mktemp("nugget-labels")
+    first = root / "first"
+    r = _judge(first)
+    assert r.returncode == 0, r.stderr
+    planned = run_cli("plan-assessments", first, "--name", "N", "--nuggets", "--count", "10")
+    assert planned.returncode == 0, planned.stderr
+    again = run_cli("plan-assessments", first, "--name", "N", "--nuggets", "--count", "10")
+    assert again.returncode == 0, again.stderr
+    lines = [json.loads(x) for x in (first / "N.assess-nuggets-1.jsonl").read_text().splitlines()]
+    truth = _nist_levels()
+    filled = root / "filled.jsonl"
+    filled.write_text(
+        "".join(
+            json.dumps({**x, "label": truth[(x["run_id"], x["topic_id"], x["nugget_index"])]}) + "\n" for x in lines
+        )
+    )
+    labelled = root / "labelled"
+    r = _judge(labelled, "--labels", filled)
+    assert r.returncode == 0, r.stderr
+    return {"first": first, "lines": lines, "planned": planned, "again": again, "filled": filled, "labelled": labelled}
+
+
+def test_a_plan_line_names_a_nugget_pair_with_its_inclusion_probability(rounds):
+    lines = rounds["lines"]
+    assert len(lines) == 10 and "round 1: chose 10 of 75 unlabelled nugget pairs" in rounds["planned"].stdout
+    table = judges.read_nuggets(rounds["first"], "N").set_index(["run_id", "topic_id", "nugget_index"])
+    for x in lines:
+        assert x["label"] is None and 0 < x["inclusion_probability"] <= 1
+        row = table.loc[(x["run_id"], x["topic_id"], x["nugget_index"])]
+        assert x["nugget"] == row.nugget and x["judge_assignment"] == row.assignment
+        assert [x["answer_text"][s["char_start"] : s["char_end"]] for s in x["spans"]] == list(row.span_text)
+    assert sorted(x["rank"] for x in lines) == list(range(1, 11))
+    assert {x["inclusion_probability"] for x in lines} - {1.0}  # a share drawn at random, as for citations
+
+
+def test_a_second_round_leaves_out_the_first_rounds_pairs(rounds):
+    second = [json.loads(x) for x in (rounds["first"] / "N.assess-nuggets-2.jsonl").read_text().splitlines()]
+    key = lambda x: (x["run_id"], x["topic_id"], x["nugget_index"])  # noqa: E731
+    assert len(second) == 10 and not {key(x) for x in second} & {key(x) for x in rounds["lines"]}
+    assert "left out the 10 nugget pairs" in rounds["again"].stdout
+
+
+def test_labelled_pairs_take_the_label_and_the_rest_the_judges(rounds):
+    before = judges.read_nuggets(rounds["first"], "N").set_index(["run_id", "topic_id", "nugget_index"])
+    after = judges.read_nuggets(rounds["labelled"], "N").set_index(["run_id", "topic_id", "nugget_index"])
+    truth = _nist_levels()
+    labelled = after[after.labelled]
+    assert len(labelled) == 10
+    for key, row in labelled.iterrows():
+        assert row.assignment == truth[key] == row.human_assignment
+        assert row.explanation.startswith(f"{truth[key]}: labelled by an assessor")
+    rest = after[~after.labelled]
+    assert rest[["assignment", "p_support"]].equals(before.loc[rest.index, ["assignment", "p_support"]])
+    # known pairs carry no judge error: the runs' NUGGET_ALL intervals are no wider than before
+    width = lambda d: (lambda i: (i.high - i.low)[i.measure == "NUGGET_ALL"].sum())(judges.read_intervals(d, "N"))  # noqa: E731
+    assert width(rounds["labelled"]) < width(rounds["first"])
+
+
+def test_nists_assignment_file_as_labels_gives_the_assessors_measures(tmp_path):
+    r = _judge(tmp_path, "--labels", MINI / "nugget_assignment.jsonl")
+    assert r.returncode == 0, r.stderr
+    table = judges.read_nuggets(tmp_path, "N")
+    assert table.labelled.all()
+    assert "75 nugget pairs: their assignment is final" in r.stdout
+    rows = [line.split("\t") for line in (tmp_path / "N.leaderboard.txt").read_text().splitlines()]
+    values = {(run, topic, m): float(v) for run, topic, m, v in rows}
+    for (run, topic), g in table.groupby(["run_id", "topic_id"]):
+        levels = [WORDS.index(a) for a in g.sort_values("nugget_index").human_assignment]
+        expected = from_levels(levels, list(g.sort_values("nugget_index").importance == "vital"))
+        for m, v in expected.items():
+            assert values[(run, topic, m)] == pytest.approx(v, abs=1e-4)
+
+
+def test_two_files_labelling_a_pair_two_ways_is_an_error_naming_both(rounds, tmp_path):
+    lines = rounds["filled"].read_text().splitlines()
+    first = json.loads(lines[3])
+    flipped = {**first, "label": "not_support" if first["label"] != "not_support" else "support"}
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(flipped) + "\n")
+    r = _judge(tmp_path / "out", "--labels", rounds["filled"], "--labels", other)
+    assert r.returncode == 2
+    assert f"{other}:1" in r.stderr and f"{rounds['filled']} line 4" in r.stderr
+    assert not (tmp_path / "out").exists()
