@@ -112,8 +112,9 @@ from judges.vocabulary import LABEL_LEVEL, STATUS_GRADE
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or full (weight variance 0.25)
 NO_JUDGE_ERROR = frozenset(m.name for m in REGISTRY.values() if not m.judge_error)
-#: the judge-error variances :func:`report_variances` computes (judges.measures.VARIANCES)
-MODELLED_VARIANCES = tuple(v for v in VARIANCES if v not in ("none", "unmodelled"))
+#: the judge-error variances :func:`report_variances` computes (judges.measures.VARIANCES); the
+#: nugget measures' come from :func:`nugget_report_variances`
+MODELLED_VARIANCES = tuple(v for v in VARIANCES if v not in ("none", "unmodelled", "nugget_assignment"))
 #: the measures whose judge error :func:`report_variances` gives, in registry order
 MODELLED = tuple(m.name for m in REGISTRY.values() if m.variance in MODELLED_VARIANCES)
 # an assessor's label: a status name (the assessments' human_label) or a label file's word
@@ -805,6 +806,9 @@ def trust(
     if unmodelled:
         raise ValueError(f"no model of the judge's error of {', '.join(unmodelled)} (judges.measures.REGISTRY)")
     support = [m for m in measures if m not in NO_JUDGE_ERROR]
+    unmodelled = [m for m in support if any(m not in variances for _, variances in reports.values())]
+    if unmodelled:  # a report without the measure's variance would count the judge's error as 0
+        raise ValueError(f"no model of the judge's error of {', '.join(unmodelled)} in these reports")
     # each support measure's shared part: weighted precision's, scaled by the session's variance ratio
     totals = {m: sum(v[m] for _, v in reports.values() if m in v) for m in support}
     base = totals.get(HEADLINE, 0.0)

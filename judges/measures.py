@@ -67,6 +67,7 @@ VARIANCES = {
     "sentence_full": "per sentence, the error of the judge's some-`supported` against P(some citation full)",
     "sentence_best_weight": "per sentence, the expected squared error of the best weight of its citations",
     "chars_full": "as sentence_full, each sentence weighted by its characters",
+    "nugget_assignment": "per answer, the expected squared error of its nuggets' values (nugget_report_variances)",
     "unmodelled": "the judge's error applies but the intervals do not model it",
 }
 
@@ -257,23 +258,23 @@ REGISTRY: dict[str, Measure] = {
         # the nugget judge's (judges.nuggets.measures computes them)
         Measure(
             "NUGGET_ALL", "Mean over the topic's nuggets of support 1, partial 0.5, not 0.",
-            _N, True, 1.0, "unmodelled", False, None,
+            _N, True, 1.0, "nugget_assignment", False, None,
         ),
         Measure(
             "NUGGET_ALL_STRICT", "NUGGET_ALL with partial support 0.",
-            _N, True, 1.0, "unmodelled", False, None,
+            _N, True, 1.0, "nugget_assignment", False, None,
         ),
         Measure(
             "NUGGET_VITAL", "NUGGET_ALL over the topic's vital nuggets only (0 when it has none).",
-            _N, True, 1.0, "unmodelled", False, None,
+            _N, True, 1.0, "nugget_assignment", False, None,
         ),
         Measure(
             "NUGGET_VITAL_STRICT", "NUGGET_ALL_STRICT over the topic's vital nuggets only (0 when it has none).",
-            _N, True, 1.0, "unmodelled", False, None,
+            _N, True, 1.0, "nugget_assignment", False, None,
         ),
         Measure(
             "NUGGET_F1", "Harmonic mean of the answer's WEIGHTED_PRECISION and NUGGET_ALL (0 when both are 0).",
-            _A, True, 1.0, "unmodelled", False, None,
+            _A, True, 1.0, "nugget_assignment", False, None,
         ),
     )
 }

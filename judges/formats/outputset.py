@@ -43,6 +43,13 @@ FILES: tuple[OutputFile, ...] = (
     OutputFile("nuggets_parquet", "nuggets.parquet", "Parquet", "judges.nuggets.session", "per (answer, nugget)"),
     # written by other commands beside the set
     OutputFile("assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments"),
+    OutputFile(
+        "assess_nugget_round",
+        "assess-nuggets-{round}.jsonl",
+        "JSON lines",
+        "judges.meta.assessing",
+        "plan-assessments --nuggets",
+    ),
     OutputFile("batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest"),
 )
 BY_KIND = {f.kind: f for f in FILES}

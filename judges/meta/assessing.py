@@ -43,9 +43,10 @@ class Round(NamedTuple):
     path: Path
 
 
-def rounds(out_dir: Path, name: str) -> list[Round]:
-    """The round files of set ``name`` in ``out_dir``, in round order."""
-    before, after = outputset.suffix("assess_round").split("-{round}")  # round 0: without "-{round}"
+def rounds(out_dir: Path, name: str, kind: str = "assess_round") -> list[Round]:
+    """The round files of set ``name`` in ``out_dir``, in round order (``kind``: the output table's
+    ``assess_round``, or ``assess_nugget_round`` for nugget pairs)."""
+    before, after = outputset.suffix(kind).split("-{round}")  # round 0: without "-{round}"
     found = re.compile(re.escape(f"{name}.{before}") + r"(?:-([1-9][0-9]*))?" + re.escape(after))
     out = []
     for p in Path(out_dir).iterdir() if Path(out_dir).is_dir() else ():
@@ -55,10 +56,11 @@ def rounds(out_dir: Path, name: str) -> list[Round]:
     return sorted(out)
 
 
-def next_round(out_dir: Path, name: str) -> Round:
-    """Where the next round goes: ``NAME.assess-N.jsonl``, N one more than the last round's."""
-    n = max((r.number for r in rounds(out_dir, name)), default=0) + 1
-    return Round(n, outputset.path(out_dir, name, "assess_round", round=n))
+def next_round(out_dir: Path, name: str, kind: str = "assess_round") -> Round:
+    """Where the next round goes: ``NAME.assess-N.jsonl`` (``kind`` as :func:`rounds`), N one more
+    than the last round's."""
+    n = max((r.number for r in rounds(out_dir, name, kind)), default=0) + 1
+    return Round(n, outputset.path(out_dir, name, kind, round=n))
 
 
 class Earlier(NamedTuple):
@@ -194,23 +196,16 @@ def _line(row: dict, rank: int, gain: float, probability: float, docs) -> dict:
 
 
 # -- nugget pairs (plan-assessments --nuggets) -------------------------------------------------------
-NUGGET_ROUND = "assess-nuggets"  # NAME.assess-nuggets-N.jsonl
+NUGGET_ROUND = "assess_nugget_round"  # the output table's kind: NAME.assess-nuggets-N.jsonl
 
 
 def nugget_rounds(out_dir: Path, name: str) -> list[Round]:
     """The nugget round files of set ``name`` in ``out_dir``, in round order."""
-    found = re.compile(re.escape(f"{name}.{NUGGET_ROUND}-") + r"([1-9][0-9]*)\.jsonl")
-    out = []
-    for p in Path(out_dir).iterdir() if Path(out_dir).is_dir() else ():
-        m = found.fullmatch(p.name)
-        if m and p.is_file():
-            out.append(Round(int(m.group(1)), p))
-    return sorted(out)
+    return rounds(out_dir, name, NUGGET_ROUND)
 
 
 def next_nugget_round(out_dir: Path, name: str) -> Round:
-    n = max((r.number for r in nugget_rounds(out_dir, name)), default=0) + 1
-    return Round(n, Path(out_dir) / f"{name}.{NUGGET_ROUND}-{n}.jsonl")
+    return next_round(out_dir, name, NUGGET_ROUND)
 
 
 def plan_nugget_assessments(
@@ -233,10 +228,10 @@ def plan_nugget_assessments(
     from judges.nuggets.session import plan_columns
     from judges.plan import make_plan
 
-    parquet = Path(out_dir) / f"{name}.nuggets.parquet"
+    parquet = outputset.path(out_dir, name, "nuggets_parquet")
     if not parquet.is_file():
-        raise InputError(out_dir, None, "--name", f"no {name}.nuggets.parquet here: judge with --nuggets first")
-    config_path = Path(out_dir) / f"{name}.config.yml"
+        raise InputError(out_dir, None, "--name", f"no {parquet.name} here: judge with --nuggets first")
+    config_path = outputset.path(out_dir, name, "config")
     try:
         answered = answered_topics(read_config(config_path))
     except FileNotFoundError:
@@ -260,7 +255,7 @@ def plan_nugget_assessments(
         columns, answered, np.zeros(len(rows), bool), share, count, exclude, order=False, mix=PLAN_MIX, key=NUGGET.key
     )
     texts = {}
-    with open(Path(out_dir) / f"{name}.nuggets.jsonl", encoding="utf-8") as f:
+    with open(outputset.path(out_dir, name, "nuggets_jsonl"), encoding="utf-8") as f:
         for raw in f:
             record = json.loads(raw)
             texts[(record["run_id"], record["qid"])] = record["answer_text"]
