@@ -28,7 +28,7 @@ import os
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -168,7 +168,7 @@ def check(
     ``--nuggets``); ``outset``: the set they are staged in (default ``outputs``'s); ``hashed``:
     the inputs as described, with their sha256, by the topic shards a merge writes (the inputs
     are not read again: only the topic and run files are checked against the targets)."""
-    check_attestation(inputs, settings, strict_llm, warn, asks)
+    check_attestation(settings, strict_llm=strict_llm, warn=warn, asks=asks)
     if hashed is None:
         if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
             docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
@@ -210,14 +210,20 @@ def check(
     )
 
 
-def check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn, asks: bool = True) -> None:
-    """Refuse, before anything is read, an attestation the session cannot carry out (``asks``:
-    the session asks the LLM; a topic shard only judges the first pass)."""
-    attest, where = settings.workflow.attest, inputs.workflow_path or "workflow"
+def check_attestation(
+    settings: Settings,
+    *,
+    strict_llm: bool = False,
+    warn: Callable[[str], None] = _quiet,
+    asks: bool = True,
+    how: str = "pass --use-env-llm or --llm-config",
+) -> None:
+    """Refuse, before anything is read, an attestation the session cannot carry out (one
+    :class:`InputError`; ``asks``: the session asks the LLM, a topic shard only judges the first
+    pass; ``how``: how the caller gives an endpoint). :func:`judges.check_answer` checks by it too."""
+    attest, where = settings.workflow.attest, settings.workflow_path or "workflow"
     if attest.mode != "none" and settings.llm is None and asks:
-        raise InputError(
-            where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config"
-        )
+        raise InputError(where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: {how}")
     if attest.mode != "none" and asks:
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
@@ -391,6 +397,7 @@ def judge_pass(
     :func:`judges.judge.judge_part`)."""
     labels = loaded.labels.statuses if loaded.labels is not None else None
     if loaded.workers is not None:
+        assert session.outset is not None, "worker processes stage their logs in the output set's directory"
         stage = session.outset.stage_dir
         return loaded.workers.judge(
             settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
@@ -407,6 +414,7 @@ def _unless_degenerate(session: Session, loaded: Loaded, parts: list[Part], firs
     from judges.counts import ATTESTATION_PREFIXES
 
     settings = session.settings
+    assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     counts: Counter = Counter()
     for part in parts:
         counts.update(part.counts)
@@ -448,6 +456,7 @@ def write(
     log's last event with it, and commit it; the summary. ``hashed_inputs``: the inputs with their
     sha256, when known already (a merge of shards)."""
     inputs, outputs, outset = session.inputs, session.outputs, session.outset
+    assert outputs is not None and outset is not None, "write: a session with outputs (check)"
     counts, scan = loaded.counts, loaded.scan
     parts = judged.parts
     per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
@@ -514,6 +523,7 @@ def _summarize_attestation(session: Session, counts: Counter, not_used: bool, lo
         return {}
     from judges.attest.cascade import summarize
 
+    assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     figures = summarize(counts, attest, settings.llm)
     if figures["degenerate"]:  # config.yml records whether the citations took the answers
         figures["degenerate"]["used"] = not not_used
@@ -528,7 +538,7 @@ def _labels_in_effect(found: Optional["LabelFiles"], table: pa.Table, counts: Co
     judged citations; a warning for labels that match none."""
     if found is None:
         return {}
-    labels = {"in_effect": len(found.statuses), "files": found.counts()}
+    labels: dict[str, Any] = {"in_effect": len(found.statuses), "files": found.counts()}
     if not found.statuses:
         return labels
     labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
@@ -584,6 +594,7 @@ def run(
         progress=progress,
     )
     outset, log_path = session.outset, outputs.log_path
+    assert outset is not None  # check: a session with outputs has its set
     try:
         with contextlib.ExitStack() as stack:
             log = DebugLog.deferred() if log_path is not None else DebugLog(None)

@@ -148,10 +148,11 @@ def judge_shard(
     )
     logged = outputs.log_path is not None and workflow.attest.mode == "none"
     path = part_path(outputs.out_dir, outputs.name, k, n)
-    own = Outputs(path.parent, outputs.name, path.with_suffix(LOG_SUFFIX), not logged)  # the session's name: logged
+    log_path = path.with_suffix(LOG_SUFFIX)
+    own = Outputs(path.parent, outputs.name, log_path, not logged)  # the session's name: logged
     targets = {"part": (path, "--out-dir")}
     if logged:
-        targets["debug_log"] = (own.log_path, "--out-dir")
+        targets["debug_log"] = (log_path, "--out-dir")
     outset = OutputSet(path.parent, part_name(outputs.name, k, n), durable=durable)
     session = pipeline.check(
         inputs, own, settings, workers=1, asks=False, targets=targets, outset=outset, warn=warn, progress=progress
@@ -164,7 +165,7 @@ def judge_shard(
             loaded = pipeline.load(session, stack, log, start_workers=False)  # one process: one process's order
             stack.enter_context(outset)
             if logged:
-                log.start(outset.stage(own.log_path))
+                log.start(outset.stage(log_path))
             head = log.tell()
             part, processes = _judge_topics(session, loaded, log, k, n)
             if outset.durable:
@@ -175,7 +176,7 @@ def judge_shard(
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
     summary.files["part"] = str(path)
     if logged:
-        summary.files["debug_log"] = str(own.log_path)
+        summary.files["debug_log"] = str(log_path)
     return summary
 
 
@@ -211,10 +212,12 @@ def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head
         "rows": part.assessments.num_rows,
         "fingerprint": fingerprint(inputs, recorded, session.settings.workflow, hashed, n, workers, model),
     }
+    assert part.placed is not None  # judged with placed=True
     placed = _where(part.placed, reading_ranks(loaded.scan), head)
     state = state_data(inputs, recorded, loaded.scan, loaded.topics, counts, part, placed, head)
     log.close()
     outset = session.outset
+    assert outset is not None
     path = part_path(outset.out_dir, recorded.name, k, n)
     partfile.write(outset.stage(path), part.assessments, manifest, state, log.file)
     counts.update(part.counts)
@@ -586,6 +589,7 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
     rows = merged.part.assessments.num_rows
     session.progress(rows, total=rows)
     outset = session.outset
+    assert outset is not None  # check: a session with outputs has its set
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(outset)
