@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from judges.formats.atomic import atomic_text
 from judges.formats.debuglog import DebugLog
-from judges.formats.nuggets import Nuggets, read_nuggets
+from judges.formats.nuggets import Nuggets
 from judges.nuggets import features as F
 from judges.nuggets.answers import answer_text
 from judges.nuggets.judge import NuggetJudgment, judge_topic
@@ -84,10 +84,6 @@ class NuggetResult:
     queries: dict[str, str] = field(default_factory=dict)
     measures: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     without_bank: list[str] = field(default_factory=list)
-
-
-def load(path: Path) -> Nuggets:
-    return read_nuggets(path)
 
 
 def judge_nuggets(
