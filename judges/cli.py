@@ -395,7 +395,7 @@ def _request(
         raise InputError("--use-degenerate-llm", None, None, "give either --strict-llm or --use-degenerate-llm")
     if no_debug_log and debug_log is not None:
         raise InputError("--debug-log", None, None, "give either --debug-log or --no-debug-log, not both")
-    _check_nugget_options(judge, inputs, shard, dask)
+    _check_nugget_options(judge, inputs)
     if "/" in name or "\\" in name or name in ("", ".", ".."):
         raise InputError("--name", None, None, f"{name!r} must be a plain file name")
     wf = load_workflow(workflow)
@@ -435,15 +435,13 @@ def _request(
     )
 
 
-def _check_nugget_options(judge: JudgeName, inputs: dict, shard, dask) -> None:
+def _check_nugget_options(judge: JudgeName, inputs: dict) -> None:
     """``--judge nugget``/``argue`` need ``--nuggets`` (and only they take it); nuggets only need no
     corpus (the citations are judged ``missing``)."""
     if judge is not JudgeName.citation and inputs.get("nuggets") is None:
         raise InputError("--judge", None, None, f"{judge.value} needs --nuggets FILE (a nugget bank)")
     if judge is JudgeName.citation and inputs.get("nuggets") is not None:
         raise InputError("--nuggets", None, None, "only with --judge nugget or --judge argue")
-    if judge is not JudgeName.citation and (shard is not None or dask is not None):
-        raise InputError("--judge", None, None, f"{judge.value}: topic shards and --dask judge citations only, for now")
     if judge is JudgeName.nugget and inputs.get("corpus") is None:
         inputs["allow_missing_text"] = True  # nuggets only: the citations' documents are not needed
 

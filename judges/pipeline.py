@@ -75,6 +75,7 @@ __all__ = [
     "check_attestation",
     "input_files",
     "judge",
+    "judge_nuggets",
     "judge_pass",
     "load",
     "prepare",
@@ -368,17 +369,23 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     degenerate = False
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, parts, first if planning else None)
-    warnings: list[str] = []
-    nuggets = None
-    if loaded.nuggets is not None:  # the nugget stage: every answer against its topic's nuggets
-        from judges.nuggets.session import judge_nuggets
+    nuggets, warnings = judge_nuggets(session, loaded, log)
+    return Judged(parts, processes, plan, degenerate, nuggets, warnings)
 
-        inputs = session.inputs
-        max_citations = settings.workflow.citations.max_per_sentence
-        nuggets = judge_nuggets(
-            loaded.nuggets, scan, inputs.dataset, max_citations, log, warnings.append, inputs.nugget_model
-        )
-    return Judged(parts, processes, plan, degenerate, nuggets, tuple(warnings))
+
+def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[Optional["NuggetResult"], tuple[str, ...]]:
+    """The nugget stage (``--nuggets``; :mod:`judges.nuggets.session`): every answer of the scan
+    against its topic's nuggets, its events logged; and the summary's warnings."""
+    if loaded.nuggets is None:
+        return None, ()
+    from judges.nuggets.session import judge_nuggets as judge_answers
+
+    inputs, warnings = session.inputs, []
+    max_citations = session.settings.workflow.citations.max_per_sentence
+    result = judge_answers(
+        loaded.nuggets, loaded.scan, inputs.dataset, max_citations, log, warnings.append, inputs.nugget_model
+    )
+    return result, tuple(warnings)
 
 
 def judge_pass(

@@ -38,6 +38,10 @@ log cut short, every value's type: :func:`judges.formats.part.read`), then:
   events are those of one process. It reads the inputs again from the paths in the
   fingerprint, after checking their sha256.
 
+With ``--nuggets`` the merge judges the nugget stage (:func:`judges.pipeline.judge_nuggets`)
+itself, after the citations' events, over the runs and the nugget bank read again from the
+paths in the fingerprint (after checking their sha256); the shards judge citations only.
+
 Either way the output set is byte for byte the one of one process (``--workers 1``) with the
 same options over all topics, debug log included apart from its timestamps.
 """
@@ -273,6 +277,11 @@ def state_data(
             "max_runs": inputs.max_runs,
             "on_error": inputs.on_error,
             "allow_missing_text": inputs.allow_missing_text,
+            **(
+                {"nuggets": str(inputs.nuggets), "judge": inputs.judge, "nugget_model": inputs.nugget_model}
+                if inputs.nuggets is not None
+                else {}
+            ),
         },
         "outputs": {
             "out_dir": str(outputs.out_dir),
@@ -326,6 +335,9 @@ def state_objects(part: partfile.Part) -> dict:
         max_runs=i["max_runs"],
         on_error=i["on_error"],
         allow_missing_text=i["allow_missing_text"],
+        nuggets=_path(i.get("nuggets")),
+        judge=i.get("judge", "citation"),
+        nugget_model=i.get("nugget_model", "rag24"),
     )
     outputs = Outputs(
         Path(o["out_dir"]),
@@ -585,7 +597,12 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
     session = pipeline.check(inputs, outputs, settings, workers=workers, hashed=hashed, warn=warn, progress=progress)
     scan, topics = first["scan"], first["topics"]
     loaded = pipeline.Loaded(topics, scan, {}, Counter(first["counts"]), pipeline.read_labels(inputs))
-    judged = pipeline.Judged([merged.part], f"{len(parts)} topic shards, merged")
+    again = None
+    if inputs.nuggets is not None:  # the nugget stage is the merge's: the runs and the bank read again
+        _check_unchanged(inputs, hashed)
+        with contextlib.ExitStack() as reading:  # what the shards warned of is said once
+            quiet = dataclasses.replace(session, warn=lambda msg: None)
+            again = pipeline.load(quiet, reading, DebugLog(None), start_workers=False)._replace(corpus={})
     rows = merged.part.assessments.num_rows
     session.progress(rows, total=rows)
     outset = session.outset
@@ -601,6 +618,10 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
             else:
                 outset.remove(Path(outputs.out_dir) / f"{outputs.name}.jsonl")
+            nuggets, warnings = pipeline.judge_nuggets(session, again, log) if again is not None else (None, ())
+            judged = pipeline.Judged(
+                [merged.part], f"{len(parts)} topic shards, merged", nuggets=nuggets, warnings=warnings
+            )
             with _LetGo(parts):
                 summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)
     except KeyboardInterrupt as e:
