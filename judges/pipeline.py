@@ -380,7 +380,8 @@ def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[Opti
         return None, ()
     from judges.nuggets.session import judge_nuggets as judge_answers
 
-    inputs, warnings = session.inputs, []
+    inputs = session.inputs
+    warnings: list[str] = []
     max_citations = session.settings.workflow.citations.max_per_sentence
     result = judge_answers(
         loaded.nuggets, loaded.scan, inputs.dataset, max_citations, log, warnings.append, inputs.nugget_model
