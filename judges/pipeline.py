@@ -348,7 +348,8 @@ def _start_workers(
 def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Optional[list[Part]] = None) -> Judged:
     """Judge every report (with a plan: a pass without the LLM, the plan, a pass asking it; a
     degenerate LLM's answers left out unless told otherwise), then the nugget stage (``--nuggets``).
-    ``first_pass``: the pass before a plan, judged already (by topic shards)."""
+    ``first_pass``: the pass before a plan, judged already (by topic shards). Consumes
+    ``loaded.corpus`` (emptied once the citations are judged)."""
     settings, scan = session.settings, loaded.scan
     attest = settings.workflow.attest
     planning = attest.mode == "uncertain" and attest.band is None
@@ -369,6 +370,7 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     degenerate = False
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, parts, first if planning else None)
+    loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
     nuggets, warnings = judge_nuggets(session, loaded, log)
     return Judged(parts, processes, plan, degenerate, nuggets, warnings)
 
@@ -614,11 +616,10 @@ def run(
                 log.start(outset.stage(log_path))
             elif session.stale_log is not None:  # --no-debug-log: the previous set's log goes with it
                 outset.remove(session.stale_log)
-            judged = judge(session, loaded, log, first_pass=first_pass)
-            loaded = loaded._replace(corpus={})  # the judged documents' memory, before the outputs are built
+            judged = judge(session, loaded, log, first_pass=first_pass)  # consumes the corpus
             if outset.durable:
                 log.sync_soon()  # the judged citations' events go to disk while the outputs are written
-            return_freed_memory()
+            return_freed_memory()  # the judged documents' memory, before the outputs are built
             summary = write(session, loaded, judged, log)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
