@@ -21,7 +21,8 @@ for every sentence and the ones found supporting it are kept, best first (:func:
 string answer is split into sentences with character offsets into it.
 
 No file is read or written; the kernels are loaded once per process (the first call takes about
-a second more), and prepared sources are kept for the next call.
+a second more). Every call has a judge of its own (nothing is kept from one call to the next, so
+calls from several threads do not share a judge).
 
 With ``attest=`` (an LLM endpoint: a :class:`judges.attest.endpoint.Endpoint`, or a mapping of
 ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` and ``OPENAI_API_KEY`` such as ``os.environ``), the batch
@@ -42,25 +43,23 @@ figures the batch judge's summary gives (model, URL without credentials, calls, 
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 from judges.config import Workflow
 from judges.formats.debuglog import DebugLog
+from judges.assessments import Assessments
 from judges.measures import MEASURES
-from judges.records import Citation, Document, Report, Sentence
+from judges.records import Citation, Document, Judgment, Report, Sentence
 from judges.session import Settings
 from judges.text.segment import split_sentences
-from judges.vocabulary import STATUS_RANK
+from judges.vocabulary import STATUS_RANK, WEIGHT
 
 if TYPE_CHECKING:
-    from judges.assessments import Assessments
     from judges.attest.endpoint import Endpoint
-    from judges.judge import Judge
 
 FOUND = ("supported", "partial")  # what discovery keeps
 #: The measures of an answer whose citations were discovered (the others count every source tried).
@@ -137,7 +136,9 @@ class InputProblem(ValueError):
 
 
 SourceLike = Union[str, dict, tuple, Any]
-_JUDGES: dict[str, Any] = {}  # per workflow: the Judge, with its vocabulary and prepared documents
+#: A source's fields that are its judgment's (the others: its id, weight and evidence spans' text).
+_OWN = ("weight", "evidence_spans")
+_SAME = tuple(f.name for f in fields(CitedSource) if f.name in Judgment._fields and f.name not in _OWN)
 
 
 def check_answer(
@@ -175,12 +176,12 @@ def check_answer(
     report = Report("answer", "answer", "", "responses", tuple(sentences), docs, "<answer>", 1)
     llm = None if attest is None else _endpoint(attest)
     workflow = _attesting(workflow or Workflow(), llm)
-    rows, measures, attestation = _judge(report, workflow, llm, cache_dir)
+    judged, measures, attestation = _judge(report, workflow, llm, cache_dir)
     if discover:  # every source was cited: only the sentence-level measures say something of the answer
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
-    for row in rows:
-        by_sentence.setdefault(row["sentence_index"], []).append(_cited(row, docs))
+    for index, source_id, weight, j in judged.judged:
+        by_sentence.setdefault(index, []).append(_cited(source_id, weight, j, docs))
     out = []
     for i, (text, start, end) in enumerate(spans):
         tried = by_sentence.get(i, [])
@@ -242,89 +243,74 @@ def _endpoint(attest) -> "Endpoint":
 
 def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     """The workflow to judge by: ``attest.mode: none`` becomes ``all`` when an endpoint is given;
-    a mode the call cannot carry out is refused (see the module doc)."""
-    from judges.errors import install_extra
-    from judges.support.judges import is_probabilistic
+    a mode the call cannot carry out is refused by the batch judge's checks
+    (:func:`judges.pipeline.check_attestation`), as a ValueError (see the module doc)."""
+    from judges.errors import InputError
+    from judges.pipeline import check_attestation
 
-    mode = workflow.attest.mode
-    if llm is None and mode != "none":
-        raise ValueError(f"workflow attest.mode {mode!r} needs attest= (an LLM endpoint)")
-    if llm is not None:
-        try:  # the attester's question is a dspy signature: fail before judging, as the batch judge does
-            import dspy  # noqa: F401
-        except ImportError:
-            raise ImportError(f"attest= needs dspy, which is not installed: {install_extra('attest')}") from None
-    if llm is not None and mode == "none":
-        return workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
-    if llm is not None and mode == "uncertain" and not is_probabilistic(workflow.support.judge):
-        raise ValueError("workflow attest.mode 'uncertain' needs support.judge: model (its probabilities); or mode all")
+    if llm is not None and workflow.attest.mode == "none":
+        workflow = workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
+    try:
+        check_attestation(Settings(workflow=workflow, llm=llm), how="pass attest=")
+    except InputError as e:
+        raise ValueError(f"workflow {e.field} {e.problem}") from None
     return workflow
+
+
+class _Kept(Assessments):
+    """The assessments of one answer, with each citation's judgment kept as judged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.judged: list[tuple[int, str, float, Judgment]] = []  # sentence index, source id, weight, judgment
+
+    def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
+        super().add(rep, sent, c, j, qid)
+        self.judged.append((sent.index, c.doc_id, WEIGHT[j.status] if j.weight is None else j.weight, j))
 
 
 def _judge(
     report: Report, workflow: Workflow, llm: Optional["Endpoint"], cache_dir: Union[str, Path, None]
-) -> tuple[list[dict], dict[str, float], Optional[dict]]:
-    """The assessment rows and measures of ``report``, judged by the batch judge's code, and the
+) -> tuple[_Kept, dict[str, float], Optional[dict]]:
+    """The judged citations and measures of ``report``, judged by the batch judge's code, and the
     attestation's figures (None without ``llm``)."""
+    settings = Settings(workflow=workflow)
+    if llm is None:
+        out = _judge_pass(settings, report)
+        return out, out.per_topic[(report.run_id, report.topic_id)], None
+    from judges.attest.cascade import Attester, summarize
+    from judges.attest.selection import rule
+
+    attest, plan = workflow.attest, None
+    if attest.mode == "uncertain" and attest.band is None:  # as the batch judge: plan after a pass without it
+        from judges.plan import attest_plan
+
+        plan = attest_plan(_judge_pass(settings, report).table(), {report.run_id: 1}, workflow)
+    counts: Counter = Counter()
+    cache = Path(cache_dir or default_cache_dir())
+    attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan))
+    try:
+        out = _judge_pass(settings, report, attester)
+    finally:
+        attester.close()
+    return out, out.per_topic[(report.run_id, report.topic_id)], summarize(counts, attest, llm)
+
+
+def _judge_pass(settings: Settings, report: Report, attester=None) -> _Kept:
+    """``report`` judged by a judge of its own (:class:`judges.judge.Judge`, cheap to build once
+    the kernels are loaded)."""
     from judges.judge import Judge
 
-    key = json.dumps(workflow.model_dump(mode="json"), sort_keys=True)
-    judge = _JUDGES.get(key)
-    if judge is None:
-        judge = _JUDGES[key] = Judge(Settings(workflow))
-    attestation = None
-    if llm is None:
-        out = _judge_pass(judge, report)
-    else:
-        from judges.attest.cascade import Attester, summarize
-        from judges.attest.selection import rule
-
-        attest, plan = workflow.attest, None
-        if attest.mode == "uncertain" and attest.band is None:  # as the batch judge: plan after a pass without it
-            from judges.plan import attest_plan
-
-            plan = attest_plan(_judge_pass(judge, report).table(), {report.run_id: 1}, workflow)
-        counts: Counter = Counter()
-        cache = Path(cache_dir or default_cache_dir())
-        judge.attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan))
-        try:
-            out = _judge_pass(judge, report)
-        finally:
-            judge.attester.close()
-            judge.attester = None
-        attestation = summarize(counts, attest, llm)
-    return out.table().to_pylist(), out.per_topic[(report.run_id, report.topic_id)], attestation
-
-
-def _judge_pass(judge: "Judge", report: Report) -> "Assessments":
-    from judges.assessments import Assessments
-
-    judge.grounder.forget_answers()  # every answer is run "answer", topic "answer": its sentences are new
-    out = Assessments()
+    out = _Kept()
     with DebugLog(None) as log:
-        judge.judge_batch([report], out, log)
+        Judge(settings, attester=attester).judge_batch([report], out, log)
     return out
 
 
-def _cited(row: dict, docs: dict[str, Document]) -> CitedSource:
-    spans = row["evidence_spans"]  # empty for a source not aligned (one not among docs too)
-    text = docs[row["doc_id"]].text if spans else ""
-    return CitedSource(
-        source_id=row["doc_id"],
-        status=row["status"],
-        p_full=row["p_full"],
-        p_any=row["p_any"],
-        weight=row["weight"],
-        char_start=row["char_start"],
-        char_end=row["char_end"],
-        evidence=row["evidence"],
-        explanation=row["explanation"],
-        numbers_missing=tuple(row["numbers_missing"] or ()),
-        entities_missing=tuple(row["entities_missing"] or ()),
-        evidence_spans=tuple((s["char_start"], s["char_end"], text[s["char_start"] : s["char_end"]]) for s in spans),
-        llm_answer=row["llm_answer"],
-        llm_p_yes=row["llm_p_yes"],
-    )
+def _cited(source_id: str, weight: float, j: Judgment, docs: dict[str, Document]) -> CitedSource:
+    text = docs[source_id].text if j.evidence_spans else ""  # no spans: not aligned (or not among docs)
+    spans = tuple((a, b, text[a:b]) for a, b in j.evidence_spans)
+    return CitedSource(source_id=source_id, weight=weight, evidence_spans=spans, **{f: getattr(j, f) for f in _SAME})
 
 
 def _sentences(answer) -> list[tuple[str, int, int]]:

@@ -291,10 +291,6 @@ def _check_nugget_options(o: JudgeOptions) -> None:
         raise InputError("--judge", None, None, f"{o.judge.value} needs --nuggets FILE (a nugget bank)")
     if o.judge is JudgeName.citation and o.nuggets is not None:
         raise InputError("--nuggets", None, None, "only with --judge nugget or --judge argue")
-    if o.judge is not JudgeName.citation and (o.shard is not None or o.dask is not None):
-        raise InputError(
-            "--judge", None, None, f"{o.judge.value}: topic shards and --dask judge citations only, for now"
-        )
 
 
 def _run_session(request: _Request):

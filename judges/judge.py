@@ -85,20 +85,30 @@ def _differ(sentence_script: int, doc_script: int) -> bool:
 class Judge:
     """Resolves, prepares and aligns citations, batch by batch, in one process."""
 
-    def __init__(self, settings: Settings):
+    def __init__(
+        self,
+        settings: Settings,
+        corpus: Optional[dict[str, Document]] = None,
+        labels: Optional[dict[tuple, str]] = None,
+        attester: Optional["Attester"] = None,
+        placed: bool = False,
+    ):
+        """``corpus``: the cited documents by id; ``labels``: assessors' levels, final;
+        ``attester``: asks the LLM (the workflow attests); ``placed``: keep each report's log end
+        (:attr:`log_ends`)."""
         self.settings = settings
         self.wf = settings.workflow
         self.backend = get_backend(self.wf.alignment.backend)
         self.vocab = Vocabulary()
         self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
         self._doc_cache_tokens = 0
-        self.corpus: dict[str, Document] = {}
+        self.corpus: dict[str, Document] = corpus if corpus is not None else {}
         self.grounder = Grounder(self.wf.grounding)
         self.lexicon = Lexicon()
         self.support_judge = get_judge(self.wf.support, settings.workflow_path, settings.support_model)
-        self.attester: Optional["Attester"] = None  # set by judge_part when the workflow attests
-        self.labels: dict[tuple, str] = {}  # assessors' levels, final: (run, topic, sentence index, doc id) -> status
-        self.log_ends: Optional[dict[tuple[str, int], int]] = None  # (path, offset) -> log bytes after its events
+        self.attester = attester
+        self.labels: dict[tuple, str] = labels or {}  # (run, topic, sentence index, doc id) -> status
+        self.log_ends: Optional[dict[tuple[str, int], int]] = {} if placed else None  # (path, offset) -> log end
 
     # -- stage 2: resolve and prepare ---------------------------------------------------------
     def doc_index(self, text: str) -> DocIndex:
@@ -445,24 +455,19 @@ def judge_part(
     ``labels``: assessors' levels, final (:func:`judges.meta.labels.citation_statuses`);
     ``placed``: say where each report's rows and events are (:attr:`Part.placed`).
     """
-    judge = Judge(settings)
     order: Optional[list[tuple[str, int, int]]] = [] if placed else None  # (path, offset, rows) per report
-    if placed:
-        judge.log_ends = {}
-    judge.corpus = corpus
-    judge.labels = labels or {}
     out = Assessments()
     counts: Counter = Counter()
     batch_size = BATCH_CITATIONS
     attest = settings.workflow.attest
+    attester = None
     if attest.mode == "all" or (attest.mode == "uncertain" and (plan is not None or attest.band is not None)):
         batch_size = ATTEST_BATCH_CITATIONS
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
         from judges.attest.selection import rule
 
-        judge.attester = Attester(
-            attest, settings.llm, settings.cache_dir, log, counts, rule(attest, plan), settings.ask
-        )
+        attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, rule(attest, plan), settings.ask)
+    judge = Judge(settings, corpus, labels, attester, placed)
     pending: list[Report] = []
     pending_citations = 0
     max_citations = settings.workflow.citations.max_per_sentence
@@ -497,8 +502,8 @@ def judge_part(
         if not pending:
             judge.forget_documents()  # the next topic cites other documents
     flush()
-    if judge.attester is not None:
-        judge.attester.close()
+    if attester is not None:
+        attester.close()
     return Part(out.per_topic, out.table(), counts, None if order is None else _placed(order, judge.log_ends))
 
 

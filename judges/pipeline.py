@@ -27,7 +27,8 @@ import contextlib
 import os
 from collections import Counter
 from pathlib import Path
-from typing import Callable, Optional
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -52,13 +53,45 @@ from judges.vocabulary import STATUSES
 from judges.workers import Workers
 from judges.writer import describe_inputs, output_targets, write_outputs
 
+if TYPE_CHECKING:
+    from judges.formats.nuggets import Nuggets
+    from judges.meta.labels import LabelFiles
+    from judges.nuggets.session import NuggetResult
+
 # Below this, worker processes cost more than they save on 2 cores: each pays about 1.5 s of
 # imports and kernel loading, and the judging is about 0.2 ms per citation whatever the document
 # length (bench/run.py: 23,685 citations of short segments take 4.6 s in one process and as long
 # with two; 99,866 of long documents 18.3 s and 12.1 s).
 AUTO_PARALLEL_CITATIONS = 50_000
 
-__all__ = ["Inputs", "Outputs", "Summary", "prepare", "questions", "run"]
+__all__ = [
+    "Inputs",
+    "Judged",
+    "Loaded",
+    "Outputs",
+    "Session",
+    "Summary",
+    "check",
+    "check_attestation",
+    "input_files",
+    "judge",
+    "judge_nuggets",
+    "judge_pass",
+    "load",
+    "prepare",
+    "questions",
+    "read_labels",
+    "run",
+    "write",
+]
+
+
+def _quiet(msg: str) -> None:
+    pass
+
+
+def _no_progress(n: int, total: Optional[int] = None) -> None:
+    pass
 
 
 def prepare(workflow: Workflow) -> None:
@@ -67,105 +100,132 @@ def prepare(workflow: Workflow) -> None:
     if workflow.alignment.backend == "numba":
         from judges.judge import warmup
 
-        warmup(Settings(workflow))
+        warmup(Settings(workflow=workflow))
 
 
-def run(
+# -- the records the stages hand on -----------------------------------------------------------------
+@dataclass(frozen=True)
+class Session:
+    """A session's options, checked (:func:`check`): what it reads, writes (``outputs`` and
+    ``outset`` None: nothing, as :func:`questions`), how it judges, and who is told."""
+
+    inputs: Inputs
+    outputs: Optional[Outputs]
+    settings: Settings
+    described: dict  # the inputs as recorded (judges.writer.describe_inputs)
+    workers: int = 1  # wanted: 0 automatic, 1 this process, N worker processes
+    strict_llm: bool = False  # a degenerate LLM is an error
+    use_degenerate_llm: bool = False  # a degenerate LLM's answers are used all the same
+    warn: Callable[[str], None] = _quiet
+    progress: Callable = _no_progress
+    outset: Optional[OutputSet] = None  # where the set is staged and committed
+    stale_log: Optional[Path] = None  # --no-debug-log: the previous set's log, removed with it
+
+
+class Loaded(NamedTuple):
+    """What :func:`load` read: the topics, the first pass over the runs, the cited documents, the
+    counts of reading them, the labels and nugget bank, and the worker processes started."""
+
+    topics: dict
+    scan: Scan
+    corpus: dict  # doc id -> Document (emptied by workers that took their share)
+    counts: Counter  # of reading the inputs (judges.counts); the session's counts from here on
+    labels: Optional["LabelFiles"] = None  # --labels, as read
+    nuggets: Optional["Nuggets"] = None  # --nuggets, as read
+    workers: Optional[Workers] = None  # started (they overlap the first pass and the corpus read)
+
+
+class Judged(NamedTuple):
+    """What :func:`judge` produced: the parts (disjoint topic groups), how many processes judged,
+    the plan, whether a degenerate LLM's answers were left out, and the nugget stage's result."""
+
+    parts: list[Part]
+    processes: str
+    plan: Optional[Plan] = None
+    degenerate_not_used: bool = False
+    nuggets: Optional["NuggetResult"] = None
+    warnings: tuple[str, ...] = ()  # lines for the summary
+    support_refit: Optional[dict] = None  # --refit-support: what the re-fit did (config.yml labels.support_refit)
+
+
+# -- 0. check ----------------------------------------------------------------------------------------
+def check(
     inputs: Inputs,
-    outputs: Outputs,
-    workflow: Workflow,
+    outputs: Optional[Outputs],
+    settings: Settings,
     *,
-    llm: Optional[Endpoint] = None,
-    cache_dir: Optional[Path] = None,
-    workers: int = 0,
+    workers: int = 1,
     strict_llm: bool = False,
     use_degenerate_llm: bool = False,
-    warn: Callable[[str], None] = lambda msg: None,
-    progress=None,
-    first_pass: Optional[list[Part]] = None,
-) -> Summary:
-    """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
-    summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
-    out-dir); ``workers``: processes (0: automatic); a degenerate LLM's answers
-    (:mod:`judges.attest.degenerate`) are not used (the citations keep the support model's
-    judgment, a warning says so), are an error with ``strict_llm``, used with ``use_degenerate_llm``;
-    ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
-    (by topic shards, in one process's order: :func:`judges.shards.merge`)."""
-    progress = progress or (lambda n, total=None: None)
-    settings = Settings(
-        workflow,
-        inputs.workflow_path,
-        inputs.dataset,
-        inputs.corpus is not None,
-        llm,
-        Path(cache_dir or outputs.out_dir),
+    asks: bool = True,
+    targets: Optional[dict] = None,
+    outset: Optional[OutputSet] = None,
+    hashed: Optional[dict] = None,
+    warn: Callable[[str], None] = _quiet,
+    progress: Optional[Callable] = None,
+) -> Session:
+    """Check what can be checked before anything is read (the attestation, the corpus path, the
+    output targets against the inputs) and describe the inputs. ``asks``: the session asks the
+    LLM; ``targets``: the files it writes (default the output set's, the nugget stage's with
+    ``--nuggets``); ``outset``: the set they are staged in (default ``outputs``'s); ``hashed``:
+    the inputs as described, with their sha256, by the topic shards a merge writes (the inputs
+    are not read again: only the topic and run files are checked against the targets)."""
+    check_attestation(settings, strict_llm=strict_llm, warn=warn, asks=asks)
+    if hashed is None:
+        if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
+            docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
+        described = describe_inputs(inputs)
+    else:
+        described = hashed
+    stale_log = None
+    if outputs is not None:
+        if hashed is None:
+            files = input_files(inputs, settings.workflow, described)
+        else:
+            files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
+        if targets is None:
+            targets = output_targets(outputs, settings.workflow)
+            if inputs.nuggets is not None:  # the nugget stage's files (judges.nuggets.session)
+                from judges.nuggets.session import targets as nugget_targets
+
+                targets.update(nugget_targets(outputs.out_dir, outputs.name))
+        check_targets(targets, files)
+        log_path = outputs.log_path
+        if log_path is None and outset is None:  # --no-debug-log
+            stale_log = outputs.default_log
+            if os.path.realpath(stale_log) in {os.path.realpath(p) for p in files}:
+                stale_log = None
+        if outset is None:
+            outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
+    return Session(
+        inputs=inputs,
+        outputs=outputs,
+        settings=settings,
+        described=described,
+        workers=workers,
+        strict_llm=strict_llm,
+        use_degenerate_llm=use_degenerate_llm,
+        warn=warn,
+        progress=progress or _no_progress,
+        outset=outset,
+        stale_log=stale_log,
     )
-    _check_attestation(inputs, settings, strict_llm, warn)
-    if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
-        docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
-    described = describe_inputs(inputs)
-    input_files = _input_files(inputs, workflow, described)
-    targets = output_targets(outputs, workflow)
-    if inputs.nuggets is not None:  # the nugget stage's files (judges.nuggets.session)
-        from judges.nuggets.session import targets as nugget_targets
-
-        targets.update(nugget_targets(outputs.out_dir, outputs.name))
-    check_targets(targets, input_files)
-    log_path = outputs.log_path
-    stale_log = outputs.default_log if log_path is None else None  # --no-debug-log
-    if stale_log is not None and os.path.realpath(stale_log) in {os.path.realpath(p) for p in input_files}:
-        stale_log = None
-    outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
-    session = _Session(inputs, outputs, settings, workers, strict_llm, Summary(), outset, warn, progress)
-    session.first_pass = first_pass
-    session.use_degenerate_llm = use_degenerate_llm
-    try:
-        session.run(stale_log, described)
-    except KeyboardInterrupt as e:
-        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
-    if log_path is not None:
-        session.summary.files["debug_log"] = str(log_path)
-    return session.summary
 
 
-def questions(
-    inputs: Inputs,
-    workflow: Workflow,
-    ask: Callable,
+def check_attestation(
+    settings: Settings,
     *,
-    llm: Endpoint,
-    cache_dir: Path,
-    warn: Callable[[str], None] = lambda msg: None,
-    progress=None,
-) -> Summary:
-    """Judge ``inputs`` as :func:`run` does, in this process, up to the LLM: the questions the
-    answer cache in ``cache_dir`` does not answer go to ``ask`` (an asker,
-    :data:`judges.attest.client.Asker`), not to ``llm``, whose model names them. Nothing is
-    written (``attest export``). Returns the summary: runs, topics, counts and plan."""
-    progress = progress or (lambda n, total=None: None)
-    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None, llm, cache_dir, ask)
-    _check_attestation(inputs, settings, False, warn)
-    session = _Session(inputs, None, settings, 1, False, Summary(), None, warn, progress)
-    with contextlib.ExitStack() as stack:
-        log = DebugLog(None)
-        topics, scan, corpus = session.load(stack, Problems(inputs.on_error, log, session.summary.counts, warn))
-        for part in session.judge(scan, corpus, topics, log):
-            session.summary.counts.update(part.counts)
-        del corpus
-        nuggets = session.judge_nuggets(scan, log)  # the nugget pairs' questions too (--nuggets)
-        if nuggets is not None and nuggets.attest:
-            session.summary.attest = {"nuggets": nuggets.attest}
-    return session.summary
-
-
-def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, warn, asks: bool = True) -> None:
-    """Refuse, before anything is read, an attestation the session cannot carry out (``asks``:
-    the session asks the LLM; a topic shard only judges the first pass)."""
-    attest, where = settings.workflow.attest, inputs.workflow_path or "workflow"
+    strict_llm: bool = False,
+    warn: Callable[[str], None] = _quiet,
+    asks: bool = True,
+    how: str = "pass --use-env-llm or --llm-config",
+) -> None:
+    """Refuse, before anything is read, an attestation the session cannot carry out (one
+    :class:`InputError`; ``asks``: the session asks the LLM, a topic shard only judges the first
+    pass; ``how``: how the caller gives an endpoint). :func:`judges.check_answer` checks by it too."""
+    attest, where = settings.workflow.attest, settings.workflow_path or "workflow"
     if attest.mode != "none" and settings.llm is None and asks:
-        raise InputError(
-            where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: pass --use-env-llm or --llm-config"
-        )
+        raise InputError(where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: {how}")
     if attest.mode != "none" and asks:
         try:  # the attester's question is a dspy signature: fail before judging, not after
             import dspy  # noqa: F401
@@ -181,13 +241,8 @@ def _check_attestation(inputs: Inputs, settings: Settings, strict_llm: bool, war
         warn("--strict-llm: the workflow's attest.mode is none, so there is no LLM to check")
 
 
-def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
-    """The session's plan from the first pass's parts (:func:`judges.plan.attest_plan`)."""
-    table = pa.concat_tables([p.assessments for p in parts])
-    return attest_plan(table, {run: len(topics) for run, topics in scan.answered.items()}, workflow)
-
-
-def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Path]:
+def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Path]:
+    """Every file the session reads (no output may be one of them)."""
     files = [Path(p) for key in ("topics", "responses") for p in described[key]]
     if inputs.corpus is not None:  # a file, a docstore, or a directory of corpus files
         corpus = Path(inputs.corpus)
@@ -208,303 +263,470 @@ def _input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pa
     return files
 
 
-class _Session:
-    """One run of :func:`run`, stage by stage: load and validate, judge (with a plan: judge
-    without the LLM, plan, judge asking it), merge, write."""
+def session_start(session: Session, log: DebugLog, workers: Optional[int] = None) -> None:
+    """The debug log's first event (``workers``: as recorded, default the session's)."""
+    log.event(
+        "session_start",
+        version=__version__,
+        backend=session.settings.workflow.alignment.backend,
+        name=session.outputs.name if session.outputs is not None else None,
+        workers=session.workers if workers is None else workers,
+        workflow=session.settings.workflow.model_dump(),
+        inputs=session.described,
+    )
 
-    def __init__(self, inputs, outputs, settings, workers, strict_llm, summary, outset, warn, progress):
-        self.inputs, self.outputs, self.settings = inputs, outputs, settings
-        self.wanted_workers, self.strict_llm, self.summary = workers, strict_llm, summary
-        self.outset, self.warn, self.progress = outset, warn, progress
-        self.workers: Optional[Workers] = None
-        self.labels: Optional[dict] = None
-        self.label_files = None  # the --labels files as read (judges.meta.labels.LabelFiles)
-        self.first_pass: Optional[list[Part]] = None  # judged already (by topic shards)
-        self.hashed_inputs: Optional[dict] = None  # the inputs with their sha256, when known already
-        self.nuggets = None  # the nugget bank file's contents (--nuggets), read with the other inputs
-        self.judged_nuggets = None  # the nugget stage's result (judges.nuggets.session.NuggetResult)
-        self.use_degenerate_llm = False  # a degenerate LLM's answers are used all the same
 
-    def run(self, stale_log, described: dict) -> None:
-        log_path = self.outputs.log_path
+# -- 1. load and validate ----------------------------------------------------------------------------
+def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_workers: bool = True) -> Loaded:
+    """Read the topics, make the first pass over the runs, read the cited corpus documents, the
+    labels and the nugget bank, each checked; worker processes (``start_workers``) start on
+    ``stack`` as soon as they are known to be wanted. Nothing is written."""
+    inputs, workflow, warn = session.inputs, session.settings.workflow, session.warn
+    counts: Counter = Counter()
+    problems = Problems(inputs.on_error, log, counts, warn)
+    left_out: set[str] = set()  # the topics --max-topics leaves out
+    topics = load_topics(inputs.topics, problems, inputs.max_topics, inputs.responses, left_out)
+    started: list[Workers] = []
+    counted = _start_workers(session, stack, len(topics), started) if start_workers else None
+    limit = workflow.citations.max_per_sentence
+    scan = scan_runs(inputs, limit, topics, problems, counts, warn, counted, left_out)
+    if not scan.runs:
+        where = ", ".join(map(str, inputs.responses))
+        raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")
+    check_missing_topics(inputs, workflow, topics, scan)
+    corpus: dict[str, Document] = {}
+    wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
+    if wanted and inputs.corpus is not None:
+        corpus = read_corpus(inputs.corpus, wanted, lambda e: problems(e, "corpus line"))
+        counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
+    check_resolvable(inputs, scan, corpus)
+    labels = read_labels(inputs)
+    nuggets = None
+    if inputs.nuggets is not None:  # read (and validated) before anything is written
+        from judges.formats.nuggets import read_nuggets
+        from judges.nuggets.model import load_model
+
+        nuggets = read_nuggets(inputs.nuggets)
+        load_model(inputs.nugget_model)  # a bad model file: one error line now
+    return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
+
+
+def read_labels(inputs: Inputs) -> Optional["LabelFiles"]:
+    """The ``--labels`` files as read (None without any; pandas only with labels)."""
+    if not inputs.labels:
+        return None
+    from judges.meta.labels import read_label_files
+
+    return read_label_files(inputs.labels)  # sources: each label's file and line
+
+
+def _start_workers(
+    session: Session, stack: contextlib.ExitStack, n_topics: int, started: list
+) -> Optional[Callable[[int], None]]:
+    """Workers start as early as they are known to be wanted, so that their start-up (imports,
+    kernels) overlaps the first pass over the runs and the corpus read: with ``workers > 1``
+    now, automatically (``workers == 0``) once the first pass has counted
+    :data:`AUTO_PARALLEL_CITATIONS` citations (the callback returned for the first pass)."""
+    wanted = session.workers
+
+    def start(n: int) -> None:
+        if not started and n > 1:
+            started.append(stack.enter_context(Workers(session.settings, n)))
+
+    if wanted > 1:
+        n = min(wanted, n_topics)
+        if n < wanted:
+            session.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
+        start(n)
+        return None
+    auto = min(os.cpu_count() or 1, n_topics) if wanted == 0 else 1  # processes, when it pays
+    if auto <= 1:
+        return None
+    return lambda citations: start(auto) if citations >= AUTO_PARALLEL_CITATIONS else None
+
+
+# -- 2. judge ------------------------------------------------------------------------------------------
+def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Optional[list[Part]] = None) -> Judged:
+    """Judge every report (with a plan: a pass without the LLM, the plan, a pass asking it; a
+    degenerate LLM's answers left out unless told otherwise), then the nugget stage (``--nuggets``).
+    ``first_pass``: the pass before a plan, judged already (by topic shards). Consumes
+    ``loaded.corpus`` (emptied once the citations are judged)."""
+    settings, scan = session.settings, loaded.scan
+    attest = settings.workflow.attest
+    planning = attest.mode == "uncertain" and attest.band is None
+    refit = _refit_wanted(session, loaded)
+    session.progress(0, total=scan.citations * (1 + planning + refit))
+    processes = _processes(session, loaded, scan.citations)
+    plan = None
+    first, support_refit = first_pass, None
+    if refit:
+        first, settings, support_refit = _refit_support(session, loaded, first_pass)
+    if planning:
+        if first is None:
+            first = judge_pass(session, loaded, settings.without_llm(), DebugLog(None), keep_corpus=True)
+        else:
+            session.progress(scan.citations)
+        plan = _plan(first, settings.workflow, scan)
+        log.event("PLAN", **plan.describe())
+    asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
+    guard = asks and not (session.strict_llm or session.use_degenerate_llm)
+    parts = judge_pass(session, loaded, settings, log, plan=plan, keep_corpus=guard)  # consumes the corpus
+    degenerate = False
+    if guard:
+        parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
+    loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
+    nuggets, warnings = judge_nuggets(session, loaded, log)
+    return Judged(parts, processes, plan, degenerate, nuggets, warnings, support_refit)
+
+
+def _refit_wanted(session: Session, loaded: Loaded) -> bool:
+    """Whether ``--labels`` re-fit the support model to this track (:func:`_refit_support`)."""
+    support = session.settings.workflow.support
+    has_labels = loaded.labels is not None and bool(loaded.labels.statuses)
+    return has_labels and session.inputs.refit_support and is_probabilistic(support.judge)
+
+
+def _refit_support(
+    session: Session, loaded: Loaded, first_pass: Optional[list[Part]]
+) -> tuple[Optional[list[Part]], Settings, dict]:
+    """Fit to the track at hand (:func:`judges.meta.calibrate.refit_to_labels`): the session
+    judged without the LLM (or the first pass given), the support model's intercepts re-fitted on
+    its labelled citations. Returns the pass without the LLM when it still holds (the model left
+    as it was; else None), the settings to judge by from then on, and what the re-fit did."""
+    from dataclasses import replace
+
+    from judges.meta.calibrate import refit_to_labels
+    from judges.meta.labels import citation_probabilities
+    from judges.support.model import load_model
+
+    settings, first = session.settings, first_pass
+    if first is None or not sum(p.assessments.num_rows for p in first):  # shards may leave it to the merge
+        first = judge_pass(session, loaded, settings.without_llm(), DebugLog(None), keep_corpus=True)
+    else:
+        session.progress(loaded.scan.citations)
+    probabilities: dict[tuple, float] = {}
+    for labels in loaded.labels.files if loaded.labels is not None else ():
+        for key, p in citation_probabilities(labels).items():  # a citation's label is its first file's
+            probabilities.setdefault(key, p)
+    model = load_model(settings.workflow.support.model, settings.workflow_path)
+    table = pa.concat_tables([p.assessments for p in first])
+    refit, record = refit_to_labels(table, model, probabilities)
+    if refit is None:
+        return first, settings, record
+    return None, replace(settings, support_model=refit), record
+
+
+def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[Optional["NuggetResult"], tuple[str, ...]]:
+    """The nugget stage (``--nuggets``; :mod:`judges.nuggets.session`): every answer of the scan
+    against its topic's nuggets, its events logged; and the summary's warnings."""
+    if loaded.nuggets is None:
+        return None, ()
+    from judges.nuggets.session import judge_nuggets as judge_answers
+
+    inputs = session.inputs
+    warnings: list[str] = []
+    max_citations = session.settings.workflow.citations.max_per_sentence
+    result = judge_answers(
+        loaded.nuggets,
+        loaded.scan,
+        inputs.dataset,
+        max_citations,
+        log,
+        warnings.append,
+        inputs.nugget_model,
+        session.settings,  # the nugget pairs' cascade: attest, llm, cache, asker
+        session.strict_llm,
+        session.use_degenerate_llm,
+        None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
+    )
+    return result, tuple(warnings)
+
+
+def judge_pass(
+    session: Session,
+    loaded: Loaded,
+    settings: Settings,
+    log: DebugLog,
+    *,
+    topics: Optional[frozenset] = None,
+    plan: Optional[Plan] = None,
+    keep_corpus: bool = False,
+    placed: bool = False,
+) -> list[Part]:
+    """One pass over the reports of ``topics`` (None: all) by ``settings``: in the worker
+    processes when started (every topic), else in this process (``placed``: as
+    :func:`judges.judge.judge_part`)."""
+    labels = loaded.labels.statuses if loaded.labels is not None else None
+    if loaded.workers is not None:
+        assert session.outset is not None, "worker processes stage their logs in the output set's directory"
+        stage = session.outset.stage_dir
+        return loaded.workers.judge(
+            settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
+        )
+    return [judge_part(settings, loaded.scan, loaded.corpus, topics, log, session.progress, plan, labels, placed)]
+
+
+def _unless_degenerate(
+    session: Session, loaded: Loaded, settings: Settings, parts: list[Part], first
+) -> tuple[list[Part], bool]:
+    """``parts``, or when the LLM's answers look degenerate (:mod:`judges.attest.degenerate`) the
+    same judged without them (``first``, the first pass, or judged again): the support model's
+    judgment, with the attestation's counts (what was asked, answered and paid) of ``parts``;
+    and whether they were left out."""
+    from judges.attest.cascade import summarize
+    from judges.counts import ATTESTATION_PREFIXES
+
+    assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
+    counts: Counter = Counter()
+    for part in parts:
+        counts.update(part.counts)
+    if not summarize(Counter(counts), settings.workflow.attest, settings.llm)["degenerate"]:
+        return parts, False
+    model = first
+    if model is None:
+        model = judge_pass(session, loaded, settings.without_llm(), DebugLog(None))
+    asked = Counter({k: v for k, v in counts.items() if k.startswith(ATTESTATION_PREFIXES)})
+    out = []
+    for i, part in enumerate(model):
+        kept = Counter({k: v for k, v in part.counts.items() if not k.startswith(ATTESTATION_PREFIXES)})
+        out.append(part._replace(counts=kept + asked if i == 0 else kept))
+    return out, True  # ATTEST_SUMMARY and config.yml say so (used: false)
+
+
+def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
+    """The session's plan from the first pass's parts (:func:`judges.plan.attest_plan`)."""
+    table = pa.concat_tables([p.assessments for p in parts])
+    return attest_plan(table, {run: len(topics) for run, topics in scan.answered.items()}, workflow)
+
+
+def _processes(session: Session, loaded: Loaded, citations: int) -> str:
+    """How many processes judged, and why (a line of the summary)."""
+    workers, wanted = loaded.workers, session.workers
+    chosen = f"{workers.n} worker processes" if workers is not None else "1 process"
+    if wanted:
+        return f"{chosen} (--workers {wanted})"
+    if workers is not None:
+        return f"{chosen} (automatic: {citations:,} citations >= {AUTO_PARALLEL_CITATIONS:,})"
+    return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
+
+
+# -- 3. merge (topic groups are disjoint) and write -----------------------------------------------------
+def write(
+    session: Session, loaded: Loaded, judged: Judged, log: DebugLog, *, hashed_inputs: Optional[dict] = None
+) -> Summary:
+    """Merge the parts and write the output set into the session's staging directory, the debug
+    log's last event with it, and commit it; the summary. ``hashed_inputs``: the inputs with their
+    sha256, when known already (a merge of shards)."""
+    inputs, outputs, outset = session.inputs, session.outputs, session.outset
+    assert outputs is not None and outset is not None, "write: a session with outputs (check)"
+    counts, scan = loaded.counts, loaded.scan
+    parts = judged.parts
+    per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
+    measures, files = None, {}
+    if judged.nuggets is not None:
+        from judges.measures import MEASURE_NAMES
+        from judges.nuggets import session as nugget_session
+
+        nugget_session.merge_measures(per_topic, judged.nuggets, inputs.judge)
+        files.update(nugget_session.write(judged.nuggets, outputs.out_dir, outputs.name, outset.stage))
+        measures = nugget_session.measures_of(inputs.judge, MEASURE_NAMES)
+    for part in parts:
+        counts.update(part.counts)
+    attest = _summarize_attestation(session, counts, judged.degenerate_not_used, log)
+    table = pa.concat_tables([p.assessments for p in parts])
+    del parts
+    counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}
+    statuses: Counter = Counter()
+    for status in STATUSES:  # in the vocabulary's order, whatever the rows' order
+        if status in counted:
+            statuses[status] = counted[status]
+    counts[CITATIONS] = table.num_rows
+    counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
+    warnings = list(judged.warnings)
+    labels = _labels_in_effect(loaded.labels, table, counts, warnings)
+    if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
+        labels["support_refit"] = judged.support_refit
+    nuggets = judged.nuggets
+    if nuggets is not None and nuggets.attest:  # the nugget pairs' questions, beside the citations'
+        attest["nuggets"] = nuggets.attest
+    if nuggets is not None and nuggets.labelled:  # nugget assignments in effect (--labels)
+        labels["nugget_pairs"] = nuggets.labelled
+    summary = Summary(
+        counts=counts,
+        statuses=statuses,
+        runs=list(scan.runs),
+        topics=len(loaded.topics),
+        files=files,
+        attest=attest,
+        warnings=warnings,
+        processes=judged.processes,
+        plan=judged.plan,
+        degenerate_not_used=judged.degenerate_not_used,
+        labels=labels,
+    )
+    write_outputs(
+        inputs,
+        outputs,
+        session.settings.workflow,
+        summary,
+        per_topic,
+        table,
+        scan,
+        loaded.topics,
+        outset.stage,
+        hashed_inputs,
+        measures,
+        None if nuggets is None else nuggets.judged,
+    )
+    log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
+    log.close()
+    outset.commit()
+    return summary
+
+
+def _summarize_attestation(session: Session, counts: Counter, not_used: bool, log: DebugLog) -> dict:
+    """The attestation's figures (:func:`judges.attest.cascade.summarize`; none without it),
+    logged; with ``--strict-llm`` a degenerate LLM is an error here, before anything is replaced."""
+    settings = session.settings
+    attest = settings.workflow.attest
+    if attest.mode == "none":
+        return {}
+    from judges.attest.cascade import summarize
+
+    assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
+    figures = summarize(counts, attest, settings.llm)
+    if figures["degenerate"]:  # config.yml records whether the citations took the answers
+        figures["degenerate"]["used"] = not not_used
+    log.event("ATTEST_SUMMARY", **figures)
+    if session.strict_llm and figures["degenerate"]:  # before anything is written or replaced
+        raise InputError("--strict-llm", None, None, figures["degenerate"]["message"] + " (no output replaced)")
+    return figures
+
+
+def _labels_in_effect(found: Optional["LabelFiles"], table: pa.Table, counts: Counter, warnings: list) -> dict:
+    """The summary's ``labels`` (``--labels``: those in effect, and per file), counted over the
+    judged citations; a warning for labels that match none."""
+    if found is None:
+        return {}
+    labels: dict[str, Any] = {"in_effect": len(found.statuses), "files": found.counts()}
+    if not found.statuses:
+        return labels
+    labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
+    counts[HUMAN_LABELLED] = labelled
+    labels["in_effect"] = labelled
+    if labelled < len(found.statuses):
+        where = ", ".join(str(f["path"]) for f in labels["files"])
+        warnings.append(
+            f"{len(found.statuses) - labelled} of the {len(found.statuses)} labels in {where} match no "
+            "judged citation (run_id, topic_id, sentence_index, doc_id)"
+        )
+    return labels
+
+
+# -- the stages composed ------------------------------------------------------------------------------
+def run(
+    inputs: Inputs,
+    outputs: Outputs,
+    workflow: Workflow,
+    *,
+    llm: Optional[Endpoint] = None,
+    cache_dir: Optional[Path] = None,
+    workers: int = 0,
+    strict_llm: bool = False,
+    use_degenerate_llm: bool = False,
+    warn: Callable[[str], None] = _quiet,
+    progress=None,
+    first_pass: Optional[list[Part]] = None,
+) -> Summary:
+    """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
+    summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
+    out-dir); ``workers``: processes (0: automatic); a degenerate LLM's answers
+    (:mod:`judges.attest.degenerate`) are not used (the citations keep the support model's
+    judgment, a warning says so), are an error with ``strict_llm``, used with ``use_degenerate_llm``;
+    ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
+    (by topic shards, in one process's order: :func:`judges.shards.merge`)."""
+    settings = Settings(
+        workflow=workflow,
+        workflow_path=inputs.workflow_path,
+        dataset=inputs.dataset,
+        has_corpus=inputs.corpus is not None,
+        llm=llm,
+        cache_dir=Path(cache_dir or outputs.out_dir),
+    )
+    session = check(
+        inputs,
+        outputs,
+        settings,
+        workers=workers,
+        strict_llm=strict_llm,
+        use_degenerate_llm=use_degenerate_llm,
+        warn=warn,
+        progress=progress,
+    )
+    outset, log_path = session.outset, outputs.log_path
+    assert outset is not None  # check: a session with outputs has its set
+    try:
         with contextlib.ExitStack() as stack:
             log = DebugLog.deferred() if log_path is not None else DebugLog(None)
             stack.push(log.ended)
-            problems = Problems(self.inputs.on_error, log, self.summary.counts, self.warn)
-            log.event(
-                "session_start",
-                version=__version__,
-                backend=self.settings.workflow.alignment.backend,
-                name=self.outputs.name,
-                workers=self.wanted_workers,
-                workflow=self.settings.workflow.model_dump(),
-                inputs=described,
-            )
-            topics, scan, corpus = self.load(stack, problems)  # nothing is created before this passes
-            stack.enter_context(self.outset)  # creates and locks the out-dir, recovers, makes the staging directory
+            session_start(session, log)
+            loaded = load(session, stack, log)  # nothing is created before this passes
+            stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
             if log_path is not None:
-                log.start(self.outset.stage(log_path))
-            elif stale_log is not None:  # --no-debug-log: the previous set's log goes with it
-                self.outset.remove(stale_log)
-            parts = self.judge(scan, corpus, topics, log)
-            del corpus
-            self.judged_nuggets = self.judge_nuggets(scan, log)
-            if self.outset.durable:
+                log.start(outset.stage(log_path))
+            elif session.stale_log is not None:  # --no-debug-log: the previous set's log goes with it
+                outset.remove(session.stale_log)
+            judged = judge(session, loaded, log, first_pass=first_pass)  # consumes the corpus
+            if outset.durable:
                 log.sync_soon()  # the judged citations' events go to disk while the outputs are written
             return_freed_memory()  # the judged documents' memory, before the outputs are built
-            self.write(parts, scan, topics, log)
+            summary = write(session, loaded, judged, log)
+    except KeyboardInterrupt as e:
+        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    if log_path is not None:
+        summary.files["debug_log"] = str(log_path)
+    return summary
 
-    # -- 1. load and validate ---------------------------------------------------------------
-    def load(self, stack: contextlib.ExitStack, problems: Problems) -> tuple[dict, Scan, dict]:
-        inputs, counts = self.inputs, self.summary.counts
-        left_out: set[str] = set()  # the topics --max-topics leaves out
-        topics = load_topics(inputs.topics, problems, inputs.max_topics, inputs.responses, left_out)
-        self.summary.topics = len(topics)
-        counted = self.start_workers(stack, len(topics))
-        workflow = self.settings.workflow
-        limit = workflow.citations.max_per_sentence
-        scan = scan_runs(inputs, limit, topics, problems, counts, self.warn, counted, left_out)
-        self.summary.runs = list(scan.runs)
-        if not scan.runs:
-            where = ", ".join(map(str, inputs.responses))
-            raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")
-        check_missing_topics(inputs, workflow, topics, scan)
-        corpus: dict[str, Document] = {}
-        wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
-        if wanted and inputs.corpus is not None:
-            corpus = read_corpus(inputs.corpus, wanted, lambda e: problems(e, "corpus line"))
-            counts[CORPUS_DOCUMENTS] = sum(isinstance(d, Document) for d in corpus.values())
-        check_resolvable(inputs, scan, corpus)
-        self.load_labels()
-        if inputs.nuggets is not None:  # read (and validated) before anything is written
-            from judges.nuggets.model import load_model
-            from judges.nuggets.session import load
 
-            self.nuggets = load(inputs.nuggets)
-            load_model(inputs.nugget_model)  # a bad model file: one error line now
-        return topics, scan, corpus
-
-    def load_labels(self) -> None:
-        if self.inputs.labels:  # pandas: only with labels
-            from judges.meta.labels import read_label_files
-
-            found = self.label_files = read_label_files(self.inputs.labels)  # sources: each label's file and line
-            self.labels = found.statuses
-            self.summary.labels = {"in_effect": len(found.statuses), "files": found.counts()}
-
-    def start_workers(self, stack: contextlib.ExitStack, n_topics: int) -> Optional[Callable[[int], None]]:
-        """Workers start as early as they are known to be wanted, so that their start-up (imports,
-        kernels) overlaps the first pass over the runs and the corpus read: with ``workers > 1``
-        now, automatically (``workers == 0``) once the first pass has counted
-        :data:`AUTO_PARALLEL_CITATIONS` citations (the callback returned for the first pass)."""
-        wanted = self.wanted_workers
-
-        def start(n: int) -> None:
-            if self.workers is None and n > 1:
-                self.workers = stack.enter_context(Workers(self.settings, n))
-
-        if wanted > 1:
-            n = min(wanted, n_topics)
-            if n < wanted:
-                self.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
-            start(n)
-            return None
-        auto = min(os.cpu_count() or 1, n_topics) if wanted == 0 else 1  # processes, when it pays
-        if auto <= 1:
-            return None
-        return lambda citations: start(auto) if citations >= AUTO_PARALLEL_CITATIONS else None
-
-    # -- 2. judge ------------------------------------------------------------------------------
-    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog) -> list[Part]:
-        attest = self.settings.workflow.attest
-        planning = attest.mode == "uncertain" and attest.band is None
-        refit = self.refit_wanted()
-        self.progress(0, total=scan.citations * (1 + planning + refit))
-        self.summary.processes = self.processes(scan.citations)
-        plan = None
-        first = self.refit_support(scan, corpus, topics) if refit else self.first_pass
-        if planning:
-            if first is None:
-                first = self.judge_pass(
-                    self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True
-                )
-            else:
-                self.progress(scan.citations)
-            plan = self.summary.plan = _plan(first, self.settings.workflow, scan)
-            log.event("PLAN", **plan.describe())
-        guard = attest.mode != "none" and not (self.strict_llm or self.use_degenerate_llm) and self.outset is not None
-        parts = self.judge_pass(self.settings, scan, corpus, topics, log, plan, keep_corpus=guard)  # consumes corpus
-        if guard:
-            parts = self.unless_degenerate(parts, first if planning else None, scan, corpus, topics)
-        return parts
-
-    def refit_wanted(self) -> bool:
-        """Whether ``--labels`` re-fit the support model to this track (:meth:`refit_support`)."""
-        support = self.settings.workflow.support
-        return bool(self.labels) and self.inputs.refit_support and is_probabilistic(support.judge)
-
-    def refit_support(self, scan: Scan, corpus: dict, topics: dict) -> Optional[list[Part]]:
-        """Fit to the track at hand (:func:`judges.meta.calibrate.refit_to_labels`): the session
-        judged without the LLM (or the first pass given), the support model's intercepts re-fitted
-        on its labelled citations, and the session judged from then on with that model. Returns the
-        pass without the LLM when it still holds (the model left as it was), else None."""
-        from dataclasses import replace
-
-        from judges.meta.calibrate import refit_to_labels
-        from judges.meta.labels import citation_probabilities
-        from judges.support.model import load_model
-
-        first = self.first_pass  # by topic shards: empty when they left the judging to the merge
-        if first is None or not sum(p.assessments.num_rows for p in first):
-            first = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None), keep_corpus=True)
-        else:
-            self.progress(scan.citations)
-        probabilities: dict[tuple, float] = {}
-        for labels in self.label_files.files if self.label_files is not None else ():
-            for key, p in citation_probabilities(labels).items():  # a citation's label is its first file's
-                probabilities.setdefault(key, p)
-        model = load_model(self.settings.workflow.support.model, self.settings.workflow_path)
-        table = pa.concat_tables([p.assessments for p in first])
-        refit, record = refit_to_labels(table, model, probabilities)
-        self.summary.labels["support_refit"] = record
-        if refit is None:
-            return first
-        self.settings = replace(self.settings, support_model=refit)
-        return None
-
-    def unless_degenerate(self, parts, first, scan, corpus, topics) -> list[Part]:
-        """``parts``, or when the LLM's answers look degenerate (:mod:`judges.attest.degenerate`) the
-        same judged without them (``first``, the first pass, or judged again): the support model's
-        judgment, with the attestation's counts (what was asked, answered and paid) of ``parts``."""
-        from judges.attest.cascade import summarize
-        from judges.counts import ATTESTATION_PREFIXES
-
-        counts: Counter = Counter()
-        for part in parts:
-            counts.update(part.counts)
-        verdict = summarize(Counter(counts), self.settings.workflow.attest, self.settings.llm)["degenerate"]
-        if not verdict:
-            return parts
-        self.summary.degenerate_not_used = True  # ATTEST_SUMMARY and config.yml say so (used: false)
-        model = first
-        if model is None:
-            model = self.judge_pass(self.settings.without_llm(), scan, corpus, topics, DebugLog(None))
-        asked = Counter({k: v for k, v in counts.items() if k.startswith(ATTESTATION_PREFIXES)})
-        out = []
-        for i, part in enumerate(model):
-            kept = Counter({k: v for k, v in part.counts.items() if not k.startswith(ATTESTATION_PREFIXES)})
-            out.append(part._replace(counts=kept + asked if i == 0 else kept))
-        return out
-
-    def judge_pass(self, settings: Settings, scan, corpus, topics, log, plan=None, keep_corpus=False) -> list[Part]:
-        if self.workers is not None:
-            stage = self.outset.stage_dir
-            return self.workers.judge(
-                settings, scan, corpus, topics, log, self.progress, stage, plan, self.labels, keep_corpus
-            )
-        return [judge_part(settings, scan, corpus, None, log, self.progress, plan, self.labels)]
-
-    def processes(self, citations: int) -> str:
-        """How many processes judged, and why (a line of the summary)."""
-        workers, wanted = self.workers, self.wanted_workers
-        chosen = f"{workers.n} worker processes" if workers is not None else "1 process"
-        if wanted:
-            return f"{chosen} (--workers {wanted})"
-        if workers is not None:
-            return f"{chosen} (automatic: {citations:,} citations >= {AUTO_PARALLEL_CITATIONS:,})"
-        return f"{chosen} (automatic: {citations:,} citations < {AUTO_PARALLEL_CITATIONS:,})"
-
-    def judge_nuggets(self, scan: Scan, log: DebugLog):
-        """The nugget stage (``--nuggets``): every answer against its topic's nuggets."""
-        if self.nuggets is None:
-            return None
-        from judges.nuggets.session import judge_nuggets
-
-        max_citations = self.settings.workflow.citations.max_per_sentence
-        inputs = self.inputs
-        return judge_nuggets(
-            self.nuggets,
-            scan,
-            inputs.dataset,
-            max_citations,
-            log,
-            self.summary.warnings.append,
-            inputs.nugget_model,
-            self.settings,  # the nugget pairs' cascade: attest, llm, cache, asker
-            self.strict_llm,
-            self.use_degenerate_llm,
-            None if self.label_files is None else self.label_files.nuggets,  # nugget assignments in effect
-        )
-
-    # -- 3. merge (topic groups are disjoint) and write --------------------------------------
-    def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog) -> None:
-        summary, counts = self.summary, self.summary.counts
-        per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
-        measures, nuggets = None, self.judged_nuggets
-        if nuggets is not None:
-            from judges.measures import MEASURE_NAMES
-            from judges.nuggets import session as nugget_session
-
-            nugget_session.merge_measures(per_topic, nuggets, self.inputs.judge)
-            summary.files.update(
-                nugget_session.write(nuggets, self.outputs.out_dir, self.outputs.name, self.outset.stage)
-            )
-            measures = nugget_session.measures_of(self.inputs.judge, MEASURE_NAMES)
-        for part in parts:
-            counts.update(part.counts)
-        self.summarize_attestation(log)
-        if nuggets is not None and nuggets.attest:  # the nugget pairs' questions, beside the citations'
-            summary.attest["nuggets"] = nuggets.attest
-        if nuggets is not None and nuggets.labelled:  # nugget assignments in effect (--labels)
-            summary.labels["nugget_pairs"] = nuggets.labelled
-        table = pa.concat_tables([p.assessments for p in parts])
-        del parts
-        counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}
-        for status in STATUSES:  # in the vocabulary's order, whatever the rows' order
-            if status in counted:
-                summary.statuses[status] = counted[status]
-        counts[CITATIONS] = table.num_rows
-        counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
-        if self.labels:
-            self.count_labels(table)
-        write_outputs(
-            self.inputs,
-            self.outputs,
-            self.settings.workflow,
-            summary,
-            per_topic,
-            table,
-            scan,
-            topics,
-            self.outset.stage,
-            self.hashed_inputs,
-            measures,
-            None if nuggets is None else nuggets.judged,
-        )
-        log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
-        log.close()
-        self.outset.commit()
-
-    def summarize_attestation(self, log: DebugLog) -> None:
-        attest = self.settings.workflow.attest
-        if attest.mode == "none":
-            return
-        from judges.attest.cascade import summarize
-
-        figures = self.summary.attest = summarize(self.summary.counts, attest, self.settings.llm)
-        if figures["degenerate"]:  # config.yml records whether the citations took the answers
-            figures["degenerate"]["used"] = not self.summary.degenerate_not_used
-        log.event("ATTEST_SUMMARY", **figures)
-        if self.strict_llm and figures["degenerate"]:  # before anything is written or replaced
-            raise InputError("--strict-llm", None, None, figures["degenerate"]["message"] + " (no output replaced)")
-
-    def count_labels(self, table: pa.Table) -> None:
-        labelled = int(pc.sum(pc.is_valid(table.column("human_label"))).as_py() or 0)
-        self.summary.counts[HUMAN_LABELLED] = labelled
-        self.summary.labels["in_effect"] = labelled
-        if labelled < len(self.labels):
-            where = ", ".join(str(f["path"]) for f in self.summary.labels["files"])
-            self.summary.warnings.append(
-                f"{len(self.labels) - labelled} of the {len(self.labels)} labels in {where} match no "
-                "judged citation (run_id, topic_id, sentence_index, doc_id)"
-            )
+def questions(
+    inputs: Inputs,
+    workflow: Workflow,
+    ask: Callable,
+    *,
+    llm: Endpoint,
+    cache_dir: Path,
+    warn: Callable[[str], None] = _quiet,
+    progress=None,
+) -> Summary:
+    """Judge ``inputs`` as :func:`run` does, in this process, up to the LLM: the questions the
+    answer cache in ``cache_dir`` does not answer go to ``ask`` (an asker,
+    :data:`judges.attest.client.Asker`), not to ``llm``, whose model names them. Nothing is
+    written (``attest export``). Returns the summary: runs, topics, counts and plan."""
+    settings = Settings(
+        workflow=workflow,
+        workflow_path=inputs.workflow_path,
+        dataset=inputs.dataset,
+        has_corpus=inputs.corpus is not None,
+        llm=llm,
+        cache_dir=cache_dir,
+        ask=ask,
+    )
+    session = check(inputs, None, settings, warn=warn, progress=progress)
+    with contextlib.ExitStack() as stack:
+        log = DebugLog(None)
+        loaded = load(session, stack, log)
+        judged = judge(session, loaded, log)
+    counts = loaded.counts
+    for part in judged.parts:
+        counts.update(part.counts)
+    labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
+    nuggets = judged.nuggets  # the nugget pairs' questions too (--nuggets)
+    return Summary(
+        counts=counts,
+        attest={"nuggets": nuggets.attest} if nuggets is not None and nuggets.attest else {},
+        runs=list(loaded.scan.runs),
+        topics=len(loaded.topics),
+        processes=judged.processes,
+        plan=judged.plan,
+        labels=labels,
+    )

@@ -38,6 +38,10 @@ log cut short, every value's type: :func:`judges.formats.part.read`), then:
   events are those of one process. It reads the inputs again from the paths in the
   fingerprint, after checking their sha256.
 
+With ``--nuggets`` the merge judges the nugget stage (:func:`judges.pipeline.judge_nuggets`)
+itself, after the citations' events, over the runs and the nugget bank read again from the
+paths in the fingerprint (after checking their sha256); the shards judge citations only.
+
 Either way the output set is byte for byte the one of one process (``--workers 1``) with the
 same options over all topics, debug log included apart from its timestamps.
 """
@@ -65,11 +69,13 @@ from judges.errors import InputError
 from judges.formats import part as partfile
 from judges.formats import tables
 from judges.formats.debuglog import DebugLog
-from judges.formats.outset import Interrupted, OutputSet, check_targets
+from judges.formats.outset import Interrupted, OutputSet
 from judges.counts import CITATIONS
 from judges.deal import deal, topic_work
-from judges.judge import Part, judge_part
-from judges.pipeline import _check_attestation, _input_files, _Session, run
+from judges.judge import Part
+from judges import pipeline
+from judges.pipeline import run
+from judges.process import return_freed_memory
 from judges.records import Topic
 from judges.runscan import Scan, reading_ranks
 from judges.session import Inputs, Outputs, Settings, Summary
@@ -137,79 +143,98 @@ def judge_shard(
     """Judge shard ``shard = (K, N)`` of the session and write its partial set (module doc).
     ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask;
     ``durable=False``: the part is not synced to disk (a Dask task's, merged within the session)."""
-    from judges.writer import describe_inputs
-
     k, n = shard
-    progress = progress or (lambda n, total=None: None)
-    settings = Settings(workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None)
-    _check_attestation(inputs, settings, False, warn, asks=False)
-    described = describe_inputs(inputs)
+    settings = Settings(
+        workflow=workflow,
+        workflow_path=inputs.workflow_path,
+        dataset=inputs.dataset,
+        has_corpus=inputs.corpus is not None,
+    )
     logged = outputs.log_path is not None and workflow.attest.mode == "none"
     path = part_path(outputs.out_dir, outputs.name, k, n)
-    own = Outputs(path.parent, outputs.name, path.with_suffix(LOG_SUFFIX), not logged)  # the session's name: logged
+    log_path = path.with_suffix(LOG_SUFFIX)
+    own = Outputs(path.parent, outputs.name, log_path, not logged)  # the session's name: logged
     targets = {"part": (path, "--out-dir")}
     if logged:
-        targets["debug_log"] = (own.log_path, "--out-dir")
-    check_targets(targets, _input_files(inputs, workflow, described))
+        targets["debug_log"] = (log_path, "--out-dir")
     outset = OutputSet(path.parent, part_name(outputs.name, k, n), durable=durable)
-    session = _ShardSession(inputs, own, settings, workers, False, Summary(), outset, warn, progress)
-    session.shard, session.recorded, session.model = shard, outputs, model
+    session = pipeline.check(
+        inputs, own, settings, workers=1, asks=False, targets=targets, outset=outset, warn=warn, progress=progress
+    )
     try:
-        session.run(None, described)
+        with contextlib.ExitStack() as stack:
+            log = DebugLog.deferred() if logged else DebugLog(None)
+            stack.push(log.ended)
+            pipeline.session_start(session, log, workers=workers)
+            loaded = pipeline.load(session, stack, log, start_workers=False)  # one process: one process's order
+            stack.enter_context(outset)
+            if logged:
+                log.start(outset.stage(log_path))
+            head = log.tell()
+            part, processes = _judge_topics(session, loaded, log, k, n)
+            if outset.durable:
+                log.sync_soon()  # the judged citations' events go to disk while the part is written
+            return_freed_memory()
+            summary = _write_part(session, loaded, part, processes, log, head, shard, outputs, workers, model)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
-    session.summary.files["part"] = str(path)
+    summary.files["part"] = str(path)
     if logged:
-        session.summary.files["debug_log"] = str(own.log_path)
-    return session.summary
+        summary.files["debug_log"] = str(log_path)
+    return summary
 
 
-class _ShardSession(_Session):
-    """A session that judges one shard's topics, in this process, and writes a partial set."""
+def _judge_topics(session: pipeline.Session, loaded: pipeline.Loaded, log: DebugLog, k: int, n: int):
+    """Shard ``k`` of ``n``'s topics judged in this process (their final judgments without
+    attestation, else the first pass before a plan, or nothing: the merge judges it all); the part
+    and the summary's line of processes."""
+    topics = loaded.topics
+    mine = deal(topics, topic_work(loaded.scan.report_citations), n)[k - 1]
+    settings = session.settings
+    attest = settings.workflow.attest
+    processes = f"1 process (shard {k} of {n}: {len(mine)} of {len(topics)} topics)"
+    if attest.mode != "none" and not (attest.mode == "uncertain" and attest.band is None):
+        return Part({}, tables.ASSESSMENT_SCHEMA.empty_table(), Counter(), []), processes  # the merge judges it all
+    citations = loaded.scan.report_citations
+    session.progress(0, total=sum(c for (_, t), c in citations.items() if t in mine))
+    if attest.mode != "none":  # the first pass, logged nowhere
+        settings, log = settings.without_llm(), DebugLog(None)
+    (part,) = pipeline.judge_pass(session, loaded, settings, log, topics=mine, placed=True)
+    return part, processes
 
-    shard: tuple[int, int]
-    recorded: Outputs  # the outputs the merge will write
-    model: Optional[str] = None
 
-    def start_workers(self, stack, n_topics: int):
-        return None  # a shard is one process: its events must come in one process's order
+def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head: int, shard, recorded, workers, model):
+    """The shard's partial set: its rows, manifest and state (:func:`state_data`), and its log."""
+    from judges.writer import describe_inputs
 
-    def judge(self, scan: Scan, corpus: dict, topics: dict, log: DebugLog) -> list[Part]:
-        k, n = self.shard
-        mine = deal(topics, topic_work(scan.report_citations), n)[k - 1]
-        attest = self.settings.workflow.attest
-        self.summary.processes = f"1 process (shard {k} of {n}: {len(mine)} of {len(topics)} topics)"
-        self.head = log.tell()
-        if attest.mode != "none" and not (attest.mode == "uncertain" and attest.band is None):
-            return [Part({}, tables.ASSESSMENT_SCHEMA.empty_table(), Counter(), [])]  # the merge judges it all
-        self.progress(0, total=sum(c for (_, t), c in scan.report_citations.items() if t in mine))
-        settings = self.settings if attest.mode == "none" else self.settings.without_llm()
-        first = log if attest.mode == "none" else DebugLog(None)
-        return [judge_part(settings, scan, corpus, mine, first, self.progress, None, self.labels, placed=True)]
-
-    def write(self, parts: list[Part], scan: Scan, topics: dict, log: DebugLog) -> None:
-        from judges.writer import describe_inputs
-
-        (part,) = parts
-        hashed = describe_inputs(self.inputs, with_hashes=True)
-        k, n = self.shard
-        wanted = self.wanted_workers
-        manifest = {
-            "format": partfile.FORMAT,
-            "shard": [k, n],
-            "rows": part.assessments.num_rows,
-            "fingerprint": fingerprint(
-                self.inputs, self.recorded, self.settings.workflow, hashed, n, wanted, self.model
-            ),
-        }
-        placed = _where(part.placed, reading_ranks(scan), self.head)
-        state = state_data(self.inputs, self.recorded, scan, topics, self.summary.counts, part, placed, self.head)
-        log.close()
-        path = part_path(self.outset.out_dir, self.recorded.name, k, n)
-        partfile.write(self.outset.stage(path), part.assessments, manifest, state, log.file)
-        self.summary.counts.update(part.counts)
-        self.summary.counts[CITATIONS] = part.assessments.num_rows
-        self.outset.commit()
+    inputs, counts = session.inputs, loaded.counts
+    hashed = describe_inputs(inputs, with_hashes=True)
+    k, n = shard
+    manifest = {
+        "format": partfile.FORMAT,
+        "shard": [k, n],
+        "rows": part.assessments.num_rows,
+        "fingerprint": fingerprint(inputs, recorded, session.settings.workflow, hashed, n, workers, model),
+    }
+    assert part.placed is not None  # judged with placed=True
+    placed = _where(part.placed, reading_ranks(loaded.scan), head)
+    state = state_data(inputs, recorded, loaded.scan, loaded.topics, counts, part, placed, head)
+    log.close()
+    outset = session.outset
+    assert outset is not None
+    path = part_path(outset.out_dir, recorded.name, k, n)
+    partfile.write(outset.stage(path), part.assessments, manifest, state, log.file)
+    counts.update(part.counts)
+    counts[CITATIONS] = part.assessments.num_rows
+    outset.commit()
+    labels = loaded.labels
+    return Summary(
+        counts=counts,
+        runs=list(loaded.scan.runs),
+        topics=len(loaded.topics),
+        processes=processes,
+        labels={"in_effect": len(labels.statuses), "files": labels.counts()} if labels is not None else {},
+    )
 
 
 class Placed(NamedTuple):
@@ -252,6 +277,11 @@ def state_data(
             "max_runs": inputs.max_runs,
             "on_error": inputs.on_error,
             "allow_missing_text": inputs.allow_missing_text,
+            **(
+                {"nuggets": str(inputs.nuggets), "judge": inputs.judge, "nugget_model": inputs.nugget_model}
+                if inputs.nuggets is not None
+                else {}
+            ),
         },
         "outputs": {
             "out_dir": str(outputs.out_dir),
@@ -305,6 +335,9 @@ def state_objects(part: partfile.Part) -> dict:
         max_runs=i["max_runs"],
         on_error=i["on_error"],
         allow_missing_text=i["allow_missing_text"],
+        nuggets=_path(i.get("nuggets")),
+        judge=i.get("judge", "citation"),
+        nugget_model=i.get("nugget_model", "rag24"),
     )
     outputs = Outputs(
         Path(o["out_dir"]),
@@ -551,26 +584,29 @@ def _resident() -> int:
 
 
 def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow, workers, warn, progress) -> Summary:
-    """Write the output set of final judgments, as one process's :meth:`_Session.write` does."""
-    from judges.writer import output_targets
-
+    """Write the output set of final judgments, as one process's :func:`judges.pipeline.write` does."""
     settings = Settings(
-        workflow, inputs.workflow_path, inputs.dataset, inputs.corpus is not None, None, outputs.out_dir
+        workflow=workflow,
+        workflow_path=inputs.workflow_path,
+        dataset=inputs.dataset,
+        has_corpus=inputs.corpus is not None,
+        cache_dir=outputs.out_dir,
     )
     hashed = first["hashed"]
-    inputs_files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
-    check_targets(output_targets(outputs, workflow), inputs_files)
     log_path = outputs.log_path
-    outset = OutputSet(Path(outputs.out_dir), outputs.name, [log_path.parent] if log_path is not None else [])
-    summary = Summary(counts=Counter(first["counts"]))
-    session = _Session(inputs, outputs, settings, workers, False, summary, outset, warn, progress)
-    session.hashed_inputs = hashed
-    session.load_labels()
+    session = pipeline.check(inputs, outputs, settings, workers=workers, hashed=hashed, warn=warn, progress=progress)
     scan, topics = first["scan"], first["topics"]
-    summary.topics, summary.runs = len(topics), list(scan.runs)
-    summary.processes = f"{len(parts)} topic shards, merged"
-    progress = progress or (lambda n, total=None: None)
-    progress(merged.part.assessments.num_rows, total=merged.part.assessments.num_rows)
+    loaded = pipeline.Loaded(topics, scan, {}, Counter(first["counts"]), pipeline.read_labels(inputs))
+    again = None
+    if inputs.nuggets is not None:  # the nugget stage is the merge's: the runs and the bank read again
+        _check_unchanged(inputs, hashed)
+        with contextlib.ExitStack() as reading:  # what the shards warned of is said once
+            quiet = dataclasses.replace(session, warn=lambda msg: None)
+            again = pipeline.load(quiet, reading, DebugLog(None), start_workers=False)._replace(corpus={})
+    rows = merged.part.assessments.num_rows
+    session.progress(rows, total=rows)
+    outset = session.outset
+    assert outset is not None  # check: a session with outputs has its set
     try:
         with contextlib.ExitStack() as stack:
             stack.enter_context(outset)
@@ -582,8 +618,12 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
             else:
                 outset.remove(outputs.default_log)
+            nuggets, warnings = pipeline.judge_nuggets(session, again, log) if again is not None else (None, ())
+            judged = pipeline.Judged(
+                [merged.part], f"{len(parts)} topic shards, merged", nuggets=nuggets, warnings=warnings
+            )
             with _LetGo(parts):
-                session.write([merged.part], scan, topics, log)
+                summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
     if log_path is not None:

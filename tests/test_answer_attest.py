@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 
 import pytest
 import yaml
@@ -159,7 +160,7 @@ def test_uncertain_plans_over_the_answer_as_the_batch_judge_plans_a_session_of_i
 
 
 def test_an_attestation_the_call_cannot_carry_out_is_refused():
-    with pytest.raises(ValueError, match="workflow attest.mode 'all' needs attest="):
+    with pytest.raises(ValueError, match="workflow attest.mode 'all' needs an LLM endpoint: pass attest="):
         judges.check_answer(ANSWER, SOURCES, workflow=Workflow(attest=AttestSettings(mode="all")))
     with pytest.raises(ValueError, match="attest: OPENAI_BASE_URL: missing"):
         judges.check_answer(ANSWER, SOURCES, attest={"OPENAI_MODEL": "m"})
@@ -170,3 +171,11 @@ def test_an_attestation_the_call_cannot_carry_out_is_refused():
         judges.check_answer(
             ANSWER, SOURCES, workflow=alignment, attest={"OPENAI_BASE_URL": "http://x/v1", "OPENAI_MODEL": "m"}
         )
+
+
+def test_attestation_without_dspy_is_refused_as_the_batch_judge_refuses_it(monkeypatch):
+    """One set of checks (judges.pipeline.check_attestation), one exception type: no dspy is a
+    ValueError naming the extra to install, before anything is judged (it was an ImportError)."""
+    monkeypatch.setitem(sys.modules, "dspy", None)  # import dspy raises ImportError
+    with pytest.raises(ValueError, match="workflow attest.mode 'all' needs dspy, which is not installed"):
+        judges.check_answer(ANSWER, SOURCES, attest={"OPENAI_BASE_URL": "http://x/v1", "OPENAI_MODEL": "m"})

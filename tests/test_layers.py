@@ -80,7 +80,8 @@ def test_only_the_entry_point_imports_the_cli():
 
 
 # mypy's errors over judges/ may only fall: lower this when they do (the pinned mypy of the test extra and the
-# settings in pyproject.toml; 221 on 2026-11-27, 212 after the CLI options were typed).
+# settings in pyproject.toml; 221 on 2026-11-27, 212 after the CLI options were typed and the session's stages
+# became typed functions).
 MYPY_CEILING = 212
 
 
@@ -99,3 +100,31 @@ def test_mypy_errors_only_fall():
     assert errors <= MYPY_CEILING, (
         f"mypy: {errors} errors, more than the ceiling {MYPY_CEILING}:\n{done.stdout[-4000:]}"
     )
+
+
+def test_no_private_name_is_imported_across_modules():
+    """A module's ``_name`` is its own: no ``from judges.x import _name`` (nor ``import ... as``
+    of one) in another module; the session's stages are public (judges.pipeline) for shards,
+    Dask tasks and check_answer to compose."""
+    private = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("judges"):
+                names = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                private += [(_module(path), node.module, name) for name in names]
+    assert private == []
+
+
+def test_no_class_subclasses_a_private_class():
+    """... of another module (a module's own private base class is its business)."""
+    subclasses = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        own = {node.name for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for base in node.bases:
+                    name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
+                    if name.startswith("_") and not name.startswith("__") and name not in own:
+                        subclasses.append((_module(path), node.name, name))
+    assert subclasses == []

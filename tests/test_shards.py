@@ -275,3 +275,54 @@ def test_shard_option_conflicts_are_one_error_line(tmp_path):
         result = run_cli(*given, *extra)
         assert result.returncode == 2 and result.stderr.strip().splitlines()[-1].startswith(expected), result.stderr
     assert not (tmp_path / "out").exists()
+
+
+NUGGETS_MINI = ROOT / "datasets" / "rag24-nuggets-mini"
+
+
+def argue_cli(out: Path, *more: str) -> subprocess.CompletedProcess:
+    d = NUGGETS_MINI
+    given = ["--judge", "argue", "--rag-topics", d / "topics.jsonl", "--rag-responses", d / "runs"]
+    given += ["--nuggets", d / "nuggets.jsonl", "--corpus", d / "segments.jsonl", "--backend", "python"]
+    return run_cli(*given, "--out-dir", out, "--name", "n", *more)
+
+
+@pytest.fixture(scope="module")
+def argue_one_process(tmp_path_factory) -> Path:
+    """One process's output set of citations and nuggets (--judge argue), as the CLI writes it;
+    moved aside so the sharded runs write to the same out-dir (the debug log names its files)."""
+    base = tmp_path_factory.mktemp("argue")
+    done = argue_cli(base / "out")
+    assert done.returncode == 0, done.stderr
+    (base / "out").rename(base / "one")
+    return base
+
+
+def test_nugget_judgments_in_topic_shards_merge_into_one_process_set(argue_one_process):
+    """--shard and merge with --nuggets (refused before): the shards judge their topics'
+    citations, the merge judges the nugget stage over the runs read again, after the citations'
+    events: the set (nugget files, NUGGET_F1 on the leaderboard, the debug log) is one process's."""
+    base = argue_one_process
+    out = base / "out"
+    for k in (1, 2):
+        done = argue_cli(out, "--shard", f"{k}/2")
+        assert done.returncode == 0, done.stderr
+    parts = sorted(out.glob("n.part-*-of-2.arrow"))
+    done = run_cli("merge", out, "--name", "n", *parts)
+    assert done.returncode == 0, done.stderr
+    for p in list(out.glob("n.part-*")):
+        p.unlink()
+    same_outputs(base / "one", out)
+    assert (out / "n.nuggets.parquet").exists() and b"NUGGET_OUTPUT" in (out / "n.jsonl").read_bytes()
+    assert "NUGGET_F1" in (out / "n.leaderboard.txt").read_text()
+    shutil.rmtree(out)
+
+
+@pytest.mark.slow
+def test_nugget_judgments_on_dask_are_one_process_set(argue_one_process):
+    base = argue_one_process
+    out = base / "out"
+    done = argue_cli(out, "--dask", "local:2")
+    assert done.returncode == 0, done.stderr
+    same_outputs(base / "one", out)
+    shutil.rmtree(out)

@@ -168,6 +168,8 @@ MANIFEST_SHAPE = {
             "corpus?": JSON,
             "workflow?": _FILE,
             "labels?": [_FILE],
+            "nuggets?": _FILE,
+            "nugget_model?": str,
         },
         "options": {
             "dataset": str,
@@ -193,6 +195,9 @@ STATE_SHAPE = {
         "max_runs": Opt(int),
         "on_error": str,
         "allow_missing_text": bool,
+        "nuggets?": Opt(str),  # the nugget stage's (judges.nuggets.session): judged by the merge
+        "judge?": str,
+        "nugget_model?": str,
     },
     "outputs": {  # judges.session.Outputs: what the merge writes
         "out_dir": str,

@@ -47,7 +47,7 @@ import pyarrow as pa
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.debuglog import DebugLog
-from judges.formats.nuggets import Nuggets, read_nuggets
+from judges.formats.nuggets import Nuggets
 from judges.nuggets import features as F
 from judges.nuggets.answers import answer_text
 from judges.nuggets.judge import NuggetJudgment, judge_topic
@@ -106,10 +106,6 @@ class NuggetResult:
     attest: dict = field(default_factory=dict)  # the nugget pairs' attestation figures (mode none: empty)
     plan: Optional[Plan] = None  # the plan over the nugget pairs, when one was made
     labelled: int = 0  # pairs whose assignment an assessor's label decided (--labels)
-
-
-def load(path: Path) -> Nuggets:
-    return read_nuggets(path)
 
 
 def judge_nuggets(
