@@ -1,5 +1,5 @@
 """How far to trust the leaderboard, measured: the intervals and pair probabilities of
-judges/intervals.py against NIST's assessors on rag24-support, on topics the judge never saw.
+judges/scores/intervals.py against NIST's assessors on rag24-support, on topics the judge never saw.
 
 Usage::
 
@@ -17,7 +17,7 @@ is judged once by the real CLI (default workflow); then, for every topic ``k``:
   ``run_judge.py calibrate`` would fit them on those 13 topics' labels.
 
 A run's interval is ``J ± 1.96 sd`` with ``sd^2 = [sum_t V_ind,t + sum_t u_t^2 report_sd_t^2
-+ (sum_t u_t run_sd_t)^2] / T^2`` (judges.intervals.judge_variance, each topic's reports with the
++ (sum_t u_t run_sd_t)^2] / T^2`` (judges.scores.intervals.judge_variance, each topic's reports with the
 spreads fitted without that topic), clipped to [0, 1]; ``J`` and the assessors' ``H`` are the
 run's mean over the topics NIST judged it on (truth.eval.txt), a report without a citation with
 text here 0 on both sides (as bench/support_agreement.py's leaderboard run tau). Printed:
@@ -26,7 +26,7 @@ text here 0 on both sides (as bench/support_agreement.py's leaderboard run tau).
   independence only (``report_sd = run_sd = 0``), with the spreads fitted leaving one topic out
   but not nested, and fitted on all 14 topics (the shipped model's: in-sample, optimistic);
 * ``CITATION_SUPPORT`` (the share of citations judged ``supported`` against the share NIST
-  labelled fully supported) the same way: the per-citation error as judges/intervals.py takes it
+  labelled fully supported) the same way: the per-citation error as judges/scores/intervals.py takes it
   (the squared error of the judge's 0/1 under ``P(full)``), and the people's variance alone;
 * pairs: of the 990 pairs, the share the judge calls at least 95% sure (``p_same_order >= 0.95``)
   and the share of those the assessors order the same way; the mean ``p_same_order`` against the
@@ -51,8 +51,8 @@ per topic) with the regime allowance, against the point fit before:
   every shift (the report residuals resampled both with the donor's number of topics and with the
   run's own);
 * with 2%, 5% and 10% of the citations labelled, planned (``plan-assessments``' design:
-  :func:`judges.plan.narrowing` for the sure part, :func:`judges.plan.inclusion_probabilities`,
-  :func:`judges.plan.systematic_draw`) and at random
+  :func:`judges.attest.plan.narrowing` for the sure part, :func:`judges.attest.plan.inclusion_probabilities`,
+  :func:`judges.attest.plan.systematic_draw`) and at random
   (a simple random sample, taken as an organiser's labels), ``--draws`` draws each: coverage,
   mean width, pairs called >= 95% sure and the share ordered alike (pooled over draws), run tau
   of the intervals' estimate and of the leaderboard with the labels substituted, the effective
@@ -80,13 +80,13 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from support_agreement import judge, lacks, read_truth  # noqa: E402
 
-from judges import intervals as iv  # noqa: E402
+from judges.scores import intervals as iv  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.measures import expected_weight  # noqa: E402
-from judges.meta.labels import read_labels  # noqa: E402
+from judges.formats.labels import read_labels  # noqa: E402
 from judges.meta.calibrate import FEATURE_COLUMNS, cross_validate, labelled_features  # noqa: E402
 from judges.support.model import fit  # noqa: E402
-from judges.plan import PLAN_MIX  # noqa: E402
+from judges.attest.plan import PLAN_MIX  # noqa: E402
 
 
 def weights_and_variances(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray):
@@ -290,8 +290,8 @@ def main() -> None:
 
     # CITATION_SUPPORT: the share judged supported (grounding cap applied) against the share labelled
     # fully supported; per citation the expected squared error of the judge's 0/1 under P(full)
-    # (judges/intervals.py), or the people's variance alone, P(full)(1 - P(full)); shared parts scaled
-    # by the ratio of independent errors, as judges/intervals.py does
+    # (judges/scores/intervals.py), or the people's variance alone, P(full)(1 - P(full)); shared parts scaled
+    # by the ratio of independent errors, as judges/scores/intervals.py does
     ruled = lacks(table)
     p_full_capped = np.where(ruled, 0.0, np.minimum(p_full, p_any))
     human_cs = (table["y"] == 2).astype(float).groupby([table["run_id"], table["topic_id"]]).mean()
@@ -302,7 +302,7 @@ def main() -> None:
     print("|---|---|---:|---:|")
     for unit, error in (
         (
-            "squared error of the judge's 0/1 (judges/intervals.py)",
+            "squared error of the judge's 0/1 (judges/scores/intervals.py)",
             np.where(judged_cs == 1, 1 - p_full_capped, p_full_capped),
         ),
         ("the people's variance alone", p_full_capped * (1 - p_full_capped)),
@@ -505,7 +505,7 @@ def designs(c: Citations, gain: np.ndarray, share: float, draws: int, mix: float
     """(planned, random) lists of (labelled mask, inclusion probabilities), ``draws`` each; the
     planned ones' sure part where the labels narrow the intervals most (``narrow``, as
     plan-assessments) or of largest gain (before)."""
-    from judges.plan import inclusion_probabilities, narrowing, shipped_spreads, systematic_draw
+    from judges.attest.plan import inclusion_probabilities, narrowing, shipped_spreads, systematic_draw
 
     n = len(c.f)
     k = int(round(share * n))
@@ -554,7 +554,7 @@ def label_table(c: Citations, gain, spreads_by_topic, regime_sd, H, h, draws, mi
 
 
 def honest_section(args, table, truth, runs_topics, p_any, p_full, weight, variance, nested, nested_line, topics):
-    from judges.plan import gains
+    from judges.attest.plan import gains
 
     regime_sd = args.regime_sd
     honest = {k: iv.Spreads.honest(f, regime_sd, args.kind) for k, f in (nested_line if args.line else nested).items()}

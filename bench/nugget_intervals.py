@@ -7,9 +7,9 @@ Usage::
 
 The judge's probabilities are cross-validated by topic (each pair from a nugget model fitted
 without its topic: ``judges.nuggets.model.cross_validate``). The intervals are
-:func:`judges.intervals.nugget_trust`'s (the per-pair independent errors of
-:func:`judges.intervals.nugget_report_variances` and the report / run spreads fitted by
-:func:`judges.intervals.fit_spreads`). Held out: for every split of the 8 topics into two halves
+:func:`judges.scores.intervals.nugget_trust`'s (the per-pair independent errors of
+:func:`judges.scores.intervals.nugget_report_variances` and the report / run spreads fitted by
+:func:`judges.scores.intervals.fit_spreads`). Held out: for every split of the 8 topics into two halves
 of 4, the spreads are fitted on one half's answers and the intervals made for the runs on the
 other half's topics (their mean over those 4 topics), then the halves swap: 70 splits x 2. Printed
 per measure: the share of 95% run intervals (``low``/``high``, the judge's error only) covering
@@ -41,10 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from judges import intervals as I  # noqa: E402
+from judges.scores import intervals as I  # noqa: E402
 from judges.formats.nuggets import read_nuggets  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
-from judges.nuggets.answers import read_answers  # noqa: E402
+from judges.session.nuggets import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import NUGGET_MEASURES  # noqa: E402
 from judges.nuggets.model import cross_validate  # noqa: E402

@@ -48,7 +48,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from judges.formats.nuggets import read_nuggets  # noqa: E402
 from judges.meta.agreement import matrix_scores  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
-from judges.nuggets.answers import read_answers  # noqa: E402
+from judges.session.nuggets import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import F1, NUGGET_MEASURES, f1  # noqa: E402
 from judges.nuggets.model import fit  # noqa: E402

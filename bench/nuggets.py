@@ -54,7 +54,7 @@ from judges.formats.nuggets import read_nuggets  # noqa: E402
 from judges.meta.agreement import matrix_scores  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
-from judges.nuggets.answers import read_answers  # noqa: E402
+from judges.session.nuggets import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import NUGGET_MEASURES, f1  # noqa: E402
 from judges.nuggets.model import NuggetModel, cross_validate, fit, intercept, load_model  # noqa: E402

@@ -1,4 +1,4 @@
-"""Where answers move the ranking: the session's plan (judges/plan.py) against the rule it replaced,
+"""Where answers move the ranking: the session's plan (judges/attest/plan.py) against the rule it replaced,
 on rag24-support's unseen topics, with a SIMULATED LLM and with assessors' labels.
 
 Usage::
@@ -14,11 +14,11 @@ citations:
 * **LLM** (a SIMULATION of an LLM of known accuracy, not a model): the chosen citations get the
   assessors' answer, wrong for a share ``error`` of them (drawn at random, ``--draws`` draws), and
   weigh what the judge gives them after that answer (Bayes' rule, ``attest.answer_error`` 0.1,
-  :func:`judges.weights.citation_weight`); both questions (``yes_no``, ``support_level``). The
+  :func:`judges.engine.weights.citation_weight`); both questions (``yes_no``, ``support_level``). The
   share is chosen by
   - ``previous``: the rule before the plan, one cutoff on (expected error of the status x the
     report's leverage) set on the model's training citations (kept here only to compare);
-  - ``plan, no order``: :func:`judges.plan.make_plan` with ``order=False`` (leverage x spread);
+  - ``plan, no order``: :func:`judges.attest.plan.make_plan` with ``order=False`` (leverage x spread);
   - ``plan``: the default, with the order factor.
 * **Human labels**: the chosen citations weigh their assessors' level exactly (``--labels``),
   chosen by the plan or at random (mean over ``--draws`` draws).
@@ -48,12 +48,12 @@ import support_agreement as sa  # noqa: E402
 from judges.attest.cascade import combine  # noqa: E402
 from judges.config import AttestSettings  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
-from judges.meta.labels import read_labels  # noqa: E402
-from judges.plan import KEY, make_plan  # noqa: E402
+from judges.formats.labels import read_labels  # noqa: E402
+from judges.attest.plan import KEY, make_plan  # noqa: E402
 from judges.records import Judgment  # noqa: E402
 from judges.meta.calibrate import FEATURE_COLUMNS, STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
 from judges.support.model import expected_error, levels  # noqa: E402
-from judges.weights import citation_weight  # noqa: E402
+from judges.engine.weights import citation_weight  # noqa: E402
 
 STATUSES = np.array(["unsupported", "partial", "supported"])
 ANSWER_ERROR = AttestSettings().answer_error
@@ -149,7 +149,7 @@ def answer_draws(ctx, question: str, error: float, draws: int, rng) -> list[np.n
 
 
 def weight_after(ctx, i: int, answer: str, question: str) -> float:
-    """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.weights)."""
+    """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.engine.weights)."""
     s = combine(STATUSES[ctx.level[i]], answer, None, question)
     lacking = bool(ctx.lacking[i])
     cap = lacking and s == "supported"

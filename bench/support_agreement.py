@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta import agreement as ag  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
-from judges.meta.labels import read_labels  # noqa: E402
+from judges.formats.labels import read_labels  # noqa: E402
 from judges.measures import expected_weight  # noqa: E402
 from judges.meta.calibrate import (  # noqa: E402
     STATUS_LEVEL,
@@ -116,7 +116,7 @@ def score(table, level: np.ndarray, truth: pd.Series, p_any=None, p_full=None, w
 
 def expected(table, p_any: np.ndarray, p_full: np.ndarray) -> np.ndarray:
     """The weights the leaderboard gives citations the support model decided (``leaderboard.weights:
-    expected``, :mod:`judges.weights`), the grounding cap ruling out full support."""
+    expected``, :mod:`judges.engine.weights`), the grounding cap ruling out full support."""
     return expected_weight(p_any, np.minimum(p_full, p_any), full_weight=np.where(lacks(table), 0.5, 1.0))
 
 

@@ -14,7 +14,7 @@ Then, in this process:
    intercepts shifted by maximum likelihood under a normal prior worth ``prior`` labels, the
    coefficients and thresholds unchanged). Every citation gets its out-of-fold logits (leave one
    topic out: the model never saw its topic); then 5% or 10% of all citations are labelled, drawn
-   at random or as ``plan-assessments`` draws them (:func:`judges.plan.make_plan` with its mix:
+   at random or as ``plan-assessments`` draws them (:func:`judges.attest.plan.make_plan` with its mix:
    half of largest expected gain, half at random; each label weighted by the inverse of the
    probability it was drawn with), the calibration of every fold's model re-fitted on those
    labels (they are the session's: all on topics the models never saw), and every citation judged
@@ -49,8 +49,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
-from judges.meta.labels import read_labels  # noqa: E402
-from judges.plan import PLAN_MIX, make_plan  # noqa: E402
+from judges.formats.labels import read_labels  # noqa: E402
+from judges.attest.plan import PLAN_MIX, make_plan  # noqa: E402
 from judges.support.model import fit, levels, recalibrated  # noqa: E402
 from judges.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, leaderboard_tau, read_truth  # noqa: E402

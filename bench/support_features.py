@@ -51,7 +51,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.agreement import matrix_scores  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
-from judges.meta.labels import read_labels  # noqa: E402
+from judges.formats.labels import read_labels  # noqa: E402
 from judges.support.features import clause_ids  # noqa: E402
 from judges.support.lexicon import Lexicon  # noqa: E402
 import judges.support.model as model_module  # noqa: E402

@@ -22,7 +22,8 @@ A table or config that is damaged, cut short or of another kind raises :class:`U
 (an :class:`InputError`: ``str(e)`` is ``path: problem``); a missing one, ``FileNotFoundError``.
 """
 
-__version__ = "0.1.0"
+from judges.version import __version__
+
 __all__ = [
     "annotate",
     "check_answer",
@@ -46,7 +47,7 @@ def __getattr__(name: str):
 
         return getattr(tables, name)
     if name in ("read_intervals", "read_pairs"):
-        from judges import intervals
+        from judges.scores import intervals
 
         return getattr(intervals, name)
     if name == "check_answer":
@@ -62,7 +63,7 @@ def __getattr__(name: str):
 
         return getattr(errors, name)
     if name == "read_nuggets":
-        from judges.nuggets.session import read_nuggets_table
+        from judges.session.nuggets import read_nuggets_table
 
         return read_nuggets_table
     if name == "open_documents":

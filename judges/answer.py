@@ -12,7 +12,7 @@ For a RAG system checking its own draft, or a notebook cell looking at one repor
         print(s.start, s.end, s.status, [(c.source_id, c.status, c.evidence) for c in s.citations])
     checked.measures["WEIGHTED_PRECISION"], checked.groundedness
 
-The citations are judged by the batch judge's own code (:meth:`judges.judge.Judge.judge_batch`
+The citations are judged by the batch judge's own code (:meth:`judges.engine.judge.Judge.judge_batch`
 on an in-memory report): the same statuses, probabilities, weights, explanations and grounding
 checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
 as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
@@ -30,7 +30,7 @@ judge's attestation cascade runs on the answer (:class:`judges.attest.cascade.At
 same selection, guard, question, grade table and answer cache). Which citations are asked
 follows the workflow's ``attest.mode``: ``all`` asks every resolvable one; ``uncertain`` asks
 those with ``P(full)`` in ``attest.band``, or without a band those the batch judge's plan
-(:func:`judges.plan.attest_plan`) chooses over this one answer after a pass without the LLM
+(:func:`judges.attest.plan.attest_plan`) chooses over this one answer after a pass without the LLM
 (``attest.count`` of them, else ``attest.budget`` of its citations); ``none`` (the default
 workflow's) is taken as ``all``, since an endpoint was given to be asked. In discovery every
 source is a citation of every sentence, so ``all`` asks sentences x sources questions. The
@@ -51,10 +51,10 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Un
 
 from judges.config import Workflow
 from judges.formats.debuglog import DebugLog
-from judges.assessments import Assessments
+from judges.engine.assessments import Assessments
 from judges.measures import MEASURES
 from judges.records import Citation, Document, Judgment, Report, Sentence
-from judges.session import Settings
+from judges.engine.settings import Settings
 from judges.text.segment import split_sentences
 from judges.vocabulary import STATUS_RANK, WEIGHT
 
@@ -244,9 +244,9 @@ def _endpoint(attest) -> "Endpoint":
 def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     """The workflow to judge by: ``attest.mode: none`` becomes ``all`` when an endpoint is given;
     a mode the call cannot carry out is refused by the batch judge's checks
-    (:func:`judges.pipeline.check_attestation`), as a ValueError (see the module doc)."""
+    (:func:`judges.session.pipeline.check_attestation`), as a ValueError (see the module doc)."""
     from judges.errors import InputError
-    from judges.pipeline import check_attestation
+    from judges.session.pipeline import check_attestation
 
     if llm is not None and workflow.attest.mode == "none":
         workflow = workflow.model_copy(update={"attest": workflow.attest.model_copy(update={"mode": "all"})})
@@ -283,7 +283,7 @@ def _judge(
 
     attest, plan = workflow.attest, None
     if attest.mode == "uncertain" and attest.band is None:  # as the batch judge: plan after a pass without it
-        from judges.plan import attest_plan
+        from judges.attest.plan import attest_plan
 
         plan = attest_plan(_judge_pass(settings, report).table(), {report.run_id: 1}, workflow)
     counts: Counter = Counter()
@@ -297,9 +297,9 @@ def _judge(
 
 
 def _judge_pass(settings: Settings, report: Report, attester=None) -> _Kept:
-    """``report`` judged by a judge of its own (:class:`judges.judge.Judge`, cheap to build once
+    """``report`` judged by a judge of its own (:class:`judges.engine.judge.Judge`, cheap to build once
     the kernels are loaded)."""
-    from judges.judge import Judge
+    from judges.engine.judge import Judge
 
     out = _Kept()
     with DebugLog(None) as log:

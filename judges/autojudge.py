@@ -7,7 +7,7 @@
         --rag-responses RUNS_DIR/ --rag-topics TOPICS.jsonl --out-dir OUT/
 
 :class:`CitationJudge` implements ``create_nuggets`` (returns None: this judge needs no nuggets),
-``create_qrels`` and ``judge``. Both of the latter run :func:`judges.pipeline.run` on the reports
+``create_qrels`` and ``judge``. Both of the latter run :func:`judges.session.pipeline.run` on the reports
 and topics autojudge-base loaded (written to a temporary run directory in the shapes
 :mod:`judges.formats.runs` reads), once: the second call with the same inputs and settings reuses
 the first's result. Qrels are ``NAME.qrels`` (topic, md5 of sentence + citation id, best grade);
@@ -173,7 +173,7 @@ class CitationJudge:
 
     # -- engine -----------------------------------------------------------------------------------
     def _run(self, rag_responses, rag_topics, corpus: Optional[str], kwargs: dict) -> EngineResult:
-        from judges import pipeline
+        from judges.session import pipeline
 
         s = _settings(kwargs)
         wf_path = Path(s["judge_workflow"]) if s["judge_workflow"] else None

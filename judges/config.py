@@ -110,7 +110,7 @@ class AttestSettings(_Strict):
         le=1,
         description=(
             "uncertain: share of this session's judgeable citations to ask about, planned over the whole session "
-            "after a first pass without the LLM, largest expected gain first (judges.plan)"
+            "after a first pass without the LLM, largest expected gain first (judges.attest.plan)"
         ),
     )
     count: Optional[int] = Field(
@@ -131,7 +131,7 @@ class AttestSettings(_Strict):
         True,
         description=(
             "uncertain with budget or count: weigh a citation's expected gain by how many runs its run could be "
-            "misordered with (judges.plan), so the budget goes where it moves the ranking"
+            "misordered with (judges.attest.plan), so the budget goes where it moves the ranking"
         ),
     )
     question: Literal[tuple(ANSWERS)] = Field(  # type: ignore[valid-type]
@@ -154,7 +154,8 @@ class AttestSettings(_Strict):
         le=0.5,
         description=(
             "leaderboard.weights expected: the share of the LLM's answers taken to be wrong when an answer updates "
-            "the support model's expected weight of a citation (Bayes' rule; judges.weights); 0: the answer decides"
+            "the support model's expected weight of a citation (Bayes' rule; judges.engine.weights); "
+            "0: the answer decides"
         ),
     )
     on_unparsed: Literal["judge", "unsupported"] = Field(

@@ -1,7 +1,7 @@
-"""The vocabulary of a session's counts: every key of :attr:`judges.session.Summary.counts`.
+"""The vocabulary of a session's counts: every key of :attr:`judges.session.spec.Summary.counts`.
 
 A session counts into one ``Counter`` (worker processes into their part's, merged by
-:mod:`judges.pipeline`). Every key written or read is declared here, grouped by the stage that
+:mod:`judges.session.pipeline`). Every key written or read is declared here, grouped by the stage that
 counts it, and used by name where it is written and read: a misspelt name fails ``ruff check``
 and the import, and ``tests/test_counts.py`` checks that no count is keyed by a bare string.
 The counts go, sorted, under ``counts`` in ``NAME.config.yml`` and into the debug log's
@@ -12,19 +12,19 @@ them under ``attest`` instead.
 
 from __future__ import annotations
 
-# The first pass over topics, runs and corpus (judges.runscan, judges.pipeline).
+# The first pass over topics, runs and corpus (judges.session.scan, judges.session.pipeline).
 FILES_NOT_READ = "files_not_read"  # files in the run directories that are not run files
 REPORTS_UNKNOWN_TOPIC = "reports_unknown_topic"  # not judged: topic not in --rag-topics
 REPORTS_BEYOND_MAX_TOPICS = "reports_beyond_max_topics"  # not judged: a topic --max-topics leaves out
 RUNS_NOT_SELECTED = "runs_not_selected"  # beyond --max-runs
 CORPUS_DOCUMENTS = "corpus_documents"  # cited documents read from --corpus
-SKIPPED = {  # --on-error skip: bad input records skipped, by what was skipped (judges.runscan.Problems)
+SKIPPED = {  # --on-error skip: bad input records skipped, by what was skipped (judges.session.scan.Problems)
     "topic": "skipped_topics",
     "report": "skipped_reports",
     "corpus line": "skipped_corpus lines",
 }
 
-# Judging (judges.judge.judge_part, then judges.pipeline from the merged assessments).
+# Judging (judges.engine.judge.judge_part, then judges.session.pipeline from the merged assessments).
 REPORTS = "reports"
 SENTENCES = "sentences"
 CITATIONS_BEYOND_LIMIT = "citations_beyond_limit"  # beyond citations.max_per_sentence: not judged
@@ -32,7 +32,7 @@ CITATIONS = "citations"  # judged citations (assessment rows)
 CAPPED = "capped"  # lowered from supported to partial by the grounding checks
 HUMAN_LABELLED = "human_labelled"  # citations whose level an assessor's label (--labels) gave
 
-# Writing (judges.writer).
+# Writing (judges.session.writer).
 QRELS_ROWS = "qrels_rows"
 DOC_QRELS_ROWS = "doc_qrels_rows"
 

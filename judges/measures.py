@@ -5,7 +5,7 @@ the mean over topics. "Sentences" are the report's sentences with non-blank text
 the judged citations (after ``citations.max_per_sentence``). Support weights follow the TREC 2024
 RAG support assessment: supported 1, partial 0.5, unsupported and missing 0. A citation whose
 status the support model decided weighs, by default (``leaderboard.weights: expected``), its
-*expected* weight under the model's probabilities (:mod:`judges.weights`): the leaderboard is
+*expected* weight under the model's probabilities (:mod:`judges.engine.weights`): the leaderboard is
 the judge's estimate of the human measure, and the expectation estimates a run's mean better
 than the weights of thresholded statuses (bench/support_agreement.py).
 
@@ -32,7 +32,7 @@ def expected_weight(p_any, p_full, likelihood=(1.0, 1.0, 1.0), full_weight=WEIGH
 
 class SentenceGrounding(NamedTuple):
     """A sentence's numbers and entities against every document its report cites, and its
-    placeholder matches (:mod:`judges.grounder`)."""
+    placeholder matches (:mod:`judges.engine.grounder`)."""
 
     numbers: int = 0
     numbers_found: int = 0
@@ -48,7 +48,7 @@ class SentenceResult(NamedTuple):
     chars: int  # length of the sentence text
     statuses: tuple[str, ...]  # one status per judged citation, in citation order
     grounding: SentenceGrounding = NO_GROUNDING
-    weights: tuple[float, ...] | None = None  # per citation (judges.weights); None: the statuses' WEIGHT
+    weights: tuple[float, ...] | None = None  # per citation (judges.engine.weights); None: the statuses' WEIGHT
 
     def citation_weights(self) -> tuple[float, ...]:
         return self.weights if self.weights is not None else tuple(WEIGHT[s] for s in self.statuses)
@@ -56,7 +56,7 @@ class SentenceResult(NamedTuple):
 
 #: What a measure is an average of (the ``all`` row then averages over topics).
 LEVELS = ("citation", "sentence", "answer", "nugget")
-#: How :func:`judges.intervals.report_variances` takes the judge's error of a report's value (the
+#: How :func:`judges.scores.intervals.report_variances` takes the judge's error of a report's value (the
 #: per-report variance each measure names; ``none``: the value does not depend on the judge's
 #: support decisions; ``unmodelled``: it does, but the intervals do not model it, and refuse it).
 VARIANCES = {

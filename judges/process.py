@@ -1,7 +1,7 @@
 """How a process that judges is set up: what it does not import, and how it collects garbage.
 
 Only the judge command, ``check-answer`` and the worker processes call these (and
-:func:`judges.judge.warmup` :func:`numba_without_scipy_blas`, which changes no result); a library
+:func:`judges.engine.judge.warmup` :func:`numba_without_scipy_blas`, which changes no result); a library
 user's process (a notebook, a test) keeps its own settings.
 """
 
@@ -104,7 +104,7 @@ def return_freed_memory() -> None:
     trim(0)
 
 
-# Ctrl-C, from the way in (judges.startup) to the end of the program's command (judges.cli.Commands):
+# Ctrl-C, from the way in (judges.startup) to the end of the program's command (judges.cli.app.Commands):
 # one line and exit code 130 at any moment, never a traceback.
 INTERRUPTED = 130  # 128 + SIGINT
 

@@ -85,14 +85,14 @@ class Judgment(NamedTuple):
     llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities
     llm_tokens_in: int = 0  # prompt tokens of the question (as the server counted them)
     llm_tokens_out: int = 0
-    # Grounding checks (judges.grounder), for resolvable citations.
+    # Grounding checks (judges.engine.grounder), for resolvable citations.
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
     human_label: Optional[str] = None  # an assessor's level (a status), final: from --labels (judges.labels)
-    weight: Optional[float] = None  # its weight in WEIGHTED_PRECISION, set last (judges.weights)
+    weight: Optional[float] = None  # its weight in WEIGHTED_PRECISION, set last (judges.engine.weights)
     explanation: str = (
-        ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.explain)
+        ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.engine.explain)
     )
     # Every place of the document the sentence draws on (judges.align.spans): character ranges in
     # document order, disjoint, (char_start, char_end) among them; empty when not aligned.

@@ -5,7 +5,7 @@ states: :mod:`judges.process`).
 Importing the command line (typer, rich, pyarrow...) takes a few tenths of a second. Until a
 command starts, Ctrl-C ends the process at once with one line (nothing has been written yet);
 from then on it raises ``KeyboardInterrupt`` again, which the judge and ``merge`` turn into their
-own line (whether the outputs were replaced) and :class:`judges.cli.Commands` into one line for
+own line (whether the outputs were replaced) and :class:`judges.cli.app.Commands` into one line for
 any other command. A SIGINT ignored from the start (a background job's) stays ignored.
 """
 
@@ -16,7 +16,7 @@ from judges.process import early, finished
 
 def main() -> None:
     early()
-    from judges.cli import run
+    from judges.cli.app import run
 
     try:
         run()

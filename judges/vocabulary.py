@@ -85,3 +85,6 @@ STATUS_TINT = {
     "missing": "#e6e6e6",
     "cross_language": "#e8eaf6",
 }
+
+#: the field of a plan-assessments line: the probability its citation (or nugget pair) was drawn with
+INCLUSION_PROBABILITY = "inclusion_probability"

@@ -373,7 +373,7 @@ def test_python_backend_never_imports_numba():
 def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_after():
     code = (
         "import sys\n"
-        "from judges.pipeline import prepare\n"
+        "from judges.session.pipeline import prepare\n"
         "from judges.config import Workflow\n"
         "prepare(Workflow())\n"
         "assert 'numba.np.arraymath' in sys.modules\n"

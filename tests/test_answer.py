@@ -246,8 +246,8 @@ def test_the_command_imports_neither_pandas_nor_scipy_linalg(tmp_path):
     answer.write_text(ANSWER)
     args = ["check-answer", "--answer", str(answer), *_sources(tmp_path)]
     code = (
-        "import sys, judges.cli\n"
-        f"judges.cli.app({args!r}, standalone_mode=False)\n"
+        "import sys, judges.cli.app\n"
+        f"judges.cli.app.app({args!r}, standalone_mode=False)\n"
         "print('imported:', sorted(m for m in ('pandas', 'scipy.linalg') if m in sys.modules))"
     )
     got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)

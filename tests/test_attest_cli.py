@@ -168,13 +168,13 @@ def test_a_shared_cache_dir_serves_another_out_dir(tmp_path):
 
 
 def selected(a: pd.DataFrame, **attest) -> np.ndarray:
-    """Which citations of the first-pass assessments ``a`` the session's plan (:mod:`judges.plan`)
+    """Which citations of the first-pass assessments ``a`` the session's plan (:mod:`judges.attest.plan`)
     chooses under the ``attest`` settings (default: the default budget), the runs' topics counted
     from ``a`` itself (as the run scan counts them when every report has citations)."""
     import pyarrow as pa
 
     from judges.config import AttestSettings, GroundingSettings
-    from judges.plan import plan_session
+    from judges.attest.plan import plan_session
 
     s = AttestSettings(**attest)
     answered = a.groupby("run_id").topic_id.nunique().to_dict()

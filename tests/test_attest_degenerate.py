@@ -128,7 +128,7 @@ DECISION = st.sampled_from([FULL, NOT, UNSURE])
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(ANSWER, DECISION), max_size=80), st.lists(st.integers(0, 80), max_size=4))
 def test_the_verdict_is_the_same_however_the_citations_are_split_between_workers(answers, cuts):
-    """Workers count their parts' answers; the session merges the counts (judges.pipeline)."""
+    """Workers count their parts' answers; the session merges the counts (judges.session.pipeline)."""
 
     def session(parts: list[list]) -> dict:
         merged: Counter = Counter()

@@ -166,7 +166,7 @@ def test_debug_log_path_override(tmp_path):
 
 
 def test_the_summary_says_how_many_processes_judged_and_why(tmp_path):
-    from judges.pipeline import AUTO_PARALLEL_CITATIONS
+    from judges.session.pipeline import AUTO_PARALLEL_CITATIONS
 
     auto = run_cli(*base_args(tmp_path))
     assert auto.returncode == 0, auto.stderr

@@ -1,4 +1,4 @@
-"""The CLI's options declared once (judges.options): the judge's are the fields of one record, and an
+"""The CLI's options declared once (judges.cli.options): the judge's are the fields of one record, and an
 option several commands take is one declaration, so its help and type are the same everywhere.
 Read from the click commands typer builds (no process started)."""
 
@@ -8,8 +8,8 @@ import dataclasses
 
 import typer.main
 
-from judges.cli import app
-from judges.options import JudgeOptions
+from judges.cli.app import app
+from judges.cli.options import JudgeOptions
 
 
 def _commands() -> dict[str, object]:

@@ -1,4 +1,4 @@
-"""Topic shards as Dask tasks (judges.cluster): ``--dask local:2`` writes one process's output set
+"""Topic shards as Dask tasks (judges.session.cluster): ``--dask local:2`` writes one process's output set
 byte for byte, and a worker killed while it judges a shard loses nothing: the shard runs again."""
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import pytest
 from conftest import ROOT, run_cli
 from test_shards import BUNDLED, same_outputs, shared_inputs
 
-from judges import cluster, pipeline
+from judges.session import cluster
+from judges.session import pipeline
 from judges.config import Workflow
-from judges.session import Inputs, Outputs
+from judges.session.spec import Inputs, Outputs
 
 pytest.importorskip("distributed", reason="--dask needs the dask extra: pip install -e '.[dask]'")
 

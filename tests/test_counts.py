@@ -59,7 +59,7 @@ def test_summarize_takes_out_exactly_the_attestation_counts():
 def test_a_skipped_record_is_counted_under_its_declared_key():
     from judges.errors import InputError
     from judges.formats.debuglog import DebugLog
-    from judges.runscan import Problems
+    from judges.session.scan import Problems
 
     session: Counter = Counter()
     problems = Problems("skip", DebugLog(None), session, lambda msg: None)

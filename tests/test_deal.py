@@ -1,4 +1,4 @@
-"""Topics dealt to processes by their work (judges.deal): a partition, the same whatever the
+"""Topics dealt to processes by their work (judges.session.deal): a partition, the same whatever the
 order given, and as even as list scheduling promises."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from judges.deal import REPORT_WORK, deal, topic_work
+from judges.session.deal import REPORT_WORK, deal, topic_work
 
 works = st.dictionaries(st.text(min_size=1, max_size=6), st.integers(0, 5000), max_size=60)
 

@@ -61,7 +61,7 @@ def test_a_misspelled_command_is_named_with_the_commands(word, hint):
 
 def test_attestation_without_dspy_says_what_to_install(tmp_path):
     code = (
-        "import sys; sys.modules['dspy'] = None; from judges.cli import run; "  # an environment without dspy
+        "import sys; sys.modules['dspy'] = None; from judges.cli.app import run; "  # an environment without dspy
         f"sys.argv = ['run_judge.py'] + {[str(a) for a in base_args(tmp_path)]!r} + "
         "['--attest', 'all', '--use-env-llm']; run()"
     )
@@ -131,7 +131,7 @@ def test_pyarrow_still_gives_dataframes_after_arrow_without_pandas():
 def test_help_names_the_program_as_it_was_invoked(tmp_path):
     """``citejudge report --help`` says ``Usage: citejudge report``, not ``run_judge.py``."""
     script = tmp_path / "citejudge"  # what the console script runs, under its name
-    script.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom judges.cli import run\nrun()\n")
+    script.write_text(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom judges.cli.app import run\nrun()\n")
     for args, usage in (
         (["report", "--help"], "Usage: citejudge report [OPTIONS]"),
         (["corpus", "index", "--help"], "Usage: citejudge corpus index [OPTIONS]"),

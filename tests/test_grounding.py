@@ -9,7 +9,7 @@ import judges
 from judges.config import GroundingSettings, Workflow
 from judges.errors import InputError
 from judges.config import load_workflow
-from judges.grounder import Grounder
+from judges.engine.grounder import Grounder
 from judges.measures import SentenceGrounding, SentenceResult, evaluate
 from judges.records import Citation, Document, Judgment, Report, Sentence
 

@@ -246,7 +246,7 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from judges.attest.cascade import Attester  # noqa: E402
-from judges.judge import cross_language  # noqa: E402
+from judges.engine.judge import cross_language  # noqa: E402
 from judges.text.script import NAMES, NONE, scripts_of  # noqa: E402
 
 NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs")
@@ -337,7 +337,7 @@ def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
     """With a band and with all, always; with the session's plan, as it chose: an unreadable
     citation's spread is the largest there is, so it is planned first among equals."""
     from judges.attest.selection import Band, Planned
-    from judges.plan import make_plan
+    from judges.attest.plan import make_plan
 
     j = cross_language("Latin", "CJK", "d", "corpus", 5)
     assert (j.status, j.grade, j.support_status) == ("cross_language", 0, "cross_language")

@@ -1,4 +1,4 @@
-"""How far to trust the leaderboard (judges.intervals): the variance formulas against enumeration
+"""How far to trust the leaderboard (judges.scores.intervals): the variance formulas against enumeration
 and simulation, the fit of the spreads, the intervals' properties, the files, their readers, the
 summary line, labels narrowing an interval, and the spreads the shipped model records."""
 
@@ -15,16 +15,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import judges
-from judges import intervals as iv
+from judges.scores import intervals as iv
 from judges.attest.answers import likelihood
 from judges.measures import NO_GROUNDING, SentenceResult, evaluate
-from judges.plan import PLAN_MIX
+from judges.attest.plan import PLAN_MIX
 from judges.vocabulary import WEIGHT
 from judges.records import Judgment
 from judges.vocabulary import STATUS_GRADE
 from judges.support.model import load_model
-from judges.weights import citation_weight
-from judges.writer import assessment_order
+from judges.engine.weights import citation_weight
+from judges.session.writer import assessment_order
 
 LEVEL_WEIGHT = (0.0, 0.5, 1.0)
 SAMPLE = [
@@ -97,7 +97,7 @@ def test_missing_unknown_and_labelled_citations():
 
 # -- per report: every support measure against enumeration of the people's levels -------------------
 def assessments(rows):
-    """A minimal assessments table: the columns judges.intervals reads."""
+    """A minimal assessments table: the columns judges.scores.intervals reads."""
     cols = dict(
         zip(
             (
@@ -183,7 +183,7 @@ def test_report_errors_match_enumeration_of_the_levels(expected):
     rows, weights = [], []
     for rank, (s, status, p_any, p_full, numbers, label) in enumerate(CITATIONS):
         w = WEIGHT[label or status]
-        if expected and p_any is not None and label is None:  # judges.weights: full weighs 0.5 where ruled out
+        if expected and p_any is not None and label is None:  # judges.engine.weights: full weighs 0.5 where ruled out
             w = 0.5 * (p_any - p_full) + (0.5 if numbers else 1.0) * p_full
         rows.append(("r", "t", s, rank, status, w, p_any, p_full, None, None, numbers, [], label, SENTENCES[s]))
         weights.append(w)

@@ -3,7 +3,7 @@
 import pytest
 
 from judges.measures import MEASURE_NAMES, MEASURES, SentenceResult, evaluate, markdown_table
-from judges.leaderboard import leaderboard_rows
+from judges.scores.leaderboard import leaderboard_rows
 
 S = SentenceResult
 
@@ -109,7 +109,8 @@ def test_facts_that_contradict_each_other_are_refused(facts, problem):
 def test_every_judge_reads_the_one_registry():
     import math
 
-    from judges import answer, intervals
+    from judges import answer
+    from judges.scores import intervals
     from judges.measures import REGISTRY
     from judges.nuggets import measures as nugget_measures
 
@@ -131,7 +132,7 @@ def test_every_judge_reads_the_one_registry():
 def test_the_intervals_refuse_a_measure_whose_error_they_do_not_model():
     """A measure the judge's error moves but the intervals have no variance for used to get variance 0
     (an interval as narrow as a measure without judge error); now it is an error."""
-    from judges import intervals as iv
+    from judges.scores import intervals as iv
 
     per_topic = {("a", "t1"): {"NUGGET_ALL": 0.5, "WEIGHTED_PRECISION": 0.5}}
     reports = {("a", "t1"): (1.0, {"WEIGHTED_PRECISION": 0.01})}

@@ -8,7 +8,7 @@ import pytest
 
 from judges.errors import InputError
 from judges.meta import agreement as ag
-from judges.meta.labels import read_labels
+from judges.formats.labels import read_labels
 
 
 def write(tmp_path, records, name="labels.jsonl"):
@@ -99,7 +99,7 @@ def test_label_synonyms(tmp_path, written, label):
 
 
 def test_label_map_reads_other_values_over_the_synonyms(tmp_path):
-    from judges.meta.labels import parse_label_map
+    from judges.formats.labels import parse_label_map
 
     mapping = parse_label_map(["1=supported", "Not Attributable = not_supported", "attributable=FS"])
     path = write(tmp_path, [lab(label=1), lab(sentence=1, label="not attributable"), lab(sentence=2, label=0)])

@@ -133,7 +133,7 @@ def test_cli_qrels_pass_autojudge_verification(ajb, kiddie_cli, name):
 @pytest.mark.shared
 def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monkeypatch):
     import judges
-    from judges import pipeline
+    from judges.session import pipeline
     from judges.autojudge import CitationJudge
 
     reports, topics = load_kiddie(ajb)

@@ -10,7 +10,7 @@ from judges.errors import InputError
 from judges.formats.runs import read_reports
 from judges.formats.topics import read_topics
 from judges.meta.convert import read_items, write_converted
-from judges.meta.labels import read_labels
+from judges.formats.labels import read_labels
 
 AB = [
     {

@@ -152,7 +152,7 @@ def test_a_plan_names_nugget_pairs_by_the_kinds_key():
     import numpy as np
 
     from judges.attest.kinds import NUGGET
-    from judges.plan import make_plan
+    from judges.attest.plan import make_plan
 
     columns = {
         "run_id": np.array(["a", "a", "b", "b"], dtype=object),

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, run_cli, shared
 
 import judges
-import judges.nuggets.session as nugget_session
+import judges.session.nuggets as nugget_session
 from judges.formats.nuggets import read_nuggets
 
 MINI = ROOT / "datasets" / "rag24-nuggets-mini"

@@ -18,11 +18,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_shards import BUNDLED, python_backend, same_outputs
 
-from judges import pipeline, shards
+from judges.session import pipeline
+from judges.session import shards
 from judges.errors import InputError
 from judges.formats import part as partfile
 from judges.formats import tables
-from judges.session import Inputs, Outputs
+from judges.session.spec import Inputs, Outputs
 
 N = 3
 NAMES = [f"x.part-{k}-of-{N}{suffix}" for k in range(1, N + 1) for suffix in (".arrow", ".jsonl")]

@@ -1,4 +1,4 @@
-"""The session's plan (:mod:`judges.plan`): which citations an answer is sought for, and the rule
+"""The session's plan (:mod:`judges.attest.plan`): which citations an answer is sought for, and the rule
 ``attest.mode: uncertain`` sends by (:mod:`judges.attest.selection`)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges.attest.selection import Band, Planned
-from judges.intervals import Spreads, judge_variance
-from judges.plan import (
+from judges.scores.intervals import Spreads, judge_variance
+from judges.attest.plan import (
     KEY,
     inclusion_probabilities,
     leverage,
@@ -266,7 +266,7 @@ def test_a_plan_for_labels_draws_a_share_at_random_and_records_the_probabilities
 
 
 def test_each_sure_label_goes_where_it_narrows_its_runs_interval_most():
-    # the oracle: the intervals' own variance of a run's value (judges.intervals.judge_variance), each
+    # the oracle: the intervals' own variance of a run's value (judges.scores.intervals.judge_variance), each
     # candidate labelled in turn; the label taken lowers it most relative to the run's sd
     cols = columns(3, [1, 4, 2, 6, 3, 1, 5, 2, 8], seed=4)
     answered = {"r0": 3, "r1": 3, "r2": 3}

@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli, shared
 
 import judges
-from judges.explain import explain
+from judges.engine.explain import explain
 from judges.records import Judgment
 from judges.formats.documents import locate
 

@@ -12,7 +12,7 @@ from conftest import ROOT, run_cli
 from test_report import _browser
 
 import judges
-from judges.intervals import NO_JUDGE_ERROR
+from judges.scores.intervals import NO_JUDGE_ERROR
 from judges.report.svg import NOT_ANSWERED
 
 SAMPLE = ("datasets/rag25/topics.jsonl", "runs/rag25", "datasets/rag25/corpus.jsonl")

@@ -703,7 +703,7 @@ def test_a_byte_order_mark_is_skipped_in_every_input(tmp_path):
 
 def test_a_byte_order_mark_is_skipped_in_labels_and_leaderboards(tmp_path):
     from judges.formats.leaderboards import read_any_leaderboard
-    from judges.meta.labels import read_labels
+    from judges.formats.labels import read_labels
 
     label = {"run_id": "r", "topic_id": "t", "sentence_index": 0, "doc_id": "d", "label": "supported"}
     (tmp_path / "labels.jsonl").write_bytes(BOM + json.dumps(label).encode() + b"\n")

@@ -1,4 +1,4 @@
-"""Topic shards and their merge (judges.shards): shards 1..N plus merge write the output set of one
+"""Topic shards and their merge (judges.session.shards): shards 1..N plus merge write the output set of one
 process byte for byte (the debug log apart from timestamps); a missing, duplicated or foreign part
 is one error line and nothing is written; with LLM attestation the merge asks as one process does."""
 
@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, needs_dspy, run_cli, shared
 
-from judges import pipeline, shards
+from judges.session import pipeline
+from judges.session import shards
 from judges.config import AlignmentSettings, Workflow, load_workflow
 from judges.errors import InputError
 from judges.formats import part as partfile
-from judges.session import Inputs, Outputs
+from judges.session.spec import Inputs, Outputs
 
 TS = re.compile(rb'^\{"ts":"[^"]*",', re.M)
 

@@ -15,7 +15,7 @@ import yaml
 
 from conftest import ROOT, run_cli
 
-from judges.meta.calibrate import MIN_REFIT_LABELS, refit_to_labels
+from judges.support.refit import MIN_REFIT_LABELS, refit_to_labels
 from judges.support.model import load_model, recalibrated
 from judges.vocabulary import FEATURES
 

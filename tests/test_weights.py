@@ -1,5 +1,5 @@
 """A citation's weight in the support measures: the status's, or the expected weight under the
-support model's probabilities, updated by Bayes' rule with the LLM's answer (judges.weights)."""
+support model's probabilities, updated by Bayes' rule with the LLM's answer (judges.engine.weights)."""
 
 import pytest
 from hypothesis import given
@@ -10,7 +10,7 @@ from judges.measures import expected_weight
 from judges.vocabulary import WEIGHT
 from judges.records import Judgment
 from judges.vocabulary import STATUS_GRADE
-from judges.weights import citation_weight
+from judges.engine.weights import citation_weight
 
 LEVEL_WEIGHTS = (WEIGHT["unsupported"], WEIGHT["partial"], WEIGHT["supported"])
 
@@ -123,7 +123,7 @@ def test_an_answer_naming_a_level_the_model_ruled_out_with_error_zero_weighs_the
 
 
 def test_the_explanation_says_when_the_weight_is_not_the_statuss():
-    from judges.explain import explain
+    from judges.engine.explain import explain
 
     thresholds = {"judge": "model", "p_supported": 0.45, "p_partial": 0.65}
     j = judgment("partial", 0.8, 0.3)

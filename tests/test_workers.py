@@ -7,7 +7,7 @@ from concurrent.futures import Future
 import pytest
 
 from judges.formats.debuglog import DebugLog
-from judges.workers import _FollowedLogs
+from judges.session.workers import _FollowedLogs
 
 
 def test_worker_logs_are_appended_in_worker_order_as_they_are_written(tmp_path):
@@ -47,7 +47,7 @@ def _session(tmp_path, **kw):
     from conftest import ROOT
 
     from judges.config import AlignmentSettings, Workflow
-    from judges.session import Inputs, Outputs
+    from judges.session.spec import Inputs, Outputs
 
     inputs = Inputs(
         topics=[ROOT / "datasets" / "ragtime" / "topics.jsonl"], responses=[ROOT / "runs" / "ragtime"], **kw
@@ -59,7 +59,7 @@ def _session(tmp_path, **kw):
 def test_the_first_pass_counts_citations_as_it_goes_never_beyond_its_total(tmp_path, max_runs):
     from collections import Counter
 
-    from judges.runscan import Problems, load_topics, scan_runs
+    from judges.session.scan import Problems, load_topics, scan_runs
 
     inputs, _, workflow = _session(tmp_path, max_runs=max_runs)
     log, counts = DebugLog(None), Counter()
@@ -79,7 +79,7 @@ def test_automatic_workers_start_during_the_first_pass_once_enough_citations_are
     """Their start-up overlaps the rest of the first pass and the corpus read, as with --workers N."""
     import os
 
-    from judges import pipeline
+    from judges.session import pipeline
 
     events: list = []
     real_scan, real_workers = pipeline.scan_runs, pipeline.Workers

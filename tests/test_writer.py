@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges import writer
+from judges.session import writer
 
 # Topic ids and keys over a small alphabet (many ties and shared prefixes) and beyond the BMP
 # (where UTF-16 order would differ from code point order).

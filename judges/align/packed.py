@@ -1,5 +1,5 @@
 """The packed batch layout every alignment backend takes: a batch's answers and documents as
-flat token-id arrays with offsets (:class:`Packed`, built by :mod:`judges.judge`), and the
+flat token-id arrays with offsets (:class:`Packed`, built by :mod:`judges.engine.judge`), and the
 checking and converting of the packed arguments (:func:`normalize_packed`).
 
 A leaf module (numpy only): :mod:`judges.align.backends` and the Numba kernels in

@@ -70,7 +70,7 @@ def evidence_spans(
 
     ``cit_a``, ``cit_d``: each citation's answer and document slot in ``packed`` (``-1``: not
     aligned); ``best``: its best alignment (document tokens relative to the document, as
-    :meth:`judges.judge.Judge._align` gives them); ``ranges``: its candidate windows, ``(n, k, 2)``
+    :meth:`judges.engine.judge.Judge._align` gives them); ``ranges``: its candidate windows, ``(n, k, 2)``
     (``-1`` padded); ``content``: per vocabulary id, 1 for a content token.
     """
     best = np.asarray(best, dtype=np.int64).reshape(-1, 6)

@@ -1,7 +1,7 @@
 """Batch files for the LLM stage: the questions of a session as OpenAI Batch API request lines,
 and Batch API or ``vllm run_batch`` output lines read back into the answer cache.
 
-``run_judge.py attest export`` judges a recorded set again in memory (:func:`judges.pipeline.questions`)
+``run_judge.py attest export`` judges a recorded set again in memory (:func:`judges.session.pipeline.questions`)
 with a :class:`Recorder` as the attester's asker: the cascade selects, guards, cuts the evidence
 and builds the messages exactly as online, looks each question up in the answer cache, and hands
 the rest to the recorder instead of the endpoint. Each recorded question is one request line::

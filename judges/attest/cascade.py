@@ -5,7 +5,7 @@ Which citations go to the LLM (workflow ``attest.mode``):
 * ``none``: none; the judge makes no network call and is fully deterministic;
 * ``uncertain``: the citations the session's rule selects (:mod:`judges.attest.selection`):
   ``P(full)`` in ``attest.band`` when given, else those the session's plan chose
-  (:mod:`judges.plan`) after a first pass without the LLM: exactly ``attest.count``, or
+  (:mod:`judges.attest.plan`) after a first pass without the LLM: exactly ``attest.count``, or
   ``attest.budget`` of the judgeable citations, largest expected gain first;
 * ``all``: every resolvable citation (one question per citation, as the TREC AutoJudge citation
   judge asks); alignment still chooses the evidence shown.

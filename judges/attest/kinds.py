@@ -2,8 +2,8 @@
 
 A citation is a pair (cited sentence, cited document); a nugget judgment is a pair (nugget,
 answer). The attestation cascade (:class:`judges.attest.cascade.Attester`), its answer cache,
-the degenerate check, the plan (:func:`judges.plan.make_plan`), the labels
-(:mod:`judges.meta.labels`) and the intervals (:mod:`judges.intervals`) are handed a
+the degenerate check, the plan (:func:`judges.attest.plan.make_plan`), the labels
+(:mod:`judges.formats.labels`) and the intervals (:mod:`judges.scores.intervals`) are handed a
 :class:`PairKind` and do not otherwise know which kind they serve. A kind says
 
 * ``name``: ``citation`` or ``nugget`` (debug-log events of nugget pairs carry ``kind``);

@@ -2,7 +2,7 @@
 
 * :class:`Band` when the workflow gives ``attest.band``: a citation is sent when its ``P(full)``
   lies in ``[low, high)``, the same for every report (decided as each citation is judged);
-* otherwise :class:`Planned`: the session's plan (:mod:`judges.plan`), made after a first pass
+* otherwise :class:`Planned`: the session's plan (:mod:`judges.attest.plan`), made after a first pass
   that judged every citation without the LLM, names the citations to send: exactly
   ``attest.count``, or ``attest.budget`` of the session's judgeable citations, those whose
   answer is expected to move the ranking most.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional, Union
 
-from judges.plan import Plan
+from judges.attest.plan import Plan
 
 
 class Band(NamedTuple):

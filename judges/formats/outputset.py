@@ -24,23 +24,39 @@ class OutputFile(NamedTuple):
 
 
 FILES: tuple[OutputFile, ...] = (
-    OutputFile("qrels", "qrels", "TREC qrels", "judges.writer", "best grade per (topic, md5 of sentence + citation)"),
-    OutputFile("doc_qrels", "doc.qrels", "TREC qrels", "judges.writer", "best grade per (topic, cited document)"),
-    OutputFile("leaderboard_ir_measures", "leaderboard.txt", "run topic measure value", "judges.writer", "leaderboard"),
-    OutputFile("leaderboard_tot", "leaderboard.tot.txt", "tot: measure topic value", "judges.writer", "leaderboard"),
-    OutputFile("leaderboard_jsonl", "leaderboard.jsonl", "JSON lines", "judges.writer", "leaderboard"),
-    OutputFile("leaderboard_parquet", "leaderboard.parquet", "Parquet", "judges.writer", "leaderboard"),
-    OutputFile("assessments_parquet", "assessments.parquet", "Parquet", "judges.writer", "one row per citation"),
-    OutputFile("coverage", "coverage.tsv", "TSV", "judges.writer", "per run: topics answered, citations missing"),
-    OutputFile("intervals", "intervals.tsv", "TSV", "judges.intervals", "per run and measure: 95% intervals"),
-    OutputFile("intervals_parquet", "intervals.parquet", "Parquet", "judges.intervals", "the intervals"),
-    OutputFile("pairs", "pairs.tsv", "TSV", "judges.intervals", "per pair of runs: P(the assessors order them so)"),
-    OutputFile("pairs_parquet", "pairs.parquet", "Parquet", "judges.intervals", "the pairs"),
-    OutputFile("plan", "plan.tsv", "TSV", "judges.writer", "the citations the attestation plan chose"),
-    OutputFile("config", "config.yml", "YAML", "judges.writer", "the session: inputs, workflow, counts"),
-    OutputFile("debug_log", "jsonl", "JSON lines", "judges.pipeline", "debug log (--debug-log puts it elsewhere)"),
-    OutputFile("nuggets_jsonl", "nuggets.jsonl", "JSON lines", "judges.nuggets.session", "NIST's assignment shape"),
-    OutputFile("nuggets_parquet", "nuggets.parquet", "Parquet", "judges.nuggets.session", "per (answer, nugget)"),
+    OutputFile(
+        "qrels", "qrels", "TREC qrels", "judges.session.writer", "best grade per (topic, md5 of sentence + citation)"
+    ),
+    OutputFile(
+        "doc_qrels", "doc.qrels", "TREC qrels", "judges.session.writer", "best grade per (topic, cited document)"
+    ),
+    OutputFile(
+        "leaderboard_ir_measures", "leaderboard.txt", "run topic measure value", "judges.session.writer", "leaderboard"
+    ),
+    OutputFile(
+        "leaderboard_tot", "leaderboard.tot.txt", "tot: measure topic value", "judges.session.writer", "leaderboard"
+    ),
+    OutputFile("leaderboard_jsonl", "leaderboard.jsonl", "JSON lines", "judges.session.writer", "leaderboard"),
+    OutputFile("leaderboard_parquet", "leaderboard.parquet", "Parquet", "judges.session.writer", "leaderboard"),
+    OutputFile(
+        "assessments_parquet", "assessments.parquet", "Parquet", "judges.session.writer", "one row per citation"
+    ),
+    OutputFile(
+        "coverage", "coverage.tsv", "TSV", "judges.session.writer", "per run: topics answered, citations missing"
+    ),
+    OutputFile("intervals", "intervals.tsv", "TSV", "judges.scores.intervals", "per run and measure: 95% intervals"),
+    OutputFile("intervals_parquet", "intervals.parquet", "Parquet", "judges.scores.intervals", "the intervals"),
+    OutputFile(
+        "pairs", "pairs.tsv", "TSV", "judges.scores.intervals", "per pair of runs: P(the assessors order them so)"
+    ),
+    OutputFile("pairs_parquet", "pairs.parquet", "Parquet", "judges.scores.intervals", "the pairs"),
+    OutputFile("plan", "plan.tsv", "TSV", "judges.session.writer", "the citations the attestation plan chose"),
+    OutputFile("config", "config.yml", "YAML", "judges.session.writer", "the session: inputs, workflow, counts"),
+    OutputFile(
+        "debug_log", "jsonl", "JSON lines", "judges.session.pipeline", "debug log (--debug-log puts it elsewhere)"
+    ),
+    OutputFile("nuggets_jsonl", "nuggets.jsonl", "JSON lines", "judges.session.nuggets", "NIST's assignment shape"),
+    OutputFile("nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)"),
     # written by other commands beside the set
     OutputFile("assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments"),
     OutputFile(

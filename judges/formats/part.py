@@ -157,12 +157,12 @@ MANIFEST_SHAPE = {
     "format": int,
     "shard": Tuple((int, int)),
     "rows": int,
-    "fingerprint": {  # what the parts of one session share (judges.shards.fingerprint)
+    "fingerprint": {  # what the parts of one session share (judges.session.shards.fingerprint)
         "citejudge": str,
         "name": str,
         "shards": int,
         "workflow": Map(JSON),  # read by the workflow's own model
-        "inputs": {  # judges.writer.describe_inputs(..., with_hashes=True)
+        "inputs": {  # judges.session.writer.describe_inputs(..., with_hashes=True)
             "topics": [_FILE],
             "responses": [_FILE],
             "corpus?": JSON,
@@ -184,7 +184,7 @@ MANIFEST_SHAPE = {
     },
 }
 STATE_SHAPE = {
-    "inputs": {  # judges.session.Inputs
+    "inputs": {  # judges.session.spec.Inputs
         "topics": [str],
         "responses": [str],
         "corpus": Opt(str),
@@ -195,18 +195,18 @@ STATE_SHAPE = {
         "max_runs": Opt(int),
         "on_error": str,
         "allow_missing_text": bool,
-        "nuggets?": Opt(str),  # the nugget stage's (judges.nuggets.session): judged by the merge
+        "nuggets?": Opt(str),  # the nugget stage's (judges.session.nuggets): judged by the merge
         "judge?": str,
         "nugget_model?": str,
     },
-    "outputs": {  # judges.session.Outputs: what the merge writes
+    "outputs": {  # judges.session.spec.Outputs: what the merge writes
         "out_dir": str,
         "name": str,
         "debug_log": Opt(str),
         "no_debug_log": bool,
         "leaderboard_formats": [str],
     },
-    "scan": {  # judges.runscan.Scan, without the reports and documents to read (the shard read them)
+    "scan": {  # judges.session.scan.Scan, without the reports and documents to read (the shard read them)
         "files": [str],
         "runs": [str],
         "answered": [Tuple((str, [str]))],  # run, its topics

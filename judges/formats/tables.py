@@ -30,7 +30,7 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("qrels_doc_id", pa.string()),  # md5(sentence + "_" + citation id), the qrels key
         ("status", pa.string()),
         ("grade", pa.int8()),
-        ("weight", pa.float64()),  # the citation's weight in WEIGHTED_PRECISION (judges.weights)
+        ("weight", pa.float64()),  # the citation's weight in WEIGHTED_PRECISION (judges.engine.weights)
         ("score", pa.int32()),
         ("norm_score", pa.float64()),
         ("answer_coverage", pa.float64()),
@@ -57,7 +57,7 @@ ASSESSMENT_SCHEMA = pa.schema(
         ("entities_missing", pa.list_(pa.string())),  # the sentence's entities the document lacks
         ("capped", pa.bool_()),  # lowered to partial by the grounding cap
         ("human_label", pa.string()),  # an assessor's level from --labels, final (null: none)
-        ("explanation", pa.string()),  # the verdict in words (judges.explain): never empty
+        ("explanation", pa.string()),  # the verdict in words (judges.engine.explain): never empty
     ]
     # the support features (judges.support.features), null for missing documents
     + [(f"f_{name}", pa.float64()) for name in FEATURES]

@@ -1,4 +1,4 @@
-"""Agreement of the judge's decisions with human labels (:mod:`judges.meta.labels`).
+"""Agreement of the judge's decisions with human labels (:mod:`judges.formats.labels`).
 
 The judge's decisions come from the assessments table (``NAME.assessments.parquet``), at the
 labels' level:
@@ -38,7 +38,7 @@ import pandas as pd
 from scipy import stats
 
 from judges.errors import InputError
-from judges.meta.labels import KEY, LINE, Labels
+from judges.formats.labels import KEY, LINE, Labels
 from judges.vocabulary import LABEL_LEVEL, LABELS, STATUS_LABEL
 
 JUDGE_LABEL = STATUS_LABEL

@@ -1,12 +1,12 @@
-"""Which citations assessors should label next: the session's plan (:mod:`judges.plan`) over a
+"""Which citations assessors should label next: the session's plan (:mod:`judges.attest.plan`) over a
 judged output set, written for an annotation tool (``run_judge.py plan-assessments``).
 
 Each line of the JSONL file is one citation, in plan order: its key as ``labels.jsonl`` names it
 (``run_id``, ``topic_id``, ``sentence_index``, ``doc_id``) with ``citation_rank``, the plan's
 ``rank`` and ``expected_gain``, the ``inclusion_probability`` it was drawn with (1 for the
 citations that move the ranking most, chosen for sure; less for the share drawn at random, so
-that every run keeps a chance of being checked: :func:`judges.plan.make_plan` with
-:data:`judges.plan.PLAN_MIX`, the gain without the order factor: leverage x spread, which raised
+that every run keeps a chance of being checked: :func:`judges.attest.plan.make_plan` with
+:data:`judges.attest.plan.PLAN_MIX`, the gain without the order factor: leverage x spread, which raised
 run tau more on unseen topics in bench/intervals.py), the sentence, the judge's status and probabilities, the evidence
 span and a window around it with character offsets into the document, the whole document, and
 ``"label": null`` for the assessor to fill (``supported``, ``partially``, ``not_supported``). The
@@ -31,7 +31,7 @@ import numpy as np
 from judges.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
-from judges.plan import KEY, PLAN_MIX, PROBABILITY, Plan, parse_share, plan_session
+from judges.attest.plan import KEY, PLAN_MIX, PROBABILITY, Plan, parse_share, plan_session
 
 WINDOW_CHARS = 600  # characters of context on each side of the evidence in the window
 
@@ -74,7 +74,7 @@ class Earlier(NamedTuple):
 def earlier_rounds(out_dir: Path, name: str) -> Earlier:
     """Every citation on a line of an earlier round's file, labelled or not (a bad line: an
     :class:`InputError` naming its file and line)."""
-    from judges.meta.labels import read_labels
+    from judges.formats.labels import read_labels
 
     labelled: set[tuple] = set()
     pending: set[tuple] = set()
@@ -213,7 +213,7 @@ def plan_nugget_assessments(
 ) -> tuple[Plan, int]:
     """The nugget pairs of ``out_dir``'s set ``name`` (``NAME.nuggets.parquet``, ``--judge nugget``
     or ``argue``) assessors should label next, written to ``target`` in plan order: the plan of
-    :func:`judges.plan.make_plan` over the kind's key (:data:`judges.attest.kinds.NUGGET`), a share
+    :func:`judges.attest.plan.make_plan` over the kind's key (:data:`judges.attest.kinds.NUGGET`), a share
     :data:`PLAN_MIX` drawn at random with its ``inclusion_probability``, as for citations. Each line:
     ``run_id``, ``topic_id``, ``nugget_index``, ``"label": null`` (to fill: ``support``,
     ``partial_support``, ``not_support``), ``rank``, ``expected_gain``, ``inclusion_probability``,
@@ -224,9 +224,9 @@ def plan_nugget_assessments(
         raise InputError(target, None, None, "exists: plan-assessments never overwrites a round's file")
     from judges.attest.kinds import NUGGET
     from judges.formats.tables import read_config, read_table
-    from judges.meta.labels import read_nugget_labels
-    from judges.nuggets.session import plan_columns
-    from judges.plan import make_plan
+    from judges.formats.labels import read_nugget_labels
+    from judges.session.nuggets import plan_columns
+    from judges.attest.plan import make_plan
 
     parquet = outputset.path(out_dir, name, "nuggets_parquet")
     if not parquet.is_file():

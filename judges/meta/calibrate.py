@@ -19,7 +19,7 @@ Scores (:func:`agreement`), computed over the labelled citations:
   the share of each status beside the humans'.
 
 The model file also records the spreads of the judge's errors that independence per citation
-misses (:func:`spreads`, :func:`judges.intervals.fit_spreads`): one shared by a report's
+misses (:func:`spreads`, :func:`judges.scores.intervals.fit_spreads`): one shared by a report's
 citations, one by a run's, fitted to the cross-validated residuals; the leaderboard's intervals
 use them.
 
@@ -44,11 +44,11 @@ import pandas as pd
 from judges.errors import InputError
 from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
-from judges.meta.labels import Labels
+from judges.formats.labels import Labels
 from judges.measures import expected_weight
 from judges.vocabulary import LABEL_LEVEL as LEVEL, STATUS_GRADE
 from judges.vocabulary import FEATURES
-from judges.support.model import RECALIBRATION_PRIOR, SupportModel, fit, levels, recalibrated
+from judges.support.model import SupportModel, fit, levels
 
 STATUS_LEVEL = STATUS_GRADE  # a status's support level (0/1/2) is its qrels grade
 FEATURE_COLUMNS = [f"f_{name}" for name in FEATURES]
@@ -183,11 +183,11 @@ def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATUR
 
 def spreads(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray) -> dict:
     """The spreads of the judge's errors shared by a report's and a run's citations
-    (:func:`judges.intervals.fit_spreads`), from the residuals of the labelled citations' human
+    (:func:`judges.scores.intervals.fit_spreads`), from the residuals of the labelled citations' human
     weights minus their expected weights under cross-validated ``p_any``, ``p_full`` (the
     grounding cap, as by default, ruling full support out where the document lacks a number or
     entity of the sentence)."""
-    from judges.intervals import fit_spreads, level_distribution, weight_variances
+    from judges.scores.intervals import fit_spreads, level_distribution, weight_variances
 
     ruled = (table["f_numbers_missing"].to_numpy() > 0) | (table["f_entities_missing"].to_numpy() > 0)
     q = level_distribution(p_any, p_full)
@@ -207,36 +207,3 @@ def spreads(table: pd.DataFrame, p_any: np.ndarray, p_full: np.ndarray) -> dict:
         ),
         "method": "restricted maximum likelihood, grid step 0.0025; bias recorded, not applied",
     }
-
-
-MIN_REFIT_LABELS = 10  # fewer labelled citations with support features: the model is left as it is
-
-
-def refit_to_labels(
-    table, model: SupportModel, probabilities: Optional[dict] = None
-) -> tuple[Optional[SupportModel], dict]:
-    """``model`` re-fitted on the labelled citations of a judged session (``table``: its
-    assessments, a pyarrow table, judged with ``--labels``: ``human_label`` set where labelled),
-    and what was done (for the summary and ``config.yml``). Only citations with the model's
-    features count (a resolved document in the sentence's script); a document cited twice by one
-    sentence counts once. ``probabilities``: the probability a plan drew each label with (keys
-    run, topic, sentence index, doc id): a label weighs its inverse, so the labels a plan chose
-    for their uncertainty stand for the session as drawn at random would. ``(None, record)`` when
-    fewer than :data:`MIN_REFIT_LABELS` labels count."""
-    keys = ["run_id", "topic_id", "sentence_index", "doc_id"]
-    cols = [f"f_{f}" for f in model.features]
-    t = table.select(keys + ["human_label"] + cols).to_pandas()
-    t = t[t["human_label"].notna() & t[cols].notna().all(axis=1)].drop_duplicates(keys)
-    record: dict = {"labels": int(len(t)), "prior_labels": RECALIBRATION_PRIOR}
-    if len(t) < MIN_REFIT_LABELS:
-        record["done"] = False
-        record["why"] = f"fewer than {MIN_REFIT_LABELS} labelled citations with support features"
-        return None, record
-    probabilities = probabilities or {}
-    weights = np.array([1.0 / probabilities.get((r, tp, int(i), d), 1.0) for r, tp, i, d in zip(*(t[k] for k in keys))])
-    y = t["human_label"].map(STATUS_LEVEL).to_numpy(dtype=np.int64)
-    refit = recalibrated(model, t[cols].to_numpy(dtype=np.float64), y, weights)
-    record["done"] = True
-    record["p_any_intercept"] = [model.any_intercept, refit.any_intercept]
-    record["p_full_intercept"] = [model.full_intercept, refit.full_intercept]
-    return refit, record

@@ -2,7 +2,7 @@
 
 Each labelled item becomes one topic (its id) answered by one report of run ``RUN_ID`` (default
 ``human``) in the DRAGUN/kiddie "responses" shape: one sentence, the claim, citing one document,
-the evidence, embedded in the report's ``documents``. The label file (:mod:`judges.meta.labels`)
+the evidence, embedded in the report's ``documents``. The label file (:mod:`judges.formats.labels`)
 is per citation, so ``agreement`` compares exactly the judgment of that claim against that
 evidence.
 

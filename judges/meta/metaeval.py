@@ -67,7 +67,7 @@ class Leaderboard:
 
 @dataclass(frozen=True)
 class MetaOptions:
-    """What ``run_judge.py meta-evaluate`` is asked to compute (not a judging session: :mod:`judges.session`)."""
+    """What ``run_judge.py meta-evaluate`` is asked to compute (not a judging session: :mod:`judges.session.spec`)."""
 
     truth_measures: tuple[str, ...] = ()  # empty: every measure of the truth
     eval_measures: tuple[str, ...] = ()  # empty: every measure of each judge leaderboard

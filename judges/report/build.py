@@ -143,11 +143,11 @@ def gather(
 
 
 def _trust(out_dir: Path, name: str) -> dict:
-    """``NAME.intervals`` and ``NAME.pairs`` (judges.intervals; absent from outputs written before them)."""
+    """``NAME.intervals`` and ``NAME.pairs`` (judges.scores.intervals; absent from outputs written before them)."""
     found = {}
     for kind in ("intervals", "pairs"):
         if outputset.path(out_dir, name, f"{kind}_parquet").is_file():
-            from judges import intervals as iv
+            from judges.scores import intervals as iv
 
             found[kind] = getattr(iv, f"read_{kind}")(out_dir, name)
     return found
@@ -157,7 +157,7 @@ def _nuggets(out_dir: Path, name: str):
     """``NAME.nuggets.parquet`` (``--judge nugget`` or ``argue``), None for an output set without nuggets."""
     if not outputset.path(out_dir, name, "nuggets_parquet").is_file():
         return None
-    from judges.nuggets.session import read_nuggets_table
+    from judges.session.nuggets import read_nuggets_table
 
     return read_nuggets_table(out_dir, name)
 
@@ -179,7 +179,7 @@ def _answers(store: DocumentStore, df) -> dict[tuple[str, str], pages.Answer]:
 
 
 def _labels(path: Path) -> pages.Labels:
-    from judges.meta.labels import read_labels
+    from judges.formats.labels import read_labels
 
     lab = read_labels(path)
     by_key = {}

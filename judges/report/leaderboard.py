@@ -1,5 +1,5 @@
 """The report's leaderboard: per run and measure the mean over its topics, the two 95% intervals of
-``NAME.intervals.parquet`` (:mod:`judges.intervals`: for the value the assessors would give on
+``NAME.intervals.parquet`` (:mod:`judges.scores.intervals`: for the value the assessors would give on
 these topics, the judge's error; and with topic sampling added, ``low_topics``/``high_topics``),
 the probability that the assessors order each run above the next (``NAME.pairs.parquet``), and the
 human truth beside it. An output set written before ``NAME.intervals`` has, in their place, an
@@ -28,7 +28,7 @@ class Board(NamedTuple):
     truth: Optional[pd.Series]  # run -> the truth's `all` value of truth_measure
     truth_measure: Optional[str]
     headline: str
-    assessors_low: Optional[pd.DataFrame] = None  # run x measure: the assessors' value, 95% (judges.intervals)
+    assessors_low: Optional[pd.DataFrame] = None  # run x measure: the assessors' value, 95% (judges.scores.intervals)
     assessors_high: Optional[pd.DataFrame] = None
     next_p: Optional[dict] = None  # run -> P(the assessors order it above the next run of the ranking)
     bootstrap: bool = False  # low/high from a bootstrap over topics (no NAME.intervals), not from the intervals
@@ -44,7 +44,7 @@ def board(
     pairs: Optional[pd.DataFrame] = None,
 ) -> Board:
     """The leaderboard table from the judge's long leaderboard (and a truth leaderboard, the
-    intervals and the run pairs of :mod:`judges.intervals`; without the intervals, a bootstrap of
+    intervals and the run pairs of :mod:`judges.scores.intervals`; without the intervals, a bootstrap of
     ``resamples`` over each run's topics stands in for the interval with topic sampling)."""
     present = set(lb["measure"])
     known = (*MEASURE_NAMES, *NUGGET_MEASURES, F1)  # the nugget measures beside the citations', in their order

@@ -486,7 +486,7 @@ def count(n: int, href: Optional[str] = None) -> Cell:
 def assessors(b: Board, run: str, m: str) -> tuple[float, float]:
     """The 95% interval for the assessors' value of ``m`` for ``run`` (NaN without NAME.intervals,
     and for the measures without judge error: their interval is the value)."""
-    from judges.intervals import NO_JUDGE_ERROR
+    from judges.scores.intervals import NO_JUDGE_ERROR
 
     if b.assessors_low is None or run not in b.assessors_low.index or m in NO_JUDGE_ERROR:
         return float("nan"), float("nan")

@@ -23,7 +23,7 @@ stem of a token, a *content token* one that is not a stopword or a lone symbol.
   (the minimum); partly if some part is (the maximum);
 * ``log_answer_tokens``: ``ln(1 + tokens of the sentence)``;
 * ``numbers_missing``, ``entities_missing``: how many of the sentence's numbers and named
-  entities the document does not state (:mod:`judges.grounder`).
+  entities the document does not state (:mod:`judges.engine.grounder`).
 
 :func:`lexical_features_reference` is the readable definition of the four lexical features;
 the Numba kernel (:func:`judges.support.kernel.lexical_features`) must agree with it exactly

@@ -17,7 +17,7 @@ byte for byte (numbers are written rounded to 8 significant digits).
 
 :func:`recalibrated` re-fits only the two intercepts (the class prior) to one track's labels,
 under a normal prior on the shift (``--labels --refit-support``;
-:func:`judges.meta.calibrate.refit_to_labels`).
+:func:`judges.support.refit.refit_to_labels`).
 
 A status's *expected error* (:func:`expected_error`) is how far, on average, the weight it gives
 a citation on the leaderboard (supported 1, partial 0.5, unsupported 0) lies from the weight of
@@ -32,7 +32,7 @@ cross-validation when :func:`judges.meta.calibrate.calibrate` fitted it): with i
 :mod:`judges.attest.selection` turns an attestation budget into a cutoff that holds about that
 share of the citations of unseen topics. Since the leaderboard's intervals it may also record,
 under ``intervals``, the spreads of the judge's errors shared by a report's and a run's
-citations (:func:`judges.intervals.fit_spreads`, fitted by ``calibrate``); a file without them
+citations (:func:`judges.scores.intervals.fit_spreads`, fitted by ``calibrate``); a file without them
 loads as before and borrows the shipped model's.
 """
 
@@ -134,7 +134,7 @@ class SupportModel:
     training: dict = field(default_factory=dict)
     cross_validation: dict = field(default_factory=dict)
     source: str = ""  # where it was read from
-    intervals: dict = field(default_factory=dict)  # the judge's correlated error (judges.intervals.fit_spreads)
+    intervals: dict = field(default_factory=dict)  # the judge's correlated error (judges.scores.intervals.fit_spreads)
 
     def probabilities(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(P(any), P(full))`` for the rows of ``x`` (columns in :attr:`features` order)."""

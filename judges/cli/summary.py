@@ -1,7 +1,7 @@
 """What a judging session prints when it ends: the summary table, coverage per run, the top runs
-and the adjacent runs the assessors may well order the other way (``judges.cli``'s judge command).
+and the adjacent runs the assessors may well order the other way (``judges.cli.app``'s judge command).
 
-Every table goes through :mod:`judges.console`: on a terminal as wide as it is, elsewhere as wide
+Every table goes through :mod:`judges.cli.console`: on a terminal as wide as it is, elsewhere as wide
 as its content, so a run id or a path stays on one line in a log.
 """
 
@@ -11,7 +11,7 @@ from typing import Optional
 
 from rich.table import Table
 
-from judges.console import say, show, warn
+from judges.cli.console import say, show, warn
 from judges.counts import (
     CAPPED,
     CITATIONS,
@@ -63,7 +63,7 @@ def _ranks_citations(leaderboard: Optional[str]) -> bool:
     """Whether the leaderboard's headline is a citation measure (not the nugget judge's alone)."""
     if not leaderboard:
         return True
-    from judges.leaderboard import top_runs
+    from judges.scores.leaderboard import top_runs
     from judges.nuggets.measures import NUGGET_MEASURES
 
     return top_runs(_leaderboard_rows(leaderboard), 0)[0] not in NUGGET_MEASURES
@@ -119,7 +119,7 @@ def _status_rows(summary) -> list[tuple[str, str]]:
             pending = f", {f['not_labelled']} lines not labelled yet" if f["not_labelled"] else ""
             rows.append(("    from", f"{f['path']}: {f['labels']} labels{pending}"))
         refit = summary.labels.get("support_refit")
-        if refit:  # fit to the track at hand (judges.meta.calibrate.refit_to_labels)
+        if refit:  # fit to the track at hand (judges.support.refit.refit_to_labels)
             if refit["done"]:
                 shifts = (
                     refit["p_full_intercept"][1] - refit["p_full_intercept"][0],
@@ -132,7 +132,7 @@ def _status_rows(summary) -> list[tuple[str, str]]:
             else:
                 what = f"not re-fitted: {refit['why']} ({refit['labels']})"
             rows.append(("    support model", what))
-    if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.nuggets.session.apply_labels)
+    if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.session.nuggets.apply_labels)
         rows.append(("nugget labels", f"{summary.labels['nugget_pairs']} nugget pairs: their assignment is final"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
@@ -160,7 +160,7 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
     nuggets = a.get("nuggets")
-    if nuggets:  # the nugget pairs' questions (judges.nuggets.session.attest_nuggets)
+    if nuggets:  # the nugget pairs' questions (judges.session.nuggets.attest_nuggets)
         said = ", ".join(f"{k} {ans}" for ans, k in nuggets["answers"].items())
         rows.append(
             (
@@ -236,7 +236,7 @@ def print_top(path: Optional[str], n: int = 5) -> None:
     """The top of the leaderboard by the headline measure (``all`` rows)."""
     if not path:
         return
-    from judges.leaderboard import top_runs
+    from judges.scores.leaderboard import top_runs
 
     rows = _leaderboard_rows(path)
     if not rows:
@@ -249,7 +249,7 @@ def print_top(path: Optional[str], n: int = 5) -> None:
 
 
 def print_basis(intervals: Optional[str]) -> None:
-    """What the headline's intervals rest on (judges.intervals): the judge's errors learned on
+    """What the headline's intervals rest on (judges.scores.intervals): the judge's errors learned on
     labelled data elsewhere, and the session's labels where there are some."""
     if not intervals:
         return
@@ -273,12 +273,12 @@ def print_basis(intervals: Optional[str]) -> None:
 
 def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3, level: float = 0.95) -> None:
     """Adjacent runs of the headline ranking the assessors would order as the judge does (P >= ``level``)
-    and those they may well order the other way (judges.intervals), the first ``shown`` of each named."""
+    and those they may well order the other way (judges.scores.intervals), the first ``shown`` of each named."""
     if not leaderboard or not pairs:
         return
     from judges.formats.tables import read_table
-    from judges.intervals import inseparable
-    from judges.leaderboard import top_runs
+    from judges.scores.intervals import inseparable
+    from judges.scores.leaderboard import top_runs
 
     rows = _leaderboard_rows(leaderboard)
     head, ranking = top_runs(rows, len(rows))

@@ -52,9 +52,9 @@ from judges.vocabulary import WEIGHT
 
 #: The columns naming one citation (the assessments table's sort key).
 KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")
-PROBABILITY = "inclusion_probability"  # the plan file's field: the probability its citation was drawn with
 PLAN_MIX = 0.35  # plan-assessments: the share of the draws spread evenly over the candidates (the rest for sure)
-SPREADS = Path(__file__).with_name("intervals.json")  # the judge's shared errors the intervals assume
+# the judge's shared errors the intervals assume (beside judges.scores.intervals, which reads them too)
+SPREADS = Path(__file__).resolve().parents[1] / "scores" / "intervals.json"
 UNREADABLE_SPREAD = 0.5  # a citation without probabilities (cross-language): the most an answer can move it
 
 
@@ -192,7 +192,7 @@ def gains(
 
 def shipped_spreads() -> tuple[float, float]:
     """The judge's shared errors the intervals assume without a calibrated model
-    (``judges/intervals.json``, :func:`judges.intervals.session_spreads`): ``(report_sd, the sd
+    (``judges/intervals.json``, :func:`judges.scores.intervals.session_spreads`): ``(report_sd, the sd
     shared by a run's citations: run_sd and regime_sd together)``."""
     shipped = json.loads(SPREADS.read_text(encoding="utf-8"))
     return float(shipped["report_sd"]), math.hypot(float(shipped["run_sd"]), float(shipped["regime_sd"]))
@@ -201,7 +201,7 @@ def shipped_spreads() -> tuple[float, float]:
 def narrowing(run_ids, topic_ids, lev, variance, candidate, k: int, report_sd: float, run_sd: float) -> np.ndarray:
     """The ``k`` rows of ``candidate`` that, labelled one after another, narrow their runs'
     intervals the most: each time the citation whose label lowers the sd of its run's judge error
-    most (the intervals' model, :func:`judges.intervals.judge_variance`, with ``u_t / T`` the
+    most (the intervals' model, :func:`judges.scores.intervals.judge_variance`, with ``u_t / T`` the
     leverage of a report's unlabelled candidates: ``V = sum lev^2 Var(w) + report_sd^2 sum_t
     a_t^2 + run_sd^2 A^2``, ``a_t`` a report's and ``A`` the run's unlabelled leverage), by
     ``dV / sqrt(V)``. A label where the run is uncertain, its report short and the run's topics

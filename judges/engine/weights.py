@@ -33,7 +33,8 @@ NO_OBSERVATION = (1.0, 1.0, 1.0)
 
 def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled_out: bool = False) -> float:
     """``j``'s weight (see the module doc); ``expected``: ``leaderboard.weights == "expected"``;
-    ``full_ruled_out``: the grounding cap holds ``j`` at partial (:meth:`judges.grounder.Grounder.rules_out_full`)."""
+    ``full_ruled_out``: the grounding cap holds ``j`` at partial
+    (:meth:`judges.engine.grounder.Grounder.rules_out_full`)."""
     if not expected or j.human_label is not None or j.p_any is None or j.p_full is None:
         return WEIGHT[j.status]
     observed = NO_OBSERVATION

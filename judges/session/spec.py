@@ -1,20 +1,18 @@
-"""What one judging session reads (:class:`Inputs`), writes (:class:`Outputs`), how it judges
-(:class:`Settings`), and what it reports back (:class:`Summary`). The CLI and the library build
-the first three; each part of the engine takes only the record it needs."""
+"""What one judging session reads (:class:`Inputs`), writes (:class:`Outputs`) and reports back
+(:class:`Summary`); how it judges is the engine's :class:`judges.engine.settings.Settings`. The CLI
+and the library build the first two."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Optional
 
-from judges.attest.endpoint import Endpoint
-from judges.config import Workflow
 from judges.formats import outputset
 
 if TYPE_CHECKING:
-    from judges.support.model import SupportModel
+    pass
 
 
 @dataclass(frozen=True)
@@ -66,26 +64,6 @@ class Outputs:
         return outputset.path(self.out_dir, self.name, "debug_log")
 
 
-@dataclass(frozen=True)
-class Settings:
-    """How citations are judged: the workflow and the little it needs from outside it (what a
-    worker process is handed)."""
-
-    workflow: Workflow  # alignment.backend and attest.mode as the command line set them
-    workflow_path: Optional[Path] = None  # a relative support.model is found beside the workflow file
-    dataset: str = "auto"
-    has_corpus: bool = False  # --corpus was given (only for the message about a missing document)
-    llm: Optional[Endpoint] = None  # where attestation questions go (workflow attest.mode != none)
-    cache_dir: Path = Path(".")  # the attestation answer cache
-    ask: Optional[Callable] = None  # who answers uncached questions (judges.attest.client.Asker; None: the llm, online)
-    support_model: Optional["SupportModel"] = None  # the workflow's model re-fitted on this track's --labels
-
-    def without_llm(self) -> "Settings":
-        """The same judgments, no LLM asked (the first pass before a plan)."""
-        attest = self.workflow.attest.model_copy(update={"mode": "none"})
-        return replace(self, workflow=self.workflow.model_copy(update={"attest": attest}))
-
-
 @dataclass
 class Summary:
     counts: Counter = field(default_factory=Counter)  # keys declared in judges.counts
@@ -94,10 +72,10 @@ class Summary:
     topics: int = 0
     files: dict[str, str] = field(default_factory=dict)  # output kind -> path
     attest: dict = field(default_factory=dict)  # LLM attestation figures (judges.attest.cascade.summarize)
-    coverage: list = field(default_factory=list)  # per-run coverage rows (judges.coverage)
+    coverage: list = field(default_factory=list)  # per-run coverage rows (judges.session.coverage)
     filled: list = field(default_factory=list)  # (run, topic) pairs without a report, filled by leaderboard.on_missing
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
     processes: str = ""  # how many processes judged, and why
-    plan: Optional[object] = None  # the session's plan (judges.plan.Plan), when attest.mode uncertain planned
+    plan: Optional[object] = None  # the session's plan (judges.attest.plan.Plan), when attest.mode uncertain planned
     degenerate_not_used: bool = False  # the LLM's answers looked degenerate: the citations kept the model's judgment
     labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)

@@ -2,7 +2,7 @@
 ``convert-labelled``, ``calibrate``, ``calibrate-nuggets`` (the nugget model,
 :mod:`judges.meta.nugget_calibrate`) and ``plan-assessments``.
 
-:data:`app`'s commands are commands of the one command line (:mod:`judges.cli` adds them). Bad
+:data:`app`'s commands are commands of the one command line (:mod:`judges.cli.app` adds them). Bad
 input ends with one line ``error: path:line: field: problem`` and exit code 2, as for judging.
 Importing this module is cheap (no pandas): ``--help`` and ``--version`` stay fast.
 """
@@ -17,10 +17,10 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from judges.console import fail, say, show, warn
+from judges.cli.console import fail, say, show, warn
 from judges.errors import InputError
 from judges.formats import outputset
-from judges.options import Assessments, JudgedDir, LabelMap, MovedCorpus, MovedResponses, SetName, SetNameIfSeveral
+from judges.cli.options import Assessments, JudgedDir, LabelMap, MovedCorpus, MovedResponses, SetName, SetNameIfSeveral
 from judges.vocabulary import LEADERBOARD_READ_FORMATS
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -250,7 +250,7 @@ def agreement(
 ) -> None:
     try:
         from judges.meta import agreement as ag
-        from judges.meta.labels import parse_label_map, read_labels
+        from judges.formats.labels import parse_label_map, read_labels
         from judges.meta.results import table_format, write_table
 
         if output is not None:
@@ -359,7 +359,7 @@ def calibrate(
     label_map: LabelMap = [],  # noqa: B006 (typer reads it; never mutated)
 ) -> None:
     try:
-        from judges.meta.labels import parse_label_map, read_labels
+        from judges.formats.labels import parse_label_map, read_labels
         from judges.meta.calibrate import calibrate as fit_model, labelled_features
 
         lab = read_labels(labels, parse_label_map(label_map))
@@ -400,7 +400,7 @@ def calibrate(
     )
     iv = model.intervals
     say(
-        f"leaderboard intervals (judges.intervals): errors shared by a report's citations sd {iv['report_sd']}, "
+        f"leaderboard intervals (judges.scores.intervals): errors shared by a report's citations sd {iv['report_sd']}, "
         f"by a run's sd {iv['run_sd']}; mean bias {iv['bias']:+.4f} (not applied)"
     )
     say(f"wrote {output} (support.model: {output})")
@@ -445,7 +445,7 @@ def calibrate_nuggets(
     short_help="The citations assessors should label next, for an annotation tool.",
     help=(
         "Choose the citations assessors should label next, where a label moves the ranking most (the plan "
-        "judges.plan makes for the LLM), and write them for an annotation tool: ids, sentence, evidence "
+        "judges.attest.plan makes for the LLM), and write them for an annotation tool: ids, sentence, evidence "
         "with offsets, the document, and an empty label. Labelled back, the file is --labels of a judge run. "
         "Each round is a new file, OUT_DIR/NAME.assess-N.jsonl, never overwritten; a plan leaves out every "
         "citation of an earlier round's file, labelled or not."

@@ -2,10 +2,10 @@
 
 Without a command it judges (``run_judge.py --judge citation --rag-responses runs/ ...``); its
 commands are ``report``, ``corpus index | lookup | info`` and the meta-evaluation commands of
-:mod:`judges.meta.cli` (``meta-evaluate``, ``agreement``, ``convert-labelled``, ``calibrate``,
+:mod:`judges.cli.meta` (``meta-evaluate``, ``agreement``, ``convert-labelled``, ``calibrate``,
 ``plan-assessments``). A first word that is no command is named with the commands.
 
-The CLI owns what library code must not: console output (:mod:`judges.console`), progress bars,
+The CLI owns what library code must not: console output (:mod:`judges.cli.console`), progress bars,
 exit codes and the Numba thread count. Bad input ends with one line ``error: path:line: field:
 problem`` and exit code 2, never a traceback.
 """
@@ -22,10 +22,10 @@ from rich.progress import MofNCompleteColumn, TextColumn
 from rich.table import Table
 from typer.core import TyperGroup
 
-from judges.console import err, error, fail, progress_bar, say, show, warn
+from judges.cli.console import err, error, fail, progress_bar, say, show, warn
 from judges.counts import CITATIONS
 from judges.errors import InputError
-from judges.options import (
+from judges.cli.options import (
     CacheDir,
     JudgedDir,
     JudgeName,
@@ -44,13 +44,13 @@ from judges.options import (
     with_options,
 )
 from judges.process import finished, started
-from judges.attest.cli import app as attest_app
-from judges.meta.cli import app as meta_app
+from judges.cli.attest import app as attest_app
+from judges.cli.meta import app as meta_app
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
     from judges.config import Workflow
-    from judges.session import Inputs, Outputs
+    from judges.session.spec import Inputs, Outputs
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
@@ -103,7 +103,7 @@ app = typer.Typer(
 
 def _version(shown: bool) -> None:
     if shown:
-        from judges import __version__
+        from judges.version import __version__
 
         print(f"citejudge {__version__}")
         raise typer.Exit()
@@ -176,13 +176,13 @@ def _judge(options: JudgeOptions) -> None:
             f"in {time.perf_counter() - started:.1f} s; then: run_judge.py merge OUT --name NAME PART..."
         )
         return
-    from judges.summary import print_summary
+    from judges.cli.summary import print_summary
 
     print_summary(summary, time.perf_counter() - started, compiling)
 
 
 class _Request(NamedTuple):
-    """What the command line asks of one judging session (:func:`judges.pipeline.run`'s arguments)."""
+    """What the command line asks of one judging session (:func:`judges.session.pipeline.run`'s arguments)."""
 
     inputs: Inputs
     outputs: Outputs
@@ -201,7 +201,7 @@ def _request(o: JudgeOptions) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
     with the command line's ``--attest`` and ``--backend`` folded in (config.yml records them)."""
     from judges.config import load_workflow
-    from judges.session import Inputs, Outputs
+    from judges.session.spec import Inputs, Outputs
 
     if o.workers is not None and not 1 <= o.workers <= MAX_WORKERS:
         raise InputError(
@@ -212,7 +212,7 @@ def _request(o: JudgeOptions) -> _Request:
         )
     shard = None
     if o.shard is not None:
-        from judges.shards import parse_shard
+        from judges.session.shards import parse_shard
 
         shard = parse_shard(o.shard)
         if o.workers is not None and o.workers > 1:
@@ -295,7 +295,7 @@ def _check_nugget_options(o: JudgeOptions) -> None:
 
 def _run_session(request: _Request):
     """Judge with a progress bar on a terminal; returns the summary and the seconds spent compiling."""
-    from judges import pipeline
+    from judges.session import pipeline
     from judges.process import arrow_without_pandas, settle_collector
 
     arrow_without_pandas()  # this process ends with the summary: no pandas in it
@@ -321,7 +321,7 @@ def _run_session(request: _Request):
         )
         given = (request.inputs, request.outputs, request.workflow)
         if request.dask is not None:
-            from judges import cluster
+            from judges.session import cluster
 
             def on_shards(done: int, n: int) -> None:
                 bar.update(task, description=f"judging citations on Dask ({done}/{n} shards done)")
@@ -332,7 +332,7 @@ def _run_session(request: _Request):
             summary = cluster.run(request.dask, *given, shards=request.dask_shards, on_shards=on_shards, **session)
             return summary, compiling
         if request.shard is not None:
-            from judges.shards import judge_shard
+            from judges.session.shards import judge_shard
 
             model = None if request.llm is None else request.llm.model
             summary = judge_shard(
@@ -354,7 +354,7 @@ def _prepare_numba(workflow) -> float:
     Returns the seconds spent compiling (0 when the kernels came from the cache)."""
     import numba
 
-    from judges.pipeline import prepare
+    from judges.session.pipeline import prepare
 
     # One process: the kernel's prange may use every core. Worker processes use one thread each.
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
@@ -465,13 +465,13 @@ def merge(
         raise typer.Exit(128 + int(getattr(e, "signum", signal.SIGINT)))
     finally:
         signal.signal(signal.SIGTERM, previous_sigterm)
-    from judges.summary import print_summary
+    from judges.cli.summary import print_summary
 
     print_summary(summary, time.perf_counter() - started)
 
 
 def _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm):
-    from judges.shards import merge as merge_parts
+    from judges.session.shards import merge as merge_parts
 
     with progress_bar("merging", MofNCompleteColumn()) as bar:
         task = bar.add_task("merge", total=None)

@@ -1,9 +1,9 @@
 """Topic shards as Dask tasks (``--dask ADDRESS`` or ``--dask local:N``), merged in this process.
 
-The client (the ``run_judge.py`` process) submits one task per shard (:func:`judges.shards.judge_shard`;
+The client (the ``run_judge.py`` process) submits one task per shard (:func:`judges.session.shards.judge_shard`;
 as many shards as the cluster has worker threads when the run starts, unless ``--dask-shards``
 says otherwise) and merges
-the partial sets as ``run_judge.py merge`` does (:func:`judges.shards.merge`), into the output set
+the partial sets as ``run_judge.py merge`` does (:func:`judges.session.shards.merge`), into the output set
 of one process.
 
 * **Shared paths.** Nothing big goes through Dask: a task receives the session's options (paths,
@@ -35,7 +35,7 @@ from typing import Callable, NamedTuple, Optional
 
 from judges.config import Workflow
 from judges.errors import InputError, install_extra
-from judges.session import Inputs, Outputs, Summary
+from judges.session.spec import Inputs, Outputs, Summary
 
 RETRIES = 2  # a task that raised (not a bad input) is tried this many times more
 TOPIC = "citejudge-progress"
@@ -68,7 +68,7 @@ def _shard_task(options: TaskOptions, shard: tuple[int, int]):
     import numba
     from distributed import get_worker
 
-    from judges.shards import judge_shard
+    from judges.session.shards import judge_shard
 
     from judges.process import settle_collector
 
@@ -145,7 +145,7 @@ def run(
 ) -> Summary:
     """Judge on the Dask cluster at ``address`` (module doc) and write the merged output set.
     ``on_shards(done, n)`` is told as shards finish; ``progress(n, total)`` as citations are judged."""
-    from judges.shards import merge
+    from judges.session.shards import merge
 
     progress = progress or (lambda n, total=None: None)
     client, cluster = _client(address)

@@ -1,7 +1,7 @@
 """Writing a session's output set: qrels, leaderboards, coverage, Parquet tables, the intervals
-and run pairs (:mod:`judges.intervals`), config.
+and run pairs (:mod:`judges.scores.intervals`), config.
 
-The pipeline hands :func:`write_outputs` what the judge accumulated (:mod:`judges.assessments`:
+The pipeline hands :func:`write_outputs` what the judge accumulated (:mod:`judges.engine.assessments`:
 the assessments table and each report's measures). Qrels are derived from the assessments table
 (one row per judged citation), so there is one source of truth: ``NAME.qrels`` keeps, per (topic,
 md5 of sentence + citation id), the best grade; ``NAME.doc.qrels`` per (topic, cited document).
@@ -25,16 +25,16 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import yaml
 
-from judges import __version__
+from judges.version import __version__
 from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
-from judges.coverage import coverage_rows, missing_warning, write_coverage
+from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
-from judges.leaderboard import leaderboard_rows
+from judges.scores.leaderboard import leaderboard_rows
 from judges.config import Workflow
-from judges.session import Inputs, Outputs, Summary
+from judges.session.spec import Inputs, Outputs, Summary
 from judges.vocabulary import STATUSES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
@@ -84,7 +84,7 @@ def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path
     """Every file a session replaces: kind -> (path, the option that chose it)."""
     kinds = ["qrels", "doc_qrels", *map(outputset.leaderboard, outputs.leaderboard_formats)]
     kinds += ["leaderboard_parquet", "assessments_parquet", "coverage"]
-    kinds += ["intervals", "intervals_parquet", "pairs", "pairs_parquet"]  # judges.intervals
+    kinds += ["intervals", "intervals_parquet", "pairs", "pairs_parquet"]  # judges.scores.intervals
     if workflow.attest.mode == "uncertain" and workflow.attest.band is None:
         kinds.append("plan")
     kinds.append("config")
@@ -112,7 +112,7 @@ def write_outputs(
     ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
     ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs);
     ``nuggets``: the nugget stage's judgments (``(run, topic) -> list``), whose measures get
-    intervals and pairs too (:func:`judges.intervals.nugget_trust`)."""
+    intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
     for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
@@ -219,9 +219,9 @@ def _write_intervals(
     measures=None,
     nuggets=None,
 ) -> None:
-    """How far to trust the leaderboard (:mod:`judges.intervals`): intervals and run pairs (of
+    """How far to trust the leaderboard (:mod:`judges.scores.intervals`): intervals and run pairs (of
     the nugget measures among ``measures`` too, from the judgments ``nuggets``)."""
-    from judges import intervals
+    from judges.scores import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
 
@@ -231,7 +231,7 @@ def _write_intervals(
     reports = intervals.report_variances(table, order, per_topic, cap, error)
     draws, rest = None, None
     if inputs.labels:  # with the probabilities the plan drew them with (pandas: only with labels)
-        from judges.meta.labels import citation_probabilities, read_label_files
+        from judges.formats.labels import citation_probabilities, read_label_files
 
         probabilities: dict[tuple, float] = {}
         for labels in read_label_files(inputs.labels).files:  # a citation's label is its first file's

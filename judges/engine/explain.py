@@ -10,7 +10,7 @@ pipeline did, e.g.::
     supported: the LLM answered YES (P(YES) 0.91 >= 0.5); the support model said partial (...)
     missing: document 'd7' in neither the report's documents nor the corpus
 
-A citation whose weight in WEIGHTED_PRECISION is not its status's (:mod:`judges.weights`) says
+A citation whose weight in WEIGHTED_PRECISION is not its status's (:mod:`judges.engine.weights`) says
 so at the end: ``...; weighs 0.62 in WEIGHTED_PRECISION, its expected weight`` (``leaderboard.weights:
 expected``).
 

@@ -44,7 +44,7 @@ import pandas as pd
 from judges.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
-from judges.plan import PROBABILITY  # the plan file's field: the probability its citation was drawn with
+from judges.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
 from judges.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
 
 KEY = ("run_id", "topic_id", "sentence_index")

@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from judges.deal import deal, topic_work
+from judges.session.deal import deal, topic_work
 from judges.formats.debuglog import DebugLog
-from judges.judge import Part, judge_part, warmup
-from judges.session import Settings
-from judges.runscan import Scan
+from judges.engine.judge import Part, judge_part, warmup
+from judges.engine.settings import Settings
+from judges.session.scan import Scan, reread
 
 _progress_queue = None
 
@@ -80,7 +80,8 @@ def _worker(
     if log_path:  # written directly (not renamed into place at the end): the main process follows it
         log.start(Path(log_path))
     try:
-        part = judge_part(settings, scan, corpus, topics, log, _progress_queue.put, plan, labels)
+        reports = reread(scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
+        part = judge_part(settings, reports, corpus, log, _progress_queue.put, plan, labels)
     finally:
         log.close()
     with pa.OSFile(table_path, "wb") as sink, pa.ipc.new_file(sink, part.assessments.schema) as writer:
@@ -155,12 +156,12 @@ class Workers:
         labels: Optional[dict] = None,
         keep_corpus: bool = False,
     ) -> list[Part]:
-        """Deal the topics to the workers by their citations (:func:`judges.deal.deal`); each
+        """Deal the topics to the workers by their citations (:func:`judges.session.deal.deal`); each
         tokenizes only its own documents.
 
         ``corpus`` is emptied once every worker has its share (the main process keeps no copy),
         unless ``keep_corpus`` (a first pass, followed by a second); ``settings``, ``plan`` and
-        ``labels`` as in :func:`judges.judge.judge_part` (a first pass judges without the LLM).
+        ``labels`` as in :func:`judges.engine.judge.judge_part` (a first pass judges without the LLM).
         """
         import pickle
         import queue as queue_module

@@ -7,9 +7,9 @@ support model's distribution over the three levels: none ``1 - P(any)``, partial
 P(full)``, full ``P(full)``; where the grounding cap rules full support out (the document lacks a
 number or entity of the sentence, of a kind in ``grounding.cap``) full weighs as partial. When
 the LLM answered, the distribution is first updated by Bayes' rule with the answer
-(:func:`judges.attest.answers.likelihood`, ``attest.answer_error``), as :mod:`judges.weights`
+(:func:`judges.attest.answers.likelihood`, ``attest.answer_error``), as :mod:`judges.engine.weights`
 does. The independent error of ``w`` is its expected squared error under that distribution,
-``Var(w) + (E[w] - w)^2``: ``Var(w)`` (:func:`judges.plan.weight_variance`) for the default
+``Var(w) + (E[w] - w)^2``: ``Var(w)`` (:func:`judges.attest.plan.weight_variance`) for the default
 expected weights, whose ``w`` is ``E[w]``; a weight the judge did not take from the distribution
 (a status's weight: ``leaderboard.weights: status``, a guarded citation) adds its offset.
 Conventions for the rest:
@@ -17,7 +17,7 @@ Conventions for the rest:
 * a ``missing`` citation weighs 0 and people give it nothing: known, error 0;
 * a citation without probabilities (``cross_language``; every citation of the ``alignment``
   judge) is unknown: none or full with probability 1/2 each (variance 0.25, the largest a weight
-  in [0, 1] can have, as :mod:`judges.plan` takes it; 0.5 about a weight of 0 or 1); with an LLM
+  in [0, 1] can have, as :mod:`judges.attest.plan` takes it; 0.5 about a weight of 0 or 1); with an LLM
   answer, the three levels are equally likely before it;
 * a citation with an assessor's label (a ``human_label`` in the assessments) is known: error 0.
 
@@ -106,7 +106,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judges.measures import HEADLINE, MEASURE_NAMES, REGISTRY, VARIANCES, headline_of
-from judges.plan import weight_variance
+from judges.attest.plan import weight_variance
 from judges.vocabulary import LABEL_LEVEL, STATUS_GRADE
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
@@ -243,7 +243,7 @@ def level_distribution(
 
 def weight_variances(q: np.ndarray, full_ruled_out) -> np.ndarray:
     """``Var(w)`` of each citation's TREC weight under its levels ``q`` (:func:`level_distribution`),
-    full weighing 0.5 where ``full_ruled_out`` (:func:`judges.plan.weight_variance`)."""
+    full weighing 0.5 where ``full_ruled_out`` (:func:`judges.attest.plan.weight_variance`)."""
     return np.maximum(weight_variance(q[:, 1] + q[:, 2], q[:, 2], np.asarray(full_ruled_out, dtype=bool)), 0.0)
 
 
@@ -567,7 +567,7 @@ class Draws(NamedTuple):
 def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str], answer_error: float, topics: int):
     """The labelled citations of ``table`` (assessments in ``order``; a ``human_label`` from
     ``--labels``) with the probability each was drawn with (``probabilities``: key (run, topic,
-    sentence index, doc id) -> probability, :func:`judges.meta.labels.citation_probabilities`).
+    sentence index, doc id) -> probability, :func:`judges.formats.labels.citation_probabilities`).
     Labels without one (an organiser's own) are taken as drawn at random: each with the share of
     such labels among the citations not labelled for sure. None without labels."""
     n = table.num_rows

@@ -12,7 +12,7 @@ prefilter and the alignment engine each see thousands of citations per call.
 from __future__ import annotations
 
 from collections import Counter, OrderedDict
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -23,25 +23,24 @@ from judges.align.packed import Packed
 from judges.align.passages import DocIndex
 from judges.align.spans import evidence_spans
 from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
-from judges.explain import ALIGNMENT_FIELDS, decision, explain
+from judges.engine.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
-from judges.grounder import Grounder
+from judges.engine.grounder import Grounder
 from judges.process import numba_without_scipy_blas
-from judges.session import Settings
-from judges.assessments import Assessments, qrels_doc_id
+from judges.engine.settings import Settings
+from judges.engine.assessments import Assessments, qrels_doc_id
 from judges.records import Citation, Document, Judgment, Report, Sentence
-from judges.runscan import Scan, reread
 from judges.support.features import LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
 from judges.vocabulary import FEATURES, STATUS_GRADE
-from judges.weights import citation_weight
+from judges.engine.weights import citation_weight
 
 if TYPE_CHECKING:
     from judges.attest.cascade import Attester
-    from judges.plan import Plan
+    from judges.attest.plan import Plan
 
 BATCH_CITATIONS = 4096  # citations aligned per engine call
 SPAN_CITATIONS = 512  # a topic with fewer leaves its reports pending for the next topic's batch
@@ -62,7 +61,7 @@ class Item(NamedTuple):
 
     @property
     def label_key(self) -> tuple:
-        """The key of an assessor's label for it (:func:`judges.meta.labels.citation_statuses`)."""
+        """The key of an assessor's label for it (:func:`judges.formats.labels.citation_statuses`)."""
         return self.report.run_id, self.report.topic_id, self.sentence.index, self.citation.doc_id
 
 
@@ -431,28 +430,26 @@ class Part(NamedTuple):
     counts: Counter
     # With ``judge_part(..., placed=True)``: per report judged, in order, its (path, offset), its
     # assessment rows and the debug log's length after its events, -1 when it logged none
-    # (judges.shards puts parts back in one process's order by them).
+    # (judges.session.shards puts parts back in one process's order by them).
     placed: Optional[list[tuple[str, int, int, int]]] = None
 
 
 def judge_part(
     settings: Settings,
-    scan: Scan,
+    reports: Iterable[Optional[Report]],
     corpus: dict[str, Document],
-    topics: Optional[frozenset],
     log: DebugLog,
     progress,
     plan: Optional["Plan"] = None,
     labels: Optional[dict[tuple, str]] = None,
     placed: bool = False,
 ) -> Part:
-    """Judge the selected runs' reports on ``topics`` (``None``: all), topic by topic.
-
-    Reports come topic by topic from the run scan's second pass (:func:`judges.runscan.reread`),
-    so only one topic's documents are prepared at a time: memory does not grow with the number
+    """Judge ``reports``, topic by topic: a ``None`` among them ends a topic (the run scan's second
+    pass, :func:`judges.session.scan.reread`, hands them so), so only one topic's documents are
+    prepared at a time: memory does not grow with the number
     of runs, and no document is tokenized twice. ``plan``: the session's plan, which ``attest.mode:
     uncertain`` sends by (None with ``uncertain``: this is the first pass, without the LLM);
-    ``labels``: assessors' levels, final (:func:`judges.meta.labels.citation_statuses`);
+    ``labels``: assessors' levels, final (:func:`judges.formats.labels.citation_statuses`);
     ``placed``: say where each report's rows and events are (:attr:`Part.placed`).
     """
     order: Optional[list[tuple[str, int, int]]] = [] if placed else None  # (path, offset, rows) per report
@@ -470,7 +467,6 @@ def judge_part(
     judge = Judge(settings, corpus, labels, attester, placed)
     pending: list[Report] = []
     pending_citations = 0
-    max_citations = settings.workflow.citations.max_per_sentence
 
     def add(rep: Report) -> None:
         nonlocal pending_citations
@@ -493,7 +489,7 @@ def judge_part(
             progress(done)
         pending, pending_citations = [], 0
 
-    for report in reread(scan, topics, settings.dataset, max_citations):
+    for report in reports:
         if report is not None:
             add(report)
             continue

@@ -28,7 +28,7 @@ from judges.formats.jsonl import discover, seekable
 from judges.formats.runs import read_report_at, read_reports
 from judges.formats.topics import TOPIC_SUFFIXES, holds_topics, read_topics
 from judges.config import Workflow
-from judges.session import Inputs
+from judges.session.spec import Inputs
 from judges.records import Document, Report, Topic
 
 
@@ -320,7 +320,7 @@ def reread(
 def reading_ranks(scan: Scan) -> dict[tuple[str, int], int]:
     """Each report's place in the order :func:`reread` gives all topics' reports, by its
     ``(path, offset)``: the reports of a subset of the topics keep this order, so parts judged
-    apart (:mod:`judges.shards`) are put back in one process's order by it."""
+    apart (:mod:`judges.session.shards`) are put back in one process's order by it."""
     by_offset, streamed, arrays = _reading_order(scan, None)
     keys = [(path, offset) for path, _, offset in filter(None, by_offset)]
     for path in sorted(streamed):

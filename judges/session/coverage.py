@@ -19,7 +19,7 @@ from judges.formats.atomic import atomic_text
 
 MISSING_WARN_SHARE = 0.05  # above this share of missing citations (all runs together), the summary warns
 
-# Why a citation's text is missing, from its recorded reason (judges.judge.Judge.resolve, runs._sentence).
+# Why a citation's text is missing, from its recorded reason (judges.engine.judge.Judge.resolve, runs._sentence).
 MISSING_REASONS = (
     ("not_in_run", "no --corpus given", "not in the run (no --corpus)"),
     ("not_in_corpus", "in neither the report's documents nor the corpus", "not in the run nor the corpus"),

@@ -2,7 +2,7 @@
 
 :class:`Assessments` collects, batch by batch, one row per judged citation (a tuple, the batch's
 rows turned into an Arrow record batch at once) and, once a report's citations are all in, that report's measures. The
-pipeline hands the resulting table and measures to :mod:`judges.writer`, which writes the output
+pipeline hands the resulting table and measures to :mod:`judges.session.writer`, which writes the output
 set; nothing here writes a file. :func:`qrels_doc_id` is the key a citation gets in ``NAME.qrels``.
 """
 
@@ -54,7 +54,7 @@ class Assessments:
 
     def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
         """One judged citation; ``qid`` is its qrels doc id (:func:`qrels_doc_id`)."""
-        weight = WEIGHT[j.status] if j.weight is None else j.weight  # None: not weighed (judges.weights)
+        weight = WEIGHT[j.status] if j.weight is None else j.weight  # None: not weighed (judges.engine.weights)
         self._rows.append(
             (rep.run_id, rep.topic_id, sent.index, c.rank, c.raw, c.doc_id, qid, c.confidence, sent.text, weight, j)
         )

@@ -1,7 +1,7 @@
 """The nugget stage of a judging session (``--nuggets FILE`` with ``--judge nugget`` or ``argue``).
 
-After the citations are judged, the session hands this stage its first pass (:class:`judges.runscan.Scan`):
-the reports are read again (:func:`judges.runscan.reread`, topic by topic), each answer's text
+After the citations are judged, the session hands this stage its first pass (:class:`judges.session.scan.Scan`):
+the reports are read again (:func:`judges.session.scan.reread`, topic by topic), each answer's text
 (:func:`judges.nuggets.answers.answer_text`) is judged against every nugget of its topic's bank
 (:func:`judges.nuggets.judge.judge_topic`), and the result is
 
@@ -19,7 +19,7 @@ cascade (:class:`judges.attest.cascade.Attester` handed :data:`judges.attest.kin
 the question is "does this response contain this fact?" (``nugget_level``: FULL / PARTIAL /
 NONE, whatever ``attest.question`` says; the whole answer is shown), ``all`` asks about every
 pair, ``uncertain`` those whose ``P(support)`` lies in ``attest.band`` or, without a band, the
-pairs of a plan over the session's nugget pairs (:func:`judges.plan.make_plan`: ``attest.budget``
+pairs of a plan over the session's nugget pairs (:func:`judges.attest.plan.make_plan`: ``attest.budget``
 of them, or ``attest.count``, largest expected gain first; the gain as a citation's, with the
 nugget's share of its run's measure as leverage). The same answer cache (keys differ from the
 citations': another prompt), the same guard, the same degenerate check: answers that look
@@ -40,21 +40,23 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 import pyarrow as pa
 
+from judges.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.debuglog import DebugLog
 from judges.formats.nuggets import Nuggets
+from judges.formats.runs import read_reports
 from judges.nuggets import features as F
 from judges.nuggets.answers import answer_text
 from judges.nuggets.judge import NuggetJudgment, judge_topic
 from judges.nuggets.measures import F1, NUGGET_MEASURES, answer_measures, f1
 from judges.nuggets.model import load_model
-from judges.plan import Plan
-from judges.runscan import Scan, reread
+from judges.attest.plan import Plan
+from judges.session.scan import Scan, reread, run_files
 
 JUDGES = ("citation", "nugget", "argue")
 PRECISION = "WEIGHTED_PRECISION"
@@ -122,9 +124,9 @@ def judge_nuggets(
     assigned=None,
 ) -> NuggetResult:
     """Judge every answer of the scan against its topic's bank (see the module doc); ``settings``
-    (:class:`judges.session.Settings`): the workflow's ``attest`` and the LLM endpoint, cache
+    (:class:`judges.engine.settings.Settings`): the workflow's ``attest`` and the LLM endpoint, cache
     and asker the cascade uses (``None``: no LLM); ``assigned``: nugget assignments in effect
-    (:class:`judges.meta.labels.NuggetLabels`, ``--labels``), which replace the judge's."""
+    (:class:`judges.formats.labels.NuggetLabels`, ``--labels``), which replace the judge's."""
     model = load_model(model_spec)
     encoder = F.Encoder()
     result = NuggetResult()
@@ -181,7 +183,7 @@ def judge_nuggets(
 
 
 def apply_labels(result: NuggetResult, labels) -> None:
-    """The assessors' assignments (``labels``: :class:`judges.meta.labels.NuggetLabels`) replace the
+    """The assessors' assignments (``labels``: :class:`judges.formats.labels.NuggetLabels`) replace the
     judge's: final (probability 1 of the label's level), never asked of the LLM, no judge error;
     ``result.labelled`` counts the pairs they matched."""
     for key, judged in result.judged.items():
@@ -215,7 +217,7 @@ _CITATION_WORDS = {"support": "supported", "partial_support": "partial", "not_su
 
 
 def plan_columns(rows) -> dict:
-    """The columns :func:`judges.plan.make_plan` plans nugget pairs by (``rows``: judgments, or rows
+    """The columns :func:`judges.attest.plan.make_plan` plans nugget pairs by (``rows``: judgments, or rows
     of ``NAME.nuggets.parquet``, with ``run_id``, ``topic_id``, ``nugget_index``, ``assignment``,
     ``p_support``, ``p_not``, ``score``): each pair's value (0, 0.5, 1) distributed as the judge says."""
     import numpy as np
@@ -233,12 +235,12 @@ def plan_columns(rows) -> dict:
 
 def nugget_plan(judged: dict, answered: dict[str, int], attest):
     """The plan over the nugget pairs (``judged``: :attr:`NuggetResult.judged`) that ``attest.mode:
-    uncertain`` without a band asks by: :func:`judges.plan.make_plan` over the kind's key
+    uncertain`` without a band asks by: :func:`judges.attest.plan.make_plan` over the kind's key
     (:func:`plan_columns`), ``answered``: topics per run; labelled pairs are never chosen."""
     import numpy as np
 
     from judges.attest.kinds import NUGGET
-    from judges.plan import make_plan
+    from judges.attest.plan import make_plan
 
     rows = [j for key in sorted(judged) for j in judged[key]]
     columns = plan_columns(rows)
@@ -404,3 +406,17 @@ def read_nuggets_table(path: str | Path, name: str | None = None):
     from judges.formats.tables import output_file, read_table
 
     return read_table(output_file(path, name, "nuggets_parquet"), required=["run_id", "topic_id"]).to_pandas()
+
+
+def read_answers(responses: list[Path], topics: Optional[Iterable[str]] = None) -> dict[tuple[str, str], str]:
+    """``{(run_id, topic_id): answer text}`` of the run files (or directories) ``responses``, for
+    ``topics`` (``None``: all); a bad record raises its :class:`InputError`."""
+    wanted = None if topics is None else set(topics)
+    out: dict[tuple[str, str], str] = {}
+    for path in run_files(responses)[0]:
+        for _, rep in read_reports(path):
+            if isinstance(rep, InputError):
+                raise rep
+            if wanted is None or rep.topic_id in wanted:
+                out[(rep.run_id, rep.topic_id)] = answer_text(rep)
+    return out

@@ -18,10 +18,10 @@ from typing import Annotated, List, Optional
 import typer
 from rich.progress import MofNCompleteColumn
 
-from judges.console import err, fail, progress_bar, say, warn
+from judges.cli.console import err, fail, progress_bar, say, warn
 from judges.errors import InputError
 from judges.formats import outputset
-from judges.options import CacheDir, JudgedDir, SetName
+from judges.cli.options import CacheDir, JudgedDir, SetName
 
 app = typer.Typer(
     add_completion=False,
@@ -69,12 +69,12 @@ def export(
 ) -> None:
     import time
 
-    from judges import pipeline
+    from judges.session import pipeline
     from judges.attest.batch import Recorder, write_batch
     from judges.attest.endpoint import Endpoint
     from judges.config import load_workflow
     from judges.counts import ATTEST_CACHE_HITS, ATTEST_FAILED, ATTEST_GUARDED, ATTEST_SELECTED
-    from judges.recorded import check_same_session, recorded_session
+    from judges.session.recorded import check_same_session, recorded_session
 
     started = time.perf_counter()
     try:

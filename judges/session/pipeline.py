@@ -1,18 +1,18 @@
 """One judging session, start to end: check the inputs → first pass over the runs → read the cited
 corpus documents → judge (here or in worker processes) → merge → write the outputs as one set.
 
-1. :mod:`judges.runscan` reads topics and makes a first, validating pass over the run files;
+1. :mod:`judges.session.scan` reads topics and makes a first, validating pass over the run files;
    :mod:`judges.formats.corpus` then reads only the corpus documents the runs cite;
-2. :mod:`judges.judge` judges the reports in batches, in this process or in worker processes
-   (:mod:`judges.workers`), each worker owning whole topics;
+2. :mod:`judges.engine.judge` judges the reports in batches, in this process or in worker processes
+   (:mod:`judges.session.workers`), each worker owning whole topics;
 3. the parts are merged (with the LLM attestation summary when the workflow attests) and
-   :mod:`judges.writer` writes every output, sorted, into a staging directory that
+   :mod:`judges.session.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
 :func:`questions` runs steps 1 and 2 only, in this process, with the LLM's questions handed to
 an asker that records them (``attest export``, :mod:`judges.attest.batch`); it writes no output
 (the answer cache is only read, though opening it creates an empty one where there is none).
-Topic shards judged apart (``--shard K/N``, ``--dask``) come back through :mod:`judges.shards`,
+Topic shards judged apart (``--shard K/N``, ``--dask``) come back through :mod:`judges.session.shards`,
 which writes their merge with this module's last stage (or, with attestation, hands it their
 first pass: ``run(..., first_pass=...)``).
 
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judges import __version__
+from judges.version import __version__
 from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
 from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
@@ -42,21 +42,22 @@ from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
-from judges.judge import Part, judge_part
-from judges.plan import Plan, attest_plan
+from judges.engine.judge import Part, judge_part
+from judges.attest.plan import Plan, attest_plan
 from judges.process import return_freed_memory
 from judges.records import Document
-from judges.runscan import Problems, Scan, check_missing_topics, check_resolvable, load_topics, scan_runs
-from judges.session import Inputs, Outputs, Settings, Summary
+from judges.session.scan import Problems, Scan, reread, check_missing_topics, check_resolvable, load_topics, scan_runs
+from judges.session.spec import Inputs, Outputs, Summary
+from judges.engine.settings import Settings
 from judges.support.judges import is_probabilistic
 from judges.vocabulary import STATUSES
-from judges.workers import Workers
-from judges.writer import describe_inputs, output_targets, write_outputs
+from judges.session.workers import Workers
+from judges.session.writer import describe_inputs, output_targets, write_outputs
 
 if TYPE_CHECKING:
     from judges.formats.nuggets import Nuggets
-    from judges.meta.labels import LabelFiles
-    from judges.nuggets.session import NuggetResult
+    from judges.formats.labels import LabelFiles
+    from judges.session.nuggets import NuggetResult
 
 # Below this, worker processes cost more than they save on 2 cores: each pays about 1.5 s of
 # imports and kernel loading, and the judging is about 0.2 ms per citation whatever the document
@@ -98,7 +99,7 @@ def prepare(workflow: Workflow) -> None:
     """Load (or, on a fresh install, compile) the workflow's Numba kernels now, by judging one tiny
     in-memory report: a caller can say so instead of looking hung."""
     if workflow.alignment.backend == "numba":
-        from judges.judge import warmup
+        from judges.engine.judge import warmup
 
         warmup(Settings(workflow=workflow))
 
@@ -112,7 +113,7 @@ class Session:
     inputs: Inputs
     outputs: Optional[Outputs]
     settings: Settings
-    described: dict  # the inputs as recorded (judges.writer.describe_inputs)
+    described: dict  # the inputs as recorded (judges.session.writer.describe_inputs)
     workers: int = 1  # wanted: 0 automatic, 1 this process, N worker processes
     strict_llm: bool = False  # a degenerate LLM is an error
     use_degenerate_llm: bool = False  # a degenerate LLM's answers are used all the same
@@ -185,8 +186,8 @@ def check(
             files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
         if targets is None:
             targets = output_targets(outputs, settings.workflow)
-            if inputs.nuggets is not None:  # the nugget stage's files (judges.nuggets.session)
-                from judges.nuggets.session import targets as nugget_targets
+            if inputs.nuggets is not None:  # the nugget stage's files (judges.session.nuggets)
+                from judges.session.nuggets import targets as nugget_targets
 
                 targets.update(nugget_targets(outputs.out_dir, outputs.name))
         check_targets(targets, files)
@@ -315,7 +316,7 @@ def read_labels(inputs: Inputs) -> Optional["LabelFiles"]:
     """The ``--labels`` files as read (None without any; pandas only with labels)."""
     if not inputs.labels:
         return None
-    from judges.meta.labels import read_label_files
+    from judges.formats.labels import read_label_files
 
     return read_label_files(inputs.labels)  # sources: each label's file and line
 
@@ -389,14 +390,14 @@ def _refit_wanted(session: Session, loaded: Loaded) -> bool:
 def _refit_support(
     session: Session, loaded: Loaded, first_pass: Optional[list[Part]]
 ) -> tuple[Optional[list[Part]], Settings, dict]:
-    """Fit to the track at hand (:func:`judges.meta.calibrate.refit_to_labels`): the session
+    """Fit to the track at hand (:func:`judges.support.refit.refit_to_labels`): the session
     judged without the LLM (or the first pass given), the support model's intercepts re-fitted on
     its labelled citations. Returns the pass without the LLM when it still holds (the model left
     as it was; else None), the settings to judge by from then on, and what the re-fit did."""
     from dataclasses import replace
 
-    from judges.meta.calibrate import refit_to_labels
-    from judges.meta.labels import citation_probabilities
+    from judges.support.refit import refit_to_labels
+    from judges.formats.labels import citation_probabilities
     from judges.support.model import load_model
 
     settings, first = session.settings, first_pass
@@ -417,11 +418,11 @@ def _refit_support(
 
 
 def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[Optional["NuggetResult"], tuple[str, ...]]:
-    """The nugget stage (``--nuggets``; :mod:`judges.nuggets.session`): every answer of the scan
+    """The nugget stage (``--nuggets``; :mod:`judges.session.nuggets`): every answer of the scan
     against its topic's nuggets, its events logged; and the summary's warnings."""
     if loaded.nuggets is None:
         return None, ()
-    from judges.nuggets.session import judge_nuggets as judge_answers
+    from judges.session.nuggets import judge_nuggets as judge_answers
 
     inputs = session.inputs
     warnings: list[str] = []
@@ -455,7 +456,7 @@ def judge_pass(
 ) -> list[Part]:
     """One pass over the reports of ``topics`` (None: all) by ``settings``: in the worker
     processes when started (every topic), else in this process (``placed``: as
-    :func:`judges.judge.judge_part`)."""
+    :func:`judges.engine.judge.judge_part`)."""
     labels = loaded.labels.statuses if loaded.labels is not None else None
     if loaded.workers is not None:
         assert session.outset is not None, "worker processes stage their logs in the output set's directory"
@@ -463,7 +464,8 @@ def judge_pass(
         return loaded.workers.judge(
             settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
         )
-    return [judge_part(settings, loaded.scan, loaded.corpus, topics, log, session.progress, plan, labels, placed)]
+    reports = reread(loaded.scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
+    return [judge_part(settings, reports, loaded.corpus, log, session.progress, plan, labels, placed)]
 
 
 def _unless_degenerate(
@@ -494,7 +496,7 @@ def _unless_degenerate(
 
 
 def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
-    """The session's plan from the first pass's parts (:func:`judges.plan.attest_plan`)."""
+    """The session's plan from the first pass's parts (:func:`judges.attest.plan.attest_plan`)."""
     table = pa.concat_tables([p.assessments for p in parts])
     return attest_plan(table, {run: len(topics) for run, topics in scan.answered.items()}, workflow)
 
@@ -525,7 +527,7 @@ def write(
     measures, files = None, {}
     if judged.nuggets is not None:
         from judges.measures import MEASURE_NAMES
-        from judges.nuggets import session as nugget_session
+        from judges.session import nuggets as nugget_session
 
         nugget_session.merge_measures(per_topic, judged.nuggets, inputs.judge)
         files.update(nugget_session.write(judged.nuggets, outputs.out_dir, outputs.name, outset.stage))
@@ -644,7 +646,7 @@ def run(
     (:mod:`judges.attest.degenerate`) are not used (the citations keep the support model's
     judgment, a warning says so), are an error with ``strict_llm``, used with ``use_degenerate_llm``;
     ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
-    (by topic shards, in one process's order: :func:`judges.shards.merge`)."""
+    (by topic shards, in one process's order: :func:`judges.session.shards.merge`)."""
     settings = Settings(
         workflow=workflow,
         workflow_path=inputs.workflow_path,

@@ -2,7 +2,7 @@
 and written as one process would have written it.
 
 ``--shard K/N`` judges the ``K``-th of ``N`` groups of topics dealt by their citations
-(:func:`judges.deal.deal`: every shard about as many; the first pass over the runs counts them,
+(:func:`judges.session.deal.deal`: every shard about as many; the first pass over the runs counts them,
 so every shard deals the same groups). Every shard reads and checks all the inputs as one
 process does (topics, every run file, the cited documents: so its counts and input errors are the
 session's), judges only its topics, in one process, and writes a **partial set**, atomically
@@ -29,8 +29,8 @@ log cut short, every value's type: :func:`judges.formats.part.read`), then:
 
 * without LLM attestation (``attest.mode: none``) a part holds final judgments: the rows, the
   measures and the debug-log events are put back in the order one process gives them
-  (:func:`judges.runscan.reading_ranks`: every report's place in that order; a shard's reports
-  keep it) and written by :mod:`judges.writer`. The merge reads no input again;
+  (:func:`judges.session.scan.reading_ranks`: every report's place in that order; a shard's reports
+  keep it) and written by :mod:`judges.session.writer`. The merge reads no input again;
 * with attestation, the shards judged the first pass only (without the LLM; with ``attest.mode:
   all`` or a band there is no first pass, and a shard only checks the inputs). The merge puts the
   first pass in one process's order, plans over it, and judges the second pass itself in one
@@ -38,7 +38,7 @@ log cut short, every value's type: :func:`judges.formats.part.read`), then:
   events are those of one process. It reads the inputs again from the paths in the
   fingerprint, after checking their sha256.
 
-With ``--nuggets`` the merge judges the nugget stage (:func:`judges.pipeline.judge_nuggets`)
+With ``--nuggets`` the merge judges the nugget stage (:func:`judges.session.pipeline.judge_nuggets`)
 itself, after the citations' events, over the runs and the nugget bank read again from the
 paths in the fingerprint (after checking their sha256); the shards judge citations only.
 
@@ -63,7 +63,7 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 import pyarrow as pa
 
-from judges import __version__
+from judges.version import __version__
 from judges.config import Workflow
 from judges.errors import InputError
 from judges.formats import part as partfile
@@ -71,14 +71,15 @@ from judges.formats import tables
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet
 from judges.counts import CITATIONS
-from judges.deal import deal, topic_work
-from judges.judge import Part
-from judges import pipeline
-from judges.pipeline import run
+from judges.session.deal import deal, topic_work
+from judges.engine.judge import Part
+from judges.session import pipeline
+from judges.session.pipeline import run
 from judges.process import return_freed_memory
 from judges.records import Topic
-from judges.runscan import Scan, reading_ranks
-from judges.session import Inputs, Outputs, Settings, Summary
+from judges.session.scan import Scan, reading_ranks
+from judges.session.spec import Inputs, Outputs, Summary
+from judges.engine.settings import Settings
 
 PART_SUFFIX, LOG_SUFFIX = partfile.PART_SUFFIX, partfile.LOG_SUFFIX
 LET_GO_ABOVE = 3 << 29  # bytes (1.5 GiB) of resident memory above which a merge lets go of the parts' pages
@@ -205,7 +206,7 @@ def _judge_topics(session: pipeline.Session, loaded: pipeline.Loaded, log: Debug
 
 def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head: int, shard, recorded, workers, model):
     """The shard's partial set: its rows, manifest and state (:func:`state_data`), and its log."""
-    from judges.writer import describe_inputs
+    from judges.session.writer import describe_inputs
 
     inputs, counts = session.inputs, loaded.counts
     hashed = describe_inputs(inputs, with_hashes=True)
@@ -531,7 +532,7 @@ def merge(
 
 def _check_unchanged(inputs: Inputs, hashed: dict) -> None:
     """The merge judges again from the inputs: they must be the files the shards read."""
-    from judges.writer import describe_inputs
+    from judges.session.writer import describe_inputs
 
     now = describe_inputs(inputs, with_hashes=True)
     field = _differs(now, hashed, "inputs")
@@ -584,7 +585,7 @@ def _resident() -> int:
 
 
 def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow, workers, warn, progress) -> Summary:
-    """Write the output set of final judgments, as one process's :func:`judges.pipeline.write` does."""
+    """Write the output set of final judgments, as one process's :func:`judges.session.pipeline.write` does."""
     settings = Settings(
         workflow=workflow,
         workflow_path=inputs.workflow_path,
