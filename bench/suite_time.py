@@ -16,13 +16,15 @@ A module- or session-scoped fixture's cost falls on the first test that uses it,
 summed per file. Printed: per file CPU seconds, wall seconds and test count (the ``--top``
 biggest by CPU), then the total CPU (user+sys of this process and all children, from the
 interpreter's own rusage) and the wall time. Wall time depends on the machine's load; CPU seconds
-much less so. Run it without pytest-xdist (``-p no:xdist`` if it is installed and on by
-default): the per-test figures need the tests in this process. ``--compare`` adds the figures of an earlier ``--json`` next to each file.
+much less so. The tests run in this process, one at a time (``-n 0`` is added when pytest-xdist
+is installed): per-test figures need them here. ``--compare`` adds the figures of an earlier
+``--json`` next to each file.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import resource
 import sys
@@ -84,7 +86,8 @@ def main() -> int:
 
     plugin = CpuPerTest()
     c0, w0 = _cpu(), time.perf_counter()
-    code = pytest.main(list(args.pytest_args), plugins=[plugin])
+    extra = ["-n", "0"] if importlib.util.find_spec("xdist") else []
+    code = pytest.main([*args.pytest_args, *extra], plugins=[plugin])
     total_cpu, total_wall = _cpu() - c0, time.perf_counter() - w0
 
     files = per_file(plugin)
