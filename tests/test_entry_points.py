@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, run_cli
 from test_cli import base_args  # the DRAGUN sample, python backend, name t, into DIR/out
 
 import judges
@@ -43,15 +43,15 @@ def test_python_m_judges_judges_like_run_judge(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "word, hint",
+    "word, hint, run",
     [
-        ("meta-evalute", "did you mean 'meta-evaluate'?"),
-        ("calibrat", "did you mean 'calibrate'?"),
-        ("frobnicate", "commands: report, merge, check-answer, corpus, attest, meta-evaluate"),
+        ("meta-evalute", "did you mean 'meta-evaluate'?", run_cli),  # one real process; the rest in this one
+        ("calibrat", "did you mean 'calibrate'?", cli_in_process),
+        ("frobnicate", "commands: report, merge, check-answer, corpus, attest, meta-evaluate", cli_in_process),
     ],
 )
-def test_a_misspelled_command_is_named_with_the_commands(word, hint):
-    result = run_cli(word, "--truth", "x.txt")
+def test_a_misspelled_command_is_named_with_the_commands(word, hint, run):
+    result = run(word, "--truth", "x.txt")
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: unknown command {word!r}") and hint in lines[0], (
