@@ -46,7 +46,8 @@ def _cpu() -> float:
 class CpuPerTest:
     """Per test: CPU (self + ended children) and wall over setup, call and teardown."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: Path | None = None) -> None:
+        self.log = log.open("a", encoding="utf-8") if log else None
         self.cpu: dict[str, float] = defaultdict(float)
         self.wall: dict[str, float] = defaultdict(float)
         self.outcome: dict[str, str] = {}
@@ -57,6 +58,10 @@ class CpuPerTest:
         yield
         self.cpu[item.nodeid] += _cpu() - c0
         self.wall[item.nodeid] += time.perf_counter() - w0
+        if self.log:  # as the tests end: a run cut short still tells where its time went
+            record = {"test": item.nodeid, "cpu": self.cpu[item.nodeid], "wall": self.wall[item.nodeid]}
+            self.log.write(json.dumps({**record, "outcome": self.outcome.get(item.nodeid)}) + "\n")
+            self.log.flush()
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item, call):  # noqa: ARG002 - pytest's signature
@@ -81,15 +86,27 @@ def main() -> int:
     ap.add_argument("--json", type=Path, help="write per-file and per-test figures here")
     ap.add_argument("--compare", type=Path, help="an earlier --json to print next to these figures")
     ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--log", type=Path, help="append one JSON line per test here as it ends")
+    ap.add_argument("--from-log", type=Path, help="print the table of such a log (of a run cut short) and exit")
     ap.add_argument("pytest_args", nargs="*", help="after --: passed to pytest")
     args = ap.parse_args()
 
-    plugin = CpuPerTest()
+    if args.from_log:
+        plugin = CpuPerTest()
+        for line in args.from_log.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            plugin.cpu[r["test"]], plugin.wall[r["test"]], plugin.outcome[r["test"]] = r["cpu"], r["wall"], r["outcome"]
+        total = sum(plugin.cpu.values()), sum(plugin.wall.values())
+        return report(args, plugin, *total, 0)
+    plugin = CpuPerTest(args.log)
     c0, w0 = _cpu(), time.perf_counter()
     extra = ["-n", "0"] if importlib.util.find_spec("xdist") else []
     code = pytest.main([*args.pytest_args, *extra], plugins=[plugin])
     total_cpu, total_wall = _cpu() - c0, time.perf_counter() - w0
+    return report(args, plugin, total_cpu, total_wall, int(code))
 
+
+def report(args, plugin: CpuPerTest, total_cpu: float, total_wall: float, code: int) -> int:
     files = per_file(plugin)
     outcomes: dict[str, int] = defaultdict(int)
     for o in plugin.outcome.values():
