@@ -159,3 +159,22 @@ def test_judge_options_before_a_command_are_refused(tmp_path):
 def test_without_a_command_or_runs_the_judge_asks_for_rag_responses():
     result = run_cli()
     assert result.returncode == 2 and result.stderr.endswith("Error: Missing option '--rag-responses'.\n")
+
+
+def test_the_command_line_called_in_process_answers_as_the_real_one(tmp_path):
+    """conftest.cli_in_process, which runs most bad-input cases, gives what a real process gives
+    (exit code, stdout, stderr, the program's name in a usage error) and leaves the test process's
+    working directory and garbage collector as they were."""
+    import gc
+    import os
+
+    cwd = os.getcwd()
+    for args in (
+        ("--rag-responses", tmp_path / "nope", "--out-dir", tmp_path / "out"),  # the program's own error line
+        ("--rag-responses", tmp_path, "--no-such-option"),  # click's usage error
+    ):
+        real, here = run_cli(*args), cli_in_process(*args, cwd=tmp_path)
+        assert real.returncode == here.returncode == 2, (real.stderr, here.stderr)
+        assert (here.stdout, here.stderr) == (real.stdout, real.stderr)
+        assert os.getcwd() == cwd and gc.isenabled()
+    assert not (tmp_path / "out").exists()
