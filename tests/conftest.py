@@ -37,7 +37,7 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
-        timeout=600,
+        timeout=1800,  # generous: the real-LLM runs took more than 600 s at load 15-20 (2 cores)
     )
 
 
