@@ -37,5 +37,50 @@ def run_cli(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
-        timeout=600,
+        timeout=1800,  # generous: the real-LLM runs took more than 600 s at load 15-20 (2 cores)
     )
+
+
+def cli_in_process(*args: str, cwd: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``run_cli``'s result from the same command line called in this process (no interpreter
+    start-up, no imports: a few milliseconds where a subprocess takes a second of CPU).
+
+    For the many bad-input cases that end before judging; each command and each kind of error
+    keeps at least one real subprocess (``run_cli``), which alone covers ``judges.startup``'s
+    Ctrl-C set-up. Calls the typer app as ``judges.startup`` does, under the program name
+    ``run_judge.py``; stdout and stderr are captured, the working directory, the environment
+    and the garbage collector's settings (the judge command changes them for its own process)
+    are restored. An exception that escapes becomes exit code 1 and its traceback on stderr, as
+    in a subprocess.
+    """
+    import contextlib
+    import gc
+    import io
+    import traceback
+
+    from judges.cli import app
+
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_gc, saved_hook = (gc.isenabled(), gc.get_threshold()), sys.excepthook  # typer sets its own hook
+    os.environ.update({k: str(v) for k, v in (env or {}).items()})
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                app(args=[str(a) for a in args], prog_name="run_judge.py")
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except Exception:  # noqa: BLE001 - a subprocess would print it and exit 1
+                traceback.print_exc()
+                code = 1
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.excepthook = saved_hook
+        gc.unfreeze()
+        gc.set_threshold(*saved_gc[1])
+        (gc.enable if saved_gc[0] else gc.disable)()
+    return subprocess.CompletedProcess(["run_judge.py", *map(str, args)], code, out.getvalue(), err.getvalue())

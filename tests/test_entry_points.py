@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, run_cli
 from test_cli import base_args  # the DRAGUN sample, python backend, name t, into DIR/out
 
 import judges
@@ -43,15 +43,15 @@ def test_python_m_judges_judges_like_run_judge(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "word, hint",
+    "word, hint, run",
     [
-        ("meta-evalute", "did you mean 'meta-evaluate'?"),
-        ("calibrat", "did you mean 'calibrate'?"),
-        ("frobnicate", "commands: report, merge, check-answer, corpus, attest, meta-evaluate"),
+        ("meta-evalute", "did you mean 'meta-evaluate'?", run_cli),  # one real process; the rest in this one
+        ("calibrat", "did you mean 'calibrate'?", cli_in_process),
+        ("frobnicate", "commands: report, merge, check-answer, corpus, attest, meta-evaluate", cli_in_process),
     ],
 )
-def test_a_misspelled_command_is_named_with_the_commands(word, hint):
-    result = run_cli(word, "--truth", "x.txt")
+def test_a_misspelled_command_is_named_with_the_commands(word, hint, run):
+    result = run(word, "--truth", "x.txt")
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: unknown command {word!r}") and hint in lines[0], (
@@ -159,3 +159,22 @@ def test_judge_options_before_a_command_are_refused(tmp_path):
 def test_without_a_command_or_runs_the_judge_asks_for_rag_responses():
     result = run_cli()
     assert result.returncode == 2 and result.stderr.endswith("Error: Missing option '--rag-responses'.\n")
+
+
+def test_the_command_line_called_in_process_answers_as_the_real_one(tmp_path):
+    """conftest.cli_in_process, which runs most bad-input cases, gives what a real process gives
+    (exit code, stdout, stderr, the program's name in a usage error) and leaves the test process's
+    working directory and garbage collector as they were."""
+    import gc
+    import os
+
+    cwd = os.getcwd()
+    for args in (
+        ("--rag-responses", tmp_path / "nope", "--out-dir", tmp_path / "out"),  # the program's own error line
+        ("--rag-responses", tmp_path, "--no-such-option"),  # click's usage error
+    ):
+        real, here = run_cli(*args), cli_in_process(*args, cwd=tmp_path)
+        assert real.returncode == here.returncode == 2, (real.stderr, here.stderr)
+        assert (here.stdout, here.stderr) == (real.stdout, real.stderr)
+        assert os.getcwd() == cwd and gc.isenabled()
+    assert not (tmp_path / "out").exists()

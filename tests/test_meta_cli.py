@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, run_cli, shared
+from conftest import ROOT, cli_in_process, run_cli, shared
 from scipy import stats
 
 from judges.measures import MEASURE_NAMES
@@ -104,20 +104,29 @@ def test_names_are_shown_as_written(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "args, expected",
+    "args, expected, run",
     [
         (
             ("--correlation", "kendal"),
             "error: --correlation: unknown correlation 'kendal'; known: kendall, spearman, pearson, "
             "tau_ap, kendall@K (K >= 2)",
+            run_cli,  # one real process; the other cases in this one
         ),
-        (("--output", "x.parquet"), "error: x.parquet: --output: unknown output suffix '.parquet'; use .jsonl or .csv"),
-        (("--eval-measure", "NOPE"), "error: {judge}: --eval-measure: 'NOPE' not in this leaderboard (it has 'M')"),
+        (
+            ("--output", "x.parquet"),
+            "error: x.parquet: --output: unknown output suffix '.parquet'; use .jsonl or .csv",
+            cli_in_process,
+        ),
+        (
+            ("--eval-measure", "NOPE"),
+            "error: {judge}: --eval-measure: 'NOPE' not in this leaderboard (it has 'M')",
+            cli_in_process,
+        ),
     ],
 )
-def test_meta_evaluate_errors_are_one_line(boards, args, expected):
+def test_meta_evaluate_errors_are_one_line(boards, args, expected, run):
     truth, judge = boards
-    r = run_cli("meta-evaluate", "--truth", truth, judge, *args)
+    r = run("meta-evaluate", "--truth", truth, judge, *args)
     assert r.returncode == 2
     assert r.stderr.strip() == expected.format(judge=judge)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT, run_cli, shared
+from conftest import ROOT, cli_in_process, run_cli, shared
 
 import judges
 import judges.session.nuggets as nugget_session
@@ -118,14 +118,14 @@ def test_bad_nugget_file_is_one_line_and_nothing_written(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "args,message",
+    "args,message,run",
     [
-        (("--judge", "argue"), "argue needs --nuggets"),
-        (("--nuggets", MINI / "nuggets.jsonl"), "only with --judge nugget or --judge argue"),
+        (("--judge", "argue"), "argue needs --nuggets", run_cli),  # one real process, one in this one
+        (("--nuggets", MINI / "nuggets.jsonl"), "only with --judge nugget or --judge argue", cli_in_process),
     ],
 )
-def test_options_checked(tmp_path, args, message):
-    r = run_cli("--rag-responses", MINI / "runs", "--out-dir", tmp_path, *args)
+def test_options_checked(tmp_path, args, message, run):
+    r = run("--rag-responses", MINI / "runs", "--out-dir", tmp_path, *args)
     assert r.returncode == 2 and message in r.stderr
 
 

@@ -277,9 +277,10 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _survivors(pids: list[int], timeout: float = 10) -> list[int]:
+def _survivors(pids: list[int], timeout: float = 120) -> list[int]:
     """The processes of ``pids`` still alive after ``timeout`` seconds (the resource tracker
-    exits once the last process holding its pipe is gone)."""
+    exits once the last process holding its pipe is gone). Generous: a worker's watch on its
+    parent needs its turn on a busy machine (10 s was too short at load 15-20)."""
     deadline = time.monotonic() + timeout
     while any(_alive(k) for k in pids) and time.monotonic() < deadline:
         time.sleep(0.1)

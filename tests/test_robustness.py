@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, run_cli
 
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 
@@ -351,12 +351,28 @@ def setup_case(tmp_path: Path, files: dict, args: list) -> tuple[list, dict]:
     return cli, fill
 
 
-@pytest.mark.slow  # one CLI subprocess per case
-@pytest.mark.parametrize("files, args, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_bad_input_ends_in_one_line(tmp_path, files, args, expected):
+def cases(table: list, real: set[str]) -> list:
+    """The cases as parameters, each with the way it is run: a real CLI subprocess for those in
+    ``real`` (one per command and kind of error; marked slow), the rest in this process
+    (conftest.cli_in_process: the same program and assertions, without a second of start-up each)."""
+    assert real <= {c[0] for c in table}
+    return [
+        pytest.param(
+            *c[1:], run_cli if c[0] in real else cli_in_process, id=c[0], marks=[pytest.mark.slow] * (c[0] in real)
+        )
+        for c in table
+    ]
+
+
+# one real subprocess per kind of error: an input file, the workflow, an option, an output path
+REAL_CASES = {"run nested 10,000 deep", "workflow not UTF-8", "--workers 1000", "--out-dir a file"}
+
+
+@pytest.mark.parametrize("files, args, expected, run", cases(CASES, REAL_CASES))
+def test_bad_input_ends_in_one_line(tmp_path, files, args, expected, run):
     before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
     cli, fill = setup_case(tmp_path, files, args)
-    result = run_cli(*cli)
+    result = run(*cli)
     assert result.returncode == 2, result.stderr
     assert result.stderr == f"error: {expected.format(**fill)}\n"
     assert result.stdout == ""
@@ -598,14 +614,23 @@ COMMAND_CASES = [
 ]
 
 
-@pytest.mark.slow  # one CLI subprocess per case
-@pytest.mark.parametrize("damage, command, expected", [c[1:] for c in COMMAND_CASES], ids=[c[0] for c in COMMAND_CASES])
-def test_damaged_or_foreign_files_end_every_command_in_one_line(judged, tmp_path, damage, command, expected):
+# one real subprocess per command
+REAL_COMMAND_CASES = {
+    "report, assessments cut short",
+    "agreement, assessments cut short",
+    "calibrate, assessments cut short",
+    "meta-evaluate, truth with a bad line",
+    "plan-assessments, assessments cut short",
+}
+
+
+@pytest.mark.parametrize("damage, command, expected, run", cases(COMMAND_CASES, REAL_COMMAND_CASES))
+def test_damaged_or_foreign_files_end_every_command_in_one_line(judged, tmp_path, damage, command, expected, run):
     root = _copy(judged, tmp_path)
     (root / "labels.jsonl").write_text(json.dumps(GOOD_LABEL) + "\n")
     _damage(root, damage)
     fill = {"root": root, "out": root / "out"}
-    result = run_cli(*(arg.format(**fill) for arg in command))
+    result = run(*(arg.format(**fill) for arg in command))
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr.startswith(f"error: {expected.format(**fill)}") and result.stderr.count("\n") == 1, (
         result.stderr
