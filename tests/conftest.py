@@ -58,7 +58,7 @@ def cli_in_process(*args: str, cwd: Path = ROOT, env: dict | None = None) -> sub
     import io
     import traceback
 
-    from judges.cli import app
+    from judges.cli.app import app
 
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
