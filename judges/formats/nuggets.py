@@ -208,7 +208,9 @@ def read_nuggets(path: Path | str) -> Nuggets:
     two assignments of one (run, topic), a record of no accepted shape, a file without a bank."""
     path = Path(path)
     where = str(path)
-    found = Nuggets(where)
+    banks: dict[str, NuggetBank] = {}
+    assignments: dict[tuple[str, str], Assignment] = {}
+    first_shape = ""  # the first record's
     bank_line: dict[str, int] = {}
     for line, obj in _records(path):
         if not isinstance(obj, dict):
@@ -220,22 +222,22 @@ def read_nuggets(path: Path | str) -> Nuggets:
             bank, assignment, shape = _autojudge(obj, where, line), None, "autojudge"
         else:
             raise InputError(where, line, "qid", f"missing (also looked for query_id); {SHAPES}")
-        found.shape = found.shape or shape
-        known = found.banks.get(bank.qid)
+        first_shape = first_shape or shape
+        known = banks.get(bank.qid)
         if known is None:
-            found.banks[bank.qid], bank_line[bank.qid] = bank, line
+            banks[bank.qid], bank_line[bank.qid] = bank, line
         elif assignment is None or known.nuggets != bank.nuggets:
             why = "a second bank" if assignment is None else "nuggets that differ from those"
             raise InputError(where, line, "qid", f"{bank.qid!r}: {why} of line {bank_line[bank.qid]}")
         if assignment is not None:
             run_id, answer, levels = assignment
             key = (run_id, bank.qid)
-            if key in found.assignments:
-                first = found.assignments[key].line
+            if key in assignments:
+                first = assignments[key].line
                 raise InputError(
                     where, line, "run_id", f"{run_id!r} assigned topic {bank.qid!r} already at line {first}"
                 )
-            found.assignments[key] = Assignment(run_id, bank.qid, answer, levels, line)
-    if not found.banks:
+            assignments[key] = Assignment(run_id, bank.qid, answer, levels, line)
+    if not banks:
         raise InputError(where, None, None, f"no nugget bank in the file; {SHAPES}")
-    return found
+    return Nuggets(where, banks, assignments, first_shape)

@@ -126,20 +126,26 @@ def gather(
         truth_df = read_any_leaderboard(truth)
     b = board(lb, truth_df, truth_measure, resamples=resamples, **_trust(out_dir, name))
     paths = (Path(truth), outputset.path(out_dir, name, "leaderboard_parquet")) if truth is not None else ()
-    tables = pages.Tables(name, df, lb, b, _answers(store, df), nuggets=_nuggets(out_dir, name))
-    tables.against = against_truth(b, lb, truth_df, paths, warn) if truth_df is not None else None
     corpus_ids = set(df.loc[(df["doc_source"] == "corpus") & df["doc_id"].notna(), "doc_id"])
-    tables.corpus = store.load_corpus(corpus_ids) if corpus_ids else {}
-    tables.mappings = {d: store.mapping(d) for d in set(df["doc_id"].dropna()) if store.mapping(d)}
-    tables.thresholds = _thresholds(store)
-    tables.titles = _topic_titles(store)
-    tables.labels = _labels(labels) if labels is not None else None
     missing = store.config.get("filled_by_on_missing") or {}
-    tables.filled = frozenset((r, t) for r, ts in (missing.get("pairs") or {}).items() for t in ts)
-    tables.on_missing = missing.get("policy", "default")
-    tables.attest_mode = (store.config.get("attest") or {}).get("mode")
-    tables.unavailable = store.unavailable()
-    return tables
+    return pages.Tables(
+        name,
+        df,
+        lb,
+        b,
+        _answers(store, df),
+        corpus=store.load_corpus(corpus_ids) if corpus_ids else {},
+        mappings={d: store.mapping(d) for d in set(df["doc_id"].dropna()) if store.mapping(d)},
+        thresholds=_thresholds(store),
+        titles=_topic_titles(store),
+        labels=_labels(labels) if labels is not None else None,
+        against=against_truth(b, lb, truth_df, paths, warn) if truth_df is not None else None,
+        filled=frozenset((r, t) for r, ts in (missing.get("pairs") or {}).items() for t in ts),
+        on_missing=missing.get("policy", "default"),
+        attest_mode=(store.config.get("attest") or {}).get("mode"),
+        unavailable=store.unavailable(),
+        nuggets=_nuggets(out_dir, name),
+    )
 
 
 def _trust(out_dir: Path, name: str) -> dict:

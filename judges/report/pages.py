@@ -209,30 +209,39 @@ def site(t: Tables) -> Site:
     ctx = _Context(t, runs, topics)
     for run, topic in ctx.answered():
         ctx.answer_page(run, topic)
-    s = Site(t.name, runs, topics, ctx.pages, dict(ctx.topic_docs), [], [], {})
-    s.not_found, s.cited = ctx.not_found, ctx.cited
-    s.without_run_file = sum(not p.from_run_files for p in s.answers)
-    s.warnings = warnings(t, s)
-    s.run_pages = [run_page(ctx, run) for run in runs]
-    s.topic_pages = [topic_page(ctx, topic) for topic in topics]
-    s.index = index_page(ctx, s.warnings)
-    return s
+    without_run_file = sum(not p.from_run_files for p in ctx.pages)
+    warned = warnings(t, ctx.not_found, ctx.cited, without_run_file)
+    return Site(
+        t.name,
+        runs,
+        topics,
+        ctx.pages,
+        dict(ctx.topic_docs),
+        run_pages=[run_page(ctx, run) for run in runs],
+        topic_pages=[topic_page(ctx, topic) for topic in topics],
+        index=index_page(ctx, warned),
+        not_found=ctx.not_found,
+        cited=ctx.cited,
+        without_run_file=without_run_file,
+        warnings=warned,
+    )
 
 
-def warnings(t: Tables, s: Site) -> list[str]:
-    """What the reader must know before trusting the pages: documents the inputs did not give."""
+def warnings(t: Tables, not_found: int, cited: int, without_run_file: int) -> list[str]:
+    """What the reader must know before trusting the pages: documents the inputs did not give
+    (``not_found`` of the ``cited`` citations), answers not in the run files."""
     out = []
-    if s.not_found:
+    if not_found:
         where = "; ".join(f"{option} {path.as_posix()}" for option, path in t.unavailable)
         out.append(
-            f"the documents of {s.not_found} of {s.cited} citations not found"
+            f"the documents of {not_found} of {cited} citations not found"
             + (f" (not there: {where})" if where else " in the run files or the corpus")
             + ": their pages show the evidence from the assessments only; give report --rag-responses and "
             "--corpus where the inputs are now"
         )
-    if s.without_run_file:
+    if without_run_file:
         out.append(
-            f"{s.without_run_file} reports not found in the run files: "
+            f"{without_run_file} reports not found in the run files: "
             "their pages show the cited sentences only, without documents"
         )
     return out
@@ -619,9 +628,10 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
     truth = t.against.truth if t.against is not None else b.truth
     flags = index_flags(ctx)
     table = Table(
-        leaderboard_head(ctx, flags), [leaderboard_row(ctx, k, r, flags, truth) for k, r in enumerate(ctx.runs)]
+        leaderboard_head(ctx, flags),
+        [leaderboard_row(ctx, k, r, flags, truth) for k, r in enumerate(ctx.runs)],
+        id="leaderboard",
     )
-    table.id = "leaderboard"
     counts = Counter(t.assessments["status"])
     return {
         "name": t.name,

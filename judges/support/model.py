@@ -39,7 +39,7 @@ loads as before and borrows the shipped model's.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Optional
@@ -273,8 +273,9 @@ def fit(
     # round-trip through the file's precision, so the written model is the one scored
     model = SupportModel.from_dict(model.to_dict())
     p_any, p_full = model.probabilities(x)
-    model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
-    model.error_quantiles = error_quantiles(*(unseen or (p_any, p_full)), model.p_supported, model.p_partial)
+    p_supported, p_partial = mix_thresholds(p_any, p_full, labels)
+    quantiles = error_quantiles(*(unseen or (p_any, p_full)), p_supported, p_partial)
+    model = replace(model, p_supported=p_supported, p_partial=p_partial, error_quantiles=quantiles)
     return SupportModel.from_dict(model.to_dict())
 
 
