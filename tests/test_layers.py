@@ -166,3 +166,31 @@ def test_no_class_subclasses_a_private_class():
                     if name.startswith("_") and not name.startswith("__") and name not in own:
                         subclasses.append((_module(path), node.name, name))
     assert subclasses == []
+
+
+def test_no_object_gets_an_attribute_after_it_is_built():
+    """``x = Thing(...)`` then ``x.field = ...`` in the same function: a record half-built for a while;
+    build it in one step (keywords, ``dataclasses.replace``) instead."""
+    late = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for fn in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            built = {
+                target.id
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                for called in [node.value.func]
+                if (getattr(called, "id", None) or getattr(called, "attr", ""))[:1].isupper()
+                for target in node.targets
+                if isinstance(target, ast.Name)
+            }
+            late += [
+                (_module(path), node.lineno, f"{target.value.id}.{target.attr}")
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Assign)
+                for target in node.targets
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                if target.value.id in built
+            ]
+    assert late == []
