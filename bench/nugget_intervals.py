@@ -42,14 +42,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from judges.scores import intervals as I  # noqa: E402
-from judges.formats.nuggets import read_nuggets  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
-from judges.session.nuggets import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import NUGGET_MEASURES  # noqa: E402
 from judges.nuggets.model import cross_validate  # noqa: E402
 
-from nuggets import truth_rows  # noqa: E402
+from nuggets import labelled_answers, load  # noqa: E402
 
 REGIME_SD = 0.05  # the allowance --write records (see the module doc)
 
@@ -111,16 +109,11 @@ def main() -> None:
     ap.add_argument("--write", type=Path, help="write the spreads fitted on every topic here")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
-    bank = read_nuggets(d / "nuggets.jsonl")
-    labels = read_nuggets(d / "nugget_assignment.jsonl").assignments
-    answers = read_answers([d / "runs"], set(bank.banks))
-    truth = truth_rows(d / "truth.eval.txt")
+    bank, labels, answers, truth = load(d)
     encoder = F.Encoder()
     xs, keys = [], []
     for qid, b in sorted(bank.banks.items()):
-        judged = sorted(
-            (run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels
-        )
+        judged = labelled_answers(answers, labels, qid)
         x, _ = topic_features(encoder, b, [t for _, t in judged])
         xs.append(x)
         for run, _ in judged:

@@ -45,16 +45,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from judges.formats.nuggets import read_nuggets  # noqa: E402
 from judges.meta.agreement import matrix_scores  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
-from judges.session.nuggets import read_answers  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
 from judges.nuggets.measures import F1, NUGGET_MEASURES, f1  # noqa: E402
 from judges.nuggets.model import fit  # noqa: E402
 
 import standin_batch  # noqa: E402
-from nuggets import citation_precision, run_means, tau, truth_rows  # noqa: E402
+from nuggets import citation_precision, labelled_answers, load, run_means, tau  # noqa: E402
 
 LEVEL_ANSWER = {2: "FULL", 1: "PARTIAL", 0: "NONE"}
 ASSIGNMENT_LEVEL = {"support": 2, "partial_support": 1, "not_support": 0}
@@ -120,18 +118,13 @@ def main() -> None:
     ap.add_argument("--shift", action="store_true", help="also fit without the scored half of the teams")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
-    bank = read_nuggets(d / "nuggets.jsonl")
-    labels = read_nuggets(d / "nugget_assignment.jsonl").assignments
-    answers = read_answers([d / "runs"], set(bank.banks))
-    truth = truth_rows(d / "truth.eval.txt")
+    bank, labels, answers, truth = load(d)
     topics_lines = {json.loads(line)["id"]: line for line in (d / "topics.jsonl").read_text().splitlines() if line}
 
     encoder = F.Encoder()
     xs, keys = [], []
     for qid, b in sorted(bank.banks.items()):
-        judged = sorted(
-            (run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels
-        )
+        judged = labelled_answers(answers, labels, qid)
         x, _ = topic_features(encoder, b, [t for _, t in judged])
         xs.append(x)
         keys += [(run, qid, labels[(run, qid)].levels[i]) for run, _ in judged for i in range(len(b.nuggets))]

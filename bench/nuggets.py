@@ -65,6 +65,20 @@ PLAIN = (0.75, 0.5)
 SHORT = {"NUGGET_ALL": "ALL", "NUGGET_ALL_STRICT": "ALL_S", "NUGGET_VITAL": "VITAL", "NUGGET_VITAL_STRICT": "VITAL_S"}
 
 
+def load(d: Path) -> tuple:
+    """``rag24-nuggets`` (folder ``d``): its bank, NIST's assignments by (run, topic), the answers
+    of its runs by (run, topic) and the human leaderboard (:func:`truth_rows`)."""
+    bank = read_nuggets(d / "nuggets.jsonl")
+    labels = read_nuggets(d / "nugget_assignment.jsonl").assignments
+    answers = read_answers([d / "runs"], set(bank.banks))
+    return bank, labels, answers, truth_rows(d / "truth.eval.txt")
+
+
+def labelled_answers(answers: dict, labels: dict, qid: str) -> list[tuple[str, str]]:
+    """(run, answer text) of topic ``qid``'s answers the assessors assigned, in run order."""
+    return sorted((run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels)
+
+
 def truth_rows(path: Path) -> dict:
     out: dict = defaultdict(dict)
     for line in path.read_text().splitlines():
@@ -306,18 +320,13 @@ def main() -> None:
     ap.add_argument("--nested", action="store_true", help="also nested backward feature selection (minutes)")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
-    bank = read_nuggets(d / "nuggets.jsonl")
-    labels = read_nuggets(d / "nugget_assignment.jsonl").assignments
-    answers = read_answers([d / "runs"], set(bank.banks))
-    truth = truth_rows(d / "truth.eval.txt")
+    bank, labels, answers, truth = load(d)
     started = time.perf_counter()
     encoder = F.Encoder()
     rows, keys = [], []  # keys: (run, topic, nugget index, level, vital)
     texts: dict = {"banks": {}, "answers": {}}
     for qid, b in sorted(bank.banks.items()):
-        judged = sorted(
-            (run, text) for (run, topic), text in answers.items() if topic == qid and (run, topic) in labels
-        )
+        judged = labelled_answers(answers, labels, qid)
         x, _ = topic_features(encoder, b, [t for _, t in judged])
         rows.append(x)
         texts["banks"][qid] = [n.text for n in b.nuggets] + [b.query]
