@@ -280,10 +280,15 @@ def spread(topics, run_ids, y, x, human, cv, answer_keys, per_answer, taus, n_sp
     moved = (y >= 1) & (np.random.default_rng(41).random(len(y)) < 0.3)
     stricter[moved] -= 1
     strict_human = per_answer((stricter >= 1).astype(float), (stricter == 2).astype(float))
-    t = taus(cv, {m: run_means(strict_human, m) for m in NUGGET_MEASURES})
+    strict_runs = {m: run_means(strict_human, m) for m in NUGGET_MEASURES}
+    t, ceiling = taus(cv, strict_runs), taus(human, strict_runs)
     print(
         "  against labels made stricter (30% of the supported or partial pairs one level down), "
-        "cross-validated: " + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
+        "cross-validated: "
+        + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
+        + " (the assessors' own labels against them: "
+        + " ".join(f"{ceiling[m]:.3f}" for m in NUGGET_MEASURES)
+        + ")"
     )
     teams = sorted({r.split(".")[0] for r in run_ids.tolist()})
     rows = []
@@ -313,6 +318,16 @@ def errors(truth, cv, shift, answer_keys, human_runs, taus, half, answers) -> No
     e = [err[k] for k in answer_keys]
     print(
         f"  per answer, correlation of the error with the answer's length in words: {np.corrcoef(words, e)[0, 1]:+.3f}"
+    )
+    level: dict = defaultdict(lambda: defaultdict(list))
+    for k in answer_keys:
+        for m in NUGGET_MEASURES:
+            level[k[1]][m].append(cv[k][m] - truth[k]["HUMAN_" + m])
+    oracle = {k: {m: cv[k][m] - np.mean(level[k[1]][m]) for m in NUGGET_MEASURES} for k in answer_keys}
+    t = taus(oracle)
+    print(
+        "  each topic's mean error removed (an oracle knowing the assessors' topic means), run tau: "
+        + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
     )
     judged_runs = run_means(cv, "NUGGET_ALL")
     run_err = {r: judged_runs[r] - human_runs["NUGGET_ALL"][r] for r in judged_runs}
