@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judges.formats.nuggets import read_nuggets  # noqa: E402
-from judges.meta.agreement import matrix_scores  # noqa: E402
+from judges.meta.agreement import matrix_scores, roc_auc  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
 from judges.session.nuggets import read_answers  # noqa: E402
@@ -538,6 +538,10 @@ def main() -> None:
         + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
     )
 
+    print(
+        f"assignments, ROC-AUC cross-validated: P(support) for support {roc_auc(cv_full, y == 2):.3f}, "
+        f"P(any) for support or partial {roc_auc(cv_any, y >= 1):.3f}"
+    )
     for name, status in (("before", b_status), ("after", cv_status), ("plain matcher", plain)):
         conf = np.zeros((3, 3))
         np.add.at(conf, (y, status), 1)
