@@ -24,13 +24,15 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
   and not shipped (the ridge penalty, topic-balanced weights, the features issue 41's second round
   measured), cross-validated and under the shift; with ``--nested``, backward feature selection
   inside each fold (a few minutes);
-* the error analysis: the mean error of NUGGET_ALL per topic, the runs with the largest errors,
+* the error analysis: the mean error of NUGGET_ALL per topic (and the run tau with it removed, an
+  oracle knowing the assessors' topic means), the runs with the largest errors,
   the shift's tau within each half of the teams (ranking) against across them (calibration);
 * the spread (issue 41, round 2): per fold (topic left out) the Kendall tau of its answers'
   NUGGET_ALL against the assessors'; the run tau's standard deviation over topics resampled with
-  replacement (the left-out predictions kept); the shift over several random halvings of the teams
-  (``--splits``, default 8) beside the one fixed halving above;
-* assignment-level exact three-level agreement and Cohen's kappa (cross-validated);
+  replacement (the left-out predictions kept); the run tau against labels made stricter (30% of
+  the supported or partial pairs one level down); the shift over several random halvings of the
+  teams (``--splits``, default 8) beside the one fixed halving above;
+* assignment-level exact three-level agreement, Cohen's kappa and ROC-AUC (cross-validated);
 * NUGGET_F1 against the human F1 (per answer the harmonic mean of HUMAN_WEIGHTED_PRECISION and
   HUMAN_NUGGET_ALL, then the mean over the run's topics) with the citation judge's
   WEIGHTED_PRECISION (the real CLI, ``--judge argue`` with the shipped models) and the
