@@ -20,11 +20,19 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
   (one ordinal regression), cross-validated and under the shift; and the measures from the hard
   statuses instead of the expected values;
 * the ablation: each feature left out of the model (refitted inside every fold), and each
-  candidate feature tried and not shipped added to it, cross-validated and under the shift; with
+  candidate feature tried and not shipped added to it, and the model variants tried for issue 41
+  and not shipped (the ridge penalty, topic-balanced weights, coefficients held to their signs, the
+  features issue 41's second round measured), cross-validated and under the shift; with
   ``--nested``, backward feature selection inside each fold (a few minutes);
-* the error analysis: the mean error of NUGGET_ALL per topic, the runs with the largest errors,
+* the error analysis: the mean error of NUGGET_ALL per topic (and the run tau with it removed, an
+  oracle knowing the assessors' topic means), the runs with the largest errors,
   the shift's tau within each half of the teams (ranking) against across them (calibration);
-* assignment-level exact three-level agreement and Cohen's kappa (cross-validated);
+* the spread (issue 41, round 2): per fold (topic left out) the Kendall tau of its answers'
+  NUGGET_ALL against the assessors'; the run tau's standard deviation over topics resampled with
+  replacement (the left-out predictions kept); the run tau against labels made stricter (30% of
+  the supported or partial pairs one level down); the shift over several random halvings of the
+  teams (``--splits``, default 8) beside the one fixed halving above;
+* assignment-level exact three-level agreement, Cohen's kappa and ROC-AUC (cross-validated);
 * NUGGET_F1 against the human F1 (per answer the harmonic mean of HUMAN_WEIGHTED_PRECISION and
   HUMAN_NUGGET_ALL, then the mean over the run's topics) with the citation judge's
   WEIGHTED_PRECISION (the real CLI, ``--judge argue`` with the shipped models) and the
@@ -41,17 +49,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
 import snowballstemmer
+from scipy.optimize import minimize
+from scipy.stats import rankdata
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judges.formats.nuggets import read_nuggets  # noqa: E402
-from judges.meta.agreement import matrix_scores  # noqa: E402
+from judges.meta.agreement import matrix_scores, roc_auc  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
 from judges.session.nuggets import read_answers  # noqa: E402
@@ -134,7 +144,11 @@ def candidates(keys, texts, x) -> dict:
     of the nugget missing; ln(answer words); the share of the nugget's content stems found with
     their first five letters (a looser stem); the bank weight of the rarest stem missing; the
     share of the nugget's stems found, weighted by their rarity among the topic's answers (IDF
-    over the other answers: a judgment that depends on the runs judged beside it)."""
+    over the other answers: a judgment that depends on the runs judged beside it). Issue 41's second
+    round: ``topic_percentile``, the pair's weighted recall as a percentile among the topic's
+    answers for the same nugget (a level shared by the topic removed without its labels; depends on
+    the runs beside it too); ``answer_coverage``, the answer's mean weighted recall over the topic's
+    nuggets (a good answer judged more kindly)."""
     stemmer = snowballstemmer.stemmer("english")
     memo: dict = {}
 
@@ -174,7 +188,19 @@ def candidates(keys, texts, x) -> dict:
         w = [math.log((na + 1) / (df.get(st, 0) + 1)) + 0.1 for st in nugget]
         cols["answer_idf_recall"].append(sum(wk for wk, st in zip(w, nugget) if st in found) / (sum(w) or 1.0))
     cols["any_number_missing"] = (x[:, F.FEATURES.index("numbers_missing")] > 0).astype(float).tolist()
-    return {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}
+    weighted = x[:, F.FEATURES.index("weighted_recall")]
+    by_nugget: dict = defaultdict(list)
+    by_answer: dict = defaultdict(list)
+    for k, (run, qid, i, _, _) in enumerate(keys):
+        by_nugget[(qid, i)].append(k)
+        by_answer[(run, qid)].append(k)
+    percentile, coverage = np.zeros(len(keys)), np.zeros(len(keys))
+    for idx in by_nugget.values():
+        percentile[idx] = (rankdata(weighted[idx]) - 0.5) / len(idx)
+    for idx in by_answer.values():
+        coverage[idx] = weighted[idx].mean()
+    out = {k: np.asarray(v, dtype=np.float64) for k, v in cols.items()}
+    return {**out, "topic_percentile": percentile, "answer_coverage": coverage}
 
 
 class WideModel:
@@ -201,6 +227,118 @@ class WideModel:
         return levels(p_any, p_full, *self.thresholds)
 
 
+class WeightedModel(WideModel):
+    """The shipped fit with a weight per pair (the last column of its rows: each topic weighing
+    as much in the likelihood as any other, whatever its nuggets and answers)."""
+
+    def __init__(self, x, labels):
+        w, x = x[:, -1], x[:, :-1]
+        self.mean, self.scale = x.mean(axis=0), x.std(axis=0)
+        self.scale[self.scale <= 1e-12] = 1.0
+        z = (x - self.mean) / self.scale
+        self.full = fit_logistic(z, (labels == 2).astype(np.float64), weights=w * len(w) / w.sum())
+        self.any = intercept(z @ self.full[1], (labels >= 1).astype(np.float64), self.full[0])
+        self.thresholds = mix_thresholds(*WideModel.probabilities(self, x), labels)
+
+    @classmethod
+    def fit(cls, x, labels, features=None) -> "WeightedModel":
+        return cls(x, labels)
+
+    def probabilities(self, x):
+        return WideModel.probabilities(self, x[:, :-1])
+
+
+class SignedModel(WideModel):
+    """The shipped fit with each coefficient held to the sign a reader expects (recalls, bigrams and
+    the alignment score up; the weight missing, numbers and entities missing and a negation that
+    differs down; the nugget's length free): monotone in every feature, so that a sign learnt from
+    features that move together cannot turn on an unseen topic. L-BFGS-B with bounds, penalty 1."""
+
+    SIGNS = {"missing_weight": -1, "numbers_missing": -1, "entities_missing": -1, "negation_mismatch": -1}
+
+    def __init__(self, x, labels):
+        self.mean, self.scale = x.mean(axis=0), x.std(axis=0)
+        self.scale[self.scale <= 1e-12] = 1.0
+        z = (x - self.mean) / self.scale
+        t = (labels == 2).astype(np.float64)
+
+        def loss(w):
+            p = np.clip(sigmoid(w[0] + z @ w[1:]), 1e-12, 1 - 1e-12)
+            value = -(t * np.log(p) + (1 - t) * np.log(1 - p)).sum() + 0.5 * float(w[1:] @ w[1:])
+            return value, np.r_[(p - t).sum(), z.T @ (p - t) + w[1:]]
+
+        signs = [0 if f == "log_nugget_words" else self.SIGNS.get(f, 1) for f in F.FEATURES]
+        bounds = [(None, None)] + [(0, None) if s > 0 else (None, 0) if s < 0 else (None, None) for s in signs]
+        w = minimize(loss, np.zeros(z.shape[1] + 1), jac=True, method="L-BFGS-B", bounds=bounds).x
+        self.full = (float(w[0]), w[1:])
+        self.any = intercept(z @ self.full[1], (labels >= 1).astype(np.float64), self.full[0])
+        self.thresholds = mix_thresholds(*self.probabilities(x), labels)
+
+    @classmethod
+    def fit(cls, x, labels, features=None) -> "SignedModel":
+        return cls(x, labels)
+
+
+def spread(topics, run_ids, y, x, human, cv, answer_keys, per_answer, taus, n_splits) -> None:
+    """How much the figures move: per fold, over resampled topics, over halvings of the teams."""
+    print("spread (issue 41, round 2):")
+    by_topic: dict = defaultdict(list)
+    for key in answer_keys:
+        by_topic[key[1]].append(key)
+    within = [
+        kendall([human[k]["NUGGET_ALL"] for k in ks], [cv[k]["NUGGET_ALL"] for k in ks]) for ks in by_topic.values()
+    ]
+    print(
+        f"  per fold (topic left out), tau of its answers' NUGGET_ALL: mean {np.mean(within):.3f}, "
+        f"sd {np.std(within):.3f}, range {min(within):.3f}-{max(within):.3f}"
+    )
+    rng = np.random.default_rng(41)
+    names = sorted(by_topic)
+    boot = []
+    for _ in range(200):
+        picked = Counter(rng.choice(names, len(names)).tolist())
+        sample = {
+            (run, f"{t}#{c}"): cv[(run, t)] for t, n in picked.items() for c in range(n) for run, _ in by_topic[t]
+        }
+        truth = {
+            (run, f"{t}#{c}"): human[(run, t)] for t, n in picked.items() for c in range(n) for run, _ in by_topic[t]
+        }
+        hr = {m: run_means(truth, m) for m in NUGGET_MEASURES}
+        boot.append([tau(hr[m], run_means(sample, m)) for m in NUGGET_MEASURES])
+    sd = np.std(boot, axis=0)
+    print(
+        "  run tau, sd over topics resampled (200 draws): "
+        + " ".join(f"{SHORT[m]} {v:.3f}" for m, v in zip(NUGGET_MEASURES, sd))
+    )
+    stricter = y.copy()  # labels made stricter: 30% of the (partially) supported pairs one level down
+    moved = (y >= 1) & (np.random.default_rng(41).random(len(y)) < 0.3)
+    stricter[moved] -= 1
+    strict_human = per_answer((stricter >= 1).astype(float), (stricter == 2).astype(float))
+    strict_runs = {m: run_means(strict_human, m) for m in NUGGET_MEASURES}
+    t, ceiling = taus(cv, strict_runs), taus(human, strict_runs)
+    print(
+        "  against labels made stricter (30% of the supported or partial pairs one level down), "
+        "cross-validated: "
+        + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
+        + " (the assessors' own labels against them: "
+        + " ".join(f"{ceiling[m]:.3f}" for m in NUGGET_MEASURES)
+        + ")"
+    )
+    teams = sorted({r.split(".")[0] for r in run_ids.tolist()})
+    rows = []
+    for seed in range(n_splits):
+        order = np.random.default_rng(100 + seed).permutation(len(teams))
+        half = {teams[j]: k % 2 for k, j in enumerate(order)}
+        p = cross_validate(x, y, topics, np.array([half[r.split(".")[0]] for r in run_ids.tolist()]))
+        t = taus(per_answer(p[0], p[1]))
+        rows.append([t[m] for m in NUGGET_MEASURES])
+    mean, sd = np.mean(rows, axis=0), np.std(rows, axis=0)
+    print(
+        f"  shift over {n_splits} random halvings of the teams: "
+        + " ".join(f"{SHORT[m]} {a:.3f} (sd {b:.3f})" for m, a, b in zip(NUGGET_MEASURES, mean, sd))
+    )
+
+
 def errors(truth, cv, shift, answer_keys, human_runs, taus, half, answers) -> None:
     """Where the cross-validated NUGGET_ALL errs: per topic (its mean error, what a run missing
     the topic carries), the runs of largest error, and the shift's two halves."""
@@ -215,6 +353,16 @@ def errors(truth, cv, shift, answer_keys, human_runs, taus, half, answers) -> No
     print(
         f"  per answer, correlation of the error with the answer's length in words: {np.corrcoef(words, e)[0, 1]:+.3f}"
     )
+    level: dict = defaultdict(lambda: defaultdict(list))
+    for k in answer_keys:
+        for m in NUGGET_MEASURES:
+            level[k[1]][m].append(cv[k][m] - truth[k]["HUMAN_" + m])
+    oracle = {k: {m: cv[k][m] - np.mean(level[k[1]][m]) for m in NUGGET_MEASURES} for k in answer_keys}
+    t = taus(oracle)
+    print(
+        "  each topic's mean error removed (an oracle knowing the assessors' topic means), run tau: "
+        + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
+    )
     judged_runs = run_means(cv, "NUGGET_ALL")
     run_err = {r: judged_runs[r] - human_runs["NUGGET_ALL"][r] for r in judged_runs}
     n_topics = defaultdict(int)
@@ -224,7 +372,7 @@ def errors(truth, cv, shift, answer_keys, human_runs, taus, half, answers) -> No
     print("  largest run errors: " + ", ".join(f"{r} {run_err[r]:+.3f} ({n_topics[r]} topics)" for r in worst))
     by_half = {g: [r for r in judged_runs if half[r.split(".")[0]] == g] for g in (0, 1)}
     for name, per in (("cross-validated", cv), ("shift", shift)):
-        inside = [taus(per, by_half[g])["NUGGET_ALL"] for g in (0, 1)]
+        inside = [taus(per, runs=by_half[g])["NUGGET_ALL"] for g in (0, 1)]
         bias = [
             np.mean([run_means(per, "NUGGET_ALL")[r] - human_runs["NUGGET_ALL"][r] for r in by_half[g]]) for g in (0, 1)
         ]
@@ -260,6 +408,14 @@ def ablation(x, y, topics, run_half, keys, texts, per_answer, taus) -> None:
         row("- " + feat, x, features=tuple(g for g in F.FEATURES if g != feat))
     for name, col in candidates(keys, texts, x).items():
         row("+ " + name + " (not shipped)", np.hstack([x, col[:, None]]), fitter=WideModel.fit)
+    for l2 in (0.1, 10.0, 100.0):
+        row(
+            f"ridge penalty {l2:g} (shipped 1; not shipped)", x, fitter=lambda xx, yy, ff, l2=l2: fit(xx, yy, ff, l2=l2)
+        )
+    size = Counter(topics.tolist())
+    weights = np.array([1.0 / size[t] for t in topics.tolist()])
+    row("topic-balanced weights (not shipped)", np.hstack([x, weights[:, None]]), fitter=WeightedModel.fit)
+    row("signs held, monotone (not shipped)", x, fitter=SignedModel.fit)
 
 
 def nested_selection(x, y, topics, run_half, run_ids, vital, truth) -> tuple:
@@ -318,6 +474,7 @@ def main() -> None:
     ap.add_argument("--no-cli", action="store_true", help="skip NUGGET_F1 (it runs the CLI)")
     ap.add_argument("--no-ablation", action="store_true", help="skip the ablation and the candidate features")
     ap.add_argument("--nested", action="store_true", help="also nested backward feature selection (minutes)")
+    ap.add_argument("--splits", type=int, default=8, help="random halvings of the teams for the shift's spread")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
     bank, labels, answers, truth = load(d)
@@ -359,8 +516,9 @@ def main() -> None:
 
     human_runs = {m: run_means({k: {m: truth[k]["HUMAN_" + m]} for k in answer_keys}, m) for m in NUGGET_MEASURES}
 
-    def taus(per, runs=None):
-        return {m: tau(human_runs[m], run_means(per, m), runs) for m in NUGGET_MEASURES}
+    def taus(per, truth_runs=None, runs=None):
+        truth_runs = truth_runs or human_runs
+        return {m: tau(truth_runs[m], run_means(per, m), runs) for m in NUGGET_MEASURES}
 
     def report(name, per):
         t = taus(per)
@@ -415,6 +573,10 @@ def main() -> None:
         + " ".join(f"{SHORT[m]} {t[m]:.3f}" for m in NUGGET_MEASURES)
     )
 
+    print(
+        f"assignments, ROC-AUC cross-validated: P(support) for support {roc_auc(cv_full, y == 2):.3f}, "
+        f"P(any) for support or partial {roc_auc(cv_any, y >= 1):.3f}"
+    )
     for name, status in (("before", b_status), ("after", cv_status), ("plain matcher", plain)):
         conf = np.zeros((3, 3))
         np.add.at(conf, (y, status), 1)
@@ -425,6 +587,7 @@ def main() -> None:
         )
 
     errors(truth, cv, shift, answer_keys, human_runs, taus, half, texts["answers"])
+    spread(topics, run_ids, y, x, human, cv, answer_keys, per_answer, taus, args.splits)
 
     if not args.no_ablation:
         ablation(x, y, topics, run_half, keys, texts, per_answer, taus)
@@ -444,9 +607,14 @@ def main() -> None:
             run_means({k: {"P": truth[k]["HUMAN_WEIGHTED_PRECISION"]} for k in per_f1}, "P"),
             run_means({k: {"P": wp[k]} for k in per_f1}, "P"),
         )
+        shift_f1 = {k: f1(wp[k], v["NUGGET_ALL"]) for k, v in shift.items() if k in wp}
+        t_shift = tau(
+            run_means({k: {"F1": v} for k, v in human_f1.items()}, "F1"),
+            run_means({k: {"F1": v} for k, v in shift_f1.items()}, "F1"),
+        )
         print(
-            f"NUGGET_F1 run tau {t:.3f} against the human F1 (WEIGHTED_PRECISION alone: {t_wp:.3f}; "
-            f"{len(per_f1)} answers with both)"
+            f"NUGGET_F1 run tau {t:.3f} against the human F1 (under the shift {t_shift:.3f}; "
+            f"WEIGHTED_PRECISION alone: {t_wp:.3f}; {len(per_f1)} answers with both)"
         )
 
 
