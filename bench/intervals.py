@@ -725,6 +725,7 @@ def honest_section(
     out["unseen"] = label_table(
         c, gain, honest, regime_sd, c.H, c.h, args.draws, args.mix, title="### With labels: unseen topics (45 runs)"
     )
+    variance_parts(c, gain, honest, regime_sd, args.draws, args.mix)
     out["strict"] = label_table(
         c,
         gain,
@@ -755,6 +756,48 @@ def honest_section(
             f"| {mix} | {how} | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
             f"{s['tau']:.3f} | {t['coverage']:.1%}, {t['tau']:.3f} | {k - int(round(mix * k))} |"
         )
+
+
+def variance_parts(c: Citations, gain, spreads_by_topic: dict, regime_sd: float, draws: int, mix: float) -> None:
+    """What a run's variance is made of with labels (unseen topics, the mean over runs and draws):
+    the error model's parts on the citations not labelled for sure (independent, report, run, the
+    shared bias after the labels drawn at random), the combined variance, and the weight of the
+    run's own drawn labels (the PPI part) in the combination."""
+    print(
+        "\nWhat the intervals' variance is made of (unseen topics, mean over the runs and draws; the model's "
+        "parts on the citations not labelled for sure; `design weight`: the share of the precision the run's "
+        "own drawn labels give, model and labels combined)\n"
+    )
+    print("| labels | drawn | independent | report | run | shared bias | model total | combined | design weight |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for share in (0.05, 0.10):
+        planned, rand = designs(c, gain, share, draws, mix)
+        for name, ds in (("planned", planned), ("at random", rand)):
+            rows = []
+            for m, p in ds:
+                drawn = m & (p < 1.0)
+                _, learned_sd = iv.regime_update(c.f[drawn], c.h[drawn], p[drawn], regime_sd)
+                est = estimates(c, m, p, c.h, spreads_by_topic, regime_sd)
+                for run in c.runs:
+                    rows_ = c.rows[run]
+                    rest = ~(m[rows_] & (p[rows_] >= 1.0))
+                    t_n = len(c.runs_topics[run])
+                    ind = rep = urun = ushare = 0.0
+                    for x in c.runs_topics[run]:
+                        here = c.topic[rows_] == x
+                        if not here.any():
+                            continue
+                        left = here & rest
+                        u = left.sum() / here.sum()
+                        ind += c.v[rows_][left].sum() / here.sum() ** 2
+                        rep += u**2 * spreads_by_topic[x].report_sd ** 2
+                        urun += u * spreads_by_topic[x].run_sd
+                        ushare += u
+                    parts = np.array([ind, rep, urun**2, (learned_sd * ushare) ** 2]) / t_n**2
+                    combined = est[run][0].variance
+                    rows.append([*parts, parts.sum(), combined, 1.0 - combined / parts.sum() if parts.sum() else 0.0])
+            mean = np.mean(rows, axis=0)
+            print(f"| {share:.0%} | {name} | " + " | ".join(f"{v:.5f}" for v in mean[:6]) + f" | {mean[6]:.1%} |")
 
 
 def held_out_section(args, c, table, p_any, p_full, gain, regime_sd, topics) -> dict:
