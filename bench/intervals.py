@@ -50,6 +50,10 @@ per topic) with the regime allowance, against the point fit before:
 * what each value of the regime allowance buys without labels: width against coverage under
   every shift (the report residuals resampled both with the donor's number of topics and with the
   run's own);
+* a heteroscedastic run term without labels (the run effect's variance ``run_sd^2 exp(gamma z)``,
+  ``z`` a covariate of the run's judged value: :func:`judges.scores.intervals.fit_run_scale`,
+  nested per topic, fitted on the other half for the held-out runs) against the constant one, under
+  every shift; measured, not shipped;
 * with 2%, 5% and 10% of the citations labelled, planned (``plan-assessments``' design:
   :func:`judges.attest.plan.narrowing` for the sure part, :func:`judges.attest.plan.inclusion_probabilities`,
   :func:`judges.attest.plan.systematic_draw`) and at random
@@ -57,7 +61,9 @@ per topic) with the regime allowance, against the point fit before:
   mean width, pairs called >= 95% sure and the share ordered alike (pooled over draws), run tau
   of the intervals' estimate and of the leaderboard with the labels substituted, the effective
   labels, the labels-alone intervals; on the unseen topics, under the stricter labels and under
-  the held-out-runs split; and the plan's mix and placement measured (5%).
+  the held-out-runs split (one halving's table, then the mean over ``--held-out`` halvings with the
+  run tau gain of planned over random per halving); what the intervals' variance is made of with
+  5% and 10% labels; and the plan's mix and placement measured (5%).
 
 ``--line``: the run's mean error a line in its judged value (``fit_spreads(line=True)``), measured,
 not shipped.

@@ -42,7 +42,8 @@ ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
 
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
 but not applied; with ``line=True`` a line of the run's mean error in its judged value,
-:meth:`Spreads.line`, measured in bench/intervals.py and not shipped) are fitted by
+:meth:`Spreads.line`, measured in bench/intervals.py and not shipped; likewise a heteroscedastic
+run term, :func:`fit_run_scale`) are fitted by
 :func:`fit_spreads`, restricted maximum likelihood of the residuals human minus judge per labelled
 report, with the judge's probabilities cross-validated
 by topic, which also gives their one-sided 95% upper bounds and posterior predictive (a spread
