@@ -215,7 +215,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--splits", type=int, default=50, help="random halvings of the topics for the _topics figures")
     ap.add_argument("--draws", type=int, default=20, help="draws of the labelled citations per share and design")
-    ap.add_argument("--held-out", type=int, default=20, help="halvings of the runs for the held-out figures with labels")
+    ap.add_argument("--held-out", type=int, default=20, help="halvings of the runs, held-out figures with labels")
     ap.add_argument("--mix", type=float, default=PLAN_MIX, help="the plan's share of draws spread evenly")
     ap.add_argument(
         "--plan-order",
