@@ -336,6 +336,43 @@ def test_restricted_likelihood_matches_the_dense_normal():
         ll = -0.5 * (np.linalg.slogdet(cov)[1] + r @ inv @ r + np.linalg.slogdet(m)[1])
         assert loglik[i, j] == pytest.approx(ll) and coef[i, j] == pytest.approx(beta)
         assert info[i, j] == pytest.approx([m[0, 0], m[0, 1], m[1, 1]])
+    # a heteroscedastic run term: run r's effect of variance run_sd^2 x scale[r]
+    scale = np.array([0.5, 1.0, 3.0])
+    loglik, bias = iv.restricted_likelihood(run_index, d, s, grid, grid, run_scale=scale)
+    for i, j in itertools.product(range(3), range(3)):
+        cov = np.diag(s + grid[i] ** 2) + grid[j] ** 2 * scale[run_index] * (run_index[:, None] == run_index[None, :])
+        inv = np.linalg.inv(cov)
+        one = np.ones(9)
+        mu = (one @ inv @ d) / (one @ inv @ one)
+        r = d - mu
+        ll = -0.5 * (np.linalg.slogdet(cov)[1] + r @ inv @ r + np.log(one @ inv @ one))
+        assert loglik[i, j] == pytest.approx(ll) and bias[i, j] == pytest.approx(mu)
+
+
+def test_fit_run_scale_finds_a_run_term_that_grows_with_the_runs_value():
+    # the run effect's sd 0.01 for runs the judge rates low, up to 0.13 for high ones
+    rng = np.random.default_rng(9)
+    run_ids, topic_ids, human, weight, variance = [], [], [], [], []
+    for r in range(60):
+        level = rng.uniform(0.1, 0.9)
+        effect = rng.normal(0, 0.01 + 0.15 * (level - 0.1))
+        for t in range(10):
+            n = int(rng.integers(2, 6))
+            w = np.clip(level + rng.normal(0, 0.05, n), 0.0, 1.0)
+            run_ids += [f"r{r}"] * n
+            topic_ids += [f"t{t}"] * n
+            human += list(w + effect + rng.normal(0, 0.05, n))
+            weight += list(w)
+            variance += [0.0025] * n
+    args = (run_ids, topic_ids, np.array(human), np.array(weight), np.array(variance))
+    fitted = iv.fit_run_scale(*args, covariate="value", step=0.01)
+    assert fitted["gamma"] >= 1.0 and fitted["gain"] > 1.92
+    assert fitted["z_center"] == pytest.approx(np.mean(iv.run_values(run_ids, topic_ids, weight)))
+    low, high = iv.run_scale(fitted, [0.15, 0.85])
+    assert low < 1.0 < high
+    # at gamma 0 the fit is fit_spreads'
+    plain = iv.fit_spreads(*args, step=0.01)
+    assert iv.fit_spreads(*args, step=0.01, run_scale=np.ones(60)) == plain
 
 
 # -- intervals and pairs -----------------------------------------------------------------------------

@@ -42,7 +42,8 @@ ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
 
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
 but not applied; with ``line=True`` a line of the run's mean error in its judged value,
-:meth:`Spreads.line`, measured in bench/intervals.py and not shipped) are fitted by
+:meth:`Spreads.line`, measured in bench/intervals.py and not shipped; likewise a heteroscedastic
+run term, :func:`fit_run_scale`) are fitted by
 :func:`fit_spreads`, restricted maximum likelihood of the residuals human minus judge per labelled
 report, with the judge's probabilities cross-validated
 by topic, which also gives their one-sided 95% upper bounds and posterior predictive (a spread
@@ -321,14 +322,15 @@ def report_residuals(run_ids, topic_ids, human, weight, variance) -> tuple[np.nd
     return run_index, d, s
 
 
-def restricted_likelihood(run_index, d, s, report_sd, run_sd, x=None) -> tuple:
+def restricted_likelihood(run_index, d, s, report_sd, run_sd, x=None, run_scale=None) -> tuple:
     """Restricted log-likelihood (up to a constant) of the residuals ``d`` (reports of runs
     ``run_index``, independent variances ``s``) for every pair of ``report_sd`` x ``run_sd`` (a
     grid), and the mean bias at each (generalised least squares). Model: ``d = bias + run effect
     + report effect + independent error``, all normal. With ``x`` (one value per run, indexed by
     ``run_index``), the bias is a line in it, ``d = bias + slope x + ...``: the second array holds
     ``(bias, slope)`` at each pair on its last axis, and a third the line's information ``X'
-    S^-1 X`` as ``(m00, m01, m11)``."""
+    S^-1 X`` as ``(m00, m01, m11)``. With ``run_scale`` (one factor per run), run ``r``'s effect
+    has variance ``run_sd^2 x run_scale[r]`` (a heteroscedastic run term, :func:`fit_run_scale`)."""
     report_sd, run_sd = np.asarray(report_sd, dtype=np.float64), np.asarray(run_sd, dtype=np.float64)
     runs = int(run_index.max()) + 1
     member = np.zeros((len(d), runs))
@@ -337,6 +339,8 @@ def restricted_likelihood(run_index, d, s, report_sd, run_sd, x=None) -> tuple:
     sa, sad, sadd = a @ member, (a * d) @ member, (a * d * d) @ member  # (G1, R)
     logdet_a = -np.log(a) @ member
     g = run_sd[None, :, None] ** 2  # (1, G2, 1)
+    if run_scale is not None:  # (1, G2, R): each run's effect its own variance
+        g = g * np.asarray(run_scale, dtype=np.float64)[None, None, :]
     sa, sad, sadd, logdet_a = sa[:, None, :], sad[:, None, :], sadd[:, None, :], logdet_a[:, None, :]
     denom = 1.0 + g * sa
     one = sa / denom  # 1' S^-1 1 per run
@@ -359,7 +363,9 @@ def restricted_likelihood(run_index, d, s, report_sd, run_sd, x=None) -> tuple:
     return -0.5 * (logdet.sum(axis=2) + quad + np.log(det)), np.stack([bias, slope], axis=-1), info
 
 
-def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_STEP, line: bool = False) -> dict:
+def fit_spreads(
+    run_ids, topic_ids, human, weight, variance, step: float = GRID_STEP, line: bool = False, run_scale=None
+) -> dict:
     """``report_sd``, ``run_sd`` and the mean ``bias`` (human minus judge) of the judge's error,
     fitted by restricted maximum likelihood (a grid of ``step`` up to :data:`GRID_MAX`, so the same
     data give the same figures) to the residuals human minus judge per report, from labelled
@@ -372,20 +378,19 @@ def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_
     center)``, ``center`` the runs' mean ``x``. An expected weight is right on average per citation,
     yet a run the judge rates low tends to be rated lower still by people, and a high one higher
     (the judge's run values are compressed); ``run_sd`` is then the spread about that line, and
-    ``bias_sd``, ``slope_sd`` the line's standard errors (generalised least squares at the fit)."""
+    ``bias_sd``, ``slope_sd`` the line's standard errors (generalised least squares at the fit).
+    ``run_scale``: one factor per run (in sorted run order) of its effect's variance, ``run_sd`` the
+    spread at factor 1 (:func:`fit_run_scale`)."""
     run_index, d, s = report_residuals(run_ids, topic_ids, human, weight, variance)
     grid = np.round(np.arange(0.0, GRID_MAX + step / 2, step), 10)
     extra: dict = {}
     if line:
-        keys = np.char.add(np.char.add(np.asarray(run_ids).astype(str), "\t"), np.asarray(topic_ids).astype(str))
-        _, inverse = np.unique(keys, return_inverse=True)
-        judged = np.bincount(inverse, np.asarray(weight, dtype=np.float64)) / np.bincount(inverse)
-        x = np.bincount(run_index, judged) / np.bincount(run_index)
+        x = run_values(run_ids, topic_ids, weight)
         center = float(np.mean(x))
-        loglik, coef, info = restricted_likelihood(run_index, d, s, grid, grid, x - center)
+        loglik, coef, info = restricted_likelihood(run_index, d, s, grid, grid, x - center, run_scale)
         bias = coef[..., 0]
     else:
-        loglik, bias = restricted_likelihood(run_index, d, s, grid, grid)
+        loglik, bias = restricted_likelihood(run_index, d, s, grid, grid, run_scale=run_scale)
     i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
     if line:
         m00, m01, m11 = info[i, j]
@@ -414,6 +419,64 @@ def fit_spreads(run_ids, topic_ids, human, weight, variance, step: float = GRID_
         "reports": int(len(d)),
         "runs": int(run_index.max()) + 1,
         "mean_independent_sd": round(float(np.sqrt(np.mean(s))), 4),
+    }
+
+
+def run_values(run_ids, topic_ids, weight) -> np.ndarray:
+    """Per run (sorted): the mean over its reports of the judge's mean weight (``x``)."""
+    run_ids, topic_ids = np.asarray(run_ids).astype(str), np.asarray(topic_ids).astype(str)
+    keys = np.char.add(np.char.add(run_ids, "\t"), topic_ids)
+    reports, inverse = np.unique(keys, return_inverse=True)
+    judged = np.bincount(inverse, np.asarray(weight, dtype=np.float64)) / np.bincount(inverse)
+    _, run_index = np.unique([k.split("\t", 1)[0] for k in reports], return_inverse=True)
+    return np.bincount(run_index, judged) / np.bincount(run_index)
+
+
+#: the run-level covariates of :func:`fit_run_scale`, functions of the run's judged value ``x``
+RUN_COVARIATES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "value": lambda x: x,  # runs the judge rates low or high
+    "spread": lambda x: x * (1.0 - x),  # runs of middling value (most uncertain citations)
+}
+GAMMAS = np.round(np.arange(-2.0, 2.0 + 1e-9, 0.25), 2)
+
+
+def run_scale(fitted: dict, x) -> np.ndarray:
+    """The factor of the run effect's variance for runs of judged value ``x`` under a
+    :func:`fit_run_scale` fit: ``exp(gamma (c(x) - center) / scale)``."""
+    z = (RUN_COVARIATES[fitted["covariate"]](np.asarray(x, dtype=np.float64)) - fitted["z_center"]) / fitted["z_scale"]
+    return np.exp(fitted["gamma"] * z)
+
+
+def fit_run_scale(
+    run_ids, topic_ids, human, weight, variance, covariate: str = "value", step: float = GRID_STEP
+) -> dict:
+    """A heteroscedastic run term: the run effect's variance ``run_sd^2 exp(gamma z)``, ``z`` the
+    standardised covariate (:data:`RUN_COVARIATES`) of the run's judged value, so that runs whose
+    errors are small can get narrower intervals. ``gamma`` by profile restricted likelihood over
+    :data:`GAMMAS` (the rest as :func:`fit_spreads`); returns :func:`fit_spreads`' figures at it, with
+    ``gamma``, ``z_center``, ``z_scale``, ``covariate`` and ``gain`` (the log-likelihood gained
+    over ``gamma = 0``: under 1.92, no evidence at 5% for a covariate)."""
+    run_index, d, s = report_residuals(run_ids, topic_ids, human, weight, variance)
+    c = RUN_COVARIATES[covariate](run_values(run_ids, topic_ids, weight))
+    center, scale = float(np.mean(c)), float(np.std(c)) or 1.0
+    grid = np.round(np.arange(0.0, GRID_MAX + step / 2, step), 10)
+    best = {
+        float(g): float(
+            restricted_likelihood(run_index, d, s, grid, grid, run_scale=np.exp(g * (c - center) / scale))[0].max()
+        )
+        for g in GAMMAS
+    }
+    gamma = max(best, key=lambda g: (best[g], -abs(g)))
+    fitted = fit_spreads(
+        run_ids, topic_ids, human, weight, variance, step, run_scale=np.exp(gamma * (c - center) / scale)
+    )
+    return {
+        **fitted,
+        "covariate": covariate,
+        "gamma": gamma,
+        "z_center": center,
+        "z_scale": scale,
+        "gain": round(best[gamma] - best[0.0], 4),
     }
 
 
