@@ -7,7 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+# One BLAS/OpenMP thread per test process: the suite runs one worker per core (xdist), and threaded
+# BLAS on top of that oversubscribes the cores (restricted_likelihood ran 8x slower on a busy
+# 2-core machine). Set before numpy is first imported; CLI subprocesses inherit it.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared")) / "data"
