@@ -120,14 +120,14 @@ def topic_record(request) -> dict:
     return request.model_dump(mode="json", exclude_none=True)
 
 
-def records(rag_responses, rag_topics) -> tuple[list[dict], list[dict]]:
+def records(rag_responses, rag_topics) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
     """The topics and reports as the records a session reads in memory (``Inputs.topic_records``,
     ``Inputs.report_records``): the reports grouped by run id, in the order of the run ids (as
     one run file per run would be read), each run's in the order given."""
     by_run: dict[str, list[dict]] = {}
     for r in rag_responses:
         by_run.setdefault(r.metadata.run_id, []).append(report_record(r))
-    return [topic_record(t) for t in rag_topics], [rec for run in sorted(by_run) for rec in by_run[run]]
+    return tuple(topic_record(t) for t in rag_topics), tuple(rec for run in sorted(by_run) for rec in by_run[run])
 
 
 class CitationJudge:

@@ -15,6 +15,7 @@ from judges.config import AlignmentSettings, Workflow
 from judges.engine.settings import Settings
 from judges.errors import InputError
 from judges.session import pipeline
+from judges.session.recorded import recorded_session
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = sorted((ROOT / "runs" / "rag25").glob("*.jsonl"))
@@ -80,6 +81,8 @@ def test_config_records_the_inputs_in_memory_by_their_hash(sessions):
         "sha256": in_memory().records_sha256(),
     }
     assert "in_memory" not in yaml.safe_load((out / "files" / "s.config.yml").read_text())["inputs"]
+    with pytest.raises(InputError, match="inputs.in_memory: judged from topics and reports handed over in memory"):
+        recorded_session(out / "memory", "s")  # nothing to read again (attest resume, ...)
 
 
 def test_a_session_without_outputs_writes_nothing_and_hands_its_judgments_back(sessions):

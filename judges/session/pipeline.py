@@ -9,9 +9,13 @@ corpus documents → judge (here or in worker processes) → merge → write the
    :mod:`judges.session.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
-:func:`questions` runs steps 1 and 2 only, in this process, with the LLM's questions handed to
-an asker that records them (``attest export``, :mod:`judges.attest.batch`); it writes no output
-(the answer cache is only read, though opening it creates an empty one where there is none).
+:func:`carry_out` runs steps 1 to 3 on a checked session (:func:`check`), step 3 only when the
+session has outputs: without, its caller takes the judgments from the outcome (the AutoJudge
+adapter, whose topics and reports come in memory, ``Inputs.report_records``). :func:`run` is
+:func:`check` then :func:`carry_out`. :func:`questions` runs steps 1 and 2 only, in this process,
+with the LLM's questions handed to an asker that records them (``attest export``,
+:mod:`judges.attest.batch`); it writes no output (the answer cache is only read, though opening
+it creates an empty one where there is none).
 Topic shards judged apart (``--shard K/N``, ``--dask``) come back through :mod:`judges.session.shards`,
 which writes their merge with this module's last stage (or, with attestation, hands it their
 first pass: ``run(..., first_pass=...)``).
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass
@@ -480,7 +485,7 @@ def judge_pass(
     :func:`judges.engine.judge.judge_part`)."""
     labels = loaded.labels.statuses if loaded.labels is not None else None
     if loaded.workers is not None:  # their files go to the output set's staging directory (none: the temp dir)
-        stage = session.outset.stage_dir if session.outset is not None else None
+        stage = session.outset.stage_dir if session.outset is not None else Path(tempfile.gettempdir())
         return loaded.workers.judge(
             settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
         )

@@ -18,7 +18,7 @@ import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from collections import Counter
-from typing import Any, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -38,6 +38,9 @@ from judges.config import Workflow
 from judges.session.spec import Inputs, Outputs
 from judges.vocabulary import STATUSES
 
+if TYPE_CHECKING:
+    from judges.attest.plan import Plan
+
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
 
 
@@ -47,7 +50,7 @@ class Tally(NamedTuple):
 
     counts: Counter
     statuses: Counter
-    plan: Optional[object] = None
+    plan: Optional["Plan"] = None
     labels: Optional[dict] = None
     attest: Optional[dict] = None
 
