@@ -7,23 +7,28 @@
         --rag-responses RUNS_DIR/ --rag-topics TOPICS.jsonl --out-dir OUT/
 
 :class:`CitationJudge` implements ``create_nuggets`` (returns None: this judge needs no nuggets),
-``create_qrels`` and ``judge``. Both of the latter run :func:`judges.session.pipeline.run` on the reports
-and topics autojudge-base loaded (written to a temporary run directory in the shapes
-:mod:`judges.formats.runs` reads), once: the second call with the same inputs and settings reuses
-the first's result. Qrels are ``NAME.qrels`` (topic, md5 of sentence + citation id, best grade);
-the leaderboard has every measure of :mod:`judges.measures` per topic, and the ``all`` rows
-that ``LeaderboardBuilder`` computes from them under the workflow's ``leaderboard.on_missing``
-(the engine's own aggregation, so the values are the CLI's).
+``create_qrels`` and ``judge``. Both of the latter judge the reports and topics autojudge-base
+loaded by the session's stages (:func:`judges.session.pipeline.check`, then
+:func:`~judges.session.pipeline.carry_out`: load, judge and, with ``keep_outputs``, write), handed
+over in memory in the shapes :mod:`judges.formats.runs` reads (``Inputs.report_records``; no
+file is written for them), once: the second call with the same inputs and settings reuses the
+first's result. Qrels are those of ``NAME.qrels`` (topic, md5 of sentence + citation id, best
+grade), taken from the judged citations in memory; the leaderboard has every measure of
+:mod:`judges.measures` per topic, as the session's leaderboard rows, and the ``all`` rows that
+``LeaderboardBuilder`` computes from them under the workflow's ``leaderboard.on_missing`` (the
+engine's own aggregation, so the values are the CLI's).
 
 Settings (``settings``/``judge_settings``/``qrels_settings`` of the AutoJudge workflow file;
 an unknown key is an error naming it):
 
 * ``judge_workflow``: a citejudge workflow YAML (thresholds, policies); default: the defaults;
 * ``backend``: ``numba`` or ``python``; default: the citejudge workflow's;
-* ``workers``: worker processes (default 1);
+* ``workers``: worker processes (default 1; without ``keep_outputs`` their exchange files go to
+  the system's temporary directory);
 * ``dataset``: ``auto``, ``rag``, ``ragtime`` or ``dragun`` (default ``auto``);
-* ``keep_outputs``: also keep citejudge's own outputs (assessments Parquet, debug log, ...) as
-  ``OUT_DIR/FILEBASE.citejudge.*`` (default true), e.g. for ``run_judge.py agreement``;
+* ``keep_outputs``: also write citejudge's own output set (assessments Parquet, debug log, ...) as
+  ``OUT_DIR/FILEBASE.citejudge.*`` (default true), e.g. for ``run_judge.py agreement``; false:
+  nothing is written;
 * ``filebase``, ``outdir``, ``description``: set by autojudge-base; used for the names above.
 
 ``corpus`` (``--corpus``) must be a JSONL(.gz) corpus file, as for ``run_judge.py --corpus``.
@@ -41,9 +46,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tempfile
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple, Optional, Sequence
+from typing import Any, NamedTuple, Optional
 
 from judges.errors import install_extra
 
@@ -60,9 +64,8 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"judges.autojudge needs autojudge-base: {install_extra('autojudge')} ({e})") from e
 
 from judges.config import load_workflow
-from judges.formats import outputset
+from judges.engine.settings import Settings
 from judges.formats.runs import DATASETS as RUN_DATASETS
-from judges.formats.tables import read_leaderboard
 from judges.measures import MEASURES
 from judges.vocabulary import BACKENDS
 
@@ -117,28 +120,14 @@ def topic_record(request) -> dict:
     return request.model_dump(mode="json", exclude_none=True)
 
 
-def write_inputs(directory: Path, rag_responses: Iterable, rag_topics: Sequence) -> tuple[Path, Path, str]:
-    """Topics file and run directory (one file per run id); returns them and a hash of both."""
-    h = hashlib.sha256()
-    topics = directory / "topics.jsonl"
-    runs = directory / "runs"
-    runs.mkdir(parents=True, exist_ok=True)
-    with open(topics, "w", encoding="utf-8") as f:
-        for t in rag_topics:
-            line = json.dumps(topic_record(t), ensure_ascii=False, sort_keys=True) + "\n"
-            f.write(line)
-            h.update(line.encode())
-    by_run: dict[str, list[str]] = {}
+def records(rag_responses, rag_topics) -> tuple[tuple[dict, ...], tuple[dict, ...]]:
+    """The topics and reports as the records a session reads in memory (``Inputs.topic_records``,
+    ``Inputs.report_records``): the reports grouped by run id, in the order of the run ids (as
+    one run file per run would be read), each run's in the order given."""
+    by_run: dict[str, list[dict]] = {}
     for r in rag_responses:
-        line = json.dumps(report_record(r), ensure_ascii=False, sort_keys=True) + "\n"
-        by_run.setdefault(r.metadata.run_id, []).append(line)
-    for i, run in enumerate(sorted(by_run)):
-        with open(runs / f"run{i:05d}.jsonl", "w", encoding="utf-8") as f:
-            f.writelines(by_run[run])
-        h.update(run.encode())
-        for line in by_run[run]:
-            h.update(line.encode())
-    return topics, runs, h.hexdigest()
+        by_run.setdefault(r.metadata.run_id, []).append(report_record(r))
+    return tuple(topic_record(t) for t in rag_topics), tuple(rec for run in sorted(by_run) for rec in by_run[run])
 
 
 class CitationJudge:
@@ -173,7 +162,9 @@ class CitationJudge:
 
     # -- engine -----------------------------------------------------------------------------------
     def _run(self, rag_responses, rag_topics, corpus: Optional[str], kwargs: dict) -> EngineResult:
+        from judges.scores.leaderboard import leaderboard_rows
         from judges.session import pipeline
+        from judges.session.writer import qrels_table
 
         s = _settings(kwargs)
         wf_path = Path(s["judge_workflow"]) if s["judge_workflow"] else None
@@ -187,32 +178,37 @@ class CitationJudge:
                 )
         outdir = Path(kwargs.get("outdir") or ".")
         base = Path(str(kwargs.get("filebase") or "citejudge")).name
-        with tempfile.TemporaryDirectory(prefix="citejudge-autojudge-") as tmp:
-            topics, runs, digest = write_inputs(Path(tmp), rag_responses, rag_topics)
-            key = hashlib.sha256(
-                json.dumps([digest, {k: str(v) for k, v in s.items()}, str(corpus_path)]).encode()
-            ).hexdigest()
-            if self._last is not None and self._last[0] == key:
-                return self._last[1]
-            out_dir = outdir if s["keep_outputs"] else Path(tmp) / "out"
-            name = f"{base}.citejudge"
-            if s["backend"]:
-                wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": s["backend"]})})
-            inputs = pipeline.Inputs(
-                topics=[topics], responses=[runs], corpus=corpus_path, workflow_path=wf_path, dataset=s["dataset"]
-            )
-            pipeline.run(inputs, pipeline.Outputs(out_dir=out_dir, name=name), wf, workers=s["workers"])
-            qrels = []
-            with open(outputset.path(out_dir, name, "qrels"), encoding="utf-8") as f:
-                for line in f:
-                    topic, _, doc, grade = line.split()
-                    qrels.append((topic, doc, int(grade)))
-            lb = read_leaderboard(out_dir, name)
-            lb = lb[lb["topic_id"] != "all"]
-            per_topic = [
-                (r, t, m, float(v))
-                for r, t, m, v in lb[["run_id", "topic_id", "measure", "value"]].itertuples(index=False)
-            ]
+        topic_records, report_records = records(rag_responses, rag_topics)
+        inputs = pipeline.Inputs(
+            topics=[],
+            responses=[],
+            corpus=corpus_path,
+            workflow_path=wf_path,
+            dataset=s["dataset"],
+            topic_records=topic_records,
+            report_records=report_records,
+        )
+        key = hashlib.sha256(
+            json.dumps([inputs.records_sha256(), {k: str(v) for k, v in s.items()}, str(corpus_path)]).encode()
+        ).hexdigest()
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        if s["backend"]:
+            wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": s["backend"]})})
+        settings = Settings(
+            workflow=wf,
+            workflow_path=wf_path,
+            dataset=s["dataset"],
+            has_corpus=corpus_path is not None,
+            cache_dir=outdir,
+        )
+        outputs = pipeline.Outputs(out_dir=outdir, name=f"{base}.citejudge") if s["keep_outputs"] else None
+        done = pipeline.carry_out(pipeline.check(inputs, outputs, settings, workers=s["workers"]))
+        best = qrels_table(pipeline.assessments(done.judged), "qrels_doc_id").to_pydict()  # NAME.qrels' rows
+        qrels = [(t, d, int(g)) for t, d, g in zip(best["topic_id"], best["doc_id"], best["grade"])]
+        scan, topics = done.loaded.scan, list(done.loaded.topics)
+        rows = leaderboard_rows(pipeline.per_topic(done.judged), scan.runs, topics, wf.leaderboard.on_missing)
+        per_topic = [(r, t, m, float(v)) for r, t, m, v in rows if t != "all"]  # the leaderboard's, without 'all'
         result = EngineResult(qrels, per_topic, wf.leaderboard.on_missing)
         self._last = (key, result)
         return result

@@ -130,18 +130,44 @@ def test_cli_qrels_pass_autojudge_verification(ajb, kiddie_cli, name):
     assert {r.grade for r in qrels.rows} <= {0, 1, 2}
 
 
+def assert_same_rows(got: dict, cli: dict) -> None:
+    """The adapter's leaderboard is the CLI's: its per-topic rows exactly (the reports keep their
+    citations' order: a temporary run file once sorted a ``{doc_id: confidence}`` mapping's keys,
+    and RAGTIME's WEIGHTED_PRECISION of rt-101 moved by one ulp); the ``all`` rows, which
+    autojudge-base's ``LeaderboardBuilder`` averages in its own order, to 1e-12."""
+    assert set(got) == set(cli)
+    assert {k: v for k, v in got.items() if k[1] != "all"} == {k: v for k, v in cli.items() if k[1] != "all"}
+    assert max(abs(got[k] - cli[k]) for k in got if k[1] == "all") < 1e-12
+
+
+@pytest.fixture
+def temp_dirs_made(tmp_path, monkeypatch):
+    """Every temporary directory made (``tempfile.mkdtemp``, which ``TemporaryDirectory`` calls), in
+    a ``TMPDIR`` of its own that must stay empty."""
+    import tempfile
+
+    made, real = [], tempfile.mkdtemp
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(a or k) or real(*a, **k))
+    return made, tmp_path / "tmp"
+
+
 @pytest.mark.shared
-def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monkeypatch):
+def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monkeypatch, temp_dirs_made):
     import judges
-    from judges.session import pipeline
     from judges.autojudge import CitationJudge
+    from judges.config import Workflow
+    from judges.session import pipeline
+    from judges.session.writer import output_targets
 
     reports, topics = load_kiddie(ajb)
     calls = []
-    real_run = pipeline.run
-    monkeypatch.setattr(pipeline, "run", lambda *args, **kw: calls.append(args) or real_run(*args, **kw))
+    real_run = pipeline.carry_out
+    monkeypatch.setattr(pipeline, "carry_out", lambda *args, **kw: calls.append(args) or real_run(*args, **kw))
     j = CitationJudge()
-    settings = {"outdir": tmp_path, "filebase": "default", "backend": "python"}
+    settings = {"outdir": tmp_path / "kept", "filebase": "default", "backend": "python"}
     assert j.create_nuggets(reports, topics, None, **settings) is None
     qrels = j.create_qrels(reports, topics, None, **settings)
     qrels.verify(expected_topic_ids=KIDDIE_TOPICS)
@@ -149,13 +175,23 @@ def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monk
     ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=KIDDIE_TOPICS).all()
     ajb.QrelsVerification(qrels, expected_topic_ids=KIDDIE_TOPICS).all()
     assert len(calls) == 1  # the second phase reused the first's engine run
-    assert (tmp_path / "default.citejudge.assessments.parquet").exists()
+    kept = {p.name for p in (tmp_path / "kept").iterdir()}  # keep_outputs (default): the whole set
+    whole = output_targets(pipeline.Outputs(tmp_path / "kept", "default.citejudge"), Workflow())
+    assert kept == {path.name for path, _ in whole.values()} and "default.citejudge.jsonl" in kept
+
+    # the same result without keeping the outputs: nothing written, in the out-dir or anywhere
+    unkept = CitationJudge()
+    settings = {**settings, "outdir": tmp_path / "unkept", "keep_outputs": False}
+    assert unkept.create_qrels(reports, topics, None, **settings).rows == qrels.rows
+    assert unkept.judge(reports, topics, None, **settings).entries == lb.entries
+    assert not (tmp_path / "unkept").exists()
+    made, tmp = temp_dirs_made
+    assert made == [] and list(tmp.iterdir()) == []  # the inputs are handed over in memory
 
     # same numbers as the CLI (its Parquet leaderboard keeps full precision)
     cli = judges.read_leaderboard(kiddie_cli, "k").set_index(["run_id", "topic_id", "measure"]).value
     got = {(e.run_id, e.topic_id, m): v for e in lb.entries for m, v in e.values.items()}
-    assert set(got) == set(cli.index)
-    assert max(abs(got[k] - cli[k]) for k in got) < 1e-12
+    assert_same_rows(got, cli.to_dict())
     cli_qrels = sorted(line.split() for line in (kiddie_cli / "k.qrels").read_text().splitlines())
     assert sorted([r.topic_id, "0", r.doc_id, str(r.grade)] for r in qrels.rows) == cli_qrels
 
@@ -224,8 +260,7 @@ def test_citation_judge_matches_the_cli_on_every_track_shape(ajb, tmp_path, trac
     assert cli_qrels and sorted([q.topic_id, "0", q.doc_id, str(q.grade)] for q in qrels.rows) == cli_qrels
     cli = judges.read_leaderboard(tmp_path / "cli", "c").set_index(["run_id", "topic_id", "measure"]).value
     got = {(e.run_id, e.topic_id, m): v for e in lb.entries for m, v in e.values.items()}
-    assert set(got) == set(cli.index)
-    assert max(abs(got[k] - cli[k]) for k in got) < 1e-12
+    assert_same_rows(got, cli.to_dict())
 
 
 def test_unknown_setting_is_named(ajb):

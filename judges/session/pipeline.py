@@ -9,9 +9,13 @@ corpus documents → judge (here or in worker processes) → merge → write the
    :mod:`judges.session.writer` writes every output, sorted, into a staging directory that
    :mod:`judges.formats.outset` renames into place as one set, the debug log with it.
 
-:func:`questions` runs steps 1 and 2 only, in this process, with the LLM's questions handed to
-an asker that records them (``attest export``, :mod:`judges.attest.batch`); it writes no output
-(the answer cache is only read, though opening it creates an empty one where there is none).
+:func:`carry_out` runs steps 1 to 3 on a checked session (:func:`check`), step 3 only when the
+session has outputs: without, its caller takes the judgments from the outcome (the AutoJudge
+adapter, whose topics and reports come in memory, ``Inputs.report_records``). :func:`run` is
+:func:`check` then :func:`carry_out`. :func:`questions` runs steps 1 and 2 only, in this process,
+with the LLM's questions handed to an asker that records them (``attest export``,
+:mod:`judges.attest.batch`); it writes no output (the answer cache is only read, though opening
+it creates an empty one where there is none).
 Topic shards judged apart (``--shard K/N``, ``--dask``) come back through :mod:`judges.session.shards`,
 which writes their merge with this module's last stage (or, with attestation, hands it their
 first pass: ``run(..., first_pass=...)``).
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass
@@ -46,13 +51,22 @@ from judges.engine.judge import Part, judge_part
 from judges.attest.plan import Plan, attest_plan
 from judges.process import return_freed_memory
 from judges.records import Document
-from judges.session.scan import Problems, Scan, reread, check_missing_topics, check_resolvable, load_topics, scan_runs
+from judges.session.scan import (
+    REPORTS_IN_MEMORY,
+    Problems,
+    Scan,
+    check_missing_topics,
+    check_resolvable,
+    load_topics,
+    reread,
+    scan_runs,
+)
 from judges.session.spec import Inputs, Outputs, Summary
 from judges.engine.settings import Settings
 from judges.support.judges import is_probabilistic
 from judges.vocabulary import STATUSES
 from judges.session.workers import Workers
-from judges.session.writer import describe_inputs, output_targets, write_outputs
+from judges.session.writer import Tally, describe_inputs, output_targets, write_outputs
 
 if TYPE_CHECKING:
     from judges.formats.nuggets import Nuggets
@@ -69,9 +83,12 @@ __all__ = [
     "Inputs",
     "Judged",
     "Loaded",
+    "Outcome",
     "Outputs",
     "Session",
     "Summary",
+    "assessments",
+    "carry_out",
     "check",
     "check_attestation",
     "input_files",
@@ -79,6 +96,7 @@ __all__ = [
     "judge_nuggets",
     "judge_pass",
     "load",
+    "per_topic",
     "prepare",
     "questions",
     "read_labels",
@@ -286,13 +304,21 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
     counts: Counter = Counter()
     problems = Problems(inputs.on_error, log, counts, warn)
     left_out: set[str] = set()  # the topics --max-topics leaves out
-    topics = load_topics(inputs.topics, problems, inputs.max_topics, inputs.responses, left_out)
+    topics = load_topics(
+        inputs.topics,
+        problems,
+        inputs.max_topics,
+        inputs.responses,
+        left_out,
+        inputs.topic_records,
+        inputs.report_records,
+    )
     started: list[Workers] = []
     counted = _start_workers(session, stack, len(topics), started) if start_workers else None
     limit = workflow.citations.max_per_sentence
     scan = scan_runs(inputs, limit, topics, problems, counts, warn, counted, left_out)
     if not scan.runs:
-        where = ", ".join(map(str, inputs.responses))
+        where = ", ".join([*map(str, inputs.responses), *[REPORTS_IN_MEMORY] * bool(inputs.report_records)])
         raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")
     check_missing_topics(inputs, workflow, topics, scan)
     corpus: dict[str, Document] = {}
@@ -458,9 +484,8 @@ def judge_pass(
     processes when started (every topic), else in this process (``placed``: as
     :func:`judges.engine.judge.judge_part`)."""
     labels = loaded.labels.statuses if loaded.labels is not None else None
-    if loaded.workers is not None:
-        assert session.outset is not None, "worker processes stage their logs in the output set's directory"
-        stage = session.outset.stage_dir
+    if loaded.workers is not None:  # their files go to the output set's staging directory (none: the temp dir)
+        stage = session.outset.stage_dir if session.outset is not None else Path(tempfile.gettempdir())
         return loaded.workers.judge(
             settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
         )
@@ -523,19 +548,19 @@ def write(
     assert outputs is not None and outset is not None, "write: a session with outputs (check)"
     counts, scan = loaded.counts, loaded.scan
     parts = judged.parts
-    per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
+    measures_of_reports = per_topic(judged)
     measures, files = None, {}
     if judged.nuggets is not None:
         from judges.measures import MEASURE_NAMES
         from judges.session import nuggets as nugget_session
 
-        nugget_session.merge_measures(per_topic, judged.nuggets, inputs.judge)
+        nugget_session.merge_measures(measures_of_reports, judged.nuggets, inputs.judge)
         files.update(nugget_session.write(judged.nuggets, outputs.out_dir, outputs.name, outset.stage))
         measures = nugget_session.measures_of(inputs.judge, MEASURE_NAMES)
     for part in parts:
         counts.update(part.counts)
     attest = _summarize_attestation(session, counts, judged.degenerate_not_used, log)
-    table = pa.concat_tables([p.assessments for p in parts])
+    table = assessments(judged)
     del parts
     counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}
     statuses: Counter = Counter()
@@ -553,25 +578,12 @@ def write(
         attest["nuggets"] = nuggets.attest
     if nuggets is not None and nuggets.labelled:  # nugget assignments in effect (--labels)
         labels["nugget_pairs"] = nuggets.labelled
-    summary = Summary(
-        counts=counts,
-        statuses=statuses,
-        runs=list(scan.runs),
-        topics=len(loaded.topics),
-        files=files,
-        attest=attest,
-        warnings=warnings,
-        processes=judged.processes,
-        plan=judged.plan,
-        degenerate_not_used=judged.degenerate_not_used,
-        labels=labels,
-    )
-    write_outputs(
+    written = write_outputs(
         inputs,
         outputs,
         session.settings.workflow,
-        summary,
-        per_topic,
+        Tally(counts, statuses, judged.plan, labels, attest),
+        measures_of_reports,
         table,
         scan,
         loaded.topics,
@@ -580,10 +592,38 @@ def write(
         measures,
         None if nuggets is None else nuggets.judged,
     )
-    log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
+    files.update(written.files)
+    log.event("summary", counts=dict(written.counts), statuses=dict(statuses), files=files)
     log.close()
     outset.commit()
-    return summary
+    if outputs.log_path is not None:
+        files["debug_log"] = str(outputs.log_path)
+    return Summary(
+        counts=written.counts,
+        statuses=statuses,
+        runs=list(scan.runs),
+        topics=len(loaded.topics),
+        files=files,
+        attest=attest,
+        coverage=written.coverage,
+        filled=written.filled,
+        warnings=warnings + written.warnings,
+        processes=judged.processes,
+        plan=judged.plan,
+        degenerate_not_used=judged.degenerate_not_used,
+        labels=labels,
+    )
+
+
+def per_topic(judged: Judged) -> dict:
+    """Each judged report's measures, ``(run, topic) -> {measure: value}``, over the parts (the
+    nugget stage's are merged in by :func:`write`)."""
+    return {k: v for part in judged.parts for k, v in part.per_topic.items()}
+
+
+def assessments(judged: Judged) -> pa.Table:
+    """The judged citations of every part, one table (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`)."""
+    return pa.concat_tables([p.assessments for p in judged.parts])
 
 
 def _summarize_attestation(session: Session, counts: Counter, not_used: bool, log: DebugLog) -> dict:
@@ -665,14 +705,36 @@ def run(
         warn=warn,
         progress=progress,
     )
-    outset, log_path = session.outset, outputs.log_path
-    assert outset is not None  # check: a session with outputs has its set
+    summary = carry_out(session, first_pass=first_pass).summary
+    assert summary is not None  # check: a session with outputs has its set
+    return summary
+
+
+class Outcome(NamedTuple):
+    """What :func:`carry_out` did: what it read, what it judged, and the summary of the set it
+    wrote (None: the session has no outputs, and wrote nothing)."""
+
+    loaded: Loaded
+    judged: Judged
+    summary: Optional[Summary]
+
+
+def carry_out(session: Session, *, first_pass: Optional[list[Part]] = None) -> Outcome:
+    """The stages after :func:`check`, in order: :func:`load`, :func:`judge` and, when the session
+    has outputs, :func:`write` (the out-dir created and locked only once the inputs are read, the
+    debug log staged with the set). A session without outputs writes nothing: its caller takes
+    the judgments from the outcome (:func:`assessments`, :func:`per_topic`). ``first_pass``: as
+    :func:`judge`'s."""
+    outset = session.outset
+    log_path = session.outputs.log_path if session.outputs is not None else None
     try:
         with contextlib.ExitStack() as stack:
             log = DebugLog.deferred() if log_path is not None else DebugLog(None)
             stack.push(log.ended)
             session_start(session, log)
             loaded = load(session, stack, log)  # nothing is created before this passes
+            if outset is None:  # nothing to write
+                return Outcome(loaded, judge(session, loaded, log, first_pass=first_pass), None)
             stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
             if log_path is not None:
                 log.start(outset.stage(log_path))
@@ -684,10 +746,10 @@ def run(
             return_freed_memory()  # the judged documents' memory, before the outputs are built
             summary = write(session, loaded, judged, log)
     except KeyboardInterrupt as e:
+        if outset is None:
+            raise
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
-    if log_path is not None:
-        summary.files["debug_log"] = str(log_path)
-    return summary
+    return Outcome(loaded, judged, summary)
 
 
 def questions(
@@ -714,10 +776,7 @@ def questions(
         ask=ask,
     )
     session = check(inputs, None, settings, warn=warn, progress=progress)
-    with contextlib.ExitStack() as stack:
-        log = DebugLog(None)
-        loaded = load(session, stack, log)
-        judged = judge(session, loaded, log)
+    loaded, judged, _ = carry_out(session)
     counts = loaded.counts
     for part in judged.parts:
         counts.update(part.counts)

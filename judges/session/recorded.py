@@ -52,6 +52,10 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
     except (TypeError, ValueError) as e:
         raise InputError(path, None, None, f"not a citejudge config: {e}") from None
 
+    if "in_memory" in recorded:  # the AutoJudge adapter's topics and reports: no file to read again
+        why = "judged from topics and reports handed over in memory: no input files to judge again"
+        raise InputError(path, None, "inputs.in_memory", why)
+
     def found(kind: str) -> list[Path]:
         entries = recorded.get(kind) or []
         entries = entries if isinstance(entries, list) else [entries]

@@ -5,6 +5,11 @@ the run or, with ``--on-error skip``, are counted and logged), rejects duplicate
 the runs to judge, and records per line which report to judge, which documents to take from the
 corpus, and how many citations there are (for the progress bar). The second pass,
 :func:`reread`, gives the reports to judge again, topic by topic, from what the first learned.
+
+Topics and reports can also be handed over in memory (``Inputs.topic_records`` and
+``Inputs.report_records``: records in the shapes the files hold, as the AutoJudge adapter has
+them): they go through the same checks, named ``<topics>`` and ``<reports>`` with their position
+(1-based) for a line, and the second pass parses them again from the scan, which holds them.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Optional
+from typing import BinaryIO, Callable, Iterable, Iterator, Optional, Sequence
 
 from judges.counts import (
     FILES_NOT_READ,
@@ -24,12 +29,15 @@ from judges.counts import (
 )
 from judges.errors import InputError
 from judges.formats.debuglog import DebugLog
-from judges.formats.jsonl import discover, seekable
-from judges.formats.runs import read_report_at, read_reports
-from judges.formats.topics import TOPIC_SUFFIXES, holds_topics, read_topics
+from judges.formats.jsonl import discover, seekable, value_problem
+from judges.formats.runs import parse_report, read_report_at, read_reports
+from judges.formats.topics import TOPIC_SUFFIXES, holds_topics, parse_topic, read_topics
 from judges.config import Workflow
 from judges.session.spec import Inputs
 from judges.records import Document, Report, Topic
+
+TOPICS_IN_MEMORY = "<topics>"  # the name of Inputs.topic_records in messages (a record's position is its line)
+REPORTS_IN_MEMORY = "<reports>"  # of Inputs.report_records (a record's index is its Report.offset)
 
 
 class Problems:
@@ -53,12 +61,15 @@ def load_topics(
     max_topics: Optional[int],
     runs: Iterable[Path] = (),
     left_out: Optional[set[str]] = None,
+    held: Sequence[object] = (),
+    held_reports: Sequence[object] = (),
 ) -> dict[str, Topic]:
-    """The topics of ``paths`` (``--rag-topics``) or, when there are none, those the ``runs``
-    answer, in the order they first appear (with a warning: their titles are unknown); the first
-    ``max_topics`` of them, the ids of the others added to ``left_out``."""
-    if not paths:
-        topics = _topics_of_runs(list(runs))
+    """The topics of ``paths`` (``--rag-topics``) and ``held`` (topic records in memory) or, when
+    there are none, those the ``runs`` and ``held_reports`` answer, in the order they first appear
+    (with a warning: their titles are unknown); the first ``max_topics`` of them, the ids of the
+    others added to ``left_out``."""
+    if not paths and not held:
+        topics = _topics_of_runs(list(runs), held_reports)
         if topics:  # none: the scan says why (no run file, or none with a report)
             problems.warn(
                 f"no --rag-topics: judging the {len(topics)} topic(s) the run files answer; their titles are "
@@ -66,17 +77,51 @@ def load_topics(
             )
         return _first(topics, max_topics, left_out)
     topics: dict[str, Topic] = {}
+    for path, line, value in _topic_records(paths, held):
+        if isinstance(value, InputError):
+            problems(value, "topic")
+        elif value.topic_id in topics:
+            problems(InputError(path, line, value.id_key, f"duplicate topic id {value.topic_id!r}"), "topic")
+        else:
+            topics[value.topic_id] = value
+    if not topics:
+        raise InputError(", ".join(map(str, paths)) or TOPICS_IN_MEMORY, None, "--rag-topics", "no topics found")
+    return _first(topics, max_topics, left_out)
+
+
+def _topic_records(paths: list[Path], held: Sequence[object]) -> Iterator[tuple[object, int, Topic | InputError]]:
+    """``(path, line, topic or error)`` of the topic files, then of the records in memory."""
     for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
         for line, value in read_topics(path):
-            if isinstance(value, InputError):
-                problems(value, "topic")
-            elif value.topic_id in topics:
-                problems(InputError(path, line, value.id_key, f"duplicate topic id {value.topic_id!r}"), "topic")
-            else:
-                topics[value.topic_id] = value
-    if not topics:
-        raise InputError(", ".join(map(str, paths)), None, "--rag-topics", "no topics found")
-    return _first(topics, max_topics, left_out)
+            yield path, line, value
+    for i, record in enumerate(held):
+        try:
+            yield (
+                TOPICS_IN_MEMORY,
+                i + 1,
+                parse_topic(_checked(record, TOPICS_IN_MEMORY, i + 1), TOPICS_IN_MEMORY, i + 1),
+            )
+        except InputError as e:
+            yield TOPICS_IN_MEMORY, i + 1, e
+
+
+def _checked(record: object, where: str, line: int) -> object:
+    """A record in memory, held to what a file's line is held to (no lone surrogate, no deep nesting)."""
+    problem = value_problem(record)
+    if problem is not None:
+        raise InputError(where, line, problem[0] or None, problem[1])
+    return record
+
+
+def held_report(
+    records: Sequence[object], index: int, dataset: str = "auto", max_citations: Optional[int] = None
+) -> Report | InputError:
+    """Report ``index`` of the records in memory (``Inputs.report_records``), as a run file's line is read."""
+    try:
+        record = _checked(records[index], REPORTS_IN_MEMORY, index + 1)
+        return parse_report(record, REPORTS_IN_MEMORY, index + 1, dataset, max_citations, index)
+    except InputError as e:
+        return e
 
 
 def _first(topics: dict[str, Topic], max_topics: Optional[int], left_out: Optional[set[str]]) -> dict[str, Topic]:
@@ -88,15 +133,25 @@ def _first(topics: dict[str, Topic], max_topics: Optional[int], left_out: Option
     return kept
 
 
-def _topics_of_runs(runs: list[Path]) -> dict[str, Topic]:
-    """Every topic id the run files answer, as a topic without a title; bad records are left to
-    the scan, which reports them."""
+def _topics_of_runs(runs: list[Path], held: Sequence[object] = ()) -> dict[str, Topic]:
+    """Every topic id the run files (and the reports ``held`` in memory) answer, as a topic
+    without a title; bad records are left to the scan, which reports them."""
     topics: dict[str, Topic] = {}
-    for path in run_files(runs)[0]:
-        for _, rep in read_reports(path):
-            if isinstance(rep, Report) and rep.topic_id not in topics:
-                topics[rep.topic_id] = Topic(rep.topic_id, "", "", "topic_id")
+    for _, _, rep in _reports(run_files(runs)[0] if runs else [], held, "auto", None):
+        if isinstance(rep, Report) and rep.topic_id not in topics:
+            topics[rep.topic_id] = Topic(rep.topic_id, "", "", "topic_id")
     return topics
+
+
+def _reports(
+    files: list[Path], held: Sequence[object], dataset: str, max_citations: Optional[int]
+) -> Iterator[tuple[object, int, Report | InputError]]:
+    """``(path, line, report or error)`` of the run files, then of the reports in memory."""
+    for path in files:
+        for line, rep in read_reports(path, dataset, max_citations):
+            yield path, line, rep
+    for i in range(len(held)):
+        yield REPORTS_IN_MEMORY, i + 1, held_report(held, i, dataset, max_citations)
 
 
 def run_files(responses: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
@@ -123,6 +178,7 @@ class Scan:
     without_text: Counter = field(
         default_factory=Counter
     )  # cited id without embedded text -> its citations (selected runs)
+    held: Sequence[object] = ()  # the reports given in memory (Inputs.report_records), read again by reread
 
 
 def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) -> dict[str, set[str]]:
@@ -188,7 +244,8 @@ def scan_runs(
     ``--max-topics`` leaves out (their reports are counted apart from those of unknown topics).
     """
     left_out = frozenset(left_out)
-    files = _read_files(inputs.responses, counts, warn)
+    held = inputs.report_records
+    files = _read_files(inputs.responses, counts, warn) if inputs.responses or not held else []
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
     seen: dict[tuple[str, str], str] = {}
     run_order: list[str] = []
@@ -200,55 +257,54 @@ def scan_runs(
     without_text: dict[str, Counter] = {}
     so_far = 0  # citations met so far of the selected runs
     selected: set[str] = set()  # the selected runs: the first --max-runs to appear
-    for path in files:
-        for line, rep in read_reports(path, inputs.dataset, max_per_sentence):
-            if isinstance(rep, InputError):
-                problems(rep, "report")
-                continue
-            key = (rep.run_id, rep.topic_id)
-            if key in seen:
-                problems(
-                    InputError(
-                        path,
-                        line,
-                        "topic_id",
-                        f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})",
-                    ),
-                    "report",
-                )
-                continue
-            seen[key] = f"{path}:{line}"
-            if rep.run_id not in answered:
-                run_order.append(rep.run_id)
-                if inputs.max_runs is None or len(run_order) <= inputs.max_runs:
-                    selected.add(rep.run_id)
-                answered[rep.run_id] = set()
-            if rep.topic_id not in topics:
-                counts[REPORTS_BEYOND_MAX_TOPICS if rep.topic_id in left_out else REPORTS_UNKNOWN_TOPIC] += 1
-                continue
-            located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
-            answered[rep.run_id].add(rep.topic_id)
-            docs = wanted.setdefault(key, set())
-            cov = coverage.setdefault(rep.run_id, Counter())
-            unresolved = without_text.setdefault(rep.run_id, Counter())
-            sentences = rep.sentences
-            cov["sentences"] += len(sentences)
-            n = report_citations[key] = sum(len(sent.citations) for sent in sentences)
-            if sentences:
-                citations[rep.run_id] += n
-                if counted is not None and n and rep.run_id in selected:
-                    so_far += n
-                    counted(so_far)
-                cov["cited_sentences"] += sum(1 for sent in sentences if sent.citations)
-                cov["citations"] += n
-            ids = [c.doc_id for sent in sentences for c in sent.citations if c.doc_id is not None]
-            if rep.documents:  # cited ids whose text the report embeds are not looked up
-                without = [d for d in ids if rep.documents.get(d) is None]
-                if len(without) < len(ids):
-                    cov["embedded"] += len(ids) - len(without)
-                ids = without
-            docs.update(ids)
-            unresolved.update(ids)
+    for path, line, rep in _reports(files, held, inputs.dataset, max_per_sentence):
+        if isinstance(rep, InputError):
+            problems(rep, "report")
+            continue
+        key = (rep.run_id, rep.topic_id)
+        if key in seen:
+            problems(
+                InputError(
+                    path,
+                    line,
+                    "topic_id",
+                    f"duplicate report for run {rep.run_id!r}, topic {rep.topic_id!r} (first at {seen[key]})",
+                ),
+                "report",
+            )
+            continue
+        seen[key] = f"{path}:{line}"
+        if rep.run_id not in answered:
+            run_order.append(rep.run_id)
+            if inputs.max_runs is None or len(run_order) <= inputs.max_runs:
+                selected.add(rep.run_id)
+            answered[rep.run_id] = set()
+        if rep.topic_id not in topics:
+            counts[REPORTS_BEYOND_MAX_TOPICS if rep.topic_id in left_out else REPORTS_UNKNOWN_TOPIC] += 1
+            continue
+        located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
+        answered[rep.run_id].add(rep.topic_id)
+        docs = wanted.setdefault(key, set())
+        cov = coverage.setdefault(rep.run_id, Counter())
+        unresolved = without_text.setdefault(rep.run_id, Counter())
+        sentences = rep.sentences
+        cov["sentences"] += len(sentences)
+        n = report_citations[key] = sum(len(sent.citations) for sent in sentences)
+        if sentences:
+            citations[rep.run_id] += n
+            if counted is not None and n and rep.run_id in selected:
+                so_far += n
+                counted(so_far)
+            cov["cited_sentences"] += sum(1 for sent in sentences if sent.citations)
+            cov["citations"] += n
+        ids = [c.doc_id for sent in sentences for c in sent.citations if c.doc_id is not None]
+        if rep.documents:  # cited ids whose text the report embeds are not looked up
+            without = [d for d in ids if rep.documents.get(d) is None]
+            if len(without) < len(ids):
+                cov["embedded"] += len(ids) - len(without)
+            ids = without
+        docs.update(ids)
+        unresolved.update(ids)
     runs = [r for r in run_order if r in selected]
     counts[RUNS_NOT_SELECTED] = len(run_order) - len(runs)
     if counts[REPORTS_UNKNOWN_TOPIC]:
@@ -263,6 +319,7 @@ def scan_runs(
         report_citations={k: n for k, n in report_citations.items() if k[0] in selected},
         coverage={r: coverage.get(r, Counter()) for r in runs},
         without_text=_total(without_text.get(r) for r in runs),
+        held=held,
     )
 
 
@@ -277,7 +334,9 @@ def _reading_order(
     arrays: dict[str, set[int]] = {}  # JSON array run files: the indices of the records to judge
     for topic in sorted(t for t in scan.reports if topics is None or t in topics):
         for path, line, offset in scan.reports[topic]:
-            if offset < 0:
+            if path == REPORTS_IN_MEMORY:  # parsed again from the scan, in the topic's turn
+                by_offset.append((path, line, offset))
+            elif offset < 0:
                 arrays.setdefault(path, set()).add(-offset - 1)
             elif not seekable(path):
                 streamed.setdefault(path, {})[line] = offset
@@ -306,6 +365,11 @@ def reread(
                 yield None
                 continue
             path, line, offset = located
+            if path == REPORTS_IN_MEMORY:
+                report = held_report(scan.held, offset, dataset, max_citations)
+                assert isinstance(report, Report), "the first pass checked it"
+                yield report
+                continue
             if path not in files:
                 files[path] = stack.enter_context(open(path, "rb"))
             yield read_report_at(files[path], path, line, offset, dataset, max_citations)

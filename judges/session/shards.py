@@ -179,9 +179,6 @@ def judge_shard(
             summary = _write_part(session, loaded, part, processes, log, head, shard, outputs, workers, model)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
-    summary.files["part"] = str(path)
-    if logged:
-        summary.files["debug_log"] = str(log_path)
     return summary
 
 
@@ -229,10 +226,12 @@ def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head
     counts[CITATIONS] = part.assessments.num_rows
     outset.commit()
     labels = loaded.labels
+    logged = session.outputs.log_path if session.outputs is not None else None  # the part's log, when kept
     return Summary(
         counts=counts,
         runs=list(loaded.scan.runs),
         topics=len(loaded.topics),
+        files={"part": str(path), **({"debug_log": str(logged)} if logged is not None else {})},
         processes=processes,
         labels={"in_effect": len(labels.statuses), "files": labels.counts()} if labels is not None else {},
     )
@@ -627,6 +626,4 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)
     except KeyboardInterrupt as e:
         raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
-    if log_path is not None:
-        summary.files["debug_log"] = str(log_path)
-    return summary
+    return summary  # its files name the debug log (pipeline.write)

@@ -1,18 +1,17 @@
 """What one judging session reads (:class:`Inputs`), writes (:class:`Outputs`) and reports back
 (:class:`Summary`); how it judges is the engine's :class:`judges.engine.settings.Settings`. The CLI
-and the library build the first two."""
+and the library build the first two; the session builds the summary, once, when it is done."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from judges.formats import outputset
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
@@ -33,12 +32,31 @@ class Inputs:
     judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
     refit_support: bool = False  # --labels re-fit the support model's intercepts to this track (--refit-support)
+    # In memory, besides (or instead of) the files: records in the shapes a topics file and a run
+    # file hold (JSON objects as dicts), read by the same checks (judges.session.scan).
+    topic_records: tuple = ()
+    report_records: tuple = ()
 
     def __post_init__(self):
         labels = self.labels
         if labels is None or isinstance(labels, (str, Path)):  # one file (as before several), or none
             labels = () if labels is None else (labels,)
         object.__setattr__(self, "labels", tuple(Path(p) for p in labels))
+        object.__setattr__(self, "topic_records", tuple(self.topic_records))
+        object.__setattr__(self, "report_records", tuple(self.report_records))
+
+    def records_sha256(self) -> str:
+        """The SHA-256 of the records in memory (topics, then reports), each as one canonical JSON
+        line: what identifies them, as a file's hash does (no file is written)."""
+        h = hashlib.sha256()
+        for records in (self.topic_records, self.report_records):
+            h.update(b"%d\n" % len(records))
+            for record in records:
+                h.update(
+                    json.dumps(record, ensure_ascii=False, sort_keys=True, default=str).encode("utf-8", "surrogatepass")
+                )
+                h.update(b"\n")
+        return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -64,8 +82,11 @@ class Outputs:
         return outputset.path(self.out_dir, self.name, "debug_log")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Summary:
+    """What a session did, built once when it is done (:func:`judges.session.pipeline.write`,
+    :func:`judges.session.pipeline.questions`, a shard's part)."""
+
     counts: Counter = field(default_factory=Counter)  # keys declared in judges.counts
     statuses: Counter = field(default_factory=Counter)
     runs: list[str] = field(default_factory=list)

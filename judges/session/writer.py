@@ -17,7 +17,8 @@ import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Optional
+from collections import Counter
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -34,10 +35,36 @@ from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
 from judges.scores.leaderboard import leaderboard_rows
 from judges.config import Workflow
-from judges.session.spec import Inputs, Outputs, Summary
+from judges.session.spec import Inputs, Outputs
 from judges.vocabulary import STATUSES
 
+if TYPE_CHECKING:
+    from judges.attest.plan import Plan
+
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
+
+
+class Tally(NamedTuple):
+    """What the judging counted, for the config record: the session's counts and statuses, the
+    plan, the labels in effect and the attestation's figures (as in :class:`judges.session.spec.Summary`)."""
+
+    counts: Counter
+    statuses: Counter
+    plan: Optional["Plan"] = None
+    labels: Optional[dict] = None
+    attest: Optional[dict] = None
+
+
+class Written(NamedTuple):
+    """What :func:`write_outputs` wrote: the files (kind -> path, in the order written), the counts
+    with the qrels' rows, the (run, topic) pairs filled by ``on_missing``, the coverage rows, and
+    the lines for the summary."""
+
+    files: dict[str, str]
+    counts: Counter
+    filled: list
+    coverage: list
+    warnings: list
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
@@ -98,7 +125,7 @@ def write_outputs(
     inputs: Inputs,
     outputs: Outputs,
     workflow: Workflow,
-    summary: Summary,
+    tally: Tally,
     per_topic: dict,
     table: pa.Table,
     scan,
@@ -107,14 +134,15 @@ def write_outputs(
     hashed_inputs: Optional[dict] = None,
     measures: Optional[tuple[str, ...]] = None,
     nuggets=None,
-) -> None:
+) -> Written:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
     ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
     ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs);
     ``nuggets``: the nugget stage's judgments (``(run, topic) -> list``), whose measures get
     intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
-    files, counts = summary.files, summary.counts
+    files: dict[str, str] = {}
+    counts = Counter(tally.counts)
     for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
         ("qrels", "qrels_doc_id", QRELS_ROWS),
         ("doc_qrels", "doc_id", DOC_QRELS_ROWS),
@@ -126,15 +154,20 @@ def write_outputs(
         order = pool.submit(assessment_order, table)
         assessments = outputset.path(out_dir, name, "assessments_parquet")
         written = pool.submit(lambda: write_assessments(place(assessments), table, order.result()))
-        _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place, measures)
-        _write_intervals(
-            inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place, measures, nuggets
+        filled, coverage, warnings = _write_coverage_and_leaderboards(
+            outputs, workflow, files, per_topic, table, scan, topics, place, measures
+        )
+        files.update(
+            _write_intervals(
+                inputs, outputs, workflow, per_topic, table, order.result(), scan, topics, place, measures, nuggets
+            )
         )
         written.result()
     files["assessments_parquet"] = str(assessments)
-    if summary.plan is not None:
+    plan = tally.plan
+    if plan is not None:
         path = outputset.path(out_dir, name, "plan")
-        write_plan(place(path), summary.plan)
+        write_plan(place(path), plan)
         files["plan"] = str(path)
     config = {
         "name": name,
@@ -148,50 +181,47 @@ def write_outputs(
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
-        "statuses": {k: int(summary.statuses[k]) for k in STATUSES},
+        "statuses": {k: int(tally.statuses[k]) for k in STATUSES},
         "filled_by_on_missing": {
             "policy": workflow.leaderboard.on_missing,
-            "pairs": {
-                run: [t for r, t in summary.filled if r == run] for run in dict.fromkeys(r for r, _ in summary.filled)
-            },
+            "pairs": {run: [t for r, t in filled if r == run] for run in dict.fromkeys(r for r, _ in filled)},
         },
     }
-    if summary.labels:
-        config["labels"] = summary.labels
-    if summary.attest:
-        config["attest"] = summary.attest
-        if summary.plan is not None:
-            config["attest"]["plan"] = summary.plan.describe()
+    if tally.labels:
+        config["labels"] = tally.labels
+    if tally.attest:
+        config["attest"] = tally.attest
+        if plan is not None:
+            config["attest"]["plan"] = plan.describe()
     config_path = outputset.path(out_dir, name, "config")
     with atomic_text(place(config_path)) as f:
         yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
     files["config"] = str(config_path)
+    return Written(files, counts, filled, coverage, warnings)
 
 
 def _write_coverage_and_leaderboards(
     outputs: Outputs,
     workflow: Workflow,
-    summary: Summary,
+    files: dict[str, str],
     per_topic: dict,
     table: pa.Table,
     scan,
     topics,
     place,
     measures: Optional[tuple[str, ...]] = None,
-) -> None:
-    """The coverage table and the leaderboards (text files and Parquet)."""
+) -> tuple[list, list, list]:
+    """The coverage table and the leaderboards (text files and Parquet), named in ``files``; the
+    (run, topic) pairs filled by ``on_missing``, the coverage rows and the summary's warning."""
     out_dir, name = Path(outputs.out_dir), outputs.name
-    files = summary.files
     on_missing = workflow.leaderboard.on_missing
     rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing, *([measures] if measures else []))
-    summary.filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
-    summary.coverage = coverage_rows(scan, len(topics), table, summary.filled)
+    filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
+    covered = coverage_rows(scan, len(topics), table, filled)
     coverage = outputset.path(out_dir, name, "coverage")
-    write_coverage(place(coverage), summary.coverage)
+    write_coverage(place(coverage), covered)
     files["coverage"] = str(coverage)
-    warning = missing_warning(summary.coverage)
-    if warning:
-        summary.warnings.append(warning)
+    warning = missing_warning(covered)
     for fmt in outputs.leaderboard_formats:
         path = outputset.path(out_dir, name, outputset.leaderboard(fmt))
         trec.write_leaderboard(place(path), rows, fmt)
@@ -203,13 +233,13 @@ def _write_coverage_and_leaderboards(
     path = outputset.path(out_dir, name, "leaderboard_parquet")
     tables.write_table(place(path), lb_table)
     files["leaderboard_parquet"] = str(path)
+    return filled, covered, [warning] if warning else []
 
 
 def _write_intervals(
     inputs: Inputs,
     outputs: Outputs,
     workflow: Workflow,
-    summary: Summary,
     per_topic: dict,
     table,
     order,
@@ -218,9 +248,9 @@ def _write_intervals(
     place,
     measures=None,
     nuggets=None,
-) -> None:
+) -> dict[str, str]:
     """How far to trust the leaderboard (:mod:`judges.scores.intervals`): intervals and run pairs (of
-    the nugget measures among ``measures`` too, from the judgments ``nuggets``)."""
+    the nugget measures among ``measures`` too, from the judgments ``nuggets``); the files written."""
     from judges.scores import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
@@ -249,7 +279,7 @@ def _write_intervals(
         judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
         more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
-    summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
+    return intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place)
 
 
 PLAN_COLUMNS = ("rank", "run_id", "topic_id", "sentence_index", "citation_rank", "expected_gain", "why")
@@ -297,6 +327,10 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
     if given.nuggets is not None:
         inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model
+    if given.topic_records or given.report_records:  # handed over in memory (the AutoJudge adapter)
+        inputs["in_memory"] = {"topics": len(given.topic_records), "reports": len(given.report_records)}
+        if with_hashes:
+            inputs["in_memory"]["sha256"] = given.records_sha256()
     return inputs
 
 
