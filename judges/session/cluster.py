@@ -116,9 +116,13 @@ def _client(address: str):
         n = address.split(":", 1)[1]
         if not n.isdigit() or int(n) < 1:
             raise InputError("--dask", None, None, f"{address!r}: local:N needs N >= 1 worker processes")
+        # silence_logs=CRITICAL: a task's error reaches the session through its future and is
+        # reported there in one line; what the workers log as ERROR is noise about their own
+        # shutdown (a worker on a busy machine logs "Failed to communicate with scheduler during
+        # heartbeat" when the session stops the cluster after a bad input).
         with dask.config.set(LOCAL_WORKERS):  # the cluster's own settings: read as it starts
             cluster = LocalCluster(
-                n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+                n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
             )
         return Client(cluster), cluster
     try:
