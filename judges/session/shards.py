@@ -619,9 +619,9 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
             else:
                 outset.remove(outputs.default_log)
-            nuggets, warnings = pipeline.judge_nuggets(session, again, log) if again is not None else (None, ())
+            pairs, warnings = pipeline.judge_nuggets(session, again, log) if again is not None else ({}, ())
             judged = pipeline.Judged(
-                [merged.part], f"{len(parts)} topic shards, merged", nuggets=nuggets, warnings=warnings
+                [merged.part], f"{len(parts)} topic shards, merged", pairs=pairs, warnings=warnings
             )
             with _LetGo(parts):
                 summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)

@@ -17,7 +17,7 @@ import os
 import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges.version import __version__
+from judges.attest.kinds import PairKind
 from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
@@ -38,6 +39,18 @@ from judges.session.spec import Inputs, Outputs, Summary
 from judges.vocabulary import STATUSES
 
 SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
+
+
+class PairOutputs(NamedTuple):
+    """What the writer takes of one kind of pair beyond the citations (:mod:`judges.engine.pairs`):
+    its kind (the measures its judgments feed), per answer ``(run, topic)`` its judgments (their
+    measures get intervals and run pairs), and ``write(out_dir, name, place)``, which writes the
+    kind's files of the output set (:func:`judges.formats.outputset.of_pair_kind`) and returns their
+    paths by file kind."""
+
+    kind: PairKind
+    judged: dict
+    write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
@@ -80,8 +93,9 @@ def write_assessments(path: Path, table: pa.Table, order: Optional[pa.Array] = N
                 writer.write_table(rows)
 
 
-def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path, str]]:
-    """Every file a session replaces: kind -> (path, the option that chose it)."""
+def output_targets(outputs: Outputs, workflow: Workflow, pair_kinds: Sequence[str] = ()) -> dict[str, tuple[Path, str]]:
+    """Every file a session replaces: kind -> (path, the option that chose it); ``pair_kinds``:
+    the kinds of pair judged (:func:`judges.engine.pairs.kinds_of`), whose files are written too."""
     kinds = ["qrels", "doc_qrels", *map(outputset.leaderboard, outputs.leaderboard_formats)]
     kinds += ["leaderboard_parquet", "assessments_parquet", "coverage"]
     kinds += ["intervals", "intervals_parquet", "pairs", "pairs_parquet"]  # judges.scores.intervals
@@ -91,6 +105,9 @@ def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path
     targets = {kind: (outputset.path(outputs.out_dir, outputs.name, kind), "--out-dir") for kind in kinds}
     if outputs.log_path is not None:
         targets["debug_log"] = (outputs.log_path, "--out-dir" if outputs.debug_log is None else "--debug-log")
+    for pair_kind in pair_kinds:
+        for f in outputset.of_pair_kind(pair_kind):
+            targets[f.kind] = (outputset.path(outputs.out_dir, outputs.name, f.kind), "--out-dir")
     return targets
 
 
@@ -106,15 +123,17 @@ def write_outputs(
     place: Callable[[Path], Path] = lambda path: path,
     hashed_inputs: Optional[dict] = None,
     measures: Optional[tuple[str, ...]] = None,
-    nuggets=None,
+    pairs: Sequence[PairOutputs] = (),
 ) -> None:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
     ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
     ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs);
-    ``nuggets``: the nugget stage's judgments (``(run, topic) -> list``), whose measures get
-    intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
+    ``pairs``: the judgments of the other kinds of pair, whose files are written first and whose
+    measures get intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files, counts = summary.files, summary.counts
+    for judged in pairs:
+        files.update(judged.write(out_dir, name, place))
     for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
         ("qrels", "qrels_doc_id", QRELS_ROWS),
         ("doc_qrels", "doc_id", DOC_QRELS_ROWS),
@@ -128,7 +147,7 @@ def write_outputs(
         written = pool.submit(lambda: write_assessments(place(assessments), table, order.result()))
         _write_coverage_and_leaderboards(outputs, workflow, summary, per_topic, table, scan, topics, place, measures)
         _write_intervals(
-            inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place, measures, nuggets
+            inputs, outputs, workflow, summary, per_topic, table, order.result(), scan, topics, place, measures, pairs
         )
         written.result()
     files["assessments_parquet"] = str(assessments)
@@ -217,10 +236,10 @@ def _write_intervals(
     topics,
     place,
     measures=None,
-    nuggets=None,
+    pairs: Sequence[PairOutputs] = (),
 ) -> None:
     """How far to trust the leaderboard (:mod:`judges.scores.intervals`): intervals and run pairs (of
-    the nugget measures among ``measures`` too, from the judgments ``nuggets``)."""
+    the other kinds' measures among ``measures`` too, from their judgments ``pairs``)."""
     from judges.scores import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
@@ -242,11 +261,9 @@ def _write_intervals(
             rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
     spreads = intervals.session_spreads(model)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
-    if nuggets is not None:
-        from judges.attest.kinds import NUGGET
-
-        wanted = [m for m in measures or () if m in NUGGET.measures]  # the measures nugget pairs feed
-        judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
+    for kind in pairs:
+        wanted = [m for m in measures or () if m in kind.kind.measures]  # the measures its pairs feed
+        judged = intervals.nugget_report_variances(kind.judged, reports, per_topic, known=lambda j: j.labelled)
         more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
