@@ -69,8 +69,25 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
 
 
 def outputs(result: NuggetResult) -> PairOutputs:
-    """What the writer takes of the nugget pairs (:func:`write`: the output set's files of the kind)."""
-    return PairOutputs(NUGGET, result.judged, partial(write, result))
+    """What the session writes of the nugget pairs (:class:`judges.session.writer.PairOutputs`)."""
+    return PairOutputs(
+        NUGGET,
+        partial(merge_measures, result=result),
+        measures_of,
+        partial(summarize, result),
+        partial(write, result),
+        partial(trust, result),
+    )
+
+
+def trust(result: NuggetResult, per_topic: dict, runs, topics: list, reports: dict, measures: tuple[str, ...]):
+    """The intervals and run pairs of the nugget measures among ``measures``
+    (:func:`judges.scores.intervals.nugget_trust`; an assessor's assignment in effect: error 0)."""
+    from judges.scores import intervals
+
+    wanted = [m for m in measures if m in NUGGET.measures]  # the measures nugget pairs feed
+    judged = intervals.nugget_report_variances(result.judged, reports, per_topic, known=lambda j: j.labelled)
+    return intervals.nugget_trust(per_topic, runs, topics, judged, wanted)
 
 
 def summarize(result: NuggetResult, attest: dict, labels: dict) -> None:
@@ -82,7 +99,7 @@ def summarize(result: NuggetResult, attest: dict, labels: dict) -> None:
         labels["nugget_pairs"] = result.labelled
 
 
-def merge_measures(per_topic: dict, result: NuggetResult, judge: str) -> None:
+def merge_measures(per_topic: dict, judge: str, result: NuggetResult) -> None:
     """The nugget measures (and with ``argue`` NUGGET_F1) into the session's per-topic measures."""
     for key, values in result.measures.items():
         row = per_topic.setdefault(key, {})

@@ -147,7 +147,7 @@ class Judged(NamedTuple):
     processes: str
     plan: Optional[Plan] = None
     degenerate_not_used: bool = False
-    pairs: dict[str, Any] = {}
+    pairs: dict[str, PairOutputs] = {}
     warnings: tuple[str, ...] = ()  # lines for the summary
     support_refit: Optional[dict] = None  # --refit-support: what the re-fit did (config.yml labels.support_refit)
 
@@ -416,16 +416,20 @@ def _refit_support(
     return None, replace(settings, support_model=refit), record
 
 
-def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[dict[str, Any], tuple[str, ...]]:
+def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
     :func:`judges.engine.pairs.nugget_kind`): every answer of the scan against its topic's nuggets,
-    its events logged, by kind; and the summary's warnings."""
+    its events logged; by kind, what is written of them (:class:`judges.session.writer.PairOutputs`);
+    and the summary's warnings."""
+    from judges.session import nuggets
+
     inputs, settings = session.inputs, session.settings
+    written = {"nugget": nuggets.outputs}  # the session's side of each kind
     warnings: list[str] = []
-    judged: dict[str, Any] = {}
+    judged: dict[str, PairOutputs] = {}
     for kind in kinds_of(loaded.nuggets is not None)[1:]:  # the citations are judge_pass's
         reports = reread(loaded.scan, None, inputs.dataset, settings.workflow.citations.max_per_sentence)
-        judged[kind.name] = judge_pairs(
+        result = judge_pairs(
             kind,
             settings,  # the nugget pairs' cascade: attest, llm, cache, asker
             reports,
@@ -438,6 +442,7 @@ def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[dict
             use_degenerate_llm=session.use_degenerate_llm,
             assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
         )
+        judged[kind.name] = written[kind.name](result)
     return judged, tuple(warnings)
 
 
@@ -536,12 +541,9 @@ def write(
     per_topic = {k: v for part in parts for k, v in part.per_topic.items()}
     measures: Optional[tuple[str, ...]] = None
     files: dict[str, str] = {}
-    pairs: list[PairOutputs] = []
-    for kind, result in judged.pairs.items():  # the other kinds of pair: their measures beside the citations'
-        stage = _stage(kind)
-        stage.merge_measures(per_topic, result, inputs.judge)
-        pairs.append(stage.outputs(result))
-        measures = stage.measures_of(inputs.judge, measures or MEASURE_NAMES)
+    for kind in judged.pairs.values():  # the other kinds of pair: their measures beside the citations'
+        kind.merge_measures(per_topic, inputs.judge)
+        measures = kind.measures_of(inputs.judge, measures or MEASURE_NAMES)
     for part in parts:
         counts.update(part.counts)
     attest = _summarize_attestation(session, counts, judged.degenerate_not_used, log)
@@ -558,8 +560,8 @@ def write(
     labels = _labels_in_effect(loaded.labels, table, counts, warnings)
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
-    for kind, result in judged.pairs.items():  # their questions and labels, beside the citations'
-        _stage(kind).summarize(result, attest, labels)
+    for kind in judged.pairs.values():  # their questions and labels, beside the citations'
+        kind.summarize(attest, labels)
     summary = Summary(
         counts=counts,
         statuses=statuses,
@@ -585,20 +587,12 @@ def write(
         outset.stage,
         hashed_inputs,
         measures,
-        pairs,
+        tuple(judged.pairs.values()),
     )
     log.event("summary", counts=dict(counts), statuses=dict(summary.statuses), files=summary.files)
     log.close()
     outset.commit()
     return summary
-
-
-def _stage(kind: str):
-    """The session's side of a kind of pair beyond the citations (:func:`judges.engine.pairs.kinds_of`):
-    its measures merged, its outputs (:class:`judges.session.writer.PairOutputs`) and summary."""
-    from judges.session import nuggets
-
-    return {"nugget": nuggets}[kind]
 
 
 def _summarize_attestation(session: Session, counts: Counter, not_used: bool, log: DebugLog) -> dict:
@@ -738,8 +732,8 @@ def questions(
         counts.update(part.counts)
     labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
     attest: dict = {}
-    for kind, result in judged.pairs.items():  # the other kinds' questions too (--nuggets)
-        _stage(kind).summarize(result, attest, {})
+    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets)
+        kind.summarize(attest, {})
     return Summary(
         counts=counts,
         attest=attest,

@@ -42,15 +42,24 @@ SORTED_ROW_GROUP = 65_536  # rows taken (in sorted order) and written at a time
 
 
 class PairOutputs(NamedTuple):
-    """What the writer takes of one kind of pair beyond the citations (:mod:`judges.engine.pairs`):
-    its kind (the measures its judgments feed), per answer ``(run, topic)`` its judgments (their
-    measures get intervals and run pairs), and ``write(out_dir, name, place)``, which writes the
-    kind's files of the output set (:func:`judges.formats.outputset.of_pair_kind`) and returns their
-    paths by file kind."""
+    """What the session writes of one kind of pair beyond the citations (:mod:`judges.engine.pairs`),
+    each a function over the kind's judgments (:func:`judges.session.nuggets.outputs`), so that
+    neither :func:`judges.session.pipeline.write` nor :func:`write_outputs` knows which kind it is:
+
+    * ``merge_measures(per_topic, judge)``: its measures into the session's per-topic measures;
+    * ``measures_of(judge, measures)``: the leaderboard's measures for ``--judge`` ``judge``;
+    * ``summarize(attest, labels)``: its questions and labels in effect, into the summary's;
+    * ``write(out_dir, name, place)``: its files of the output set
+      (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
+    * ``trust(per_topic, runs, topics, reports, measures)``: the intervals and run pairs of its
+      measures among ``measures`` (:class:`judges.scores.intervals.Trust`)."""
 
     kind: PairKind
-    judged: dict
+    merge_measures: Callable[[dict, str], None]
+    measures_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]
+    summarize: Callable[[dict, dict], None]
     write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
+    trust: Callable[..., Any]
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
@@ -262,9 +271,7 @@ def _write_intervals(
     spreads = intervals.session_spreads(model)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
     for kind in pairs:
-        wanted = [m for m in measures or () if m in kind.kind.measures]  # the measures its pairs feed
-        judged = intervals.nugget_report_variances(kind.judged, reports, per_topic, known=lambda j: j.labelled)
-        more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
+        more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or ())
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
 
