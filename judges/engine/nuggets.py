@@ -145,22 +145,27 @@ def apply_labels(result: NuggetResult, labels) -> None:
                 continue
             path, line = labels.sources[(j.run_id, j.topic_id, j.nugget_index)]
             probs = {"support": (1.0, 0.0, 0.0), "partial_support": (0.0, 1.0, 0.0), "not_support": (0.0, 0.0, 1.0)}
-            p_support, p_partial, p_not = probs[word]
-            out.append(
-                replace(
-                    j,
-                    assignment=word,
-                    p_support=p_support,
-                    p_partial=p_partial,
-                    p_not=p_not,
-                    score=p_support + 0.5 * p_partial,
-                    explanation=f"{word}: labelled by an assessor ({path} line {line}); the model said {j.explanation}",
-                    human=word,
-                    labelled=True,
-                )
-            )
+            why = f"{word}: labelled by an assessor ({path} line {line}); the model said {j.explanation}"
+            out.append(reassigned(j, word, *probs[word], why, human=word, labelled=True))
             result.labelled += 1
         result.judged[key] = out
+
+
+def reassigned(
+    j: NuggetJudgment, assignment: str, p_support: float, p_partial: float, p_not: float, explanation: str, **more
+) -> NuggetJudgment:
+    """``j`` with the assignment and probabilities an assessor or the LLM decided, the expected score
+    with them, its explanation and ``more`` fields."""
+    return replace(
+        j,
+        assignment=assignment,
+        p_support=p_support,
+        p_partial=p_partial,
+        p_not=p_not,
+        score=p_support + 0.5 * p_partial,
+        explanation=explanation,
+        **more,
+    )
 
 
 _CITATION_WORDS = {"support": "supported", "partial_support": "partial", "not_support": "unsupported"}
@@ -276,15 +281,8 @@ def attest_nuggets(
         assignment = NUGGET.status[d.status]
         p_not, p_partial, p_support = probs
         said = d.answer if d.p_yes is None else f"{d.answer} (P(FULL) {d.p_yes:.3f})"
-        out[key][k] = replace(
-            j,
-            assignment=assignment,
-            p_support=p_support,
-            p_partial=p_partial,
-            p_not=p_not,
-            score=p_support + 0.5 * p_partial,
-            explanation=f"{assignment}: the LLM answered {said}, which decides the level; model: {j.explanation}",
-            llm_answer=d.answer,
-            llm_p_yes=d.p_yes,
+        why = f"{assignment}: the LLM answered {said}, which decides the level; model: {j.explanation}"
+        out[key][k] = reassigned(
+            j, assignment, p_support, p_partial, p_not, why, llm_answer=d.answer, llm_p_yes=d.p_yes
         )
     result.judged = out

@@ -44,7 +44,7 @@ class NuggetJudgment:
     explanation: str
     features: tuple[float, ...]
     human: Optional[str] = None  # the assessors' assignment, when labels were given
-    llm_answer: Optional[str] = None  # the LLM's answer (judges.session.nuggets's cascade), when it was asked
+    llm_answer: Optional[str] = None  # the LLM's answer (judges.engine.nuggets's cascade), when it was asked
     llm_p_yes: Optional[float] = None  # its P(FULL) from the log-probabilities, when the server gave them
     labelled: bool = False  # ``assignment`` is an assessor's (--labels): final, never asked, error 0
 
