@@ -77,7 +77,7 @@ __all__ = [
     "check_attestation",
     "input_files",
     "judge",
-    "judge_nuggets",
+    "judge_other_kinds",
     "judge_pass",
     "load",
     "prepare",
@@ -376,7 +376,7 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
-    pairs, warnings = judge_nuggets(session, loaded, log)
+    pairs, warnings = judge_other_kinds(session, loaded, log)
     return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit)
 
 
@@ -416,7 +416,9 @@ def _refit_support(
     return None, replace(settings, support_model=refit), record
 
 
-def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
+def judge_other_kinds(
+    session: Session, loaded: Loaded, log: DebugLog
+) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
     :func:`judges.engine.pairs.nugget_kind`): every answer of the scan against its topic's nuggets,
     its events logged; by kind, what is written of them (:class:`judges.session.writer.PairOutputs`);
