@@ -27,12 +27,18 @@ class Packed(NamedTuple):
 
     @classmethod
     def of(cls, answers: list[Tokens], docs: list[DocIndex]) -> "Packed":
+        """Cited sentences and their documents (a citation pair's claim and evidence)."""
+        return cls.of_ids([a.ids for a in answers], [d.tokens.ids for d in docs])
+
+    @classmethod
+    def of_ids(cls, answers: list[np.ndarray], docs: list[np.ndarray]) -> "Packed":
+        """Claims and evidence texts of any kind of pair as token-id (or stem-id) arrays."""
         a_offsets = np.zeros(len(answers) + 1, dtype=np.int64)
         np.cumsum([len(a) for a in answers], out=a_offsets[1:])
         d_base = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum([d.n_tokens for d in docs], out=d_base[1:])
-        a_tokens = np.concatenate([a.ids for a in answers]) if answers else np.zeros(0, np.int32)
-        d_tokens = np.concatenate([d.tokens.ids for d in docs]) if docs else np.zeros(0, np.int32)
+        np.cumsum([len(d) for d in docs], out=d_base[1:])
+        a_tokens = np.concatenate(answers) if answers else np.zeros(0, np.int32)
+        d_tokens = np.concatenate(docs) if docs else np.zeros(0, np.int32)
         return cls(a_tokens, a_offsets, d_tokens, d_base)
 
 

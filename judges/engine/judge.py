@@ -176,7 +176,8 @@ class Judge:
         batch = Batch(reports, [], [], [], [], {})
         doc_slot: dict[int, int] = {}
         for rep in reports:
-            batch.cited[id(rep)] = rep_docs = {}
+            rep_docs: dict[str, Document] = {}
+            batch.cited[id(rep)] = rep_docs
             for sent in rep.sentences:
                 if not sent.citations:
                     continue
@@ -232,6 +233,7 @@ class Judge:
             ids = dict(run_id=rep.run_id, topic_id=rep.topic_id, sentence_index=sent.index, citation_rank=c.rank)
             ids["doc_id"] = c.doc_id
             cases.append(Case(sent.text, None if it.doc < 0 else batch.docs[it.doc], judgments[i], window, ids))
+        assert self.attester is not None, "judge_batch attests only with an attester"
         return self.attester.attest(cases)
 
     def _finish(self, batch: "Batch", judgments: list[Judgment], best: list, ranges, out: Assessments, log) -> None:
@@ -503,9 +505,10 @@ def judge_part(
     return Part(out.per_topic, out.table(), counts, None if order is None else _placed(order, judge.log_ends))
 
 
-def _placed(order: list[tuple[str, int, int]], log_ends: dict) -> list[tuple[str, int, int, int]]:
+def _placed(order: list[tuple[str, int, int]], log_ends: Optional[dict]) -> list[tuple[str, int, int, int]]:
     """Each report's (path, offset, rows, log end); -1: it logged nothing (no citation)."""
-    return [(path, offset, rows, log_ends.get((path, offset), -1)) for path, offset, rows in order]
+    ends = log_ends or {}  # a Judge made with placed=True keeps them
+    return [(path, offset, rows, ends.get((path, offset), -1)) for path, offset, rows in order]
 
 
 def warmup(settings: Settings) -> None:

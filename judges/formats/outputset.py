@@ -21,6 +21,7 @@ class OutputFile(NamedTuple):
     format: str
     writer: str  # the module that writes it
     what: str
+    pair_kind: str = ""  # the kind of pair whose judgments it holds, beyond the citations (judges.attest.kinds)
 
 
 FILES: tuple[OutputFile, ...] = (
@@ -55,8 +56,12 @@ FILES: tuple[OutputFile, ...] = (
     OutputFile(
         "debug_log", "jsonl", "JSON lines", "judges.session.pipeline", "debug log (--debug-log puts it elsewhere)"
     ),
-    OutputFile("nuggets_jsonl", "nuggets.jsonl", "JSON lines", "judges.session.nuggets", "NIST's assignment shape"),
-    OutputFile("nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)"),
+    OutputFile(
+        "nuggets_jsonl", "nuggets.jsonl", "JSON lines", "judges.session.nuggets", "NIST's assignment shape", "nugget"
+    ),
+    OutputFile(
+        "nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)", "nugget"
+    ),
     # written by other commands beside the set
     OutputFile("assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments"),
     OutputFile(
@@ -86,6 +91,11 @@ def file_name(name: str, kind: str, **fields) -> str:
 def path(out_dir: str | Path, name: str, kind: str, **fields) -> Path:
     """``OUT/NAME.<suffix>`` for ``kind``."""
     return Path(out_dir) / file_name(name, kind, **fields)
+
+
+def of_pair_kind(kind: str) -> tuple[OutputFile, ...]:
+    """The files that hold the judgments of the kind of pair ``kind`` (``nugget``), in table order."""
+    return tuple(f for f in FILES if f.pair_kind == kind)
 
 
 def leaderboard(fmt: str) -> str:

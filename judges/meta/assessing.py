@@ -226,7 +226,7 @@ def plan_nugget_assessments(
     from judges.attest.kinds import NUGGET
     from judges.formats.tables import read_config, read_table
     from judges.formats.labels import read_nugget_labels
-    from judges.session.nuggets import plan_columns
+    from judges.engine.nuggets import plan_columns
     from judges.attest.plan import make_plan
 
     parquet = outputset.path(out_dir, name, "nuggets_parquet")

@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from judges.align.kernel import align_batch
+from judges.align.packed import Packed
 from judges.align.reference import GAP, MATCH, MISMATCH
 from judges.checks import Claim
 from judges.formats.nuggets import ASSIGNMENTS, NuggetBank
@@ -43,7 +44,7 @@ class NuggetJudgment:
     explanation: str
     features: tuple[float, ...]
     human: Optional[str] = None  # the assessors' assignment, when labels were given
-    llm_answer: Optional[str] = None  # the LLM's answer (judges.session.nuggets's cascade), when it was asked
+    llm_answer: Optional[str] = None  # the LLM's answer (judges.engine.nuggets's cascade), when it was asked
     llm_p_yes: Optional[float] = None  # its P(FULL) from the log-probabilities, when the server gave them
     labelled: bool = False  # ``assignment`` is an assessor's (--labels): final, never asked, error 0
 
@@ -90,17 +91,13 @@ def _words(nugget: F.Text, stems: list[int]) -> list[str]:
 
 
 def _align(nuggets: list[F.Text], answers: list[F.Text]) -> list[tuple[int, int, int]]:
-    """(score, answer token start, end) of every (answer, nugget) pair, answer-major."""
-    a_tokens = np.concatenate([n.stems for n in nuggets] + [np.zeros(0, np.int32)]).astype(np.int32)
-    a_offsets = np.zeros(len(nuggets) + 1, dtype=np.int64)
-    np.cumsum([len(n.stems) for n in nuggets], out=a_offsets[1:])
-    b_tokens = np.concatenate([a.stems for a in answers] + [np.zeros(0, np.int32)]).astype(np.int32)
-    b_starts = np.zeros(len(answers) + 1, dtype=np.int64)
-    np.cumsum([len(a.stems) for a in answers], out=b_starts[1:])
+    """(score, answer token start, end) of every (answer, nugget) pair, answer-major, in the
+    engine's batch layout (:class:`judges.align.packed.Packed`) over stems."""
+    packed = Packed.of_ids([n.stems for n in nuggets], [a.stems for a in answers])
     pair_a = np.tile(np.arange(len(nuggets), dtype=np.int64), len(answers))
-    b_lo = np.repeat(b_starts[:-1], len(nuggets))
-    b_hi = np.repeat(b_starts[1:], len(nuggets))
-    out = align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, MATCH, MISMATCH, GAP)
+    b_lo = np.repeat(packed.d_base[:-1], len(nuggets))
+    b_hi = np.repeat(packed.d_base[1:], len(nuggets))
+    out = align_batch(packed.a_tokens, packed.a_offsets, pair_a, packed.d_tokens, b_lo, b_hi, MATCH, MISMATCH, GAP)
     return [(int(r[0]), int(r[3]), int(r[4])) for r in out]
 
 

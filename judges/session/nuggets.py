@@ -1,9 +1,6 @@
-"""The nugget stage of a judging session (``--nuggets FILE`` with ``--judge nugget`` or ``argue``).
-
-After the citations are judged, the session hands this stage its first pass (:class:`judges.session.scan.Scan`):
-the reports are read again (:func:`judges.session.scan.reread`, topic by topic), each answer's text
-(:func:`judges.nuggets.answers.answer_text`) is judged against every nugget of its topic's bank
-(:func:`judges.nuggets.judge.judge_topic`), and the result is
+"""What a judging session writes of its nugget pairs (``--nuggets FILE`` with ``--judge nugget`` or
+``argue``; the pairs are judged by the engine, :func:`judges.engine.pairs.nugget_kind`,
+:mod:`judges.engine.nuggets`):
 
 * per (run, topic) the four nugget measures (:mod:`judges.nuggets.measures`) and, beside the
   citations, ``NUGGET_F1``, merged into the session's per-topic measures;
@@ -11,52 +8,29 @@ the reports are read again (:func:`judges.session.scan.reread`, topic by topic),
   answer_text, response_length, nuggets: [{text, importance, assignment}]}``, so that tools
   reading NIST's files read ours; sorted by run and topic;
 * ``NAME.nuggets.parquet``: one row per (answer, nugget) with the probabilities, spans,
-  explanation and features (``judges.read_nuggets``: :func:`read_nuggets_table`);
-* a ``NUGGET_OUTPUT`` debug-log event per judgment.
-
-With ``attest.mode`` other than ``none`` the nugget pairs go through the citation judge's
-cascade (:class:`judges.attest.cascade.Attester` handed :data:`judges.attest.kinds.NUGGET`):
-the question is "does this response contain this fact?" (``nugget_level``: FULL / PARTIAL /
-NONE, whatever ``attest.question`` says; the whole answer is shown), ``all`` asks about every
-pair, ``uncertain`` those whose ``P(support)`` lies in ``attest.band`` or, without a band, the
-pairs of a plan over the session's nugget pairs (:func:`judges.attest.plan.make_plan`: ``attest.budget``
-of them, or ``attest.count``, largest expected gain first; the gain as a citation's, with the
-nugget's share of its run's measure as leverage). The same answer cache (keys differ from the
-citations': another prompt), the same guard, the same degenerate check: answers that look
-degenerate are not used (the pairs keep the nugget model's judgment) unless
-``use_degenerate_llm``, and with ``strict_llm`` they are an error. The LLM's level is the
-assignment; the probabilities become the model's updated by Bayes' rule with the answer, taken
-to be wrong with ``attest.answer_error`` (as a citation's expected weight), so the expected
-measures follow. A guarded pair is ``not_support`` for sure; an unparsed or failed one keeps the
-model's judgment (``attest.on_unparsed: judge``) or is ``not_support`` for sure. The figures
-(:func:`judges.attest.cascade.summarize`) are :attr:`NuggetResult.attest`.
-
-A topic judged without a bank in the file has no nugget judgments: its nugget measures are 0,
-and the summary warns.
+  explanation and features (``judges.read_nuggets``: :func:`read_nuggets_table`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 import pyarrow as pa
 
+from judges.attest.kinds import NUGGET
 from judges.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
-from judges.formats.debuglog import DebugLog
-from judges.formats.nuggets import Nuggets
 from judges.formats.runs import read_reports
 from judges.nuggets import features as F
 from judges.nuggets.answers import answer_text
-from judges.nuggets.judge import NuggetJudgment, judge_topic
-from judges.nuggets.measures import F1, NUGGET_MEASURES, answer_measures, f1
-from judges.nuggets.model import load_model
-from judges.attest.plan import Plan
-from judges.session.scan import Scan, reread, run_files
+from judges.nuggets.measures import F1, NUGGET_MEASURES, f1
+from judges.engine.nuggets import NuggetResult
+from judges.session.scan import run_files
+from judges.session.writer import PairOutputs
 
 JUDGES = ("citation", "nugget", "argue")
 PRECISION = "WEIGHTED_PRECISION"
@@ -94,252 +68,38 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
     return citation_measures
 
 
-def targets(out_dir: Path, name: str) -> dict[str, tuple[Path, str]]:
-    return {kind: (outputset.path(out_dir, name, kind), "--out-dir") for kind in ("nuggets_jsonl", "nuggets_parquet")}
-
-
-@dataclass
-class NuggetResult:
-    judged: dict[tuple[str, str], list[NuggetJudgment]] = field(default_factory=dict)
-    answers: dict[tuple[str, str], str] = field(default_factory=dict)
-    queries: dict[str, str] = field(default_factory=dict)
-    measures: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
-    without_bank: list[str] = field(default_factory=list)
-    attest: dict = field(default_factory=dict)  # the nugget pairs' attestation figures (mode none: empty)
-    plan: Optional[Plan] = None  # the plan over the nugget pairs, when one was made
-    labelled: int = 0  # pairs whose assignment an assessor's label decided (--labels)
-
-
-def judge_nuggets(
-    nuggets: Nuggets,
-    scan: Scan,
-    dataset: str,
-    max_citations: Optional[int],
-    log: DebugLog,
-    warn: Callable,
-    model_spec: str = "rag24",
-    settings=None,
-    strict_llm: bool = False,
-    use_degenerate_llm: bool = False,
-    assigned=None,
-) -> NuggetResult:
-    """Judge every answer of the scan against its topic's bank (see the module doc); ``settings``
-    (:class:`judges.engine.settings.Settings`): the workflow's ``attest`` and the LLM endpoint, cache
-    and asker the cascade uses (``None``: no LLM); ``assigned``: nugget assignments in effect
-    (:class:`judges.formats.labels.NuggetLabels`, ``--labels``), which replace the judge's."""
-    model = load_model(model_spec)
-    encoder = F.Encoder()
-    result = NuggetResult()
-    by_topic: dict[str, list[tuple[str, str]]] = {}
-    for report in reread(scan, None, dataset, max_citations):
-        if report is not None:
-            by_topic.setdefault(report.topic_id, []).append((report.run_id, answer_text(report)))
-    labels = {k: a.levels for k, a in nuggets.assignments.items()}
-    for topic in sorted(by_topic):
-        answers = sorted(by_topic[topic])
-        bank = nuggets.banks.get(topic)
-        if bank is None:
-            result.without_bank.append(topic)
-            for run, _ in answers:
-                result.measures[(run, topic)] = dict.fromkeys(NUGGET_MEASURES, 0.0)
-            continue
-        result.queries[topic] = bank.query
-        for (run, text), judged in zip(answers, judge_topic(encoder, bank, answers, model, labels)):
-            result.judged[(run, topic)] = judged
-            result.answers[(run, topic)] = text
-    if assigned is not None and assigned.levels:
-        apply_labels(result, assigned)
-    if settings is not None and settings.workflow.attest.mode != "none":
-        attest_nuggets(result, scan, settings, log, strict_llm, use_degenerate_llm)
-    measures, result.measures = result.measures, {}
-    for run, topic in sorted(set(measures) | set(result.judged), key=lambda k: (k[1], k[0])):  # topic by topic
-        found = result.judged.get((run, topic))
-        if found is None:  # a topic without a bank
-            result.measures[(run, topic)] = measures[(run, topic)]
-            continue
-        result.measures[(run, topic)] = answer_measures(found)
-        if log.enabled:
-            for j in found:
-                log.event(
-                    "NUGGET_OUTPUT",
-                    run_id=run,
-                    topic_id=topic,
-                    nugget_index=j.nugget_index,
-                    nugget=j.nugget,
-                    importance=j.importance,
-                    assignment=j.assignment,
-                    probabilities={"support": j.p_support, "partial_support": j.p_partial, "not_support": j.p_not},
-                    spans=[{"char_start": s, "char_end": e} for s, e in j.spans],
-                    features=dict(zip(F.FEATURES, j.features)),
-                    explanation=j.explanation,
-                    **({} if j.llm_answer is None else {"llm_answer": j.llm_answer}),
-                )
-    if result.without_bank:
-        warn(
-            f"{len(result.without_bank)} topic(s) have no nugget bank in {nuggets.path}, their nugget measures are 0: "
-            + ", ".join(result.without_bank[:5])
-        )
-    return result
-
-
-def apply_labels(result: NuggetResult, labels) -> None:
-    """The assessors' assignments (``labels``: :class:`judges.formats.labels.NuggetLabels`) replace the
-    judge's: final (probability 1 of the label's level), never asked of the LLM, no judge error;
-    ``result.labelled`` counts the pairs they matched."""
-    for key, judged in result.judged.items():
-        out = []
-        for j in judged:
-            word = labels.levels.get((j.run_id, j.topic_id, j.nugget_index))
-            if word is None:
-                out.append(j)
-                continue
-            path, line = labels.sources[(j.run_id, j.topic_id, j.nugget_index)]
-            probs = {"support": (1.0, 0.0, 0.0), "partial_support": (0.0, 1.0, 0.0), "not_support": (0.0, 0.0, 1.0)}
-            p_support, p_partial, p_not = probs[word]
-            out.append(
-                replace(
-                    j,
-                    assignment=word,
-                    p_support=p_support,
-                    p_partial=p_partial,
-                    p_not=p_not,
-                    score=p_support + 0.5 * p_partial,
-                    explanation=f"{word}: labelled by an assessor ({path} line {line}); the model said {j.explanation}",
-                    human=word,
-                    labelled=True,
-                )
-            )
-            result.labelled += 1
-        result.judged[key] = out
-
-
-_CITATION_WORDS = {"support": "supported", "partial_support": "partial", "not_support": "unsupported"}
-
-
-def plan_columns(rows) -> dict:
-    """The columns :func:`judges.attest.plan.make_plan` plans nugget pairs by (``rows``: judgments, or rows
-    of ``NAME.nuggets.parquet``, with ``run_id``, ``topic_id``, ``nugget_index``, ``assignment``,
-    ``p_support``, ``p_not``, ``score``): each pair's value (0, 0.5, 1) distributed as the judge says."""
-    import numpy as np
-
-    return {
-        "run_id": np.array([j.run_id for j in rows], dtype=object),
-        "topic_id": np.array([j.topic_id for j in rows], dtype=object),
-        "nugget_index": np.array([j.nugget_index for j in rows], dtype=np.int64),
-        "status": np.array([_CITATION_WORDS[j.assignment] for j in rows], dtype=object),
-        "p_any": np.array([1.0 - j.p_not for j in rows]),
-        "p_full": np.array([j.p_support for j in rows]),
-        "weight": np.array([j.score for j in rows]),
-    }
-
-
-def nugget_plan(judged: dict, answered: dict[str, int], attest):
-    """The plan over the nugget pairs (``judged``: :attr:`NuggetResult.judged`) that ``attest.mode:
-    uncertain`` without a band asks by: :func:`judges.attest.plan.make_plan` over the kind's key
-    (:func:`plan_columns`), ``answered``: topics per run; labelled pairs are never chosen."""
-    import numpy as np
-
-    from judges.attest.kinds import NUGGET
-    from judges.attest.plan import make_plan
-
-    rows = [j for key in sorted(judged) for j in judged[key]]
-    columns = plan_columns(rows)
-    budget = None if attest.count is not None else attest.budget
-    ruled_out = np.zeros(len(rows), dtype=bool)
-    labelled = np.array([j.labelled for j in rows], dtype=bool)
-    return make_plan(
-        columns, answered, ruled_out, budget, attest.count, labelled, order=attest.plan_order, key=NUGGET.key
+def outputs(result: NuggetResult) -> PairOutputs:
+    """What the session writes of the nugget pairs (:class:`judges.session.writer.PairOutputs`)."""
+    return PairOutputs(
+        NUGGET,
+        partial(merge_measures, result=result),
+        measures_of,
+        partial(summarize, result),
+        partial(write, result),
+        partial(trust, result),
     )
 
 
-def attest_nuggets(result: NuggetResult, scan: Scan, settings, log: DebugLog, strict_llm: bool, use_degenerate: bool):
-    """The cascade over the nugget pairs of ``result`` (see the module doc): replaces
-    ``result.judged`` and sets ``result.attest`` (and ``result.plan``)."""
-    from collections import Counter
+def trust(result: NuggetResult, per_topic: dict, runs, topics: list, reports: dict, measures: tuple[str, ...]):
+    """The intervals and run pairs of the nugget measures among ``measures``
+    (:func:`judges.scores.intervals.nugget_trust`; an assessor's assignment in effect: error 0)."""
+    from judges.scores import intervals
 
-    from judges.attest.answers import likelihood
-    from judges.attest.cascade import Attester, Pair, summarize
-    from judges.attest.kinds import NUGGET
-    from judges.attest.selection import rule
-    from judges.errors import InputError
-
-    attest = settings.workflow.attest
-    if attest.mode == "uncertain" and attest.band is None:
-        answered = {run: len(topics) for run, topics in scan.answered.items()}
-        result.plan = nugget_plan(result.judged, answered, attest)
-        log.event("PLAN", kind=NUGGET.name, **result.plan.describe())
-    counts: Counter = Counter()
-    attester = Attester(
-        attest, settings.llm, settings.cache_dir, log, counts, rule(attest, result.plan), settings.ask, NUGGET
-    )
-    try:
-        keys = sorted(result.judged)
-        flat = [(key, j) for key in keys for j in result.judged[key]]
-        pairs = [
-            Pair(
-                j.nugget,
-                {"run_id": j.run_id, "topic_id": j.topic_id, "nugget_index": j.nugget_index},
-                (j.run_id, j.topic_id, j.nugget_index),
-                _CITATION_WORDS[j.assignment],
-                1.0 - j.p_not,
-                j.p_support,
-                j.assignment if j.labelled else None,
-            )
-            for _, j in flat
-        ]
-
-        def evidence(i: int) -> tuple[str, int]:
-            text = result.answers[flat[i][0]]
-            return text, len(text.split())
-
-        decided = attester.decide(pairs, evidence)
-    finally:
-        attester.close()
-    figures = summarize(Counter(counts), attest, settings.llm)
-    result.attest = figures
-    log.event("ATTEST_SUMMARY", kind=NUGGET.name, **figures)
-    if figures["degenerate"]:
-        figures["degenerate"]["used"] = use_degenerate
-        if strict_llm:
-            raise InputError(
-                "--strict-llm", None, None, figures["degenerate"]["message"] + " (nugget pairs; no output replaced)"
-            )
-        if not use_degenerate:
-            return  # the nugget model's judgments stand
-    out: dict = {key: list(result.judged[key]) for key in keys}
-    position = {key: 0 for key in keys}
-    for (key, j), d in zip(flat, decided):
-        k = position[key]
-        position[key] += 1
-        if d is None:
-            continue
-        probs: tuple[float, ...] = (j.p_not, j.p_partial, j.p_support)
-        observed = likelihood(d.answer, d.p_yes, attest.answer_error)
-        if observed is not None:
-            mass = [p * o for p, o in zip(probs, observed)]
-            total = sum(mass)
-            if total > 0:
-                probs = tuple(m / total for m in mass)
-        elif d.answer == "guarded" or d.status != _CITATION_WORDS[j.assignment]:
-            probs = (1.0, 0.0, 0.0)  # guarded, or replaced by on_unparsed: unsupported
-        assignment = NUGGET.status[d.status]
-        p_not, p_partial, p_support = probs
-        said = d.answer if d.p_yes is None else f"{d.answer} (P(FULL) {d.p_yes:.3f})"
-        out[key][k] = replace(
-            j,
-            assignment=assignment,
-            p_support=p_support,
-            p_partial=p_partial,
-            p_not=p_not,
-            score=p_support + 0.5 * p_partial,
-            explanation=f"{assignment}: the LLM answered {said}, which decides the level; model: {j.explanation}",
-            llm_answer=d.answer,
-            llm_p_yes=d.p_yes,
-        )
-    result.judged = out
+    wanted = [m for m in measures if m in NUGGET.measures]  # the measures nugget pairs feed
+    judged = intervals.nugget_report_variances(result.judged, reports, per_topic, known=lambda j: j.labelled)
+    return intervals.nugget_trust(per_topic, runs, topics, judged, wanted)
 
 
-def merge_measures(per_topic: dict, result: NuggetResult, judge: str) -> None:
+def summarize(result: NuggetResult, attest: dict, labels: dict) -> None:
+    """The nugget pairs' questions (``attest``) and assessors' assignments in effect (``labels``,
+    ``--labels``), beside the citations' in the summary and ``NAME.config.yml``."""
+    if result.attest:
+        attest["nuggets"] = result.attest
+    if result.labelled:
+        labels["nugget_pairs"] = result.labelled
+
+
+def merge_measures(per_topic: dict, judge: str, result: NuggetResult) -> None:
     """The nugget measures (and with ``argue`` NUGGET_F1) into the session's per-topic measures."""
     for key, values in result.measures.items():
         row = per_topic.setdefault(key, {})
@@ -350,7 +110,7 @@ def merge_measures(per_topic: dict, result: NuggetResult, judge: str) -> None:
 
 def write(result: NuggetResult, out_dir: Path, name: str, place: Callable[[Path], Path]) -> dict[str, str]:
     """``NAME.nuggets.jsonl`` and ``NAME.nuggets.parquet`` (see the module doc); their paths."""
-    paths = {kind: path for kind, (path, _) in targets(out_dir, name).items()}
+    paths = {f.kind: outputset.path(out_dir, name, f.kind) for f in outputset.of_pair_kind(NUGGET.name)}
     keys = sorted(result.judged)
     with atomic_text(place(paths["nuggets_jsonl"])) as f:
         for run, topic in keys:

@@ -47,7 +47,8 @@ from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
-from judges.engine.judge import Part, judge_part
+from judges.engine.judge import Part
+from judges.engine.pairs import CITATION_KIND, judge_pairs, kinds_of
 from judges.attest.plan import Plan, attest_plan
 from judges.process import return_freed_memory
 from judges.records import Document
@@ -63,15 +64,15 @@ from judges.session.scan import (
 )
 from judges.session.spec import Inputs, Outputs, Summary
 from judges.engine.settings import Settings
+from judges.measures import MEASURE_NAMES
 from judges.support.judges import is_probabilistic
 from judges.vocabulary import STATUSES
 from judges.session.workers import Workers
-from judges.session.writer import Tally, describe_inputs, output_targets, write_outputs
+from judges.session.writer import PairOutputs, Tally, describe_inputs, output_targets, write_outputs
 
 if TYPE_CHECKING:
     from judges.formats.nuggets import Nuggets
     from judges.formats.labels import LabelFiles
-    from judges.session.nuggets import NuggetResult
 
 # Below this, worker processes cost more than they save on 2 cores: each pays about 1.5 s of
 # imports and kernel loading, and the judging is about 0.2 ms per citation whatever the document
@@ -93,7 +94,7 @@ __all__ = [
     "check_attestation",
     "input_files",
     "judge",
-    "judge_nuggets",
+    "judge_other_kinds",
     "judge_pass",
     "load",
     "per_topic",
@@ -155,14 +156,16 @@ class Loaded(NamedTuple):
 
 
 class Judged(NamedTuple):
-    """What :func:`judge` produced: the parts (disjoint topic groups), how many processes judged,
-    the plan, whether a degenerate LLM's answers were left out, and the nugget stage's result."""
+    """What :func:`judge` produced: the citations' parts (disjoint topic groups), how many
+    processes judged, the plan, whether a degenerate LLM's answers were left out, and the
+    judgments of every other kind of pair the session was asked for, by kind
+    (:func:`judges.engine.pairs.kinds_of`; ``{"nugget": NuggetResult}`` with ``--nuggets``)."""
 
     parts: list[Part]
     processes: str
     plan: Optional[Plan] = None
     degenerate_not_used: bool = False
-    nuggets: Optional["NuggetResult"] = None
+    pairs: dict[str, PairOutputs] = {}
     warnings: tuple[str, ...] = ()  # lines for the summary
     support_refit: Optional[dict] = None  # --refit-support: what the re-fit did (config.yml labels.support_refit)
 
@@ -185,7 +188,7 @@ def check(
 ) -> Session:
     """Check what can be checked before anything is read (the attestation, the corpus path, the
     output targets against the inputs) and describe the inputs. ``asks``: the session asks the
-    LLM; ``targets``: the files it writes (default the output set's, the nugget stage's with
+    LLM; ``targets``: the files it writes (default the output set's, with the nugget pairs' with
     ``--nuggets``); ``outset``: the set they are staged in (default ``outputs``'s); ``hashed``:
     the inputs as described, with their sha256, by the topic shards a merge writes (the inputs
     are not read again: only the topic and run files are checked against the targets)."""
@@ -203,11 +206,8 @@ def check(
         else:
             files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
         if targets is None:
-            targets = output_targets(outputs, settings.workflow)
-            if inputs.nuggets is not None:  # the nugget stage's files (judges.session.nuggets)
-                from judges.session.nuggets import targets as nugget_targets
-
-                targets.update(nugget_targets(outputs.out_dir, outputs.name))
+            kinds = [k.name for k in kinds_of(inputs.nuggets is not None)]
+            targets = output_targets(outputs, settings.workflow, kinds)
         check_targets(targets, files)
         log_path = outputs.log_path
         if log_path is None and outset is None:  # --no-debug-log
@@ -330,11 +330,11 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
     labels = read_labels(inputs)
     nuggets = None
     if inputs.nuggets is not None:  # read (and validated) before anything is written
+        from judges.engine.pairs import nugget_kind
         from judges.formats.nuggets import read_nuggets
-        from judges.nuggets.model import load_model
 
         nuggets = read_nuggets(inputs.nuggets)
-        load_model(inputs.nugget_model)  # a bad model file: one error line now
+        nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
     return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
 
 
@@ -402,8 +402,8 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
-    nuggets, warnings = judge_nuggets(session, loaded, log)
-    return Judged(parts, processes, plan, degenerate, nuggets, warnings, support_refit)
+    pairs, warnings = judge_other_kinds(session, loaded, log)
+    return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit)
 
 
 def _refit_wanted(session: Session, loaded: Loaded) -> bool:
@@ -424,7 +424,6 @@ def _refit_support(
 
     from judges.support.refit import refit_to_labels
     from judges.formats.labels import citation_probabilities
-    from judges.support.model import load_model
 
     settings, first = session.settings, first_pass
     if first is None or not sum(p.assessments.num_rows for p in first):  # shards may leave it to the merge
@@ -435,7 +434,7 @@ def _refit_support(
     for labels in loaded.labels.files if loaded.labels is not None else ():
         for key, p in citation_probabilities(labels).items():  # a citation's label is its first file's
             probabilities.setdefault(key, p)
-    model = load_model(settings.workflow.support.model, settings.workflow_path)
+    model = CITATION_KIND.model(settings.workflow.support.model, settings.workflow_path)
     table = pa.concat_tables([p.assessments for p in first])
     refit, record = refit_to_labels(table, model, probabilities)
     if refit is None:
@@ -443,30 +442,36 @@ def _refit_support(
     return None, replace(settings, support_model=refit), record
 
 
-def judge_nuggets(session: Session, loaded: Loaded, log: DebugLog) -> tuple[Optional["NuggetResult"], tuple[str, ...]]:
-    """The nugget stage (``--nuggets``; :mod:`judges.session.nuggets`): every answer of the scan
-    against its topic's nuggets, its events logged; and the summary's warnings."""
-    if loaded.nuggets is None:
-        return None, ()
-    from judges.session.nuggets import judge_nuggets as judge_answers
+def judge_other_kinds(
+    session: Session, loaded: Loaded, log: DebugLog
+) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
+    """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
+    :func:`judges.engine.pairs.nugget_kind`): every answer of the scan against its topic's nuggets,
+    its events logged; by kind, what is written of them (:class:`judges.session.writer.PairOutputs`);
+    and the summary's warnings."""
+    from judges.session import nuggets
 
-    inputs = session.inputs
+    inputs, settings = session.inputs, session.settings
+    written = {"nugget": nuggets.outputs}  # the session's side of each kind
     warnings: list[str] = []
-    max_citations = session.settings.workflow.citations.max_per_sentence
-    result = judge_answers(
-        loaded.nuggets,
-        loaded.scan,
-        inputs.dataset,
-        max_citations,
-        log,
-        warnings.append,
-        inputs.nugget_model,
-        session.settings,  # the nugget pairs' cascade: attest, llm, cache, asker
-        session.strict_llm,
-        session.use_degenerate_llm,
-        None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
-    )
-    return result, tuple(warnings)
+    judged: dict[str, PairOutputs] = {}
+    for kind in kinds_of(loaded.nuggets is not None)[1:]:  # the citations are judge_pass's
+        reports = reread(loaded.scan, None, inputs.dataset, settings.workflow.citations.max_per_sentence)
+        result = judge_pairs(
+            kind,
+            settings,  # the nugget pairs' cascade: attest, llm, cache, asker
+            reports,
+            loaded.nuggets,
+            log,
+            warn=warnings.append,
+            answered={run: len(topics) for run, topics in loaded.scan.answered.items()},
+            model_spec=inputs.nugget_model,
+            strict_llm=session.strict_llm,
+            use_degenerate_llm=session.use_degenerate_llm,
+            assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
+        )
+        judged[kind.name] = written[kind.name](result)
+    return judged, tuple(warnings)
 
 
 def judge_pass(
@@ -490,7 +495,19 @@ def judge_pass(
             settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
         )
     reports = reread(loaded.scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
-    return [judge_part(settings, reports, loaded.corpus, log, session.progress, plan, labels, placed)]
+    return [
+        judge_pairs(
+            CITATION_KIND,
+            settings,
+            reports,
+            loaded.corpus,
+            log,
+            progress=session.progress,
+            plan=plan,
+            labels=labels,
+            placed=placed,
+        )
+    ]
 
 
 def _unless_degenerate(
@@ -549,14 +566,11 @@ def write(
     counts, scan = loaded.counts, loaded.scan
     parts = judged.parts
     measures_of_reports = per_topic(judged)
-    measures, files = None, {}
-    if judged.nuggets is not None:
-        from judges.measures import MEASURE_NAMES
-        from judges.session import nuggets as nugget_session
-
-        nugget_session.merge_measures(measures_of_reports, judged.nuggets, inputs.judge)
-        files.update(nugget_session.write(judged.nuggets, outputs.out_dir, outputs.name, outset.stage))
-        measures = nugget_session.measures_of(inputs.judge, MEASURE_NAMES)
+    measures: Optional[tuple[str, ...]] = None
+    files: dict[str, str] = {}
+    for kind in judged.pairs.values():  # the other kinds of pair: their measures beside the citations'
+        kind.merge_measures(measures_of_reports, inputs.judge)
+        measures = kind.measures_of(inputs.judge, measures or MEASURE_NAMES)
     for part in parts:
         counts.update(part.counts)
     attest = _summarize_attestation(session, counts, judged.degenerate_not_used, log)
@@ -573,11 +587,8 @@ def write(
     labels = _labels_in_effect(loaded.labels, table, counts, warnings)
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
-    nuggets = judged.nuggets
-    if nuggets is not None and nuggets.attest:  # the nugget pairs' questions, beside the citations'
-        attest["nuggets"] = nuggets.attest
-    if nuggets is not None and nuggets.labelled:  # nugget assignments in effect (--labels)
-        labels["nugget_pairs"] = nuggets.labelled
+    for kind in judged.pairs.values():  # their questions and labels, beside the citations'
+        kind.summarize(attest, labels)
     written = write_outputs(
         inputs,
         outputs,
@@ -590,7 +601,7 @@ def write(
         outset.stage,
         hashed_inputs,
         measures,
-        None if nuggets is None else nuggets.judged,
+        tuple(judged.pairs.values()),
     )
     files.update(written.files)
     log.event("summary", counts=dict(written.counts), statuses=dict(statuses), files=files)
@@ -781,10 +792,12 @@ def questions(
     for part in judged.parts:
         counts.update(part.counts)
     labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
-    nuggets = judged.nuggets  # the nugget pairs' questions too (--nuggets)
+    attest: dict = {}
+    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets)
+        kind.summarize(attest, {})
     return Summary(
         counts=counts,
-        attest={"nuggets": nuggets.attest} if nuggets is not None and nuggets.attest else {},
+        attest=attest,
         runs=list(loaded.scan.runs),
         topics=len(loaded.topics),
         processes=judged.processes,

@@ -38,7 +38,7 @@ log cut short, every value's type: :func:`judges.formats.part.read`), then:
   events are those of one process. It reads the inputs again from the paths in the
   fingerprint, after checking their sha256.
 
-With ``--nuggets`` the merge judges the nugget stage (:func:`judges.session.pipeline.judge_nuggets`)
+With ``--nuggets`` the merge judges the nugget pairs (:func:`judges.session.pipeline.judge_other_kinds`)
 itself, after the citations' events, over the runs and the nugget bank read again from the
 paths in the fingerprint (after checking their sha256); the shards judge citations only.
 
@@ -618,9 +618,9 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
                 log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
             else:
                 outset.remove(outputs.default_log)
-            nuggets, warnings = pipeline.judge_nuggets(session, again, log) if again is not None else (None, ())
+            pairs, warnings = pipeline.judge_other_kinds(session, again, log) if again is not None else ({}, ())
             judged = pipeline.Judged(
-                [merged.part], f"{len(parts)} topic shards, merged", nuggets=nuggets, warnings=warnings
+                [merged.part], f"{len(parts)} topic shards, merged", pairs=pairs, warnings=warnings
             )
             with _LetGo(parts):
                 summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)

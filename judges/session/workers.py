@@ -13,7 +13,8 @@ from typing import Optional
 
 from judges.session.deal import deal, topic_work
 from judges.formats.debuglog import DebugLog
-from judges.engine.judge import Part, judge_part, warmup
+from judges.engine.judge import Part, warmup
+from judges.engine.pairs import CITATION_KIND, judge_pairs
 from judges.engine.settings import Settings
 from judges.session.scan import Scan, reread
 
@@ -81,7 +82,9 @@ def _worker(
         log.start(Path(log_path))
     try:
         reports = reread(scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
-        part = judge_part(settings, reports, corpus, log, _progress_queue.put, plan, labels)
+        part = judge_pairs(
+            CITATION_KIND, settings, reports, corpus, log, progress=_progress_queue.put, plan=plan, labels=labels
+        )
     finally:
         log.close()
     with pa.OSFile(table_path, "wb") as sink, pa.ipc.new_file(sink, part.assessments.schema) as writer:

@@ -18,7 +18,7 @@ import platform
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +27,7 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges.version import __version__
+from judges.attest.kinds import PairKind
 from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
@@ -65,6 +66,27 @@ class Written(NamedTuple):
     filled: list
     coverage: list
     warnings: list
+
+
+class PairOutputs(NamedTuple):
+    """What the session writes of one kind of pair beyond the citations (:mod:`judges.engine.pairs`),
+    each a function over the kind's judgments (:func:`judges.session.nuggets.outputs`), so that
+    neither :func:`judges.session.pipeline.write` nor :func:`write_outputs` knows which kind it is:
+
+    * ``merge_measures(per_topic, judge)``: its measures into the session's per-topic measures;
+    * ``measures_of(judge, measures)``: the leaderboard's measures for ``--judge`` ``judge``;
+    * ``summarize(attest, labels)``: its questions and labels in effect, into the summary's;
+    * ``write(out_dir, name, place)``: its files of the output set
+      (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
+    * ``trust(per_topic, runs, topics, reports, measures)``: the intervals and run pairs of its
+      measures among ``measures`` (:class:`judges.scores.intervals.Trust`)."""
+
+    kind: PairKind
+    merge_measures: Callable[[dict, str], None]
+    measures_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]
+    summarize: Callable[[dict, dict], None]
+    write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
+    trust: Callable[..., Any]
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
@@ -107,8 +129,9 @@ def write_assessments(path: Path, table: pa.Table, order: Optional[pa.Array] = N
                 writer.write_table(rows)
 
 
-def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path, str]]:
-    """Every file a session replaces: kind -> (path, the option that chose it)."""
+def output_targets(outputs: Outputs, workflow: Workflow, pair_kinds: Sequence[str] = ()) -> dict[str, tuple[Path, str]]:
+    """Every file a session replaces: kind -> (path, the option that chose it); ``pair_kinds``:
+    the kinds of pair judged (:func:`judges.engine.pairs.kinds_of`), whose files are written too."""
     kinds = ["qrels", "doc_qrels", *map(outputset.leaderboard, outputs.leaderboard_formats)]
     kinds += ["leaderboard_parquet", "assessments_parquet", "coverage"]
     kinds += ["intervals", "intervals_parquet", "pairs", "pairs_parquet"]  # judges.scores.intervals
@@ -118,6 +141,9 @@ def output_targets(outputs: Outputs, workflow: Workflow) -> dict[str, tuple[Path
     targets = {kind: (outputset.path(outputs.out_dir, outputs.name, kind), "--out-dir") for kind in kinds}
     if outputs.log_path is not None:
         targets["debug_log"] = (outputs.log_path, "--out-dir" if outputs.debug_log is None else "--debug-log")
+    for pair_kind in pair_kinds:
+        for f in outputset.of_pair_kind(pair_kind):
+            targets[f.kind] = (outputset.path(outputs.out_dir, outputs.name, f.kind), "--out-dir")
     return targets
 
 
@@ -133,16 +159,18 @@ def write_outputs(
     place: Callable[[Path], Path] = lambda path: path,
     hashed_inputs: Optional[dict] = None,
     measures: Optional[tuple[str, ...]] = None,
-    nuggets=None,
+    pairs: Sequence[PairOutputs] = (),
 ) -> Written:
     """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
     ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
     ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs);
-    ``nuggets``: the nugget stage's judgments (``(run, topic) -> list``), whose measures get
-    intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
+    ``pairs``: the judgments of the other kinds of pair, whose files are written first and whose
+    measures get intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
     out_dir, name = Path(outputs.out_dir), outputs.name
     files: dict[str, str] = {}
     counts = Counter(tally.counts)
+    for judged in pairs:
+        files.update(judged.write(out_dir, name, place))
     for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
         ("qrels", "qrels_doc_id", QRELS_ROWS),
         ("doc_qrels", "doc_id", DOC_QRELS_ROWS),
@@ -159,7 +187,7 @@ def write_outputs(
         )
         files.update(
             _write_intervals(
-                inputs, outputs, workflow, per_topic, table, order.result(), scan, topics, place, measures, nuggets
+                inputs, outputs, workflow, per_topic, table, order.result(), scan, topics, place, measures, pairs
             )
         )
         written.result()
@@ -247,10 +275,10 @@ def _write_intervals(
     topics,
     place,
     measures=None,
-    nuggets=None,
+    pairs: Sequence[PairOutputs] = (),
 ) -> dict[str, str]:
     """How far to trust the leaderboard (:mod:`judges.scores.intervals`): intervals and run pairs (of
-    the nugget measures among ``measures`` too, from the judgments ``nuggets``); the files written."""
+    the other kinds' measures among ``measures`` too, from their judgments ``pairs``); the files written."""
     from judges.scores import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
@@ -272,12 +300,8 @@ def _write_intervals(
             rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
     spreads = intervals.session_spreads(model)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
-    if nuggets is not None:
-        from judges.attest.kinds import NUGGET
-
-        wanted = [m for m in measures or () if m in NUGGET.measures]  # the measures nugget pairs feed
-        judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
-        more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
+    for kind in pairs:
+        more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or ())
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     return intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place)
 
