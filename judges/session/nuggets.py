@@ -207,6 +207,7 @@ def apply_labels(result: NuggetResult, labels) -> None:
                     explanation=f"{word}: labelled by an assessor ({path} line {line}); the model said {j.explanation}",
                     human=word,
                     labelled=True,
+                    model=(j.p_support, j.p_partial, j.p_not),
                 )
             )
             result.labelled += 1

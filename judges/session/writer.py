@@ -229,12 +229,13 @@ def _write_intervals(
     model = load_model(wf.support.model, inputs.workflow_path) if is_probabilistic(wf.support.judge) else None
     cap, error = wf.grounding.cap, wf.attest.answer_error
     reports = intervals.report_variances(table, order, per_topic, cap, error)
-    draws, rest = None, None
+    draws, rest, label_files = None, None, None
     if inputs.labels:  # with the probabilities the plan drew them with (pandas: only with labels)
         from judges.formats.labels import citation_probabilities, read_label_files
 
+        label_files = read_label_files(inputs.labels)
         probabilities: dict[tuple, float] = {}
-        for labels in read_label_files(inputs.labels).files:  # a citation's label is its first file's
+        for labels in label_files.files:  # a citation's label is its first file's
             for key, p in citation_probabilities(labels).items():
                 probabilities.setdefault(key, p)
         draws = intervals.label_draws(table, order, probabilities, cap, error, len(topics))
@@ -247,7 +248,23 @@ def _write_intervals(
 
         wanted = [m for m in measures or () if m in NUGGET.measures]  # the measures nugget pairs feed
         judged = intervals.nugget_report_variances(nuggets, reports, per_topic, known=lambda j: j.labelled)
-        more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted)
+        nugget_labels = label_files.nuggets if label_files is not None else None
+        found_draws = (
+            intervals.nugget_draws(nuggets, nugget_labels.probabilities, len(topics))
+            if nugget_labels is not None
+            else None
+        )
+        unknown = None
+        if found_draws is not None:  # the labels drawn at random are the PPI's, not the error model's
+            random = found_draws.random
+            unknown = intervals.nugget_report_variances(
+                nuggets,
+                reports,
+                per_topic,
+                known=lambda j: j.labelled,
+                drawn=lambda j: (j.run_id, j.topic_id, j.nugget_index) in random,
+            )
+        more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted, None, found_draws, unknown)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
 
