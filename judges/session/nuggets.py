@@ -231,6 +231,7 @@ def plan_columns(rows) -> dict:
         "p_any": np.array([1.0 - j.p_not for j in rows]),
         "p_full": np.array([j.p_support for j in rows]),
         "weight": np.array([j.score for j in rows]),
+        "vital": np.array([j.importance == "vital" for j in rows], dtype=bool),
     }
 
 
@@ -241,16 +242,19 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
     import numpy as np
 
     from judges.attest.kinds import NUGGET
-    from judges.attest.plan import make_plan
+    from judges.attest.plan import make_plan, question_costs
 
     rows = [j for key in sorted(judged) for j in judged[key]]
     columns = plan_columns(rows)
     budget = None if attest.count is not None else attest.budget
     ruled_out = np.zeros(len(rows), dtype=bool)
     labelled = np.array([j.labelled for j in rows], dtype=bool)
+    ask = question_costs(attest, NUGGET.question(attest.question))  # the nugget's question, the answer its evidence
+    costs = np.array([ask(j.nugget) for j in rows], dtype=np.float64) if ask is not None else None
     return make_plan(
-        columns, answered, ruled_out, budget, attest.count, labelled, order=attest.plan_order, key=NUGGET.key
-    )
+        columns, answered, ruled_out, budget, attest.count, labelled, attest.plan_order, costs, attest.max_cost,
+        key=NUGGET.key,
+    )  # fmt: skip
 
 
 def attest_nuggets(result: NuggetResult, scan: Scan, settings, log: DebugLog, strict_llm: bool, use_degenerate: bool):
