@@ -987,10 +987,23 @@ NUGGET_STRICT = {"NUGGET_ALL": False, "NUGGET_ALL_STRICT": True, "NUGGET_VITAL":
 
 def nugget_spreads() -> dict[str, Spreads]:
     """Per nugget measure the spreads its intervals assume (:data:`NUGGET_SPREADS`: the posterior
-    predictive fitted on rag24-nuggets, with its regime allowance)."""
+    predictive fitted on rag24-nuggets, with its regime term, :func:`fit_regime`)."""
     shipped = json.loads(NUGGET_SPREADS.read_text(encoding="utf-8"))
-    regime = float(shipped["regime_sd"])
-    return {m: Spreads.honest(f, regime)._replace(source=shipped["source"]) for m, f in shipped["measures"].items()}
+    return {
+        m: Spreads.honest(f, float(f["regime_sd"]))._replace(source=shipped["source"])
+        for m, f in shipped["measures"].items()
+    }
+
+
+def fit_regime(run_ids, topic_ids, human, judged, variance, kind: str = "point") -> float:
+    """The regime term of a nugget measure (sd of a bias shared by every run: labels made another
+    way), fitted from the data's own heterogeneity: each topic's pairs were assessed by one
+    assessor, so the spread between topics of the mean residual human minus judge is how far one
+    way of labelling lies from another. :func:`fit_spreads` with the topic in place of the run
+    (restricted maximum likelihood; answers within a topic as its reports): the topics' sd at its
+    maximum (``point``), its posterior predictive (``predictive``) or its one-sided 95% upper bound (``upper``)."""
+    fitted = fit_spreads(topic_ids, run_ids, human, judged, variance)
+    return float(fitted[{"point": "run_sd", "predictive": "run_sd_predictive", "upper": "run_sd_upper"}[kind]])
 
 
 def nugget_pair_variances(p_support, p_partial, p_not, judged_all=None, judged_strict=None, known=None):
