@@ -160,7 +160,6 @@ def planned_labels(rows: list[Pair], share: float, topics: int, seed: int) -> di
         "p_any": np.array([1.0 - r.p_not for r in rows]),
         "p_full": np.array([r.p_support for r in rows]),
         "weight": np.array([r.p_support + 0.5 * r.p_partial for r in rows]),
-        "vital": np.array([r.importance == "vital" for r in rows], dtype=bool),
     }
     answered = {r.run_id: topics for r in rows}
     plan = make_plan(

@@ -149,20 +149,6 @@ def test_the_nugget_plan_stops_at_max_cost(sessions):
     assert set(map(tuple, sent[key].values.tolist())) <= first  # the plan's first pairs, by expected gain
 
 
-def test_a_vital_nuggets_leverage_adds_its_share_of_the_vital_measures():
-    import numpy as np
-
-    from judges.attest.plan import leverage
-
-    runs, topics = np.array(["a"] * 4 + ["b"] * 2), np.array(["t"] * 6)
-    vital = np.array([True, False, False, False, True, True])
-    plain = leverage(runs, topics, {"a": 2, "b": 1})
-    assert plain.tolist() == [1 / 8] * 4 + [1 / 2] * 2
-    both = leverage(runs, topics, {"a": 2, "b": 1}, vital)
-    # a's one vital nugget is all of its answer's NUGGET_VITAL; b's two each half of it
-    assert both.tolist() == [1 / 8 + 1 / 2, 1 / 8, 1 / 8, 1 / 8, 1 / 2 + 1 / 2, 1 / 2 + 1 / 2]
-
-
 def test_a_degenerate_llm_is_not_used_and_is_an_error_with_strict_llm(tmp_path):
     needs_dspy()
     cache = tmp_path / "cache"

@@ -80,25 +80,15 @@ def weight_variance(p_any, p_full, full_ruled_out=False) -> np.ndarray:
     return WEIGHT["partial"] ** 2 * partial + full_w**2 * p_full - mean**2
 
 
-def leverage(
-    run_ids: np.ndarray, topic_ids: np.ndarray, answered: dict[str, int], vital: Optional[np.ndarray] = None
-) -> np.ndarray:
+def leverage(run_ids: np.ndarray, topic_ids: np.ndarray, answered: dict[str, int]) -> np.ndarray:
     """Each citation's weight in its run's ``all`` value: ``1 / (n x T)`` (see the module doc);
-    ``answered``: the number of topics each run answered. Nugget pairs (``vital``: whether each
-    pair's nugget is vital) add their weight in the vital measures, ``1 / (n_vital x T)`` for a
-    vital nugget of an answer with ``n_vital`` of them: the plan ranks by the headline measures
-    over all nuggets and over the vital ones (``NUGGET_ALL`` and ``NUGGET_VITAL``) together."""
+    ``answered``: the number of topics each run answered."""
     if len(run_ids) == 0:
         return np.zeros(0)
     reports = np.char.add(np.char.add(np.asarray(run_ids, dtype=str), "\x00"), np.asarray(topic_ids, dtype=str))
     _, inverse, sizes = np.unique(reports, return_inverse=True, return_counts=True)
     t = np.array([max(answered.get(r, 1), 1) for r in run_ids], dtype=np.float64)
-    lev = 1.0 / (sizes[inverse].astype(np.float64) * t)
-    if vital is not None:
-        v = np.asarray(vital, dtype=bool)
-        n_vital = np.bincount(inverse, v.astype(np.float64))[inverse]
-        lev = lev + np.where(v, 1.0 / (np.maximum(n_vital, 1.0) * t), 0.0)
-    return lev
+    return 1.0 / (sizes[inverse].astype(np.float64) * t)
 
 
 def _phi(x: np.ndarray) -> np.ndarray:
@@ -167,8 +157,7 @@ class Parts(NamedTuple):
 
 def parts(columns: Mapping[str, np.ndarray], answered: dict[str, int], full_ruled_out: np.ndarray) -> Parts:
     """Per citation (``columns``: arrays of :data:`KEY`, ``status``, ``p_any``, ``p_full`` with NaN
-    for none; nugget pairs also ``vital``, :func:`leverage`): its spread, variance, leverage and
-    whether it can be planned."""
+    for none): its spread, variance, leverage and whether it can be planned."""
     status = np.asarray(columns["status"])
     p_any = np.asarray(columns["p_any"], dtype=np.float64)
     p_full = np.asarray(columns["p_full"], dtype=np.float64)
@@ -180,7 +169,7 @@ def parts(columns: Mapping[str, np.ndarray], answered: dict[str, int], full_rule
     spread = np.where(unreadable, UNREADABLE_SPREAD, spread)
     variance = np.where(probabilistic, weight_variance(safe_any, safe_full, full_ruled_out), 0.0)
     variance = np.where(unreadable, UNREADABLE_SPREAD**2, variance)
-    lev = leverage(np.asarray(columns["run_id"]), np.asarray(columns["topic_id"]), answered, columns.get("vital"))
+    lev = leverage(np.asarray(columns["run_id"]), np.asarray(columns["topic_id"]), answered)
     return Parts(spread, variance, lev, plannable)
 
 

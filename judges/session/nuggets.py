@@ -231,7 +231,6 @@ def plan_columns(rows) -> dict:
         "p_any": np.array([1.0 - j.p_not for j in rows]),
         "p_full": np.array([j.p_support for j in rows]),
         "weight": np.array([j.score for j in rows]),
-        "vital": np.array([j.importance == "vital" for j in rows], dtype=bool),
     }
 
 
