@@ -828,3 +828,36 @@ def test_nugget_intervals_take_the_labels_ppi_and_the_session_without_them_is_un
         assert other[3] <= other[8] <= other[4]
     # the pairs are on each nugget measure's own labelled estimates
     assert {p[2] for p in labelled.pairs} == set(measures) and len(labelled.pairs) == len(plain.pairs)
+
+
+def test_the_nugget_regime_term_is_the_spread_between_topics_and_the_shipped_file_carries_one_per_measure():
+    rng = np.random.default_rng(8)
+    runs, topics, pairs = 30, 16, 10
+    topic_bias = rng.normal(0.0, 0.1, topics)  # each topic's assessor: its own way of labelling
+    run_ids, topic_ids, human, judged = [], [], [], []
+    for t in range(topics):
+        for r in range(runs):
+            p = rng.uniform(0.2, 0.8, pairs)
+            run_ids += [f"r{r}"] * pairs
+            topic_ids += [f"t{t}"] * pairs
+            judged += p.tolist()
+            human += (rng.random(pairs) < np.clip(p + topic_bias[t], 0, 1)).astype(float).tolist()
+    judged_a = np.array(judged)
+    variance = judged_a * (1 - judged_a)
+    args = (np.array(run_ids), np.array(topic_ids), np.array(human), judged_a, variance)
+    point = iv.fit_regime(*args)
+    assert 0.05 < point < 0.16  # the topics' spread (0.1), not the pairs' noise
+    assert iv.fit_regime(*args, "upper") > point and iv.fit_regime(*args, "predictive") > point
+    # no topic effect: the spread between topics is near 0
+    flat = (
+        np.array(run_ids),
+        np.array(topic_ids),
+        (rng.random(len(judged_a)) < judged_a).astype(float),
+        judged_a,
+        variance,
+    )
+    assert iv.fit_regime(*flat) < 0.03
+    spreads = iv.nugget_spreads()
+    shipped = json.loads(iv.NUGGET_SPREADS.read_text())["measures"]
+    assert set(spreads) == set(iv.NUGGET_STRICT)
+    assert all(spreads[m].regime_sd == shipped[m]["regime_sd"] > 0 for m in spreads)
