@@ -861,3 +861,41 @@ def test_the_nugget_regime_term_is_the_spread_between_topics_and_the_shipped_fil
     shipped = json.loads(iv.NUGGET_SPREADS.read_text())["measures"]
     assert set(spreads) == set(iv.NUGGET_STRICT)
     assert all(spreads[m].regime_sd == shipped[m]["regime_sd"] > 0 for m in spreads)
+
+
+def test_nugget_f1s_interval_carries_both_judges_shared_errors():
+    judged, _ = nugget_session()
+    runs, topics = ["a", "b", "c"], ["t1", "t2", "t3", "t4"]
+    per_topic = {}
+    for key, rows in judged.items():
+        g = np.array([j.p_support + 0.5 * j.p_partial for j in rows]).mean()
+        precision = 0.3 + 0.1 * topics.index(key[1])
+        per_topic[key] = {
+            "NUGGET_ALL": g,
+            "WEIGHTED_PRECISION": precision,
+            "NUGGET_F1": 2 * g * precision / (g + precision),
+        }
+    citation = {k: (1.0, {"WEIGHTED_PRECISION": 0.001}) for k in per_topic}
+    reports = iv.nugget_report_variances(judged, citation, per_topic)
+    nugget = {"NUGGET_ALL": iv.Spreads(0.05, 0.02, 0.0, 0.03)}
+
+    def width(citation_spreads):
+        found = iv.nugget_trust(
+            per_topic, runs, topics, reports, ("NUGGET_F1",), nugget, citation_spreads=citation_spreads
+        )
+        return {r[0]: r[4] - r[3] for r in found.intervals}
+
+    alone, both = width(iv.Spreads()), width(iv.Spreads(0.1, 0.05, 0.0, 0.05))
+    assert all(both[r] > alone[r] > 0 for r in runs)
+    # the shared parts add in quadrature, each scaled by the answers' mean gradient of F1
+    grads = [iv.f1_gradient(v["WEIGHTED_PRECISION"], v["NUGGET_ALL"]) for v in per_topic.values()]
+    c_p, c_r = np.mean([g[0] for g in grads]), np.mean([g[1] for g in grads])
+    t = len(topics)
+    u = {r: [reports[(r, x)][0] for x in topics] for r in runs}
+    report_sd = math.hypot(c_r * 0.05, c_p * 0.1)
+    run_var = math.hypot(c_r * 0.02, c_p * 0.05) ** 2 + math.hypot(c_r * 0.03, c_p * 0.05) ** 2  # run and regime
+    for r in runs:
+        independent = sum(reports[(r, x)][1]["NUGGET_F1"] for x in topics)
+        shared = report_sd**2 * sum(np.square(u[r])) + run_var * sum(u[r]) ** 2
+        var = (independent + shared) / t**2
+        assert both[r] == pytest.approx(2 * iv.Z95 * math.sqrt(var), rel=1e-9)

@@ -1148,10 +1148,14 @@ def nugget_trust(
     spreads: Optional[dict[str, Spreads]] = None,
     draws: Optional[NuggetDraws] = None,
     rest_reports: Optional[dict] = None,
+    citation_spreads: Optional[Spreads] = None,
 ) -> Trust:
     """The intervals of every run on each nugget measure of ``measures`` and its run pairs
     (:func:`trust`, one measure at a time, each with its own spreads: :func:`nugget_spreads`).
-    ``NUGGET_F1`` takes NUGGET_ALL's spreads scaled by the answers' mean ``dF1/dR``. With labelled
+    ``NUGGET_F1`` takes NUGGET_ALL's spreads scaled by the answers' mean ``dF1/dR`` and weighted
+    precision's (``citation_spreads``, default :func:`session_spreads`'s) scaled by their mean
+    ``dF1/dP``, added in quadrature (the delta method: the two judges' shared errors taken
+    independent of each other). With labelled
     nugget pairs (``draws``, :func:`nugget_draws`; ``rest_reports``: :func:`nugget_report_variances`
     with the labels drawn at random unknown) each nugget measure's estimate, interval and pairs are
     :func:`labelled_estimate`'s, as weighted precision's are with citation labels."""
@@ -1159,12 +1163,14 @@ def nugget_trust(
     rows, pairs = [], []
     for m in measures:
         if m == NUGGET_F1:
-            grads = [
-                f1_gradient(v.get("WEIGHTED_PRECISION", 0.0), v.get(NUGGET_ALL, 0.0))[1] for v in per_topic.values()
-            ]
-            c = float(np.mean(grads)) if grads else 1.0
-            base = spreads[NUGGET_ALL]
-            s = base._replace(report_sd=base.report_sd * c, run_sd=base.run_sd * c, regime_sd=base.regime_sd * c)
+            grads = [f1_gradient(v.get("WEIGHTED_PRECISION", 0.0), v.get(NUGGET_ALL, 0.0)) for v in per_topic.values()]
+            c_p, c_r = (float(np.mean([g[i] for g in grads])) for i in (0, 1)) if grads else (0.0, 1.0)
+            a, w = spreads[NUGGET_ALL], session_spreads() if citation_spreads is None else citation_spreads
+            s = a._replace(
+                report_sd=math.hypot(c_r * a.report_sd, c_p * w.report_sd),
+                run_sd=math.hypot(c_r * a.run_sd, c_p * w.run_sd),
+                regime_sd=math.hypot(c_r * a.regime_sd, c_p * w.regime_sd),
+            )
         elif m in spreads:
             s = spreads[m]
         else:

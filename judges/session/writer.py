@@ -264,7 +264,9 @@ def _write_intervals(
                 known=lambda j: j.labelled,
                 drawn=lambda j: (j.run_id, j.topic_id, j.nugget_index) in random,
             )
-        more = intervals.nugget_trust(per_topic, scan.runs, list(topics), judged, wanted, None, found_draws, unknown)
+        more = intervals.nugget_trust(
+            per_topic, scan.runs, list(topics), judged, wanted, None, found_draws, unknown, spreads
+        )
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     summary.files.update(intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place))
 
