@@ -764,3 +764,175 @@ def test_the_bias_shared_by_every_run_is_learned_from_the_labels_drawn_at_random
     assert iv.labelled_estimate(lev, values, values, none, np.zeros(4), 0.01, 0.05, shift).value == pytest.approx(
         float(np.sum(lev * values)) + shift
     )
+
+
+# -- nugget measures: the same estimator over nugget pairs --------------------------------------------
+def nugget_session(seed: int = 7):
+    """3 runs x 4 topics x 6 nuggets (2 vital) with the judge's levels, a third of the pairs labelled:
+    4 for sure, the rest drawn at random with probability 0.3 (as a plan-assessments file gives them)."""
+    from judges.nuggets.judge import NuggetJudgment
+
+    rng = np.random.default_rng(seed)
+    words = ("not_support", "partial_support", "support")
+    judged, probabilities = {}, {}
+    for run in ("a", "b", "c"):
+        for topic in ("t1", "t2", "t3", "t4"):
+            rows = []
+            for i in range(6):
+                p = rng.dirichlet((1.0, 1.0, 1.0))  # not, partial, support
+                own = (float(p[2]), float(p[1]), float(p[0]))
+                label = int(rng.choice(3, p=p))  # the assessors' level drawn from the judge's own levels
+                labelled = rng.random() < 0.35
+                j = NuggetJudgment(
+                    run, topic, i, f"fact {i}", "vital" if i < 2 else "okay", words[int(np.argmax(p))], *own,
+                    own[0] + 0.5 * own[1], (), "", (),
+                )  # fmt: skip
+                if labelled:
+                    level = np.eye(3)[label]
+                    j = __import__("dataclasses").replace(
+                        j, assignment=words[label], p_support=level[2], p_partial=level[1], p_not=level[0],
+                        labelled=True, model=own,
+                    )  # fmt: skip
+                    probabilities[(run, topic, i)] = 1.0 if len(probabilities) < 4 else 0.3
+                rows.append(j)
+            judged[(run, topic)] = rows
+    return judged, probabilities
+
+
+@pytest.mark.parametrize("measure", ["NUGGET_ALL", "NUGGET_VITAL_STRICT"])
+def test_the_estimator_is_ppi_pys_on_a_nugget_measure(measure):
+    ppi_py = pytest.importorskip("ppi_py", reason="the test extra: pip install --no-deps ppi-python (README)")
+    judged, probabilities = nugget_session()
+    found = iv.nugget_draws(judged, probabilities, 4)
+    draws = found.measures[measure]
+    strict, vital = measure.endswith("STRICT"), "VITAL" in measure
+    for run, (lev, value, human, labelled, probability, within) in draws.rows.items():
+        rows = [j for t in ("t1", "t2", "t3", "t4") for j in judged[(run, t)] if not vital or j.importance == "vital"]
+        own = np.array([iv.nugget_levels(j) for j in rows])
+        # the arrays: the judge's own value (not the label's), the label, 1 / (n T) per pair
+        assert value == pytest.approx(own[:, 0] if strict else own[:, 0] + 0.5 * own[:, 1], abs=1e-15)
+        assert labelled.tolist() == [j.labelled for j in rows]
+        levels = [("not_support", "partial_support", "support").index(j.assignment) for j in rows]
+        expected = [(lv == 2) if strict else lv / 2 for lv in levels]
+        assert human[labelled] == pytest.approx(np.array(expected, dtype=float)[labelled])
+        assert lev == pytest.approx(np.full(len(rows), 1 / ((2 if vital else 6) * 4)))
+        drawn = labelled & (probability < 1.0)
+        rest = ~(labelled & (probability >= 1.0))
+        w = lev[drawn] / probability[drawn]
+        for lam in (None, 1.0, 0.0):
+            estimate, se, _ = iv.ppi_mean_ci(human[drawn], value[drawn], value[rest], 0.05, lam, w, lev[rest])
+            low, high = ppi_py.ppi_mean_ci(human[drawn], value[drawn], value[rest], alpha=0.05, lam=lam, w=w,
+                                           w_unlabeled=lev[rest])  # fmt: skip
+            assert estimate - iv.Z95 * se == pytest.approx(float(low[0]), abs=1e-9)
+            assert estimate + iv.Z95 * se == pytest.approx(float(high[0]), abs=1e-9)
+        # the run's estimate with a judge of no weight is the labels' PPI over the pairs not known for sure
+        e = iv.labelled_estimate(lev, value, human, labelled, probability, 1e12, within)
+        sure = labelled & (probability >= 1.0)
+        lam = None if drawn.sum() >= 10 else 1.0
+        mean, _, _ = iv.ppi_mean_ci(human[drawn], value[drawn], value[rest], lam=lam, w=w, w_unlabeled=lev[rest],
+                                    finite=True)  # fmt: skip
+        assert e.value == pytest.approx(float(np.sum(lev[sure] * human[sure]) + lev[rest].sum() * mean), abs=1e-6)
+    assert draws.how == "drawn as planned" and draws.labels == sum(
+        j.labelled for rows in judged.values() for j in rows if not vital or j.importance == "vital"
+    )
+
+
+def test_nugget_intervals_take_the_labels_ppi_and_the_session_without_them_is_unchanged():
+    judged, probabilities = nugget_session()
+    runs, topics = ["a", "b", "c"], ["t1", "t2", "t3", "t4"]
+    per_topic = {}
+    for key, rows in judged.items():
+        s = np.array([j.p_support for j in rows])
+        g = s + 0.5 * np.array([j.p_partial for j in rows])
+        v = np.array([j.importance == "vital" for j in rows])
+        per_topic[key] = {"NUGGET_ALL": g.mean(), "NUGGET_ALL_STRICT": s.mean(), "NUGGET_VITAL": g[v].mean(),
+                          "NUGGET_VITAL_STRICT": s[v].mean()}  # fmt: skip
+    measures = tuple(iv.NUGGET_STRICT)
+    reports = iv.nugget_report_variances(judged, known=lambda j: j.labelled)
+    plain = iv.nugget_trust(per_topic, runs, topics, reports, measures)
+    found = iv.nugget_draws(judged, probabilities, len(topics))
+    rest = iv.nugget_report_variances(
+        judged, known=lambda j: j.labelled, drawn=lambda j: (j.run_id, j.topic_id, j.nugget_index) in found.random
+    )
+    assert len(found.random) == sum(p < 1 for p in probabilities.values())
+    labelled = iv.nugget_trust(per_topic, runs, topics, reports, measures, None, found, rest)
+    by = {(r[0], r[1]): r for r in labelled.intervals}
+    for row in plain.intervals:
+        other = by[(row[0], row[1])]
+        assert other[2] == row[2]  # the judge's value (the leaderboard's) is the same
+        assert row[8] == row[2] and row[9] == "model (errors learned on rag24-nuggets)"
+        assert other[9].endswith("labels, drawn as planned") and other[10] > 0
+        assert other[3] <= other[8] <= other[4]
+    # the pairs are on each nugget measure's own labelled estimates
+    assert {p[2] for p in labelled.pairs} == set(measures) and len(labelled.pairs) == len(plain.pairs)
+
+
+def test_the_nugget_regime_term_is_the_spread_between_topics_and_the_shipped_file_carries_one_per_measure():
+    rng = np.random.default_rng(8)
+    runs, topics, pairs = 30, 16, 10
+    topic_bias = rng.normal(0.0, 0.1, topics)  # each topic's assessor: its own way of labelling
+    run_ids, topic_ids, human, judged = [], [], [], []
+    for t in range(topics):
+        for r in range(runs):
+            p = rng.uniform(0.2, 0.8, pairs)
+            run_ids += [f"r{r}"] * pairs
+            topic_ids += [f"t{t}"] * pairs
+            judged += p.tolist()
+            human += (rng.random(pairs) < np.clip(p + topic_bias[t], 0, 1)).astype(float).tolist()
+    judged_a = np.array(judged)
+    variance = judged_a * (1 - judged_a)
+    args = (np.array(run_ids), np.array(topic_ids), np.array(human), judged_a, variance)
+    point = iv.fit_regime(*args)
+    assert 0.05 < point < 0.16  # the topics' spread (0.1), not the pairs' noise
+    assert iv.fit_regime(*args, "upper") > point and iv.fit_regime(*args, "predictive") > point
+    # no topic effect: the spread between topics is near 0
+    flat = (
+        np.array(run_ids),
+        np.array(topic_ids),
+        (rng.random(len(judged_a)) < judged_a).astype(float),
+        judged_a,
+        variance,
+    )
+    assert iv.fit_regime(*flat) < 0.03
+    spreads = iv.nugget_spreads()
+    shipped = json.loads(iv.NUGGET_SPREADS.read_text())["measures"]
+    assert set(spreads) == set(iv.NUGGET_STRICT)
+    assert all(spreads[m].regime_sd == shipped[m]["regime_sd"] > 0 for m in spreads)
+
+
+def test_nugget_f1s_interval_carries_both_judges_shared_errors():
+    judged, _ = nugget_session()
+    runs, topics = ["a", "b", "c"], ["t1", "t2", "t3", "t4"]
+    per_topic = {}
+    for key, rows in judged.items():
+        g = np.array([j.p_support + 0.5 * j.p_partial for j in rows]).mean()
+        precision = 0.3 + 0.1 * topics.index(key[1])
+        per_topic[key] = {
+            "NUGGET_ALL": g,
+            "WEIGHTED_PRECISION": precision,
+            "NUGGET_F1": 2 * g * precision / (g + precision),
+        }
+    citation = {k: (1.0, {"WEIGHTED_PRECISION": 0.001}) for k in per_topic}
+    reports = iv.nugget_report_variances(judged, citation, per_topic)
+    nugget = {"NUGGET_ALL": iv.Spreads(0.05, 0.02, 0.0, 0.03)}
+
+    def width(citation_spreads):
+        found = iv.nugget_trust(
+            per_topic, runs, topics, reports, ("NUGGET_F1",), nugget, citation_spreads=citation_spreads
+        )
+        return {r[0]: r[4] - r[3] for r in found.intervals}
+
+    alone, both = width(iv.Spreads()), width(iv.Spreads(0.1, 0.05, 0.0, 0.05))
+    assert all(both[r] > alone[r] > 0 for r in runs)
+    # the shared parts add in quadrature, each scaled by the answers' mean gradient of F1
+    grads = [iv.f1_gradient(v["WEIGHTED_PRECISION"], v["NUGGET_ALL"]) for v in per_topic.values()]
+    c_p, c_r = np.mean([g[0] for g in grads]), np.mean([g[1] for g in grads])
+    t = len(topics)
+    u = {r: [reports[(r, x)][0] for x in topics] for r in runs}
+    report_sd = math.hypot(c_r * 0.05, c_p * 0.1)
+    run_var = math.hypot(c_r * 0.02, c_p * 0.05) ** 2 + math.hypot(c_r * 0.03, c_p * 0.05) ** 2  # run and regime
+    for r in runs:
+        independent = sum(reports[(r, x)][1]["NUGGET_F1"] for x in topics)
+        shared = report_sd**2 * sum(np.square(u[r])) + run_var * sum(u[r]) ** 2
+        var = (independent + shared) / t**2
+        assert both[r] == pytest.approx(2 * iv.Z95 * math.sqrt(var), rel=1e-9)

@@ -54,6 +54,19 @@ def sessions(tmp_path_factory):
         )
         assert r.returncode == 0, r.stderr
         found["planned"] = (root / "planned", r, len(server.seen))
+        # the same plan under a cost cap of half what its questions are estimated to cost
+        from judges.attest.kinds import NUGGET
+        from judges.attest.plan import question_costs
+        from judges.config import AttestSettings
+
+        table = judges.read_nuggets(root / "planned", "N")
+        prices = {"price_per_1k_input": 0.0025, "price_per_1k_output": 0.01}
+        cost = question_costs(AttestSettings(**prices), NUGGET.question("yes_no"))
+        cap = 0.5 * sum(cost(text) for text in table[table.llm_answer.notna()].nugget)
+        workflow = {"mode": "uncertain", "budget": 0.25, "max_cost": cap, **prices}
+        r = judge(root / "capped", server, cache, "--attest", "uncertain", workflow=workflow)
+        assert r.returncode == 0, r.stderr
+        found["capped"] = (root / "capped", r, cap)
         found["prompts"] = [s.body["messages"][-1]["content"] for s in server.seen]
     return found
 
@@ -120,6 +133,20 @@ def test_uncertain_asks_the_plans_share_of_the_nugget_pairs(sessions):
     (plan,) = [e for e in events if e["event"] == "PLAN" and e.get("kind") == "nugget"]
     assert plan["chosen"] == len(sent) and plan["candidates"] == len(table)
     assert "19 selected, 0 calls, 19 cache hits" in result.stdout
+
+
+def test_the_nugget_plan_stops_at_max_cost(sessions):
+    out, _, cap = sessions["capped"]
+    planned = judges.read_nuggets(sessions["planned"][0], "N")
+    table = judges.read_nuggets(out, "N")
+    sent = table[table.llm_answer.notna()]
+    assert 0 < len(sent) < planned.llm_answer.notna().sum()  # cut short, not the budget's 19
+    events = [json.loads(line) for line in (out / "N.jsonl").read_text().splitlines()]
+    (plan,) = [e for e in events if e["event"] == "PLAN" and e.get("kind") == "nugget"]
+    assert plan["chosen"] == len(sent) and 0 < plan["estimated_cost"] <= cap
+    key = ["run_id", "topic_id", "nugget_index"]
+    first = set(map(tuple, planned[planned.llm_answer.notna()][key].values.tolist()))
+    assert set(map(tuple, sent[key].values.tolist())) <= first  # the plan's first pairs, by expected gain
 
 
 def test_a_degenerate_llm_is_not_used_and_is_an_error_with_strict_llm(tmp_path):

@@ -120,3 +120,39 @@ def test_two_files_labelling_a_pair_two_ways_is_an_error_naming_both(rounds, tmp
     assert r.returncode == 2
     assert f"{other}:1" in r.stderr and f"{rounds['filled']} line 4" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_planned_nugget_labels_make_the_nugget_measures_intervals_by_ppi(rounds):
+    """The plan's labels come back with their inclusion probabilities: each nugget measure's estimate
+    and interval combine the judge's value on every pair with the labelled ones (the citations'
+    estimator), the leaderboard keeps the judge's values with the labels in effect."""
+    from collections import Counter
+
+    frame = judges.read_intervals(rounds["labelled"], "N")
+    vital = judges.read_nuggets(rounds["first"], "N").set_index(["run_id", "topic_id", "nugget_index"]).importance
+    lines = rounds["lines"]
+    per_run = Counter(x["run_id"] for x in lines)
+    per_run_vital = Counter(
+        x["run_id"] for x in lines if vital[(x["run_id"], x["topic_id"], x["nugget_index"])] == "vital"
+    )
+    for m in ("NUGGET_ALL", "NUGGET_ALL_STRICT", "NUGGET_VITAL", "NUGGET_VITAL_STRICT"):
+        rows = frame[frame.measure == m].set_index("run_id")
+        for run, row in rows.iterrows():
+            n = (per_run_vital if "VITAL" in m else per_run)[run]
+            assert row.labels == n
+            learned = "model (errors learned on rag24-nuggets)"
+            assert row.made == (
+                f"{learned} and {n} labels, drawn as planned" if n else f"{learned}, with the session's labels"
+            )
+            assert row.low <= row.estimate <= row.high
+    leaderboard = {
+        (r, m): float(v)
+        for r, t, m, v in (x.split("\t") for x in (rounds["labelled"] / "N.leaderboard.txt").read_text().splitlines())
+        if t == "all"
+    }
+    nugget = frame[frame.measure.str.startswith("NUGGET")]
+    assert all(
+        leaderboard[(r, m)] == pytest.approx(v, abs=1e-4)
+        for r, m, v in zip(nugget.run_id, nugget.measure, nugget.value)
+    )
+    assert (nugget.estimate != nugget.value).any()  # the PPI moved some estimate off the judge's value

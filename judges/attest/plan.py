@@ -402,13 +402,21 @@ def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:
     it, :func:`judges.check_answer` one answer."""
     attest = workflow.attest
     budget = None if attest.count is not None else attest.budget
-    cost = None
-    if attest.price_per_1k_input or attest.price_per_1k_output:
-        from judges.attest.prompt import question_cost
-
-        cost = question_cost(attest)
     cap = workflow.grounding.cap
+    cost = question_costs(attest)
     return plan_session(table, answered, cap, budget, attest.count, attest.plan_order, cost, attest.max_cost)
+
+
+def question_costs(attest, question: Optional[str] = None):
+    """What asking one question is estimated to cost, as a function of its claim (a citation's
+    sentence, a nugget), at ``attest``'s prices (:func:`judges.attest.prompt.question_cost`);
+    ``question``: the prompt asked (a :class:`judges.attest.kinds.PairKind`'s; default
+    ``attest.question``). None without prices."""
+    if not (attest.price_per_1k_input or attest.price_per_1k_output):
+        return None
+    from judges.attest.prompt import question_cost
+
+    return question_cost(attest if question is None else attest.model_copy(update={"question": question}))
 
 
 def parse_share(text: str, option: str = "--budget") -> float:

@@ -146,7 +146,11 @@ def apply_labels(result: NuggetResult, labels) -> None:
             path, line = labels.sources[(j.run_id, j.topic_id, j.nugget_index)]
             probs = {"support": (1.0, 0.0, 0.0), "partial_support": (0.0, 1.0, 0.0), "not_support": (0.0, 0.0, 1.0)}
             why = f"{word}: labelled by an assessor ({path} line {line}); the model said {j.explanation}"
-            out.append(reassigned(j, word, *probs[word], why, human=word, labelled=True))
+            out.append(
+                reassigned(
+                    j, word, *probs[word], why, human=word, labelled=True, model=(j.p_support, j.p_partial, j.p_not)
+                )
+            )
             result.labelled += 1
         result.judged[key] = out
 
@@ -195,16 +199,19 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
     import numpy as np
 
     from judges.attest.kinds import NUGGET
-    from judges.attest.plan import make_plan
+    from judges.attest.plan import make_plan, question_costs
 
     rows = [j for key in sorted(judged) for j in judged[key]]
     columns = plan_columns(rows)
     budget = None if attest.count is not None else attest.budget
     ruled_out = np.zeros(len(rows), dtype=bool)
     labelled = np.array([j.labelled for j in rows], dtype=bool)
+    ask = question_costs(attest, NUGGET.question(attest.question))  # the nugget's question, the answer its evidence
+    costs = np.array([ask(j.nugget) for j in rows], dtype=np.float64) if ask is not None else None
     return make_plan(
-        columns, answered, ruled_out, budget, attest.count, labelled, order=attest.plan_order, key=NUGGET.key
-    )
+        columns, answered, ruled_out, budget, attest.count, labelled, attest.plan_order, costs, attest.max_cost,
+        key=NUGGET.key,
+    )  # fmt: skip
 
 
 def attest_nuggets(

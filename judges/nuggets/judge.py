@@ -47,6 +47,8 @@ class NuggetJudgment:
     llm_answer: Optional[str] = None  # the LLM's answer (judges.engine.nuggets's cascade), when it was asked
     llm_p_yes: Optional[float] = None  # its P(FULL) from the log-probabilities, when the server gave them
     labelled: bool = False  # ``assignment`` is an assessor's (--labels): final, never asked, error 0
+    # the judge's own (p_support, p_partial, p_not) where a label replaced them: the intervals' PPI compares the two
+    model: Optional[tuple[float, float, float]] = None
 
 
 def topic_features(encoder: F.Encoder, bank: NuggetBank, answers: list[str]) -> tuple[np.ndarray, list]:

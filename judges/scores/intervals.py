@@ -644,11 +644,8 @@ def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str],
     runs, topic_ids = lv.run.to_pylist(), lv.topic.to_pylist()
     keys = zip(runs, topic_ids, lv.sentence_index.tolist(), docs)
     probability = np.array([probabilities.get(k, np.nan) if lab else 0.0 for k, lab in zip(keys, labelled)])
-    organisers = labelled & np.isnan(probability)
     sure = labelled & (probability >= 1.0)
-    if organisers.any():
-        candidates = int(np.sum(~lv.missing & ~sure))
-        probability[organisers] = organisers.sum() / max(candidates, 1)
+    probability, how = drawn_probabilities(probability, labelled, ~lv.missing & ~sure)
     drawn = labelled & ~sure
     free = capped_levels(lv.free, lv.capped)
     judged = np.where(lv.missing, 0.0, 0.5 * free[:, 1] + free[:, 2])
@@ -662,13 +659,26 @@ def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str],
     for run in sorted(set(runs)):
         m = run_arr == run
         out[run] = (lev[m], judged[m], human[m], labelled[m], np.where(labelled[m], probability[m], 0.0), within[m])
+    return Draws(out, drawn, how, int(labelled.sum()))
+
+
+def drawn_probabilities(
+    probability: np.ndarray, labelled: np.ndarray, candidates: np.ndarray
+) -> tuple[np.ndarray, str]:
+    """The inclusion probabilities of the labelled pairs (``probability``: the plan's, NaN where a
+    label came without one: an organiser's own, taken as drawn at random, each with the share of
+    such labels among the ``candidates``, the pairs not labelled for sure) and how the labels were drawn."""
+    probability = np.array(probability, dtype=np.float64)
+    organisers = labelled & np.isnan(probability)
+    if organisers.any():
+        probability[organisers] = organisers.sum() / max(int(np.sum(candidates)), 1)
     if organisers[labelled].all():
         how = "taken as drawn at random (no inclusion probabilities)"
     elif organisers.any():
         how = f"{int(organisers.sum())} taken as drawn at random (no inclusion probabilities), the rest as planned"
     else:
         how = "drawn as planned"
-    return Draws(out, drawn, how, int(labelled.sum()))
+    return probability, how
 
 
 # -- the session's intervals and pairs -----------------------------------------------------------
@@ -857,12 +867,14 @@ def trust(
     measures: Sequence[str] = MEASURE_NAMES,
     draws: Optional[Draws] = None,
     rest_reports: Optional[dict] = None,
+    headline: str = HEADLINE,
 ) -> Trust:
     """The intervals of every run and measure and the pairs on the headline, from the reports'
     values (``per_topic``: (run, topic) -> measures; a topic a run did not answer counts 0) and
     :func:`report_variances`. With labels (``draws``, :func:`label_draws`; ``rest_reports``:
-    :func:`report_variances` with the labels drawn at random unknown), weighted precision's
-    estimate and interval are :func:`labelled_estimate`'s, and so are its pairs."""
+    :func:`report_variances` with the labels drawn at random unknown), the estimate and interval
+    of ``headline`` (weighted precision; a nugget measure in :func:`nugget_trust`) are
+    :func:`labelled_estimate`'s, and so are its pairs."""
     runs, topics = sorted(runs), sorted(topics)
     t = len(topics)
     unmodelled = [m for m in measures if REGISTRY[m].variance == "unmodelled"]
@@ -895,7 +907,7 @@ def trust(
         known = [reports[(run, topic)] for topic in topics if (run, topic) in reports]
         u = [k[0] for k in known]
         # the run's judged value over its reports with citations: where the line of its error is read
-        in_run = [per_topic.get((run, topic), {}).get(HEADLINE) for topic in topics if (run, topic) in reports]
+        in_run = [per_topic.get((run, topic), {}).get(headline) for topic in topics if (run, topic) in reports]
         run_values = [v for v in in_run if v is not None]
         x_run = float(np.mean(run_values)) if run_values else None
         line_mean = spreads.line(x_run)[0] if x_run is not None else 0.0
@@ -908,7 +920,7 @@ def trust(
             high = REGISTRY[m].high
             made = "no judge error" if m in NO_JUDGE_ERROR else model_only
             estimate, n_labels, effective, labels_iv = value, 0, 0.0, (nan, nan)
-            if m == HEADLINE:
+            if m == headline:
                 share = sum(u) / t if t else 0.0
                 var = judge_variance([k[1].get(m, 0.0) for k in known], u, t, spreads, x=x_run)
                 estimate = value + share * line_mean
@@ -939,7 +951,7 @@ def trust(
     head = headline_of(list(measures))
     x = np.array([values[run][head] for run in runs], dtype=np.float64).reshape(len(runs), t)
     cov = np.cov(x, ddof=1).reshape(len(runs), len(runs)) / t if t >= 2 else np.full((len(runs),) * 2, np.nan)
-    if head != HEADLINE:  # another headline (weighted precision not asked for): the model's variance
+    if head != headline:  # another headline (weighted precision not asked for): the model's variance
         head_of = {}
         for r, m, v, *_ in rows:
             if m == head:
@@ -1038,10 +1050,23 @@ NUGGET_STRICT = {"NUGGET_ALL": False, "NUGGET_ALL_STRICT": True, "NUGGET_VITAL":
 
 def nugget_spreads() -> dict[str, Spreads]:
     """Per nugget measure the spreads its intervals assume (:data:`NUGGET_SPREADS`: the posterior
-    predictive fitted on rag24-nuggets, with its regime allowance)."""
+    predictive fitted on rag24-nuggets, with its regime term, :func:`fit_regime`)."""
     shipped = json.loads(NUGGET_SPREADS.read_text(encoding="utf-8"))
-    regime = float(shipped["regime_sd"])
-    return {m: Spreads.honest(f, regime)._replace(source=shipped["source"]) for m, f in shipped["measures"].items()}
+    return {
+        m: Spreads.honest(f, float(f["regime_sd"]))._replace(source=shipped["source"])
+        for m, f in shipped["measures"].items()
+    }
+
+
+def fit_regime(run_ids, topic_ids, human, judged, variance, kind: str = "point") -> float:
+    """The regime term of a nugget measure (sd of a bias shared by every run: labels made another
+    way), fitted from the data's own heterogeneity: each topic's pairs were assessed by one
+    assessor, so the spread between topics of the mean residual human minus judge is how far one
+    way of labelling lies from another. :func:`fit_spreads` with the topic in place of the run
+    (restricted maximum likelihood; answers within a topic as its reports): the topics' sd at its
+    maximum (``point``), its posterior predictive (``predictive``) or its one-sided 95% upper bound (``upper``)."""
+    fitted = fit_spreads(topic_ids, run_ids, human, judged, variance)
+    return float(fitted[{"point": "run_sd", "predictive": "run_sd_predictive", "upper": "run_sd_upper"}[kind]])
 
 
 def nugget_pair_variances(p_support, p_partial, p_not, judged_all=None, judged_strict=None, known=None):
@@ -1062,23 +1087,37 @@ def nugget_pair_variances(p_support, p_partial, p_not, judged_all=None, judged_s
     return v_all, v_strict
 
 
+def nugget_levels(j) -> tuple[float, float, float]:
+    """The judge's own ``(p_support, p_partial, p_not)`` of a nugget judgment ``j``: the model's where an
+    assessor's label replaced them (:attr:`judges.nuggets.judge.NuggetJudgment.model`)."""
+    return j.model if j.labelled and j.model is not None else (j.p_support, j.p_partial, j.p_not)
+
+
 def nugget_report_variances(
-    judged: dict, citation_reports: Optional[dict] = None, per_topic=None, known: Optional[Callable] = None
+    judged: dict,
+    citation_reports: Optional[dict] = None,
+    per_topic=None,
+    known: Optional[Callable] = None,
+    drawn: Optional[Callable] = None,
 ) -> dict:
     """Per answer ``(run, topic)`` of ``judged`` (its nugget judgments, each with ``importance``,
     ``p_support``, ``p_partial``, ``p_not``; ``known(j)``: whether an assessor's assignment is in
     effect for ``j``, error 0): ``(u, {measure: independent error variance})`` for the four nugget
     measures, ``u`` the share of pairs not labelled, as :func:`report_variances` gives them for the support measures.
+    ``drawn(j)``: labels drawn at random, not taken as known (the judge's own levels,
+    :func:`nugget_levels`: :func:`labelled_estimate` uses them, as :func:`report_variances`'s ``random_labels``).
     With ``citation_reports`` (:func:`report_variances`) and ``per_topic`` (the answers' values)
     also ``NUGGET_F1``'s, by the delta method from NUGGET_ALL's and WEIGHTED_PRECISION's."""
     out = {}
     for key, rows in judged.items():
         if not rows:
             continue
-        labelled = np.array([bool(known(j)) if known is not None else False for j in rows], dtype=bool)
-        v_all, v_strict = nugget_pair_variances(
-            [j.p_support for j in rows], [j.p_partial for j in rows], [j.p_not for j in rows], known=labelled
+        random = np.array([bool(drawn(j)) if drawn is not None else False for j in rows], dtype=bool)
+        labelled = np.array([bool(known(j)) if known is not None else False for j in rows], dtype=bool) & ~random
+        levels = np.array(
+            [nugget_levels(j) if r else (j.p_support, j.p_partial, j.p_not) for j, r in zip(rows, random)]
         )
+        v_all, v_strict = nugget_pair_variances(levels[:, 0], levels[:, 1], levels[:, 2], known=labelled)
         vital = np.array([j.importance == "vital" for j in rows], dtype=bool)
         n, nv = len(rows), int(vital.sum())
         var = {
@@ -1097,6 +1136,64 @@ def nugget_report_variances(
     return out
 
 
+NUGGET_LEVEL = {"not_support": 0, "partial_support": 1, "support": 2}  # NIST's assignments, by level
+
+
+class NuggetDraws(NamedTuple):
+    """A session's labelled nugget pairs as :func:`labelled_estimate` takes them: per nugget
+    measure a :class:`Draws` (over the pairs the measure counts), and the pairs whose label was
+    drawn at random (keys (run, topic, nugget index): unknown to the error model)."""
+
+    measures: dict  # measure -> Draws
+    random: frozenset
+
+
+def nugget_draws(judged: dict, probabilities: dict, topics: int) -> Optional[NuggetDraws]:
+    """The labelled nugget pairs of ``judged`` ((run, topic) -> judgments; ``labelled`` ones carry an
+    assessor's assignment and the judge's own levels, :func:`nugget_levels`) with the probability
+    each was drawn with (``probabilities``: (run, topic, nugget index) -> probability, from
+    ``plan-assessments --nuggets`` lines; labels without one, an organiser's own or NIST's
+    assignment files, as :func:`drawn_probabilities` takes them), per nugget measure as
+    :func:`label_draws` gives them for weighted precision: a pair's leverage is ``1 / (n T)``, ``n``
+    the answer's nuggets the measure counts (its vital ones for the vital measures), the judge's
+    value its expected value (graded: support 1, partial 0.5; strict: support 1), the human's the
+    label's. None without labelled pairs."""
+    rows = [j for key in sorted(judged) for j in judged[key]]
+    labelled = np.array([j.labelled for j in rows], dtype=bool)
+    if not labelled.any():
+        return None
+    keys = [(j.run_id, j.topic_id, j.nugget_index) for j in rows]
+    probability = np.array([probabilities.get(k, np.nan) if lab else 0.0 for k, lab in zip(keys, labelled)])
+    planned_sure = labelled & (probability >= 1.0)
+    probability, how = drawn_probabilities(probability, labelled, ~planned_sure)
+    random = labelled & (probability < 1.0)
+    own = np.array([nugget_levels(j) for j in rows], dtype=np.float64)
+    level = np.array([NUGGET_LEVEL.get(j.assignment, 0) if j.labelled else 0 for j in rows])
+    v_all, v_strict = nugget_pair_variances(own[:, 0], own[:, 1], own[:, 2])
+    vital = np.array([j.importance == "vital" for j in rows], dtype=bool)
+    run_arr = np.array([k[0] for k in keys], dtype=object)
+    answer = np.char.add(
+        np.char.add(np.array([k[0] for k in keys], dtype=str), "\t"), np.array([k[1] for k in keys], dtype=str)
+    )
+    out = {}
+    for m, strict in NUGGET_STRICT.items():
+        sel = vital if "VITAL" in m else np.ones(len(rows), dtype=bool)
+        if not (labelled & sel).any():
+            continue
+        _, inverse, sizes = np.unique(answer[sel], return_inverse=True, return_counts=True)
+        lev = 1.0 / (sizes[inverse].astype(np.float64) * max(topics, 1))
+        judged_value = own[sel, 0] if strict else own[sel, 0] + 0.5 * own[sel, 1]
+        human = (level[sel] == 2).astype(np.float64) if strict else level[sel] / 2.0
+        within = (v_strict if strict else v_all)[sel]
+        lab, prob, runs = labelled[sel], np.where(labelled[sel], probability[sel], 0.0), run_arr[sel]
+        per_run = {}
+        for run in sorted(set(runs.tolist())):
+            r = runs == run
+            per_run[run] = (lev[r], judged_value[r], np.where(lab[r], human[r], 0.0), lab[r], prob[r], within[r])
+        out[m] = Draws(per_run, random[sel], how, int(lab.sum()))
+    return NuggetDraws(out, frozenset(k for k, r in zip(keys, random) if r))
+
+
 def f1_gradient(precision: float, recall: float) -> tuple[float, float]:
     """``(dF1/dP, dF1/dR)`` of ``F1 = 2PR / (P + R)`` (0 where both are 0)."""
     total = precision + recall
@@ -1112,25 +1209,37 @@ def nugget_trust(
     reports: dict,
     measures: Sequence[str],
     spreads: Optional[dict[str, Spreads]] = None,
+    draws: Optional[NuggetDraws] = None,
+    rest_reports: Optional[dict] = None,
+    citation_spreads: Optional[Spreads] = None,
 ) -> Trust:
     """The intervals of every run on each nugget measure of ``measures`` and its run pairs
     (:func:`trust`, one measure at a time, each with its own spreads: :func:`nugget_spreads`).
-    ``NUGGET_F1`` takes NUGGET_ALL's spreads scaled by the answers' mean ``dF1/dR``."""
+    ``NUGGET_F1`` takes NUGGET_ALL's spreads scaled by the answers' mean ``dF1/dR`` and weighted
+    precision's (``citation_spreads``, default :func:`session_spreads`'s) scaled by their mean
+    ``dF1/dP``, added in quadrature (the delta method: the two judges' shared errors taken
+    independent of each other). With labelled
+    nugget pairs (``draws``, :func:`nugget_draws`; ``rest_reports``: :func:`nugget_report_variances`
+    with the labels drawn at random unknown) each nugget measure's estimate, interval and pairs are
+    :func:`labelled_estimate`'s, as weighted precision's are with citation labels."""
     spreads = nugget_spreads() if spreads is None else spreads
     rows, pairs = [], []
     for m in measures:
         if m == NUGGET_F1:
-            grads = [
-                f1_gradient(v.get("WEIGHTED_PRECISION", 0.0), v.get(NUGGET_ALL, 0.0))[1] for v in per_topic.values()
-            ]
-            c = float(np.mean(grads)) if grads else 1.0
-            base = spreads[NUGGET_ALL]
-            s = base._replace(report_sd=base.report_sd * c, run_sd=base.run_sd * c, regime_sd=base.regime_sd * c)
+            grads = [f1_gradient(v.get("WEIGHTED_PRECISION", 0.0), v.get(NUGGET_ALL, 0.0)) for v in per_topic.values()]
+            c_p, c_r = (float(np.mean([g[i] for g in grads])) for i in (0, 1)) if grads else (0.0, 1.0)
+            a, w = spreads[NUGGET_ALL], session_spreads() if citation_spreads is None else citation_spreads
+            s = a._replace(
+                report_sd=math.hypot(c_r * a.report_sd, c_p * w.report_sd),
+                run_sd=math.hypot(c_r * a.run_sd, c_p * w.run_sd),
+                regime_sd=math.hypot(c_r * a.regime_sd, c_p * w.regime_sd),
+            )
         elif m in spreads:
             s = spreads[m]
         else:
             continue
-        found = trust(per_topic, runs, topics, reports, s, measures=(m,))
+        drawn = draws.measures.get(m) if draws is not None else None
+        found = trust(per_topic, runs, topics, reports, s, (m,), drawn, rest_reports if drawn else None, headline=m)
         rows += found.intervals
         pairs += found.pairs
     return Trust(rows, pairs)

@@ -80,14 +80,42 @@ def outputs(result: NuggetResult) -> PairOutputs:
     )
 
 
-def trust(result: NuggetResult, per_topic: dict, runs, topics: list, reports: dict, measures: tuple[str, ...]):
+def trust(
+    result: NuggetResult,
+    per_topic: dict,
+    runs,
+    topics: list,
+    reports: dict,
+    measures: tuple[str, ...],
+    label_files=None,
+    citation_spreads=None,
+):
     """The intervals and run pairs of the nugget measures among ``measures``
-    (:func:`judges.scores.intervals.nugget_trust`; an assessor's assignment in effect: error 0)."""
+    (:func:`judges.scores.intervals.nugget_trust`; an assessor's assignment in effect: error 0).
+    ``label_files``: the session's labels (:class:`judges.formats.labels.LabelFiles`), whose nugget
+    assignments drawn by a plan enter each measure's estimate by PPI (:func:`judges.scores.intervals.nugget_draws`);
+    ``citation_spreads``: weighted precision's, for ``NUGGET_F1``."""
     from judges.scores import intervals
 
     wanted = [m for m in measures if m in NUGGET.measures]  # the measures nugget pairs feed
     judged = intervals.nugget_report_variances(result.judged, reports, per_topic, known=lambda j: j.labelled)
-    return intervals.nugget_trust(per_topic, runs, topics, judged, wanted)
+    nugget_labels = label_files.nuggets if label_files is not None else None
+    draws = (
+        None
+        if nugget_labels is None
+        else intervals.nugget_draws(result.judged, nugget_labels.probabilities, len(topics))
+    )
+    unknown = None
+    if draws is not None:  # the labels drawn at random are the PPI's, not the error model's
+        random = draws.random
+        unknown = intervals.nugget_report_variances(
+            result.judged,
+            reports,
+            per_topic,
+            known=lambda j: j.labelled,
+            drawn=lambda j: (j.run_id, j.topic_id, j.nugget_index) in random,
+        )
+    return intervals.nugget_trust(per_topic, runs, topics, judged, wanted, None, draws, unknown, citation_spreads)
 
 
 def summarize(result: NuggetResult, attest: dict, labels: dict) -> None:

@@ -78,8 +78,9 @@ class PairOutputs(NamedTuple):
     * ``summarize(attest, labels)``: its questions and labels in effect, into the summary's;
     * ``write(out_dir, name, place)``: its files of the output set
       (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
-    * ``trust(per_topic, runs, topics, reports, measures)``: the intervals and run pairs of its
-      measures among ``measures`` (:class:`judges.scores.intervals.Trust`)."""
+    * ``trust(per_topic, runs, topics, reports, measures, label_files, citation_spreads)``: the
+      intervals and run pairs of its measures among ``measures`` (:class:`judges.scores.intervals.Trust`),
+      with the session's labels (``--labels``) and weighted precision's spreads."""
 
     kind: PairKind
     merge_measures: Callable[[dict, str], None]
@@ -287,12 +288,13 @@ def _write_intervals(
     model = load_model(wf.support.model, inputs.workflow_path) if is_probabilistic(wf.support.judge) else None
     cap, error = wf.grounding.cap, wf.attest.answer_error
     reports = intervals.report_variances(table, order, per_topic, cap, error)
-    draws, rest = None, None
+    draws, rest, label_files = None, None, None
     if inputs.labels:  # with the probabilities the plan drew them with (pandas: only with labels)
         from judges.formats.labels import citation_probabilities, read_label_files
 
+        label_files = read_label_files(inputs.labels)
         probabilities: dict[tuple, float] = {}
-        for labels in read_label_files(inputs.labels).files:  # a citation's label is its first file's
+        for labels in label_files.files:  # a citation's label is its first file's
             for key, p in citation_probabilities(labels).items():
                 probabilities.setdefault(key, p)
         draws = intervals.label_draws(table, order, probabilities, cap, error, len(topics))
@@ -301,7 +303,7 @@ def _write_intervals(
     spreads = intervals.session_spreads(model)
     found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
     for kind in pairs:
-        more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or ())
+        more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or (), label_files, spreads)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     return intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place)
 
