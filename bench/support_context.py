@@ -62,7 +62,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
 from judges.support.model import fit, levels, logits, mix_thresholds  # noqa: E402
 from judges.vocabulary import FEATURES  # noqa: E402
-from support_agreement import capped, lacks, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
+from support_agreement import capped, expected, lacks, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
 from support_features import judge_set  # noqa: E402
 
 RELATIVE = (
@@ -86,7 +86,7 @@ CONTEXT = (
     "same_doc_elsewhere",
     "cited_share",
 )
-EXTRA = ("recall_beyond_query", "query_share", "topic_mean_recall")
+EXTRA = ("recall_beyond_query", "query_share", "topic_mean_recall", "log_doc_tokens", "recall_z_doc")
 model_module.FEATURES = tuple(FEATURES) + RELATIVE + CONTEXT + EXTRA  # let a model file name them (bench only)
 SUMMARY = re.compile(r"^\s*(in summary|in conclusion|overall|to summarize|to sum up|in short|ultimately)\b", re.I)
 CONTEXT_TALK = re.compile(
@@ -409,6 +409,9 @@ class Bench:
         for c in RELATIVE:
             self.r24[f"f_{c}"] = 0.0  # recomputed inside every fold by cv(relative=True)
         self.base_name, self.base, self.base_s = self.run("shipped nine, two logistic regressions", FEATURES)
+        pa, pf, _, w = self.base
+        if not np.allclose(w, expected(self.r24, pa, pf)):  # this bench's weights are the leaderboard's
+            raise SystemExit("weights_of differs from the leaderboard's expected weights (support_agreement.expected)")
 
     def run(self, name, feats, make=Logistic, relative=False, partial=0.5):
         pa, pf, lv = cv(self.r24, feats, make, relative)
@@ -599,8 +602,20 @@ def section_sensitivity(b: Bench) -> None:
             figures.append((leaderboard_tau(r24, w, truth), a["run_tau"], a["exact"], a["kappa"]))
         label = {None: "all of its citations", "answer": "the citation's own answer only"}.get(k, f"{k} citations")
         print(f"| {label} | " + " | ".join(f"{v:.3f}" for v in np.mean(figures, axis=0)) + " |", flush=True)
-    print("\nThe topic's mean content recall as a feature instead (the model weighs it freely):\n")
-    b.table("features", [("+ topic_mean_recall", FEATURES + ("topic_mean_recall",), Logistic, False)])
+    print("\nThe topic's mean content recall as a feature instead (the model weighs it freely); the")
+    print("segment's length in tokens (ln, a property of the citation alone); the z-score of content recall")
+    print("among the citations of the same segment (which segment, rather than which topic):\n")
+    from support_features import Stems
+
+    seg = {o["docid"]: o["segment"] for o in map(json.loads, (b.d / "segments.jsonl").open(encoding="utf-8"))}
+    docs = sorted(set(r24["doc_id"]))
+    length = dict(zip(docs, (len(e[0]) for e in Stems().encode([seg[k] for k in docs]))))
+    r24["f_log_doc_tokens"] = np.log1p(r24["doc_id"].map(length).to_numpy(dtype=np.float64))
+    r24["f_recall_z_doc"] = zscore(recall, r24["doc_id"].to_numpy())
+    rows = [
+        (f"+ {f}", FEATURES + (f,), Logistic, False) for f in ("topic_mean_recall", "log_doc_tokens", "recall_z_doc")
+    ]
+    b.table("features", rows)
 
 
 def paired_bootstrap(table, y, ours: np.ndarray, theirs: np.ndarray, draws: int) -> str:
