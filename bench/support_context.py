@@ -37,6 +37,15 @@ shipped model, :func:`support_agreement.topic_bootstrap`):
    P(full))`` chosen by inner grouped CV (leaderboard run tau over the training topics' reports);
    the status weights; the expected grade recalibrated (isotonic regression of the judged expected
    weight on the label's weight, fitted on the training topics' out-of-fold values).
+5. **The topic offset under shifts**: half of the 23 teams judged (the topic statistics, the CV
+   and the truth over their runs only, 6 draws); each citation judged by a model that saw neither
+   its topic nor its team (14 topic folds x 4 team folds).
+6. **Recall beyond the question's words** (per citation, from the sentence, its segment and the
+   topic's question).
+7. **How many of a topic's citations the offset needs** (the scored topic's statistics from k of
+   its citations, or from its own answer only, as ``check_answer`` would have them); the topic's
+   mean recall, the segment's length and segment-relative recall as features instead.
+8. The boosted model of section 3 at one setting only (fast).
 """
 
 from __future__ import annotations
@@ -52,7 +61,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # sklearn's boosting: one thread (a shared machine; 20x faster here)
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # sklearn's boosting on one thread: the machine is shared
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
