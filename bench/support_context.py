@@ -589,44 +589,68 @@ def query_section(b: Bench) -> None:
     b.table("features", [(f"+ {' + '.join(e)}", FEATURES + e, Logistic, False) for e in extras])
 
 
+SHRINK = 20.0  # the training citations' statistics count as this many citations of the scored topic
+
+
+def shrunk_z(values: np.ndarray, sample: np.ndarray, prior_mean: float, prior_var: float, shrink: float):
+    """``values`` z-scored by the mean and variance of ``sample`` pooled with a prior worth ``shrink``
+    citations (0: the sample's own; a sample of one or none with no prior: 0)."""
+    n = len(sample)
+    if shrink <= 0 and n < 2:
+        return np.zeros(len(values))
+    mean = (n * (sample.mean() if n else 0.0) + shrink * prior_mean) / (n + shrink)
+    var = (n * (sample.var(ddof=1) if n > 1 else 0.0) + shrink * prior_var) / (n + shrink)
+    return (values - mean) / np.sqrt(var) if var > 1e-12 else np.zeros(len(values))
+
+
+def offset_cv(b: "Bench", k, shrink: float, seed: int) -> tuple:
+    """Figures of the shipped nine + ``recall_z_topic`` (CV by topic), the scored topic's statistics
+    from ``k`` of its citations at random (``None``: all; ``"answer"``: each answer's own)."""
+    r24, truth, y = b.r24, b.truth, b.y
+    recall, topics, runs = r24["f_content_recall"].to_numpy(), r24["topic_id"].to_numpy(), r24["run_id"].to_numpy()
+    rng = np.random.default_rng(3 + seed)
+    feats = FEATURES + ("recall_z_topic",)
+    pa, pf, lv = np.zeros(len(y)), np.zeros(len(y)), np.zeros(len(y), dtype=np.int64)
+    x, z = xcols(r24, FEATURES), zscore(recall, topics)
+    for group in folds(topics):
+        test = np.isin(topics, group)
+        idx = np.flatnonzero(test)
+        prior = (recall[~test].mean(), recall[~test].var(ddof=1))
+        zt = z.copy()
+        if k == "answer":
+            for run in set(runs[idx]):
+                rows = idx[runs[idx] == run]
+                zt[rows] = shrunk_z(recall[rows], recall[rows], *prior, shrink)
+        else:
+            sample = recall[idx] if k is None else recall[rng.choice(idx, min(k, len(idx)), replace=False)]
+            zt[idx] = shrunk_z(recall[idx], sample, *prior, shrink)
+        xf = np.column_stack([x, zt])
+        m = fit(xf[~test], y[~test], {}, features=feats)
+        pa[test], pf[test] = m.probabilities(xf[test])
+        lv[test] = levels(pa[test], pf[test], m.p_supported, m.p_partial)
+    w = weights_of(r24, pa, pf)
+    a = agreement(r24, capped(r24, lv), pa, pf, w)
+    return leaderboard_tau(r24, w, truth), a["run_tau"], a["exact"], a["kappa"]
+
+
 def section_sensitivity(b: Bench) -> None:
     """Section 7: does the topic offset need a whole topic's citations?"""
-    r24, truth, y = b.r24, b.truth, b.y
+    r24 = b.r24
     recall, topics = r24["f_content_recall"].to_numpy(), r24["topic_id"].to_numpy()
     r24["f_topic_mean_recall"] = pd.Series(recall).groupby(topics).transform("mean").to_numpy()
     print("\n## 7. How many of the topic's citations the offset needs (recall_z_topic; CV by topic)\n")
     print("The training topics' z-scores over all their citations; the scored topic's from the mean and")
     print("spread of k of its citations drawn at random (10 draws), or of the scored citation's own answer")
-    print("only (what `check_answer` would have); mean figures:\n")
+    print("only (what `check_answer` would have); *shrunk*: that mean and variance pooled with the training")
+    print(f"citations' as if these were {SHRINK:.0f} citations (a fallback for small topics); mean figures:\n")
     print("| topic statistics of the scored topic | leaderboard run tau | labelled-reports run tau | exact | kappa |")
     print("|---|---:|---:|---:|---:|")
-    feats = FEATURES + ("recall_z_topic",)
     for k in (None, 5, 10, 30, 60, "answer"):
-        figures = []
-        rng = np.random.default_rng(3)
-        for _ in range(1 if k is None or k == "answer" else 10):
-            pa, pf, lv = np.zeros(len(y)), np.zeros(len(y)), np.zeros(len(y), dtype=np.int64)
-            x = xcols(r24, FEATURES)
-            z = zscore(recall, topics)
-            for group in folds(topics):
-                test = np.isin(topics, group)
-                zt = z.copy()
-                idx = np.flatnonzero(test)
-                if k == "answer":
-                    zt[idx] = zscore(recall[idx], r24["run_id"].to_numpy()[idx])
-                elif k is not None:
-                    sample = recall[rng.choice(idx, min(k, len(idx)), replace=False)]
-                    sd = sample.std(ddof=1) if len(sample) > 1 else 0.0
-                    zt[idx] = (recall[idx] - sample.mean()) / sd if sd > 1e-9 else 0.0
-                xf = np.column_stack([x, zt])
-                m = fit(xf[~test], y[~test], {}, features=feats)
-                pa[test], pf[test] = m.probabilities(xf[test])
-                lv[test] = levels(pa[test], pf[test], m.p_supported, m.p_partial)
-            w = weights_of(r24, pa, pf)
-            a = agreement(r24, capped(r24, lv), pa, pf, w)
-            figures.append((leaderboard_tau(r24, w, truth), a["run_tau"], a["exact"], a["kappa"]))
-        label = {None: "all of its citations", "answer": "the citation's own answer only"}.get(k, f"{k} citations")
-        print(f"| {label} | " + " | ".join(f"{v:.3f}" for v in np.mean(figures, axis=0)) + " |", flush=True)
+        for shrink in (0.0, SHRINK):
+            figures = [offset_cv(b, k, shrink, seed) for seed in range(1 if k is None or k == "answer" else 10)]
+            label = {None: "all of its citations", "answer": "the citation's own answer only"}.get(k, f"{k} citations")
+            label += ", shrunk" if shrink else ""
+            print(f"| {label} | " + " | ".join(f"{v:.3f}" for v in np.mean(figures, axis=0)) + " |", flush=True)
     print("\nThe topic's mean content recall as a feature instead (the model weighs it freely); the")
     print("segment's length in tokens (ln, a property of the citation alone); the z-score of content recall")
     print("among the citations of the same segment (which segment, rather than which topic):\n")
