@@ -169,6 +169,16 @@ def test_every_path_quoted_exists():
     assert quoted and not missing, missing
 
 
+def test_every_path_the_code_quotes_exists():
+    """The docstrings and comments of ``judges/``, ``bench/`` and ``tests/`` quote the package's files where
+    they are (``judges/scores/intervals.json``, not its place before the package had folders)."""
+    pattern = r"(?<![\w/.-])judges/[\w./-]*\.(?:py|json)\b"
+    sources = [*(ROOT / "judges").rglob("*.py"), *(ROOT / "bench").glob("*.py"), *(ROOT / "tests").glob("*.py")]
+    quoted = {(p.relative_to(ROOT).as_posix(), q) for p in sources for q in re.findall(pattern, p.read_text("utf-8"))}
+    missing = sorted(f"{where}: {q}" for where, q in quoted if not (ROOT / q).exists())
+    assert quoted and not missing, missing
+
+
 def test_every_dotted_name_quoted_is_defined():
     """``judges.a.b.name`` in the README names a module and a top-level name defined in it (read, not imported)."""
     names = set(re.findall(r"\bjudges(?:\.\w+)+(?![\w*])", README))
