@@ -213,3 +213,11 @@ def test_the_layout_names_every_module():
         modules = [p for p in folder.glob("*.py") if p.stem != "__init__"]
         unnamed += [f"{folder.name}/{p.name}" for p in modules if p.stem not in said]
     assert not unnamed, unnamed
+
+
+def test_every_link_within_the_readme_finds_its_heading():
+    """``[...](#anchor)`` names a heading as GitHub makes its anchor (lower case, punctuation dropped)."""
+    headings = re.findall(r"^#{1,4} (.+)$", README.split("```")[0] + "".join(README.split("```")[2::2]), re.M)
+    anchors = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+    links = set(re.findall(r"\]\(#([^)]+)\)", README))
+    assert links and not links - anchors, links - anchors
