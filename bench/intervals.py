@@ -274,7 +274,7 @@ def main() -> None:
         f"report_sd {everything['report_sd']}, run_sd {everything['run_sd']}, bias {everything['bias']:+.4f}; "
         f"posterior predictive report_sd {everything['report_sd_predictive']}, "
         f"run_sd {everything['run_sd_predictive']}; "
-        f"upper bounds {everything['report_sd_upper']}, {everything['run_sd_upper']} (judges/intervals.json)"
+        f"upper bounds {everything['report_sd_upper']}, {everything['run_sd_upper']} (judges/scores/intervals.json)"
     )
     line = spreads_of(table, p_any, p_full, line=True)
     print(

@@ -304,8 +304,8 @@ def main() -> None:  # noqa: C901
             "fitted_on": "rag24-nuggets (NIST's nugget assignments of 45 TREC 2024 RAG runs on 8 topics, 4,408 pairs): "
             "residuals human minus judge per answer, the nugget model's probabilities cross-validated by topic",
             "method": "bench/nugget_intervals.py --write: restricted maximum likelihood per measure, posterior "
-            "predictive (as judges/intervals.json); regime_sd per measure: the spread between topics (assessors) of "
-            "the mean residual, restricted maximum likelihood (judges.scores.intervals.fit_regime)",
+            "predictive (as judges/scores/intervals.json); regime_sd per measure: the spread between topics "
+            "(assessors) of the mean residual, restricted maximum likelihood (judges.scores.intervals.fit_regime)",
         }
         args.write.write_text(json.dumps(doc, indent=2) + "\n")
         print(f"wrote {args.write}")

@@ -79,7 +79,7 @@ class Judgment(NamedTuple):
     # The support model (judges.support), for resolvable citations judged by a probabilistic judge.
     p_any: Optional[float] = None  # P(at least partially supported)
     p_full: Optional[float] = None  # P(fully supported)
-    features: tuple[float, ...] = ()  # the support features (judges.support.features.FEATURES)
+    features: tuple[float, ...] = ()  # the support features (judges.vocabulary.FEATURES)
     # LLM attestation (judges.attest), for citations the cascade sent; otherwise the defaults.
     llm_answer: Optional[str] = None  # YES | NO | unparsed | failed | guarded
     llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities
@@ -89,7 +89,7 @@ class Judgment(NamedTuple):
     numbers_missing: tuple[str, ...] = ()  # the sentence's numbers the cited document does not state
     entities_missing: tuple[str, ...] = ()  # the sentence's entities the cited document does not state
     capped: bool = False  # status lowered to partial because of the two lists above (grounding.cap)
-    human_label: Optional[str] = None  # an assessor's level (a status), final: from --labels (judges.labels)
+    human_label: Optional[str] = None  # an assessor's level (a status), final: from --labels (judges.formats.labels)
     weight: Optional[float] = None  # its weight in WEIGHTED_PRECISION, set last (judges.engine.weights)
     explanation: str = (
         ""  # the verdict in words: which threshold, probability, LLM answer or cap decided it (judges.engine.explain)

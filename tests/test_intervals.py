@@ -575,7 +575,7 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     assert c.returncode == 0, c.stderr
     fitted, shipped = json.loads((tmp_path / "m.json").read_text()), load_model("rag24").to_dict()
     assert {k: fitted["intervals"][k] for k in shipped["intervals"]} == shipped["intervals"]
-    # the spreads the intervals assume (judges/intervals.json) are this fit's posterior predictive
+    # the spreads the intervals assume (judges/scores/intervals.json) are this fit's posterior predictive
     honest = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
     assert fitted["intervals"]["report_sd_predictive"] == honest["report_sd"]
     assert fitted["intervals"]["run_sd_predictive"] == honest["run_sd"]

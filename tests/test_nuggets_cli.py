@@ -68,7 +68,7 @@ def test_nugget_file_is_nist_shaped_and_readable(argued):
 
 def test_intervals_and_pairs_of_the_nugget_measures(argued):
     """Every run gets a model-based interval on each nugget measure and NUGGET_F1 (errors learned
-    on rag24-nuggets: judges/nugget_intervals.json), and every pair of runs a probability per measure."""
+    on rag24-nuggets: judges/scores/nugget_intervals.json), and every pair of runs a probability per measure."""
     intervals = judges.read_intervals(argued, "N")
     pairs = judges.read_pairs(argued, "N")
     runs = sorted(set(intervals.run_id))

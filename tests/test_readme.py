@@ -158,3 +158,66 @@ def test_the_rag24_mini_figures_are_what_the_commands_print(tmp_path):
     assert printed == shown
     assert (ROOT / "datasets" / "rag24-mini" / "README.md").is_file()
     assert sum(p.stat().st_size for p in (ROOT / "datasets" / "rag24-mini").rglob("*") if p.is_file()) < 1_000_000
+
+
+def test_every_path_quoted_exists():
+    """Every file or folder of the project the README quotes (``judges/...``, ``bench/...``, ``tests/...``,
+    ``workflows/...``, ``datasets/...``) is there: a module that moved is not left quoted at its old place."""
+    pattern = r"(?<![\w/.-])(?:judges|bench|tests|workflows|datasets)/[\w./-]*"
+    quoted = {p.rstrip(".,:;") for p in re.findall(pattern, README)}
+    missing = sorted(p for p in quoted if not (ROOT / p).exists())
+    assert quoted and not missing, missing
+
+
+def test_every_path_the_code_quotes_exists():
+    """The docstrings and comments of ``judges/``, ``bench/`` and ``tests/`` quote the package's files where
+    they are (``judges/scores/intervals.json``, not its place before the package had folders)."""
+    pattern = r"(?<![\w/.-])judges/[\w./-]*\.(?:py|json)\b"
+    sources = [*(ROOT / "judges").rglob("*.py"), *(ROOT / "bench").glob("*.py"), *(ROOT / "tests").glob("*.py")]
+    quoted = {(p.relative_to(ROOT).as_posix(), q) for p in sources for q in re.findall(pattern, p.read_text("utf-8"))}
+    missing = sorted(f"{where}: {q}" for where, q in quoted if not (ROOT / q).exists())
+    assert quoted and not missing, missing
+
+
+def test_every_dotted_name_quoted_is_defined():
+    """``judges.a.b.name`` in the README names a module and a top-level name defined in it (read, not imported)."""
+    names = set(re.findall(r"\bjudges(?:\.\w+)+(?![\w*])", README))
+    wrong = []
+    for dotted in sorted(names):
+        parts = dotted.split(".")
+        for i in range(len(parts), 0, -1):  # the longest prefix that is a module
+            path = ROOT.joinpath(*parts[:i])
+            source = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+            if source.is_file():
+                break
+        rest = parts[i:]
+        text = source.read_text(encoding="utf-8")
+        if rest and not re.search(rf"^(?:def|class|async def) {rest[0]}\b|^{rest[0]}\b.*=|\"{rest[0]}\"", text, re.M):
+            wrong.append(dotted)
+    assert names and not wrong, wrong
+
+
+def test_the_layout_names_every_module():
+    """The Layout block names every module of every folder of ``judges/`` and every loose one."""
+    block = README.split("## Layout")[1].split("```\n")[1].split("```")[0]
+    entries: dict[str, str] = {}
+    key = ""
+    for line in block.splitlines():
+        key = key if line.startswith(" ") else line.split()[0]
+        entries[key] = entries.get(key, "") + " " + line.strip()
+    package = ROOT / "judges"
+    loose = [f"judges/{p.name}" for p in package.glob("*.py")]
+    unnamed = [p for p in loose if p not in entries]
+    for folder in (d for d in package.iterdir() if d.is_dir() and (d / "__init__.py").is_file()):
+        said = set(re.findall(r"\w+", entries.get(f"judges/{folder.name}/", "")))
+        modules = [p for p in folder.glob("*.py") if p.stem != "__init__"]
+        unnamed += [f"{folder.name}/{p.name}" for p in modules if p.stem not in said]
+    assert not unnamed, unnamed
+
+
+def test_every_link_within_the_readme_finds_its_heading():
+    """``[...](#anchor)`` names a heading as GitHub makes its anchor (lower case, punctuation dropped)."""
+    headings = re.findall(r"^#{1,4} (.+)$", README.split("```")[0] + "".join(README.split("```")[2::2]), re.M)
+    anchors = {re.sub(r"[^\w\- ]", "", h.lower()).replace(" ", "-") for h in headings}
+    links = set(re.findall(r"\]\(#([^)]+)\)", README))
+    assert links and not links - anchors, links - anchors

@@ -28,7 +28,7 @@ Labels for the intervals (``plan-assessments``, :func:`make_plan` with ``mix``) 
 known probabilities: a share ``mix`` at random (:func:`inclusion_probabilities`,
 :func:`systematic_draw`), the rest for sure where, labelled one after another, they narrow their
 runs' intervals most (:func:`narrowing`, the intervals' model with the shipped spreads of
-``judges/intervals.json``): on rag24-support's unseen topics that raised run tau and narrowed the
+``judges/scores/intervals.json``): on rag24-support's unseen topics that raised run tau and narrowed the
 intervals more than the largest gains did (bench/intervals.py).
 
 Citations the judge cannot read (cross-language) have no probabilities: their spread is taken
@@ -192,7 +192,7 @@ def gains(
 
 def shipped_spreads() -> tuple[float, float]:
     """The judge's shared errors the intervals assume without a calibrated model
-    (``judges/intervals.json``, :func:`judges.scores.intervals.session_spreads`): ``(report_sd, the sd
+    (``judges/scores/intervals.json``, :func:`judges.scores.intervals.session_spreads`): ``(report_sd, the sd
     shared by a run's citations: run_sd and regime_sd together)``."""
     shipped = json.loads(SPREADS.read_text(encoding="utf-8"))
     return float(shipped["report_sd"]), math.hypot(float(shipped["run_sd"]), float(shipped["regime_sd"]))

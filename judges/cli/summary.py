@@ -132,7 +132,7 @@ def _status_rows(summary) -> list[tuple[str, str]]:
             else:
                 what = f"not re-fitted: {refit['why']} ({refit['labels']})"
             rows.append(("    support model", what))
-    if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.session.nuggets.apply_labels)
+    if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.engine.nuggets.apply_labels)
         rows.append(("nugget labels", f"{summary.labels['nugget_pairs']} nugget pairs: their assignment is final"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
@@ -160,7 +160,7 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
     nuggets = a.get("nuggets")
-    if nuggets:  # the nugget pairs' questions (judges.session.nuggets.attest_nuggets)
+    if nuggets:  # the nugget pairs' questions (judges.engine.nuggets.attest_nuggets)
         said = ", ".join(f"{k} {ans}" for ans, k in nuggets["answers"].items())
         rows.append(
             (

@@ -50,7 +50,7 @@ by topic, which also gives their one-sided 95% upper bounds and posterior predic
 learned from a few topics is not known to two digits); ``run_judge.py calibrate`` records them in
 the model file (``intervals``) and the intervals take the posterior predictive. For the shipped
 model, and a model file without them, the intervals take :data:`SHIPPED_SPREADS`
-(``judges/intervals.json``: the re-fit on rag24-support, with ``regime_sd``, an allowance not a
+(``judges/scores/intervals.json``: the re-fit on rag24-support, with ``regime_sd``, an allowance not a
 fit), :func:`session_spreads`.
 
 **With labels** (:func:`label_draws`, :func:`labelled_estimate`): weighted precision's

@@ -9,7 +9,7 @@ p_partial``. A model file carries its own default thresholds: those under which 
 citations are judged in the mix people labelled them (:func:`mix_thresholds`); the workflow may
 set others.
 
-Each is ``sigmoid(intercept + coef . (x - mean) / scale)`` over :data:`~judges.support.features.FEATURES`
+Each is ``sigmoid(intercept + coef . (x - mean) / scale)`` over :data:`~judges.vocabulary.FEATURES`
 (``mean``/``scale`` standardise the training features). Fitting (:func:`fit`) is L2-regularised
 maximum likelihood by Newton's method in float64 from zero, with a fixed number of steps
 checked for convergence: no randomness, so the same labels and features give the same file,
