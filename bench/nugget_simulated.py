@@ -23,7 +23,8 @@ NUGGET_ALL) against the human F1; assignment exact agreement and kappa; pairs as
 
 Usage::
 
-    python bench/nugget_simulated.py [--data /work/shared/data] [--error 0.2] [--budget 0.25] [--shift]
+    python bench/nugget_simulated.py [--data /work/shared/data] [--error 0.2] [--budget 0.25] [--answer-error 0.2]
+        [--shift]
 """
 
 from __future__ import annotations
@@ -115,6 +116,12 @@ def main() -> None:
     )
     ap.add_argument("--error", type=float, default=0.2)
     ap.add_argument("--budget", type=float, default=0.25)
+    ap.add_argument(
+        "--answer-error",
+        type=float,
+        default=None,
+        help="attest.answer_error: the LLM's error rate the Bayes update assumes (default: the workflow's, 0.1)",
+    )
     ap.add_argument("--shift", action="store_true", help="also fit without the scored half of the teams")
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
@@ -153,7 +160,10 @@ def main() -> None:
             model_name = f"simulated-nugget-error-{args.error}"
             cfg.write_text(json.dumps({"OPENAI_BASE_URL": url, "OPENAI_MODEL": model_name, "OPENAI_API_KEY": "sim"}))
             wf = out / "wf.yml"
-            wf.write_text(json.dumps({"attest": {"mode": "uncertain", "budget": args.budget, "logprobs": False}}))
+            attest = {"mode": "uncertain", "budget": args.budget, "logprobs": False}
+            if args.answer_error is not None:
+                attest["answer_error"] = args.answer_error
+            wf.write_text(json.dumps({"attest": attest}))
             for setting, group in settings:
                 name = setting if group is None else f"{setting}-{group}"
                 for qid in sorted(bank.banks):
@@ -201,7 +211,9 @@ def main() -> None:
 def print_table(args, unknown, settings, scored, assigned, asked, pairs, truth, wp, human_f1) -> None:
     print("SIMULATED LLM (answers from NIST's nugget assignments with a chosen error rate; not a real model)")
     print(
-        f"error {args.error}, attest.budget {args.budget} (attest.mode uncertain: the plan over each session's nugget "
+        f"error {args.error}, attest.budget {args.budget}, attest.answer_error "
+        f"{'the default' if args.answer_error is None else args.answer_error} "
+        "(attest.mode uncertain: the plan over each session's nugget "
         "pairs), nugget model cross-validated by topic (each topic judged by a model fitted on the others)"
     )
     print(f"questions the stand-in could not answer from the assignments: {unknown}")
