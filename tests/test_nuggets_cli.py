@@ -102,6 +102,10 @@ def test_nugget_only_needs_no_corpus(tmp_path):
     assert "top runs by NUGGET_ALL" in r.stdout
     # the nugget measures have their own run pairs: the lines about pairs are NUGGET_ALL's
     assert "adjacent runs by NUGGET_ALL" in r.stdout and "adjacent runs by WEIGHTED_PRECISION" not in r.stdout
+    # the intervals and pairs are of the leaderboard's measures only (they were of every citation measure too)
+    for kind, column in (("intervals", 1), ("pairs", 2)):
+        rows = (tmp_path / f"N.{kind}.tsv").read_text().splitlines()[1:]
+        assert {line.split("\t")[column] for line in rows} == set(NUGGET_MEASURES), kind
 
 
 def test_bad_nugget_file_is_one_line_and_nothing_written(tmp_path):

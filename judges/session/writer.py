@@ -29,6 +29,7 @@ import yaml
 from judges.version import __version__
 from judges.attest.kinds import PairKind
 from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
+from judges.measures import MEASURE_NAMES
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
@@ -301,7 +302,13 @@ def _write_intervals(
         if draws is not None:
             rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
     spreads = intervals.session_spreads(model)
-    found = intervals.trust(per_topic, scan.runs, list(topics), reports, spreads, draws=draws, rest_reports=rest)
+    # the citation measures the leaderboard holds (none with --judge nugget: no rows, no pairs of them)
+    citation = [m for m in measures or MEASURE_NAMES if m in MEASURE_NAMES]
+    found = intervals.Trust([], [])
+    if citation:
+        found = intervals.trust(
+            per_topic, scan.runs, list(topics), reports, spreads, citation, draws=draws, rest_reports=rest
+        )
     for kind in pairs:
         more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or (), label_files, spreads)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
