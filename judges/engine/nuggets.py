@@ -223,9 +223,9 @@ def attest_nuggets(
 
     from judges.attest.answers import likelihood
     from judges.attest.cascade import Attester, Pair, summarize
+    from judges.attest.degenerate import answers_used
     from judges.attest.kinds import NUGGET
     from judges.attest.selection import rule
-    from judges.errors import InputError
 
     attest = settings.workflow.attest
     if attest.mode == "uncertain" and attest.band is None:
@@ -261,14 +261,8 @@ def attest_nuggets(
     figures = summarize(Counter(counts), attest, settings.llm)
     result.attest = figures
     log.event("ATTEST_SUMMARY", kind=NUGGET.name, **figures)
-    if figures["degenerate"]:
-        figures["degenerate"]["used"] = use_degenerate
-        if strict_llm:
-            raise InputError(
-                "--strict-llm", None, None, figures["degenerate"]["message"] + " (nugget pairs; no output replaced)"
-            )
-        if not use_degenerate:
-            return  # the nugget model's judgments stand
+    if not answers_used(figures, strict=strict_llm, used=use_degenerate, pairs="nugget pairs; "):
+        return  # the nugget model's judgments stand
     out: dict = {key: list(result.judged[key]) for key in keys}
     position = {key: 0 for key in keys}
     for (key, j), d in zip(flat, decided):

@@ -518,13 +518,15 @@ def _unless_degenerate(
     judgment, with the attestation's counts (what was asked, answered and paid) of ``parts``;
     and whether they were left out."""
     from judges.attest.cascade import summarize
+    from judges.attest.degenerate import answers_used
     from judges.counts import ATTESTATION_PREFIXES
 
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     counts: Counter = Counter()
     for part in parts:
         counts.update(part.counts)
-    if not summarize(Counter(counts), settings.workflow.attest, settings.llm)["degenerate"]:
+    figures = summarize(Counter(counts), settings.workflow.attest, settings.llm)
+    if answers_used(figures, strict=session.strict_llm, used=session.use_degenerate_llm):
         return parts, False
     model = first
     if model is None:
@@ -645,14 +647,12 @@ def _summarize_attestation(session: Session, counts: Counter, not_used: bool, lo
     if attest.mode == "none":
         return {}
     from judges.attest.cascade import summarize
+    from judges.attest.degenerate import answers_used
 
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     figures = summarize(counts, attest, settings.llm)
-    if figures["degenerate"]:  # config.yml records whether the citations took the answers
-        figures["degenerate"]["used"] = not not_used
+    answers_used(figures, strict=session.strict_llm, used=not not_used)  # before anything is written or replaced
     log.event("ATTEST_SUMMARY", **figures)
-    if session.strict_llm and figures["degenerate"]:  # before anything is written or replaced
-        raise InputError("--strict-llm", None, None, figures["degenerate"]["message"] + " (no output replaced)")
     return figures
 
 
