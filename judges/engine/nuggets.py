@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
+from judges.attest.kinds import NUGGET
 from judges.attest.plan import Plan
 from judges.formats.debuglog import DebugLog
 from judges.formats.nuggets import Nuggets
@@ -172,7 +173,7 @@ def reassigned(
     )
 
 
-_CITATION_WORDS = {"support": "supported", "partial_support": "partial", "not_support": "unsupported"}
+_CITATION_WORDS = NUGGET.decided()  # the cascade's word for each assignment
 
 
 def plan_columns(rows) -> dict:
@@ -198,7 +199,6 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
     (:func:`plan_columns`), ``answered``: topics per run; labelled pairs are never chosen."""
     import numpy as np
 
-    from judges.attest.kinds import NUGGET
     from judges.attest.plan import make_plan, question_costs
 
     rows = [j for key in sorted(judged) for j in judged[key]]
@@ -221,10 +221,9 @@ def attest_nuggets(
     ``result.judged`` and sets ``result.attest`` (and ``result.plan``)."""
     from collections import Counter
 
-    from judges.attest.answers import likelihood
+    from judges.attest.answers import NO_OBSERVATION, observation
     from judges.attest.cascade import Attester, Pair, summarize
     from judges.attest.degenerate import answers_used
-    from judges.attest.kinds import NUGGET
     from judges.attest.selection import rule
 
     attest = settings.workflow.attest
@@ -271,14 +270,15 @@ def attest_nuggets(
         if d is None:
             continue
         probs: tuple[float, ...] = (j.p_not, j.p_partial, j.p_support)
-        observed = likelihood(d.answer, d.p_yes, attest.answer_error)
-        if observed is not None:
+        replaced = d.status != _CITATION_WORDS[j.assignment]  # by on_unparsed: unsupported
+        observed = observation(d.answer, d.p_yes, attest.answer_error, replaced)
+        if observed is None:  # guarded, or replaced: unsupported for sure
+            probs = (1.0, 0.0, 0.0)
+        elif observed != NO_OBSERVATION:  # (a parsed answer's likelihood never is)
             mass = [p * o for p, o in zip(probs, observed)]
             total = sum(mass)
             if total > 0:
                 probs = tuple(m / total for m in mass)
-        elif d.answer == "guarded" or d.status != _CITATION_WORDS[j.assignment]:
-            probs = (1.0, 0.0, 0.0)  # guarded, or replaced by on_unparsed: unsupported
         assignment = NUGGET.status[d.status]
         p_not, p_partial, p_support = probs
         said = d.answer if d.p_yes is None else f"{d.answer} (P(FULL) {d.p_yes:.3f})"
