@@ -195,23 +195,16 @@ def plan_columns(rows) -> dict:
 
 def nugget_plan(judged: dict, answered: dict[str, int], attest):
     """The plan over the nugget pairs (``judged``: :attr:`NuggetResult.judged`) that ``attest.mode:
-    uncertain`` without a band asks by: :func:`judges.attest.plan.make_plan` over the kind's key
+    uncertain`` without a band asks by: :func:`judges.attest.plan.plan_pairs` over the kind's key
     (:func:`plan_columns`), ``answered``: topics per run; labelled pairs are never chosen."""
     import numpy as np
 
-    from judges.attest.plan import make_plan, question_costs
+    from judges.attest.plan import plan_pairs
 
     rows = [j for key in sorted(judged) for j in judged[key]]
-    columns = plan_columns(rows)
-    budget = None if attest.count is not None else attest.budget
-    ruled_out = np.zeros(len(rows), dtype=bool)
     labelled = np.array([j.labelled for j in rows], dtype=bool)
-    ask = question_costs(attest, NUGGET.question(attest.question))  # the nugget's question, the answer its evidence
-    costs = np.array([ask(j.nugget) for j in rows], dtype=np.float64) if ask is not None else None
-    return make_plan(
-        columns, answered, ruled_out, budget, attest.count, labelled, attest.plan_order, costs, attest.max_cost,
-        key=NUGGET.key,
-    )  # fmt: skip
+    ruled_out = np.zeros(len(rows), dtype=bool)
+    return plan_pairs(NUGGET, plan_columns(rows), [j.nugget for j in rows], answered, ruled_out, labelled, attest)
 
 
 def attest_nuggets(
