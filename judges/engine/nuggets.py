@@ -204,7 +204,11 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
     rows = [j for key in sorted(judged) for j in judged[key]]
     labelled = np.array([j.labelled for j in rows], dtype=bool)
     ruled_out = np.zeros(len(rows), dtype=bool)
-    return plan_pairs(NUGGET, plan_columns(rows), [j.nugget for j in rows], answered, ruled_out, labelled, attest)
+
+    def nuggets() -> list[str]:  # the pairs' claims, read only with prices
+        return [j.nugget for j in rows]
+
+    return plan_pairs(NUGGET, plan_columns(rows), nuggets, answered, ruled_out, labelled, attest)
 
 
 def attest_nuggets(
