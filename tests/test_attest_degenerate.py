@@ -302,3 +302,17 @@ def test_the_verdict_is_the_same_with_two_worker_processes(tmp_path):
     flagged = figures["1"]["degenerate"]
     assert flagged["reason"] == "below_chance" and flagged["kappa"] <= 0
     assert figures["2"] == figures["1"]
+
+
+def test_one_policy_decides_whether_degenerate_answers_are_used():
+    """judges.attest.degenerate.answers_used: both kinds of pair apply it (the session's citations,
+    the nugget cascade)."""
+    from judges.attest.degenerate import answers_used
+    from judges.errors import InputError
+
+    assert answers_used({"degenerate": None}, strict=True, used=False)  # not degenerate: used, no error
+    flagged = {"degenerate": {"message": "the LLM answered YES to all 20 questions"}}
+    assert not answers_used(flagged, strict=False, used=False) and flagged["degenerate"]["used"] is False
+    assert answers_used(flagged, strict=False, used=True) and flagged["degenerate"]["used"] is True
+    with pytest.raises(InputError, match=r"YES to all 20 questions \(nugget pairs; no output replaced\)"):
+        answers_used(flagged, strict=True, used=False, pairs="nugget pairs; ")

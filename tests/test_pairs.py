@@ -57,6 +57,17 @@ def test_kinds_say_what_differs():
     assert nugget_kind().model("rag24").p_supported > 0  # the shipped nugget model, by its loader
 
 
+def test_the_kind_carries_what_the_session_writes_of_it():
+    """The session's nugget kind is the engine's with its outputs; no name->module table in the session."""
+    from judges.session import nuggets as session_nuggets
+
+    kind = session_nuggets.kind()
+    assert kind.outputs is session_nuggets.outputs and CITATION_KIND.outputs is None
+    assert kind._replace(outputs=None) == nugget_kind()
+    written = kind.outputs(NuggetResult())
+    assert written.kind.name == kind.name == "nugget"
+
+
 def test_one_entry_point_judges_citations(judged):
     reports, cited, _, _, progressed, _ = judged
     citations = sum(len(s.citations) for rep in reports for s in rep.sentences)

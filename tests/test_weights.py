@@ -164,3 +164,20 @@ def test_a_cited_sentence_without_words_weighs_nothing(tmp_path):
     assert (unreadable.status == "unsupported").all() and (unreadable.weight == 0).all()
     assert (unreadable.p_any == 0).all() and (unreadable.p_full == 0).all()
     assert a.loc[3, "status"] == "supported" and a.loc[3, "weight"] > 0.5
+
+
+def test_one_rule_reads_an_answer_for_both_kinds_of_pair():
+    """judges.attest.answers.observation: what the citation's weight and the nugget's probabilities
+    learn from an answer: a parsed one its likelihood, an unparsed one kept nothing, a guarded or
+    replaced one a final status."""
+    from judges.attest.answers import NO_OBSERVATION, observation
+    from judges.attest.kinds import CITATION, NUGGET
+
+    assert observation("YES", None, 0.2, replaced=True) == likelihood("YES", None, 0.2) == (0.2, 0.2, 0.8)
+    assert observation("FULL", None, 0.2, replaced=False) == likelihood("FULL", None, 0.2)
+    assert observation("unparsed", None, 0.2, replaced=False) == NO_OBSERVATION
+    assert observation("unparsed", None, 0.2, replaced=True) is None
+    assert observation("guarded", None, 0.2, replaced=False) is None
+    # the status words: the nugget's own inverted give the cascade's (the citation's identity)
+    assert NUGGET.decided() == {"support": "supported", "partial_support": "partial", "not_support": "unsupported"}
+    assert CITATION.decided() == {w: w for w in CITATION.status}

@@ -47,6 +47,25 @@ def likelihood(answer: str, p_yes: Optional[float], error: float) -> Optional[tu
     return None
 
 
+NO_OBSERVATION = (1.0, 1.0, 1.0)  # a likelihood that leaves the model's distribution as it is
+
+
+def observation(
+    answer: str, p_yes: Optional[float], error: float, replaced: bool
+) -> Optional[tuple[float, float, float]]:
+    """What the LLM's ``answer`` about a pair tells of its level (none, partial, full), the one rule
+    both kinds of pair weigh it by: a parsed answer its :func:`likelihood` (the model's
+    distribution updated by Bayes' rule); an unparsed or failed one whose pair kept the model's
+    status (``attest.on_unparsed: judge``) :data:`NO_OBSERVATION`; ``None`` when the status the
+    cascade decided is final, no probability: a guarded pair, or one ``on_unparsed`` ``replaced``."""
+    found = likelihood(answer, p_yes, error)
+    if found is not None:
+        return found
+    if answer == "guarded" or replaced:
+        return None
+    return NO_OBSERVATION
+
+
 _MARKER = re.compile(r"\[\[\s*##\s*\w+\s*##\s*\]\]")
 
 

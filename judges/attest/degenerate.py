@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Optional
 
 from judges.attest.answers import affirms
+from judges.errors import InputError
 
 MIN_ANSWERS = 20  # parsed answers before all-the-same is a verdict
 MIN_CONFIDENT = 20  # confident citations before the agreement test is made
@@ -85,6 +86,21 @@ def figures(tally: dict[tuple[str, str], int]) -> dict:
         "kappa": agreement.get("kappa"),
         "degenerate": check(tally),
     }
+
+
+def answers_used(figures: dict, *, strict: bool, used: bool, pairs: str = "") -> bool:
+    """The one degenerate-answer policy of every kind of pair: whether the LLM's answers are used
+    (``figures``: :func:`judges.attest.cascade.summarize`'s). Yes, unless they look degenerate; then
+    ``--strict-llm`` (``strict``) is an error before anything is replaced (``pairs``: which pairs,
+    for the message), else ``used`` (``--use-degenerate-llm``, or the answers were kept) says,
+    and ``figures`` record it (``degenerate.used``: ``NAME.config.yml``, the summary)."""
+    found = figures.get("degenerate")
+    if not found:
+        return True
+    found["used"] = used
+    if strict:
+        raise InputError("--strict-llm", None, None, f"{found['message']} ({pairs}no output replaced)")
+    return used
 
 
 def check(tally: dict[tuple[str, str], int]) -> Optional[dict]:

@@ -39,6 +39,10 @@ class PairKind(NamedTuple):
         """The prompt asked (``workflow_question``: ``attest.question``)."""
         return self.prompt or workflow_question
 
+    def decided(self) -> dict[str, str]:
+        """The cascade's status (the citation's words) for each of the kind's own: ``status`` inverted."""
+        return {own: word for word, own in self.status.items()}
+
     def answers(self, workflow_question: str) -> str:
         """Whose answers the replies are read as."""
         return self.reading or workflow_question

@@ -42,12 +42,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Mapping, NamedTuple, Optional
+from typing import Callable, Mapping, NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from judges.attest.kinds import CITATION, PairKind
 from judges.vocabulary import WEIGHT
 
 #: The columns naming one citation (the assessments table's sort key).
@@ -380,6 +381,20 @@ def plan_session(
     ``question_cost(sentence)`` estimates a question's cost, and ``max_cost`` caps their sum. The
     table is put in key order first, so the plan is the same whatever order worker processes
     returned their parts in. ``mix``: see :func:`make_plan`."""
+    columns, ruled_out, labelled, sentences = citation_columns(table, cap, exclude)
+    costs = None
+    if question_cost is not None:  # the estimated cost of asking about each citation (its sentence)
+        costs = np.array([question_cost(text) for text in sentences()], dtype=np.float64)
+    return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost, mix)
+
+
+def citation_columns(
+    table: pa.Table, cap: tuple[str, ...], exclude: Optional[np.ndarray] = None
+) -> tuple[dict, np.ndarray, np.ndarray, Callable[[], list[str]]]:
+    """What :func:`make_plan` plans citations by (``table``: first-pass assessments, put in key
+    order first): the columns, whether ``cap`` rules full support out, whether a citation is never
+    chosen (a human label, or marked in ``exclude``, in the table's rows' order) and each one's
+    claim, its sentence, read when asked for (the nugget's: :func:`judges.engine.nuggets.plan_columns`)."""
     in_order = pc.sort_indices(table, [(c, "ascending") for c in KEY])
     table = table.take(in_order)
     columns = {c: table[c].to_numpy(zero_copy_only=False) for c in (*KEY, "status", "p_any", "p_full", "weight")}
@@ -389,10 +404,31 @@ def plan_session(
     labelled = table["human_label"].is_valid().to_numpy(zero_copy_only=False)
     if exclude is not None:
         labelled = labelled | np.asarray(exclude, dtype=bool)[in_order.to_numpy()]
-    costs = None
-    if question_cost is not None:  # the estimated cost of asking about each citation (its sentence)
-        costs = np.array([question_cost(text) for text in table["sentence"].to_pylist()], dtype=np.float64)
-    return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost, mix)
+    return columns, ruled_out, labelled, lambda: table["sentence"].to_pylist()
+
+
+def plan_pairs(
+    kind: PairKind,
+    columns: Mapping[str, np.ndarray],
+    claims: Callable[[], list[str]],
+    answered: dict[str, int],
+    ruled_out: np.ndarray,
+    labelled: np.ndarray,
+    attest,
+) -> Plan:
+    """The plan ``attest.mode: uncertain`` without a band asks by, over the pairs of any kind (the
+    kind supplies only its ``columns``, ``claims``, each pair's, read only with prices, the pairs
+    whose full support is ``ruled_out`` and the ``labelled`` ones, never chosen; see
+    :func:`make_plan`): the workflow's ``attest.count``
+    (else ``attest.budget``), ``plan_order`` and ``max_cost``, each question's cost estimated at
+    ``attest``'s prices for the kind's question about its claim."""
+    budget = None if attest.count is not None else attest.budget
+    ask = question_costs(attest, kind.question(attest.question))
+    costs = np.array([ask(c) for c in claims()], dtype=np.float64) if ask is not None else None
+    return make_plan(
+        columns, answered, ruled_out, budget, attest.count, labelled, attest.plan_order, costs, attest.max_cost,
+        key=kind.key,
+    )  # fmt: skip
 
 
 def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:
@@ -400,11 +436,8 @@ def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:
     the workflow's ``attest.count`` (else ``attest.budget``), ``plan_order`` and ``max_cost`` (at
     its prices) and ``grounding.cap`` (:func:`plan_session`). The batch judge plans a session with
     it, :func:`judges.check_answer` one answer."""
-    attest = workflow.attest
-    budget = None if attest.count is not None else attest.budget
-    cap = workflow.grounding.cap
-    cost = question_costs(attest)
-    return plan_session(table, answered, cap, budget, attest.count, attest.plan_order, cost, attest.max_cost)
+    columns, ruled_out, labelled, sentences = citation_columns(table, workflow.grounding.cap)
+    return plan_pairs(CITATION, columns, sentences, answered, ruled_out, labelled, workflow.attest)
 
 
 def question_costs(attest, question: Optional[str] = None):

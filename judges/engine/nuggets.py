@@ -36,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
+from judges.attest.kinds import NUGGET
 from judges.attest.plan import Plan
 from judges.formats.debuglog import DebugLog
 from judges.formats.nuggets import Nuggets
@@ -172,7 +173,7 @@ def reassigned(
     )
 
 
-_CITATION_WORDS = {"support": "supported", "partial_support": "partial", "not_support": "unsupported"}
+_CITATION_WORDS = NUGGET.decided()  # the cascade's word for each assignment
 
 
 def plan_columns(rows) -> dict:
@@ -194,24 +195,20 @@ def plan_columns(rows) -> dict:
 
 def nugget_plan(judged: dict, answered: dict[str, int], attest):
     """The plan over the nugget pairs (``judged``: :attr:`NuggetResult.judged`) that ``attest.mode:
-    uncertain`` without a band asks by: :func:`judges.attest.plan.make_plan` over the kind's key
+    uncertain`` without a band asks by: :func:`judges.attest.plan.plan_pairs` over the kind's key
     (:func:`plan_columns`), ``answered``: topics per run; labelled pairs are never chosen."""
     import numpy as np
 
-    from judges.attest.kinds import NUGGET
-    from judges.attest.plan import make_plan, question_costs
+    from judges.attest.plan import plan_pairs
 
     rows = [j for key in sorted(judged) for j in judged[key]]
-    columns = plan_columns(rows)
-    budget = None if attest.count is not None else attest.budget
-    ruled_out = np.zeros(len(rows), dtype=bool)
     labelled = np.array([j.labelled for j in rows], dtype=bool)
-    ask = question_costs(attest, NUGGET.question(attest.question))  # the nugget's question, the answer its evidence
-    costs = np.array([ask(j.nugget) for j in rows], dtype=np.float64) if ask is not None else None
-    return make_plan(
-        columns, answered, ruled_out, budget, attest.count, labelled, attest.plan_order, costs, attest.max_cost,
-        key=NUGGET.key,
-    )  # fmt: skip
+    ruled_out = np.zeros(len(rows), dtype=bool)
+
+    def nuggets() -> list[str]:  # the pairs' claims, read only with prices
+        return [j.nugget for j in rows]
+
+    return plan_pairs(NUGGET, plan_columns(rows), nuggets, answered, ruled_out, labelled, attest)
 
 
 def attest_nuggets(
@@ -221,11 +218,10 @@ def attest_nuggets(
     ``result.judged`` and sets ``result.attest`` (and ``result.plan``)."""
     from collections import Counter
 
-    from judges.attest.answers import likelihood
+    from judges.attest.answers import NO_OBSERVATION, observation
     from judges.attest.cascade import Attester, Pair, summarize
-    from judges.attest.kinds import NUGGET
+    from judges.attest.degenerate import answers_used
     from judges.attest.selection import rule
-    from judges.errors import InputError
 
     attest = settings.workflow.attest
     if attest.mode == "uncertain" and attest.band is None:
@@ -261,14 +257,8 @@ def attest_nuggets(
     figures = summarize(Counter(counts), attest, settings.llm)
     result.attest = figures
     log.event("ATTEST_SUMMARY", kind=NUGGET.name, **figures)
-    if figures["degenerate"]:
-        figures["degenerate"]["used"] = use_degenerate
-        if strict_llm:
-            raise InputError(
-                "--strict-llm", None, None, figures["degenerate"]["message"] + " (nugget pairs; no output replaced)"
-            )
-        if not use_degenerate:
-            return  # the nugget model's judgments stand
+    if not answers_used(figures, strict=strict_llm, used=use_degenerate, pairs="nugget pairs; "):
+        return  # the nugget model's judgments stand
     out: dict = {key: list(result.judged[key]) for key in keys}
     position = {key: 0 for key in keys}
     for (key, j), d in zip(flat, decided):
@@ -277,14 +267,15 @@ def attest_nuggets(
         if d is None:
             continue
         probs: tuple[float, ...] = (j.p_not, j.p_partial, j.p_support)
-        observed = likelihood(d.answer, d.p_yes, attest.answer_error)
-        if observed is not None:
+        replaced = d.status != _CITATION_WORDS[j.assignment]  # by on_unparsed: unsupported
+        observed = observation(d.answer, d.p_yes, attest.answer_error, replaced)
+        if observed is None:  # guarded, or replaced: unsupported for sure
+            probs = (1.0, 0.0, 0.0)
+        elif observed != NO_OBSERVATION:  # (a parsed answer's likelihood never is)
             mass = [p * o for p, o in zip(probs, observed)]
             total = sum(mass)
             if total > 0:
                 probs = tuple(m / total for m in mass)
-        elif d.answer == "guarded" or d.status != _CITATION_WORDS[j.assignment]:
-            probs = (1.0, 0.0, 0.0)  # guarded, or replaced by on_unparsed: unsupported
         assignment = NUGGET.status[d.status]
         p_not, p_partial, p_support = probs
         said = d.answer if d.p_yes is None else f"{d.answer} (P(FULL) {d.p_yes:.3f})"

@@ -11,7 +11,11 @@ A kind says
 * ``model``: how its fitted model is loaded from a spec (a built-in name or a calibrated file);
 * ``judge``: how its pairs are made from a session's reports and the evidence (the corpus for
   citations, the nugget banks for nuggets) and judged: ``judge(settings, reports, evidence, log,
-  **options)``, the reports topic by topic (a ``None`` ends a topic).
+  **options)``, the reports topic by topic (a ``None`` ends a topic);
+* ``outputs``: what a session writes of its judgments, ``outputs(result)`` (a
+  :class:`judges.session.writer.PairOutputs`); the session fills it in
+  (:func:`judges.session.nuggets.kind`: the engine never imports the session), ``None`` for the
+  citations, which the writer writes itself.
 
 :data:`CITATION_KIND` judges a batch of cited sentences against their documents
 (:func:`judges.engine.judge.judge_part`: a :class:`~judges.engine.judge.Part`), :func:`nugget_kind`'s
@@ -40,6 +44,7 @@ class Kind(NamedTuple):
     features: tuple[str, ...]
     model: Callable[..., Any]
     judge: Callable[..., Any]
+    outputs: Optional[Callable[[Any], Any]] = None
 
     @property
     def name(self) -> str:

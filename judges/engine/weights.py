@@ -23,12 +23,10 @@ measures, does not depend on this setting.
 
 from __future__ import annotations
 
-from judges.attest.answers import likelihood
+from judges.attest.answers import NO_OBSERVATION, observation
 from judges.measures import expected_weight
 from judges.vocabulary import WEIGHT
 from judges.records import Judgment
-
-NO_OBSERVATION = (1.0, 1.0, 1.0)
 
 
 def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled_out: bool = False) -> float:
@@ -37,13 +35,12 @@ def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled
     (:meth:`judges.engine.grounder.Grounder.rules_out_full`)."""
     if not expected or j.human_label is not None or j.p_any is None or j.p_full is None:
         return WEIGHT[j.status]
-    observed = NO_OBSERVATION
+    observed: tuple[float, float, float] | None = NO_OBSERVATION
     if j.llm_answer is not None:
-        observed = likelihood(j.llm_answer, j.llm_p_yes, answer_error)
-        if observed is None:  # guarded, unparsed or failed: no answer to learn from
-            if j.llm_answer == "guarded" or not (j.status == j.support_status or j.capped):
-                return WEIGHT[j.status]  # guarded, or replaced by on_unparsed: unsupported
-            observed = NO_OBSERVATION
+        replaced = not (j.status == j.support_status or j.capped)  # by on_unparsed: unsupported
+        observed = observation(j.llm_answer, j.llm_p_yes, answer_error, replaced)
+        if observed is None:  # guarded, or replaced: the status is final
+            return WEIGHT[j.status]
     p_full = min(j.p_full, j.p_any)
     none, partial, full = (1 - j.p_any) * observed[0], (j.p_any - p_full) * observed[1], p_full * observed[2]
     if none + partial + full <= 0.0:  # with answer_error 0, the answer names a level the model ruled out

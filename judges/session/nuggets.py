@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import json
-from functools import partial
+from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -29,6 +29,7 @@ from judges.nuggets import features as F
 from judges.nuggets.answers import answer_text
 from judges.nuggets.measures import F1, NUGGET_MEASURES, f1
 from judges.engine.nuggets import NuggetResult
+from judges.engine.pairs import Kind, nugget_kind
 from judges.session.scan import run_files
 from judges.session.writer import PairOutputs
 
@@ -66,6 +67,13 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
     if judge == "argue":
         return (*citation_measures, *NUGGET_MEASURES, F1)
     return citation_measures
+
+
+@lru_cache(maxsize=1)
+def kind() -> Kind:
+    """The nugget kind as a session judges it: the engine's (:func:`judges.engine.pairs.nugget_kind`)
+    carrying what the session writes of its judgments (:func:`outputs`)."""
+    return nugget_kind()._replace(outputs=outputs)
 
 
 def outputs(result: NuggetResult) -> PairOutputs:

@@ -446,16 +446,15 @@ def judge_other_kinds(
     session: Session, loaded: Loaded, log: DebugLog
 ) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
-    :func:`judges.engine.pairs.nugget_kind`): every answer of the scan against its topic's nuggets,
+    :func:`judges.session.nuggets.kind`): every answer of the scan against its topic's nuggets,
     its events logged; by kind, what is written of them (:class:`judges.session.writer.PairOutputs`);
     and the summary's warnings."""
     from judges.session import nuggets
 
     inputs, settings = session.inputs, session.settings
-    written = {"nugget": nuggets.outputs}  # the session's side of each kind
     warnings: list[str] = []
     judged: dict[str, PairOutputs] = {}
-    for kind in kinds_of(loaded.nuggets is not None)[1:]:  # the citations are judge_pass's
+    for kind in (nuggets.kind(),) if loaded.nuggets is not None else ():  # the citations are judge_pass's
         reports = reread(loaded.scan, None, inputs.dataset, settings.workflow.citations.max_per_sentence)
         result = judge_pairs(
             kind,
@@ -470,7 +469,8 @@ def judge_other_kinds(
             use_degenerate_llm=session.use_degenerate_llm,
             assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
         )
-        judged[kind.name] = written[kind.name](result)
+        assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"
+        judged[kind.name] = kind.outputs(result)
     return judged, tuple(warnings)
 
 
@@ -518,13 +518,15 @@ def _unless_degenerate(
     judgment, with the attestation's counts (what was asked, answered and paid) of ``parts``;
     and whether they were left out."""
     from judges.attest.cascade import summarize
+    from judges.attest.degenerate import answers_used
     from judges.counts import ATTESTATION_PREFIXES
 
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     counts: Counter = Counter()
     for part in parts:
         counts.update(part.counts)
-    if not summarize(Counter(counts), settings.workflow.attest, settings.llm)["degenerate"]:
+    figures = summarize(Counter(counts), settings.workflow.attest, settings.llm)
+    if answers_used(figures, strict=session.strict_llm, used=session.use_degenerate_llm):
         return parts, False
     model = first
     if model is None:
@@ -645,14 +647,12 @@ def _summarize_attestation(session: Session, counts: Counter, not_used: bool, lo
     if attest.mode == "none":
         return {}
     from judges.attest.cascade import summarize
+    from judges.attest.degenerate import answers_used
 
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     figures = summarize(counts, attest, settings.llm)
-    if figures["degenerate"]:  # config.yml records whether the citations took the answers
-        figures["degenerate"]["used"] = not not_used
+    answers_used(figures, strict=session.strict_llm, used=not not_used)  # before anything is written or replaced
     log.event("ATTEST_SUMMARY", **figures)
-    if session.strict_llm and figures["degenerate"]:  # before anything is written or replaced
-        raise InputError("--strict-llm", None, None, figures["degenerate"]["message"] + " (no output replaced)")
     return figures
 
 
