@@ -92,6 +92,38 @@ def scored(out: Path, name: str, labels) -> tuple:
     return rows, level, sent, a
 
 
+def assumed_errors(values: list[str], error: float) -> list[float]:
+    """The ``--answer-error`` values for a stand-in erring at ``error``, each once ('default' and 'true'
+    coincide when the stand-in errs at the workflow's default)."""
+    return sorted(
+        {AttestSettings().answer_error if v == "default" else error if v == "true" else float(v) for v in values}
+    )
+
+
+def unseen(args) -> None:
+    """Leaderboard run tau on topics the support model never saw: bench/plan_curves.py's setup (the
+    support model refitted without each topic), the plan's citations answered by the SIMULATED LLM
+    (wrong at random for a share ``error``, ``--unseen`` draws), weighed by the update assuming each
+    ``--answer-error``."""
+    import plan_curves
+
+    ctx = plan_curves.setup(args.data)
+    rng = np.random.default_rng(0)
+    base = support_agreement.leaderboard_tau(ctx.table, ctx.weights, ctx.truth)
+    print("SIMULATED LLM on unseen topics (support model cross-validated by topic; answers wrong at random)")
+    print(f"no LLM: leaderboard run tau {base:.3f}; cells: mean over {args.unseen} draws")
+    print("| question | error | answer_error | " + " | ".join(f"budget {b}" for b in args.budgets) + " |")
+    print("|---|---:|---:|" + "---:|" * len(args.budgets))
+    masks = {b: plan_curves.plan_mask(ctx, b) if b < 1 else np.ones(len(ctx.y), dtype=bool) for b in args.budgets}
+    for question in args.questions:
+        for error in args.errors:
+            draws = plan_curves.answer_draws(ctx, question, error, args.unseen, rng)
+            for assumed in assumed_errors(args.answer_error, error):
+                cells = [f"{plan_curves.llm_tau(ctx, masks[b], draws, question, assumed):.3f}" for b in args.budgets]
+                print(f"| {question} | {error} | {assumed} | " + " | ".join(cells) + " |", flush=True)
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -107,12 +139,22 @@ def main() -> None:
         default=["default"],
         help="attest.answer_error values: 'default' (the workflow's), 'true' (the stand-in's error rate) or numbers",
     )
+    ap.add_argument(
+        "--unseen",
+        type=int,
+        default=0,
+        metavar="DRAWS",
+        help="also score each stand-in error and answer_error on unseen topics (bench/plan_curves.py's "
+        "cross-validated support model, the plan at each budget), mean of DRAWS random draws of the wrong answers",
+    )
     args = ap.parse_args()
     for value in args.answer_error:
         if value not in ("default", "true"):
             float(value)
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
     truth = support_agreement.read_truth(args.data / "rag24-support" / "truth.eval.txt")
+    if args.unseen:
+        unseen(args)
     oracle = Oracle(args.data)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -147,13 +189,7 @@ def main() -> None:
                     }
                 )
             )
-            # each assumed error rate once ('default' and 'true' coincide when the stand-in errs at the default)
-            assumed = sorted(
-                {
-                    AttestSettings().answer_error if v == "default" else error if v == "true" else float(v)
-                    for v in args.answer_error
-                }
-            )
+            assumed = assumed_errors(args.answer_error, error)
             try:
                 for question, answer_error, budget in (
                     (q, e, b) for q in args.questions for e in assumed for b in args.budgets
