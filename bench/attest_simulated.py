@@ -15,12 +15,14 @@ Usage::
 
     python bench/attest_simulated.py [--data ../shared/data] [--errors 0 0.1 0.2]
                                      [--budgets 0.1 0.2 0.3 0.5 1] [--questions yes_no support_level]
-                                     [--plan-order on off]
+                                     [--plan-order on off] [--answer-error default true 0.05]
 
 For each question, error rate, budget and ``attest.plan_order`` (on: the plan weighs a citation's
 gain by how many runs its run could be misordered with; off: leverage x spread alone) it runs the
 real CLI (``--attest uncertain`` with ``attest.budget``, which judges, plans over the session and
-then asks; budget 1 = ``--attest all``) on rag24-support, joins the assessments to the labels and
+then asks; budget 1 = ``--attest all``) and ``attest.answer_error`` (the error rate the Bayes update
+assumes of the answers: ``default``, the workflow's; ``true``, the stand-in's real error rate; or a
+number) on rag24-support, joins the assessments to the labels and
 prints run tau, exact three-level agreement, kappa, the share of citations sent and how many the
 budget asked for (:func:`judges.meta.calibrate.agreement`). The shipped support model is scored on the topics
 it was fitted on here (the cascade's gain is what this bench is for; the model's own
@@ -43,6 +45,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from judges.config import AttestSettings  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.meta.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402
@@ -89,6 +92,38 @@ def scored(out: Path, name: str, labels) -> tuple:
     return rows, level, sent, a
 
 
+def assumed_errors(values: list[str], error: float) -> list[float]:
+    """The ``--answer-error`` values for a stand-in erring at ``error``, each once ('default' and 'true'
+    coincide when the stand-in errs at the workflow's default)."""
+    return sorted(
+        {AttestSettings().answer_error if v == "default" else error if v == "true" else float(v) for v in values}
+    )
+
+
+def unseen(args) -> None:
+    """Leaderboard run tau on topics the support model never saw: bench/plan_curves.py's setup (the
+    support model refitted without each topic), the plan's citations answered by the SIMULATED LLM
+    (wrong at random for a share ``error``, ``--unseen`` draws), weighed by the update assuming each
+    ``--answer-error``."""
+    import plan_curves
+
+    ctx = plan_curves.setup(args.data)
+    rng = np.random.default_rng(0)
+    base = support_agreement.leaderboard_tau(ctx.table, ctx.weights, ctx.truth)
+    print("SIMULATED LLM on unseen topics (support model cross-validated by topic; answers wrong at random)")
+    print(f"no LLM: leaderboard run tau {base:.3f}; cells: mean over {args.unseen} draws")
+    print("| question | error | answer_error | " + " | ".join(f"budget {b}" for b in args.budgets) + " |")
+    print("|---|---:|---:|" + "---:|" * len(args.budgets))
+    masks = {b: plan_curves.plan_mask(ctx, b) if b < 1 else np.ones(len(ctx.y), dtype=bool) for b in args.budgets}
+    for question in args.questions:
+        for error in args.errors:
+            draws = plan_curves.answer_draws(ctx, question, error, args.unseen, rng)
+            for assumed in assumed_errors(args.answer_error, error):
+                cells = [f"{plan_curves.llm_tau(ctx, masks[b], draws, question, assumed):.3f}" for b in args.budgets]
+                print(f"| {question} | {error} | {assumed} | " + " | ".join(cells) + " |", flush=True)
+    print()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -98,9 +133,28 @@ def main() -> None:
     ap.add_argument(
         "--plan-order", nargs="+", default=["on", "off"], choices=["on", "off"], help="attest.plan_order values"
     )
+    ap.add_argument(
+        "--answer-error",
+        nargs="+",
+        default=["default"],
+        help="attest.answer_error values: 'default' (the workflow's), 'true' (the stand-in's error rate) or numbers",
+    )
+    ap.add_argument(
+        "--unseen",
+        type=int,
+        default=0,
+        metavar="DRAWS",
+        help="also score each stand-in error and answer_error on unseen topics (bench/plan_curves.py's "
+        "cross-validated support model, the plan at each budget), mean of DRAWS random draws of the wrong answers",
+    )
     args = ap.parse_args()
+    for value in args.answer_error:
+        if value not in ("default", "true"):
+            float(value)
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
     truth = support_agreement.read_truth(args.data / "rag24-support" / "truth.eval.txt")
+    if args.unseen:
+        unseen(args)
     oracle = Oracle(args.data)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -119,10 +173,10 @@ def main() -> None:
             f"exact {base['exact']:.3f}  kappa {base['kappa']:.3f}"
         )
         print(
-            "| question | plan order | error | budget | sent (asked / budget x judgeable) | leaderboard run tau "
-            "| the same, status weights | labelled-reports run tau | topic tau | exact | kappa |"
+            "| question | plan order | error | answer_error | budget | sent (asked / budget x judgeable) "
+            "| leaderboard run tau | the same, status weights | labelled-reports run tau | topic tau | exact | kappa |"
         )
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for error in args.errors:
             server = serve(oracle, error)
             cfg = out / f"llm-{error}.yml"
@@ -135,30 +189,38 @@ def main() -> None:
                     }
                 )
             )
+            assumed = assumed_errors(args.answer_error, error)
             try:
-                for question in args.questions:
-                    for budget in args.budgets:
-                        for lev in args.plan_order if budget < 1 else ["-"]:
-                            name = f"{question}-e{error}-b{budget}-{lev}"
-                            attest = (
-                                {"mode": "all"}
-                                if budget >= 1
-                                else {"mode": "uncertain", "budget": budget, "plan_order": lev == "on"}
-                            )
-                            attest |= {"logprobs": False, "concurrency": 8, "question": question}
-                            judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
-                            rows, level, sent, a = scored(out, name, labels)
-                            judgeable = int((a.status != "missing").sum())
-                            asked = f"{int(a.llm_answer.notna().sum())} / {budget * judgeable:.1f}"
-                            s = support_agreement.score(rows, level, truth, weights=rows.weight.to_numpy())
-                            hard = support_agreement.leaderboard_tau(rows, level / 2.0, truth)
-                            print(
-                                f"| {question} | {lev} | {error} | {'all' if budget >= 1 else budget} | {sent:.1%} "
-                                f"({asked}) "
-                                f"| {s['lb_tau']:.3f} | {hard:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "
-                                f"| {s['exact']:.3f} | {s['kappa']:.3f} |",
-                                flush=True,
-                            )
+                for question, answer_error, budget in (
+                    (q, e, b) for q in args.questions for e in assumed for b in args.budgets
+                ):
+                    for lev in args.plan_order if budget < 1 else ["-"]:
+                        name = f"{question}-e{error}-a{answer_error}-b{budget}-{lev}"
+                        attest = (
+                            {"mode": "all"}
+                            if budget >= 1
+                            else {"mode": "uncertain", "budget": budget, "plan_order": lev == "on"}
+                        )
+                        attest |= {
+                            "logprobs": False,
+                            "concurrency": 8,
+                            "question": question,
+                            "answer_error": answer_error,
+                        }
+                        judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
+                        rows, level, sent, a = scored(out, name, labels)
+                        judgeable = int((a.status != "missing").sum())
+                        asked = f"{int(a.llm_answer.notna().sum())} / {budget * judgeable:.1f}"
+                        s = support_agreement.score(rows, level, truth, weights=rows.weight.to_numpy())
+                        hard = support_agreement.leaderboard_tau(rows, level / 2.0, truth)
+                        print(
+                            f"| {question} | {lev} | {error} | {answer_error} | {'all' if budget >= 1 else budget} "
+                            f"| {sent:.1%} "
+                            f"({asked}) "
+                            f"| {s['lb_tau']:.3f} | {hard:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "
+                            f"| {s['exact']:.3f} | {s['kappa']:.3f} |",
+                            flush=True,
+                        )
                 # the grade table before the support model, asked about every citation, same answers
                 old = []
                 for (r, t, i, d), status in zip(
@@ -175,7 +237,7 @@ def main() -> None:
                     )
                 s = support_agreement.score(a_rows, np.array(old), truth)
                 print(
-                    f"| yes_no | - | {error} | all, grade table before the model (alignment ±1 level) | 100% | "
+                    f"| yes_no | - | {error} | - | all, grade table before the model (alignment ±1 level) | 100% | "
                     f"{s['lb_tau']:.3f} | {s['lb_tau']:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "
                     f"| {s['exact']:.3f} "
                     f"| {s['kappa']:.3f} |"

@@ -148,24 +148,25 @@ def answer_draws(ctx, question: str, error: float, draws: int, rng) -> list[np.n
     return out
 
 
-def weight_after(ctx, i: int, answer: str, question: str) -> float:
-    """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.engine.weights)."""
+def weight_after(ctx, i: int, answer: str, question: str, answer_error: float = ANSWER_ERROR) -> float:
+    """The weight the judge gives citation ``i`` after the LLM's ``answer`` (judges.engine.weights),
+    the update assuming the LLM errs at ``answer_error`` (``attest.answer_error``)."""
     s = combine(STATUSES[ctx.level[i]], answer, None, question)
     lacking = bool(ctx.lacking[i])
     cap = lacking and s == "supported"
     final = "partial" if cap else s
     j = Judgment(final, STATUS_LEVEL[final], 0, 0.0, 0.0, 0.0, 1, 0, 0, "", "corpus", "", STATUSES[ctx.level[i]])
     j = j._replace(p_any=ctx.p_any[i], p_full=ctx.p_full[i], llm_answer=answer, capped=cap)
-    return citation_weight(j, True, ANSWER_ERROR, full_ruled_out=lacking)
+    return citation_weight(j, True, answer_error, full_ruled_out=lacking)
 
 
-def llm_tau(ctx, sent: np.ndarray, draws: list[np.ndarray], question: str) -> float:
+def llm_tau(ctx, sent: np.ndarray, draws: list[np.ndarray], question: str, answer_error: float = ANSWER_ERROR) -> float:
     """Leaderboard run tau with the SIMULATED answers to the ``sent`` citations, mean over draws."""
     taus = []
     for answers in draws:
         w = ctx.weights.copy()
         for i in np.flatnonzero(sent):
-            w[i] = weight_after(ctx, i, answers[i], question)
+            w[i] = weight_after(ctx, i, answers[i], question, answer_error)
         taus.append(sa.leaderboard_tau(ctx.table, w, ctx.truth))
     return float(np.mean(taus))
 
