@@ -64,7 +64,6 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
     raise ImportError(f"judges.autojudge needs autojudge-base: {install_extra('autojudge')} ({e})") from e
 
 from judges.config import load_workflow
-from judges.engine.settings import Settings
 from judges.formats.runs import DATASETS as RUN_DATASETS
 from judges.measures import MEASURES
 from judges.vocabulary import BACKENDS
@@ -195,13 +194,7 @@ class CitationJudge:
             return self._last[1]
         if s["backend"]:
             wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": s["backend"]})})
-        settings = Settings(
-            workflow=wf,
-            workflow_path=wf_path,
-            dataset=s["dataset"],
-            has_corpus=corpus_path is not None,
-            cache_dir=outdir,
-        )
+        settings = inputs.settings(wf, cache_dir=outdir)
         outputs = pipeline.Outputs(out_dir=outdir, name=f"{base}.citejudge") if s["keep_outputs"] else None
         done = pipeline.carry_out(pipeline.check(inputs, outputs, settings, workers=s["workers"]))
         best = qrels_table(pipeline.assessments(done.judged), "qrels_doc_id").to_pydict()  # NAME.qrels' rows

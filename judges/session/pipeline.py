@@ -698,14 +698,7 @@ def run(
     judgment, a warning says so), are an error with ``strict_llm``, used with ``use_degenerate_llm``;
     ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
     (by topic shards, in one process's order: :func:`judges.session.shards.merge`)."""
-    settings = Settings(
-        workflow=workflow,
-        workflow_path=inputs.workflow_path,
-        dataset=inputs.dataset,
-        has_corpus=inputs.corpus is not None,
-        llm=llm,
-        cache_dir=Path(cache_dir or outputs.out_dir),
-    )
+    settings = inputs.settings(workflow, llm=llm, cache_dir=Path(cache_dir or outputs.out_dir))
     session = check(
         inputs,
         outputs,
@@ -777,15 +770,7 @@ def questions(
     answer cache in ``cache_dir`` does not answer go to ``ask`` (an asker,
     :data:`judges.attest.client.Asker`), not to ``llm``, whose model names them. Nothing is
     written (``attest export``). Returns the summary: runs, topics, counts and plan."""
-    settings = Settings(
-        workflow=workflow,
-        workflow_path=inputs.workflow_path,
-        dataset=inputs.dataset,
-        has_corpus=inputs.corpus is not None,
-        llm=llm,
-        cache_dir=cache_dir,
-        ask=ask,
-    )
+    settings = inputs.settings(workflow, llm=llm, cache_dir=cache_dir, ask=ask)
     session = check(inputs, None, settings, warn=warn, progress=progress)
     loaded, judged, _ = carry_out(session)
     counts = loaded.counts

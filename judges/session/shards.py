@@ -79,7 +79,6 @@ from judges.process import return_freed_memory
 from judges.records import Topic
 from judges.session.scan import Scan, reading_ranks
 from judges.session.spec import Inputs, Outputs, Summary
-from judges.engine.settings import Settings
 
 PART_SUFFIX, LOG_SUFFIX = partfile.PART_SUFFIX, partfile.LOG_SUFFIX
 LET_GO_ABOVE = 3 << 29  # bytes (1.5 GiB) of resident memory above which a merge lets go of the parts' pages
@@ -145,12 +144,7 @@ def judge_shard(
     ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask;
     ``durable=False``: the part is not synced to disk (a Dask task's, merged within the session)."""
     k, n = shard
-    settings = Settings(
-        workflow=workflow,
-        workflow_path=inputs.workflow_path,
-        dataset=inputs.dataset,
-        has_corpus=inputs.corpus is not None,
-    )
+    settings = inputs.settings(workflow)
     logged = outputs.log_path is not None and workflow.attest.mode == "none"
     path = part_path(outputs.out_dir, outputs.name, k, n)
     log_path = path.with_suffix(LOG_SUFFIX)
@@ -585,13 +579,7 @@ def _resident() -> int:
 
 def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow, workers, warn, progress) -> Summary:
     """Write the output set of final judgments, as one process's :func:`judges.session.pipeline.write` does."""
-    settings = Settings(
-        workflow=workflow,
-        workflow_path=inputs.workflow_path,
-        dataset=inputs.dataset,
-        has_corpus=inputs.corpus is not None,
-        cache_dir=outputs.out_dir,
-    )
+    settings = inputs.settings(workflow, cache_dir=outputs.out_dir)
     hashed = first["hashed"]
     log_path = outputs.log_path
     session = pipeline.check(inputs, outputs, settings, workers=workers, hashed=hashed, warn=warn, progress=progress)

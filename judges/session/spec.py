@@ -9,9 +9,13 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
+from judges.engine.settings import Settings
 from judges.formats import outputset
+
+if TYPE_CHECKING:
+    from judges.config import Workflow
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,17 @@ class Inputs:
         object.__setattr__(self, "labels", tuple(Path(p) for p in labels))
         object.__setattr__(self, "topic_records", tuple(self.topic_records))
         object.__setattr__(self, "report_records", tuple(self.report_records))
+
+    def settings(self, workflow: "Workflow", **more) -> Settings:
+        """The engine's :class:`judges.engine.settings.Settings` for these inputs under ``workflow``
+        (``more``: the LLM, its cache and asker)."""
+        return Settings(
+            workflow=workflow,
+            workflow_path=self.workflow_path,
+            dataset=self.dataset,
+            has_corpus=self.corpus is not None,
+            **more,
+        )
 
     def records_sha256(self) -> str:
         """The SHA-256 of the records in memory (topics, then reports), each as one canonical JSON
