@@ -67,7 +67,7 @@ from judges.attest.plan import PLAN_MIX, make_plan  # noqa: E402
 from judges.scores import intervals as I  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
-from judges.nuggets.measures import F1, NUGGET_MEASURES, f1  # noqa: E402
+from judges.nuggets.measures import F1, NUGGET_MEASURES, answer_measures, f1, from_levels  # noqa: E402
 from judges.nuggets.model import cross_validate  # noqa: E402
 
 from nuggets import labelled_answers, load  # noqa: E402
@@ -89,30 +89,10 @@ class Pair(NamedTuple):
     labelled: bool = False
     model: Optional[tuple] = None
 
-
-def human_measures(levels, vital) -> dict:
-    levels, vital = np.asarray(levels), np.asarray(vital, dtype=bool)
-    graded, full = levels / 2.0, (levels == 2).astype(float)
-    mean = lambda a: float(a.mean()) if len(a) else 0.0  # noqa: E731
-    return {
-        "NUGGET_ALL": mean(graded),
-        "NUGGET_ALL_STRICT": mean(full),
-        "NUGGET_VITAL": mean(graded[vital]),
-        "NUGGET_VITAL_STRICT": mean(full[vital]),
-    }
-
-
-def judge_measures(rows: list[Pair]) -> dict:
-    s = np.array([r.p_support for r in rows])
-    graded = s + 0.5 * np.array([r.p_partial for r in rows])
-    vital = np.array([r.importance == "vital" for r in rows])
-    mean = lambda a: float(a.mean()) if len(a) else 0.0  # noqa: E731
-    return {
-        "NUGGET_ALL": mean(graded),
-        "NUGGET_ALL_STRICT": mean(s),
-        "NUGGET_VITAL": mean(graded[vital]),
-        "NUGGET_VITAL_STRICT": mean(s[vital]),
-    }
+    @property
+    def score(self) -> float:
+        """The pair's expected value (as NuggetJudgment.score)."""
+        return self.p_support + 0.5 * self.p_partial
 
 
 def fitted_spreads(keys, y, vital, p_any, p_full) -> dict:
@@ -214,7 +194,7 @@ def trust_of(rows: list[Pair], drawn: dict, on, runs, measures, spreads, citatio
     judged_rows: dict = defaultdict(list)
     for r in rows:
         judged_rows[(r.run_id, r.topic_id)].append(r)
-    pt = {k: judge_measures(v) for k, v in judged_rows.items()}
+    pt = {k: answer_measures(v) for k, v in judged_rows.items()}
     cit = None
     if citations is not None:
         wp, cit = citations
@@ -333,8 +313,7 @@ def main() -> None:  # noqa: C901
         for r, h in zip(rows_all, human_y):
             by_answer[(r.run_id, r.topic_id)].append((r, h))
         human = {
-            key: human_measures([h for _, h in v], [r.importance == "vital" for r, _ in v])
-            for key, v in by_answer.items()
+            key: from_levels([h for _, h in v], [r.importance == "vital" for r, _ in v]) for key, v in by_answer.items()
         }
         for key, v in human.items():
             if args.f1:

@@ -144,12 +144,7 @@ def plan_assessments(
             f"no such file: {config_path} names it ({option}); moved since judging? give {option} where it is "
             "now (each citation goes to the assessors with its document)",
         )
-    share = None
-    if budget is not None:
-        try:
-            share = parse_share(budget)
-        except ValueError as e:
-            raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
+    share = _budget_share(budget)
     table = read_table(output_file(out_dir, name, "assessments_parquet"), required=ASSESSMENT_KEY)
     exclude = None
     if earlier is not None and (earlier.labelled or earlier.pending):
@@ -239,12 +234,7 @@ def plan_nugget_assessments(
         raise InputError(config_path, None, None, "no such file: judge first") from None
     except (KeyError, TypeError, ValueError) as e:
         raise InputError(config_path, None, None, f"not a citejudge config: {e}") from None
-    share = None
-    if budget is not None:
-        try:
-            share = parse_share(budget)
-        except ValueError as e:
-            raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
+    share = _budget_share(budget)
     rows = read_table(parquet, required=list(NUGGET.key)).to_pandas()
     rows = rows.sort_values(list(NUGGET.key), kind="stable").reset_index(drop=True)
     earlier = read_nugget_labels([r.path for r in nugget_rounds(out_dir, name)], empty=True)
@@ -283,3 +273,13 @@ def plan_nugget_assessments(
             }
             f.write(json.dumps(line, ensure_ascii=False) + "\n")
     return plan, len(asked)
+
+
+def _budget_share(budget: Optional[str]) -> Optional[float]:
+    """``--budget`` as a share of the pairs (``None``: not given); bad input is one line naming the option."""
+    if budget is None:
+        return None
+    try:
+        return parse_share(budget)
+    except ValueError as e:
+        raise InputError("--budget", None, None, str(e).split(": ", 1)[1]) from None
