@@ -40,6 +40,10 @@ the gain over the shipped model's own fitting.
    whose rank moved.
 4. **The likelihood weighted as the leaderboard weighs citations** (``fit``'s row weights): every
    labelled report alike, ``1 / sqrt`` of its citations, every run alike.
+5. **Synonyms and locality**: content recall with WordNet synonyms (Debian's ``wordnet-base`` and
+   ``wordnet-sense-index``, read by NLTK; bench only, neither is a dependency: the section says so
+   when they are missing), and the content recall against the best two consecutive sentences of
+   the segment.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ from judges.formats.labels import read_labels  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
-from judges.support.model import L2, fit, fit_logistic, levels, mix_thresholds, sigmoid  # noqa: E402
+from judges.support.model import L2, fit, levels, mix_thresholds, sigmoid  # noqa: E402
 from judges.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, lacks, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
 from support_context import HEADER, answers, line, paired_bootstrap, scores, weights_of, xcols  # noqa: E402
@@ -83,7 +87,8 @@ GRIDS = {
 }
 PAIR_SCALE = 10.0
 META_TALK = re.compile(  # a sentence that speaks about the sources rather than make a claim
-    r"\baccording to the (provided |given |retrieved )?(context|passages?|documents?|sources?|information|text|search results?)"
+    r"\baccording to the (provided |given |retrieved )?"
+    r"(context|passages?|documents?|sources?|information|text|search results?)"
     r"|\b(provided|given|retrieved) (context|passages?|documents?|sources?|information|texts?|search results?)\b"
     r"|\bthe (context|passages?|documents?|sources?|search results?|information provided) (does|do|did) not\b"
     r"|\bbased on the (provided |given |available )?(information|context|passages?|documents?|sources?|search results?)"
@@ -422,7 +427,8 @@ def section_moved(b: Bench) -> None:
     h = runs_h.rank(ascending=False)
     r0, r1 = ranks(w0), ranks(w1)
     print("\n## 3. Runs the leaderboard term moves (report-sq, lambda 10; rank 1 = best)\n")
-    print(f"run tau {kendall(runs_h.to_numpy(), -r0.to_numpy()):.3f} -> {kendall(runs_h.to_numpy(), -r1.to_numpy()):.3f}\n")
+    tau0, tau1 = (kendall(runs_h.to_numpy(), -r.to_numpy()) for r in (r0, r1))
+    print(f"run tau {tau0:.3f} -> {tau1:.3f}\n")
     print("| run | human rank | shipped fitting | fitted for the leaderboard |\n|---|---:|---:|---:|")
     moved = (r1 - r0).abs().sort_values(ascending=False)
     for run in moved.index[:12]:
@@ -465,6 +471,106 @@ def section_weighted(b: Bench) -> None:
         print(line(name, s, b.gains(p)), flush=True)
 
 
+WORDNET = Path("/usr/share/wordnet")  # Debian's wordnet-base and wordnet-sense-index (bench only)
+LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body noun.cognition "
+    "noun.communication noun.event noun.feeling noun.food noun.group noun.location noun.motive noun.object "
+    "noun.person noun.phenomenon noun.plant noun.possession noun.process noun.quantity noun.relation noun.shape "
+    "noun.state noun.substance noun.time verb.body verb.change verb.cognition verb.communication verb.competition "
+    "verb.consumption verb.contact verb.creation verb.emotion verb.motion verb.perception verb.possession "
+    "verb.social verb.stative verb.weather adj.ppl"
+).split()
+
+
+def wordnet(work: Path):
+    """NLTK's WordNet reader over Debian's WordNet 3.0 files (copied with the ``lexnames`` file NLTK
+    wants, the 45 lexicographer files, which Debian does not ship); ``None`` when they are missing."""
+    if not (WORDNET / "data.noun").exists() or not (WORDNET / "index.sense").exists():
+        return None
+    import shutil
+
+    root = work / "nltk_data" / "corpora" / "wordnet"
+    root.mkdir(parents=True, exist_ok=True)
+    for f in WORDNET.iterdir():
+        if f.is_file():
+            shutil.copy(f, root / f.name)
+    kinds = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
+    (root / "lexnames").write_text("".join(f"{i:02d}\t{n}\t{kinds[n.split('.')[0]]}\n" for i, n in enumerate(LEXNAMES)))
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    import nltk.data
+
+    nltk.data.path.insert(0, str(work / "nltk_data"))
+    return WordNetCorpusReader(nltk.data.find("corpora/wordnet"), None)
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def lexical_extra(b: Bench, wn) -> pd.DataFrame:
+    """Per citation: ``synonym_recall`` (a content token counts as found when its stem, or the stem of
+    a one-word WordNet synonym of it, any sense, is in the segment), ``synonym_recall_first`` (the
+    same, the word's first two senses only), and ``window_recall`` (the content recall against the
+    best two consecutive sentences of the segment: are the words found together, or scattered)."""
+    from support_features import Stems, pairs_rag24
+
+    pr = pairs_rag24(b.d)
+    t = b.r24
+    keys = list(zip(t.run_id, t.topic_id, t.sentence_index, t.doc_id))
+    stems = Stems()
+    sents = stems.encode([pr[k][0] for k in keys])
+    docs = stems.encode([pr[k][1] for k in keys])
+    words = sorted({w.lower() for s, c, toks, _ in sents for w, f in zip(toks, c) if f})
+    syn_all, syn_first = {}, {}
+    for w in words:
+        senses = wn.synsets(w)
+        for out, use in ((syn_all, senses), (syn_first, senses[:2])):
+            out[w] = sorted({lem.name().lower() for sy in use for lem in sy.lemmas() if "_" not in lem.name()} - {w})
+    vocab = sorted({v for d in (syn_all, syn_first) for vs in d.values() for v in vs})
+    stem_of = dict(zip(vocab, (int(e[0][0]) if len(e[0]) else -1 for e in stems.encode(vocab))))
+    rows = []
+    for (s, c, toks, _), (ds, _, _, _), k in zip(sents, docs, keys):
+        doc = set(ds.tolist())
+        content = [(int(x), w.lower()) for x, f, w in zip(s, c, toks) if f]
+        out = {}
+        for name, syn in (("synonym_recall", syn_all), ("synonym_recall_first", syn_first)):
+            found = [x in doc or any(stem_of[v] in doc for v in syn.get(w, ())) for x, w in content]
+            out[name] = float(np.mean(found)) if found else 0.0
+        parts = [p for p in SENTENCE_END.split(pr[k][1]) if p.strip()]
+        enc = stems.encode(parts) if parts else []
+        best = 0.0
+        for i in range(len(enc)):
+            window = set(enc[i][0].tolist()) | (set(enc[i + 1][0].tolist()) if i + 1 < len(enc) else set())
+            best = max(best, float(np.mean([x in window for x, _ in content])) if content else 0.0)
+        out["window_recall"] = best
+        rows.append(out)
+    return pd.DataFrame(rows, index=t.index)
+
+
+def section_lexical(b: Bench) -> None:
+    """Section 5: synonyms (WordNet) and where in the segment the words are found."""
+    wn = wordnet(b.args.work)
+    print("\n## 5. Synonyms and locality (each added to the shipped nine; CV by topic)\n")
+    if wn is None:
+        print("(not measured: Debian's wordnet-base and wordnet-sense-index are not installed)")
+        return
+    r24, y = b.r24, b.y
+    extra = lexical_extra(b, wn)
+    names = ("synonym_recall", "synonym_recall_first", "window_recall")
+    model_module.FEATURES = tuple(model_module.FEATURES) + tuple(n for n in names if n not in model_module.FEATURES)
+    for c in names:
+        r24[f"f_{c}"] = extra[c].to_numpy()
+    gain = extra["synonym_recall"].to_numpy() - r24["f_content_recall"].to_numpy()
+    print("Mean by label S/P/N: " + "; ".join(
+        f"{c} " + " / ".join(f"{r24[f'f_{c}'][y == k].mean():.3f}" for k in (2, 1, 0))
+        for c in ("content_recall", *names)
+    ) + f"; citations whose recall synonyms raise: {np.mean(gain > 0):.0%}\n")  # fmt: skip
+    print(HEADER.format("features"))
+    print(line("shipped nine", b.base[1]))
+    for ex in (("synonym_recall",), ("synonym_recall_first",), ("window_recall",), ("synonym_recall", "window_recall")):
+        p, s = b.score_row(*oof(r24, FEATURES + ex, "report-sq", 0.0))
+        print(line(f"+ {' + '.join(ex)}", s, b.gains(p)), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     shared = Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared"))
@@ -472,12 +578,12 @@ def main() -> None:
     ap.add_argument("--work", type=Path, default=Path("/tmp/support_runfit"))
     ap.add_argument("--draws", type=int, default=20)
     ap.add_argument("--boot", type=int, default=300)
-    ap.add_argument("--sections", default="1234", help="which sections to print (digits)")
+    ap.add_argument("--sections", default="12345", help="which sections to print (digits)")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     b = Bench(args)
     for k in args.sections:
-        {"1": section_runfit, "2": section_meta, "3": section_moved, "4": section_weighted}[k](b)
+        {"1": section_runfit, "2": section_meta, "3": section_moved, "4": section_weighted, "5": section_lexical}[k](b)
 
 
 if __name__ == "__main__":
