@@ -3,7 +3,7 @@
 Usage::
 
     python bench/support_runfit.py [--data $CITEJUDGE_SHARED/data] [--work DIR] [--draws 20] [--boot 300]
-                                   [--sections 123]
+                                   [--sections 12345]
 
 ``rag24-support`` is judged once by the real CLI (default workflow, as ``bench/support_context.py``
 judges it; ``--work`` keeps the judgment). Every row is cross-validated by topic (leave one topic
