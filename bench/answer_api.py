@@ -17,8 +17,13 @@ citejudge's figures are printed. Both are called in one process, as a RAG system
    (sentence, segment) pair counts as found when the tool returns that segment for that sentence
    (citejudge: the sources ``check_answer`` keeps; cite-right: any citation from it). Recall over
    the pairs NIST's assessors labelled supported (full), or supported or partially; precision over
-   the labelled pairs a tool found. And AttributionBench dev (one claim, its evidence):
-   attributable pairs found (recall) and found pairs attributable (precision).
+   the labelled pairs a tool found; balanced accuracy (the mean of the recall and the share of
+   the other pairs left out) for the two positive classes. The support model is the shipped one,
+   fitted on these labels: in-sample for citejudge (``bench/discovery.py`` scores it on topics the
+   model never saw). And AttributionBench dev (one claim, its evidence): attributable pairs found
+   (recall), found pairs attributable (precision), balanced accuracy. ``citejudge, partial floor 0``
+   is the discovery rule before :data:`judges.answer.PARTIAL_FLOOR` (every source judged as a
+   citation, then :func:`judges.answer.discovered` at floor 0).
 3. **Evidence offsets** where both tools found a source for a sentence (rag24-support, as in 2):
    how often the two evidence spans are the same, overlap by more than half (shared characters
    over the characters either covers), or do not overlap.
@@ -46,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import judges  # noqa: E402
+from judges.answer import discovered  # noqa: E402
 
 
 def rag24(data: Path) -> list[dict]:
@@ -90,6 +96,20 @@ def ours(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
     return {
         s.index: {
             c.source_id: ((c.char_start, c.char_end), tuple(x[:2] for x in c.evidence_spans)) for c in s.citations
+        }
+        for s in checked.sentences
+    }
+
+
+def before(sentences: list[str], sources: list[tuple[str, str]]) -> Found:
+    """``check_answer``'s discovery with partial floor 0 (the rule before the floor), from the
+    judgments of every source as a citation of every sentence."""
+    ids = [i for i, _ in sources]
+    checked = judges.check_answer(sentences, sources, citations=[ids] * len(sentences))
+    return {
+        s.index: {
+            c.source_id: ((c.char_start, c.char_end), tuple(x[:2] for x in c.evidence_spans))
+            for c in discovered(s.citations, 0.0)
         }
         for s in checked.sentences
     }
@@ -143,13 +163,16 @@ def latency(reports: list[dict], tools: dict, repeats: int) -> None:
 
 def discovery(reports: list[dict], gold: dict[tuple, str], tools: dict) -> dict[str, list[Found]]:
     """Prints the table; returns each tool's findings per report (for :func:`offsets`)."""
-    print("\n## Discovery on rag24-support, citations removed (labelled pairs only)\n")
-    print("| tool | recall, full | recall, full or partial | precision (full or partial) | precision (full) | found |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("\n## Discovery on rag24-support, citations removed (labelled pairs only; citejudge in-sample)\n")
+    print(
+        "| tool | recall, full | recall, full or partial | precision (full or partial) | precision (full) | found "
+        "| balanced accuracy, full | balanced accuracy, any |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     everything = {}
     for name, call in tools.items():
         hits = {"full": [0, 0], "any": [0, 0]}
-        found_pairs = found_any = found_full = 0
+        found_pairs = found_any = found_full = labelled = 0
         everything[name] = per_report = []
         for r in reports:
             found = call(r["sentences"], r["sources"]) if r["sources"] else {}
@@ -161,6 +184,7 @@ def discovery(reports: list[dict], gold: dict[tuple, str], tools: dict) -> dict[
                     label = gold.get((r["run_id"], r["topic_id"], i, doc_id))
                     if label is None:
                         continue
+                    labelled += 1
                     got = doc_id in found.get(i, ())
                     for kind, positive in (("full", label == "supported"), ("any", label != "not_supported")):
                         if positive:
@@ -170,9 +194,14 @@ def discovery(reports: list[dict], gold: dict[tuple, str], tools: dict) -> dict[
                         found_pairs += 1
                         found_any += label != "not_supported"
                         found_full += label == "supported"
+        ba = {  # the mean of the positives kept and the negatives left out
+            kind: (hits[kind][0] / hits[kind][1] + 1 - (found_pairs - found) / (labelled - hits[kind][1])) / 2
+            for kind, found in (("full", found_full), ("any", found_any))
+        }
         print(
             f"| {name} | {hits['full'][0] / hits['full'][1]:.3f} | {hits['any'][0] / hits['any'][1]:.3f} "
-            f"| {found_any / max(found_pairs, 1):.3f} | {found_full / max(found_pairs, 1):.3f} | {found_pairs} |",
+            f"| {found_any / max(found_pairs, 1):.3f} | {found_full / max(found_pairs, 1):.3f} | {found_pairs} "
+            f"| {ba['full']:.3f} | {ba['any']:.3f} |",
             flush=True,
         )
     return everything
@@ -263,10 +292,13 @@ def attributionbench(data: Path, tools: dict) -> None:
         return
     rows = [json.loads(line) for line in open(path, encoding="utf-8")]
     print(f"\n## AttributionBench dev ({len(rows)} claim / evidence pairs)\n")
-    print("| tool | recall (attributable found) | precision (found attributable) | found |")
-    print("|---|---:|---:|---:|")
+    print(
+        "| tool | recall (attributable found) | precision (found attributable) | found "
+        "| not attributable left out | balanced accuracy |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     for name, call in tools.items():
-        tp = fp = fn = 0
+        tp = fp = fn = tn = 0
         for x in rows:
             claim, evidence = (
                 x["claim"],
@@ -277,7 +309,13 @@ def attributionbench(data: Path, tools: dict) -> None:
             tp += got and positive
             fp += got and not positive
             fn += positive and not got
-        print(f"| {name} | {tp / (tp + fn):.3f} | {tp / max(tp + fp, 1):.3f} | {tp + fp} |", flush=True)
+            tn += not positive and not got
+        left = tn / (tn + fp)
+        print(
+            f"| {name} | {tp / (tp + fn):.3f} | {tp / max(tp + fp, 1):.3f} | {tp + fp} | {left:.3f} "
+            f"| {(tp / (tp + fn) + left) / 2:.3f} |",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -297,6 +335,7 @@ def main() -> None:
     latency(reports, tools, args.repeats)
     if args.latency_only:
         return
+    tools["citejudge, partial floor 0 (the rule before)"] = before
     offsets(discovery(reports, labels(args.data), tools))
     attributionbench(args.data, tools)
     wice(args.data, tools)

@@ -16,9 +16,10 @@ The citations are judged by the batch judge's own code (:meth:`judges.engine.jud
 on an in-memory report): the same statuses, probabilities, weights, explanations and grounding
 checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
 as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
-for every sentence and the ones found supporting it are kept, best first (:func:`_found`:
-``supported`` ones, else ``partial`` ones, never one lacking a number the sentence states). A
-string answer is split into sentences with character offsets into it.
+for every sentence and the ones found supporting it are kept, best first (:func:`discovered`:
+``supported`` ones, else ``partial`` ones with ``P(full)`` at least :data:`PARTIAL_FLOOR`, never
+one lacking a number the sentence states). A string answer is split into sentences with
+character offsets into it.
 
 No file is read or written; the kernels are loaded once per process (the first call takes about
 a second more). Every call has a judge of its own (nothing is kept from one call to the next, so
@@ -62,6 +63,12 @@ if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
 
 FOUND = ("supported", "partial")  # what discovery keeps
+#: Discovery keeps a ``partial`` source only when the support model's ``P(full)`` is at least this
+#: (a source that merely touches the sentence is not shown as its support). Chosen on rag24-support
+#: by ``bench/discovery.py``: the floor with the best mean of the two balanced accuracies (fully
+#: supported; supported or partially) over the labelled pairs, each judged by a support model fitted
+#: without its topic; floors chosen that way by nested cross-validation by topic fall in 0.30-0.42.
+PARTIAL_FLOOR = 0.32
 #: The measures of an answer whose citations were discovered (the others count every source tried).
 SENTENCE_MEASURES = tuple(m.name for m in MEASURES if m.discovered)
 
@@ -185,7 +192,7 @@ def check_answer(
     out = []
     for i, (text, start, end) in enumerate(spans):
         tried = by_sentence.get(i, [])
-        found = _found(tried) if discover else tried
+        found = discovered(tried) if discover else tried
         reason = _not_found(tried) if discover and not found else ""
         out.append(CheckedSentence(i, text, start, end, tuple(found), reason))
     if nuggets is None:
@@ -198,27 +205,36 @@ def check_answer(
     return AnswerCheck(tuple(out), {**measures, **found_nuggets.measures}, attestation, found_nuggets.judgments)
 
 
-def _found(tried: list[CitedSource]) -> list[CitedSource]:
-    """The sources discovery keeps for a sentence, best first: those judged ``supported`` or
-    ``partial`` that state every number of the sentence (one that lacks a number the sentence
-    states does not support it, whatever else it shares), and ``partial`` ones only when no kept
-    source fully supports the sentence (a reader is pointed to the full support, not to every
-    source that touches the topic)."""
-    kept = [c for c in tried if c.status in FOUND and not c.numbers_missing]
+def discovered(tried: Sequence[CitedSource], partial_floor: float = PARTIAL_FLOOR) -> list[CitedSource]:
+    """The sources discovery keeps for a sentence among the ``tried`` ones, best first: those
+    judged ``supported`` or ``partial`` that state every number of the sentence (one that lacks a
+    number the sentence states does not support it, whatever else it shares); a ``partial`` one only
+    when its ``P(full)`` is at least ``partial_floor`` (a support judge without probabilities: any)
+    and no kept source fully supports the sentence (a reader is pointed to the full support, not to
+    every source that touches the topic). ``partial_floor=0`` is the rule before the floor."""
+    kept = [c for c in tried if c.status in FOUND and not c.numbers_missing and not _below_floor(c, partial_floor)]
     if any(c.status == "supported" for c in kept):
         kept = [c for c in kept if c.status == "supported"]
     return sorted(kept, key=lambda c: (-STATUS_RANK[c.status], -(c.p_full or 0.0), c.source_id))
 
 
+def _below_floor(c: CitedSource, partial_floor: float) -> bool:
+    return c.status == "partial" and c.p_full is not None and c.p_full < partial_floor
+
+
 def _not_found(tried: list[CitedSource]) -> str:
     """Why discovery kept no source for a sentence: the closest source tried (highest status, then
     ``P(full)``) and its verdict; one judged ``supported`` or ``partial`` was left out for lacking a
-    number the sentence states."""
+    number the sentence states, or (``partial``) for a ``P(full)`` under :data:`PARTIAL_FLOOR`."""
     if not tried:
         return "no source to try"
     near = max(tried, key=lambda c: (STATUS_RANK[c.status], c.p_full or 0.0))
     said = f"closest source {near.source_id!r}: {near.explanation}"
-    return f"{said}; left out: it lacks a number the sentence states" if near.status in FOUND else said
+    if near.status in FOUND and near.numbers_missing:
+        return f"{said}; left out: it lacks a number the sentence states"
+    if near.status in FOUND:
+        return f"{said}; left out: partial with P(full) {near.p_full:.3f} < discovery's floor {PARTIAL_FLOOR}"
+    return said
 
 
 def default_cache_dir() -> Path:

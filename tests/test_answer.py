@@ -93,6 +93,30 @@ def test_discovery_points_to_full_support_and_never_to_a_source_lacking_the_numb
     assert year.status == "uncited"
 
 
+def test_discovery_keeps_a_partial_source_only_near_full_support():
+    from judges.answer import PARTIAL_FLOOR, discovered
+    from judges.config import Workflow
+
+    answer = (
+        "The museum opened in Paris and holds paintings by Monet, Renoir, Degas and Cezanne from the "
+        "nineteenth century and sculptures by Rodin."
+    )
+    touching = ("monet", "The museum holds paintings by Monet.")  # one name of many: partial, far from full
+    cited = judges.check_answer([answer], [touching], citations=[["monet"]]).sentences[0].citations
+    assert cited[0].status == "partial" and cited[0].p_full < PARTIAL_FLOOR
+    assert [c.source_id for c in discovered(cited, 0.0)] == ["monet"]  # the rule before the floor kept it
+    alone = judges.check_answer(answer, [touching]).sentences[0]
+    assert alone.status == "uncited"
+    assert alone.reason.endswith(f"left out: partial with P(full) {cited[0].p_full:.3f} < discovery's floor 0.32")
+    resigned = "The CEO resigned in May and the chairman followed in June."
+    board = [("board", "The board met in May. The CEO resigned, effective at once.")]
+    near = judges.check_answer(resigned, board).sentences[0]  # a partial source near full support: kept
+    assert near.status == "partial" and near.citations[0].p_full >= PARTIAL_FLOOR
+    by_alignment = Workflow.model_validate({"support": {"judge": "alignment"}})  # no P(full): no floor
+    aligned = judges.check_answer(resigned, board, workflow=by_alignment).sentences[0]
+    assert aligned.status == "partial" and aligned.citations[0].p_full is None
+
+
 def test_given_citations_are_judged_as_written_and_bad_calls_say_why():
     checked = judges.check_answer(["The CEO resigned in May."], ["The CEO resigned in May."], citations=[[0]])
     assert [c.status for c in checked.sentences[0].citations] == ["supported"]
