@@ -16,8 +16,12 @@ file differs or a command failed differently.
 
 The cases: the three bundled samples (the README's first command), ``rag24-support``, ``kiddie``
 (``/work/shared/data``), ``rag24-nuggets`` judged with ``--judge argue``, ``rag24-support`` in 3
-topic shards merged, a run with 2 worker processes, and ``check_answer`` on two answers
-(its result printed as JSON).
+topic shards merged, a run with 2 worker processes, ``check_answer`` on two answers
+(its result printed as JSON), and ``medium``: the synthetic workload of ``bench/run.py --size
+medium`` (99,866 citations; generated into ``bench/workloads/medium`` by :mod:`workload` unless
+it is there, 8 CPU s once; the judge's automatic choice of worker processes). ``medium`` is the
+costliest case: 64 CPU s for both sides together (2026-11-27; 3 min wall on this 2-core machine
+while other jobs ran, load average about 9). ``--only`` names the cases to run.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CITEJUDGE_SHARED", "/work/shared")) / "data"
+MEDIUM = ROOT / "bench" / "workloads" / "medium"  # bench/run.py --size medium's workload (git-ignored)
 TS = re.compile(rb'"ts": ?"[^"]*"')
 
 ANSWER = r"""
@@ -79,6 +84,11 @@ def cases() -> dict[str, list[list[str]]]:
     workers = ["--judge", "citation", *support, "--out-dir", "OUT", "--name", "w", "--workers", "2"]
     out["rag24-support-workers"] = [workers]
     out["check-answer"] = [["PY", ANSWER]]
+    out["medium"] = [
+        ["--judge", "citation", "--rag-topics", str(MEDIUM / "topics.jsonl"), "--rag-responses", f"{MEDIUM}/runs/"]
+        + ["--corpus", str(MEDIUM / "corpus.jsonl.gz"), "--workflow", "workflows/citation.yml"]
+        + ["--out-dir", "OUT", "--name", "med"]
+    ]
     return out
 
 
@@ -137,6 +147,10 @@ def main() -> int:
     args = ap.parse_args()
     bad = 0
     total_files = 0
+    if not args.only or "medium" in args.only:
+        import workload  # bench/workload.py, beside this script
+
+        workload.ensure(MEDIUM, "medium")  # the same seed as bench/run.py's (13)
     with tempfile.TemporaryDirectory(prefix="identical-") as t:
         tmp = Path(t)
         before, after = checkout(args.before, tmp, "before"), checkout(args.after, tmp, "after")

@@ -370,6 +370,29 @@ def test_python_backend_never_imports_numba():
     in_fresh_python(code)
 
 
+def test_the_judge_with_the_python_backend_imports_no_scipy_linalg_nor_do_its_workers(tmp_path):
+    """``--backend python`` aligns in Python, but the text kernels are Numba's all the same: loading
+    them imported scipy.linalg (numba.np.arraymath asking for BLAS) in the process that judged (the
+    judge itself, or each worker), which the numba backend's warm-up had been spared. Every
+    interpreter of a run (spawned workers inherit PYTHONPROFILEIMPORTTIME) reports its imports on
+    stderr."""
+    from conftest import ROOT, run_cli
+
+    mini = ROOT / "datasets" / "rag24-mini"
+    for workers, interpreters in (("1", 1), ("2", 3)):  # the judge alone; the judge and 2 workers
+        result = run_cli(
+            "--backend", "python", "--workers", workers, "--rag-topics", mini / "topics.jsonl",
+            "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
+            "--out-dir", tmp_path / workers, "--name", "p", env={"PYTHONPROFILEIMPORTTIME": "1"},
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr[-2000:]
+        lines = result.stderr.splitlines()
+        imported = [line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:")]
+        assert imported.count("judges.session.workers") == interpreters, workers
+        assert imported.count("numba.np.arraymath") == interpreters  # Numba's NumPy support in each
+        assert "scipy.linalg" not in imported, workers  # (its cython_blas is listed: the import refused at once)
+
+
 def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_after():
     code = (
         "import sys\n"

@@ -29,6 +29,22 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert (ROOT / ".ci" / "run").read_text().strip().endswith(command)
 
 
+def test_the_suite_under_xdist_warns_of_its_tests_not_of_an_unused_plugin(tmp_path):
+    """pyproject's pytest settings run the suite under xdist; pytest-benchmark, installed in some
+    environments and used by no test, warned once per process that xdist disables it. A test's own
+    warning is still reported."""
+    import subprocess
+    import sys
+
+    test = tmp_path / "test_warns.py"
+    test.write_text("import warnings\n\n\ndef test_warns():\n    warnings.warn(UserWarning('a test warns'))\n")
+    args = ["-c", ROOT / "pyproject.toml", "--rootdir", ROOT, "-n", "2", "-p", "no:cacheprovider", test]
+    got = subprocess.run([sys.executable, "-m", "pytest", *map(str, args)], capture_output=True, text=True, cwd=ROOT)
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "UserWarning: a test warns" in got.stdout and "1 passed, 1 warning" in got.stdout
+    assert "Benchmark" not in got.stdout + got.stderr
+
+
 def test_cli_reference_lists_every_option():
     result = run_cli("--help")
     options = set(re.findall(r"(--[a-z-]+)", result.stdout))

@@ -259,11 +259,15 @@ def read_manifest(path: Path) -> Manifest:
 class Imported:
     """What :func:`read_outputs` found: the answers to apply and every line rejected."""
 
-    lines: int = 0  # output lines read (blank lines are not lines)
     answers: dict[str, Answer] = field(default_factory=dict)  # custom_id -> answer, in file order
     where: dict[str, str] = field(default_factory=dict)  # custom_id -> file:line of its answer
     ids: set[str] = field(default_factory=set)  # the export's custom_ids the lines name (distinct questions)
     rejected: list[tuple[str, str, str]] = field(default_factory=list)  # (file:line, reason, detail)
+
+    @property
+    def lines(self) -> int:
+        """Output lines read (blank lines are not lines): each is an answer or rejected."""
+        return len(self.answers) + len(self.rejected)
 
     @property
     def reasons(self) -> Counter:
@@ -282,7 +286,6 @@ def read_outputs(files: list[Path], manifest: Manifest) -> Imported:
             for n, raw in enumerate(handle, start=1):
                 if not raw.strip():
                     continue
-                found.lines += 1
                 where = f"{path}:{n}"
                 key, result = _read_line(raw, manifest, found)
                 if isinstance(result, Answer):

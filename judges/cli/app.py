@@ -296,9 +296,10 @@ def _check_nugget_options(o: JudgeOptions) -> None:
 def _run_session(request: _Request):
     """Judge with a progress bar on a terminal; returns the summary and the seconds spent compiling."""
     from judges.session import pipeline
-    from judges.process import arrow_without_pandas, settle_collector
+    from judges.process import arrow_without_pandas, numba_without_scipy_blas, settle_collector
 
     arrow_without_pandas()  # this process ends with the summary: no pandas in it
+    numba_without_scipy_blas()  # the text kernels are Numba's whatever the alignment backend
     compiling = _prepare_numba(request.workflow) if request.workflow.alignment.backend == "numba" else 0.0
     settle_collector()
     title = "judging citations" if request.dask is None else "{task.description}"

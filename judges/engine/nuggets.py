@@ -86,13 +86,13 @@ def judge_answers(
         if report is not None:
             by_topic.setdefault(report.topic_id, []).append((report.run_id, answer_text(report)))
     labels = {k: a.levels for k, a in nuggets.assignments.items()}
+    unbanked: list[tuple[str, str]] = []  # (run, topic) of the topics without a bank: measures 0
     for topic in sorted(by_topic):
         answers = sorted(by_topic[topic])
         bank = nuggets.banks.get(topic)
         if bank is None:
             result.without_bank.append(topic)
-            for run, _ in answers:
-                result.measures[(run, topic)] = dict.fromkeys(NUGGET_MEASURES, 0.0)
+            unbanked += [(run, topic) for run, _ in answers]
             continue
         result.queries[topic] = bank.query
         for (run, text), judged in zip(answers, judge_topic(encoder, bank, answers, model, labels)):
@@ -102,11 +102,10 @@ def judge_answers(
         apply_labels(result, assigned)
     if settings is not None and settings.workflow.attest.mode != "none":
         attest_nuggets(result, answered, settings, log, strict_llm, use_degenerate_llm)
-    measures, result.measures = result.measures, {}
-    for run, topic in sorted(set(measures) | set(result.judged), key=lambda k: (k[1], k[0])):  # topic by topic
+    for run, topic in sorted({*unbanked, *result.judged}, key=lambda k: (k[1], k[0])):  # topic by topic
         found = result.judged.get((run, topic))
         if found is None:  # a topic without a bank
-            result.measures[(run, topic)] = measures[(run, topic)]
+            result.measures[(run, topic)] = dict.fromkeys(NUGGET_MEASURES, 0.0)
             continue
         result.measures[(run, topic)] = answer_measures(found)
         if log.enabled:
