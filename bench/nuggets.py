@@ -394,7 +394,7 @@ class LeaderboardFit(WideModel):
         return cls.LAMBDAS[int(np.argmax(scores))]
 
 
-class TreesModel(LeaderboardFit):
+class TreesModel(WideModel):
     """Issue 41, third round (not shipped): gradient-boosted trees (scikit-learn's, a test
     dependency) in place of the regression, on the same features, for ``P(full)`` and ``P(any)``:
     whether the linear form is what limits the judge (it is not: see the README)."""
