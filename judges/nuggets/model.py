@@ -26,7 +26,7 @@ the assessors labelled them (:func:`judges.support.model.mix_thresholds`). Fitte
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Callable, Optional
@@ -156,8 +156,8 @@ def fit(
     model = NuggetModel(features, mean, scale, ai, fc, fi, fc, 0.5, 0.5, training or {}, cross_validation or {})
     model = NuggetModel.from_dict(model.to_dict())  # the file's precision
     p_any, p_full = model.probabilities(x)
-    model.p_supported, model.p_partial = mix_thresholds(p_any, p_full, labels)
-    return NuggetModel.from_dict(model.to_dict())
+    p_supported, p_partial = mix_thresholds(p_any, p_full, labels)
+    return NuggetModel.from_dict(replace(model, p_supported=p_supported, p_partial=p_partial).to_dict())
 
 
 def intercept(offset: np.ndarray, y: np.ndarray, start: float = 0.0) -> float:
