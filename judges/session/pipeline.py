@@ -43,7 +43,7 @@ from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
 from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
 from judges.errors import InputError, install_extra
-from judges.formats import docstore
+from judges.formats import docstore, outputset
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
@@ -606,6 +606,9 @@ def write(
         tuple(judged.pairs.values()),
     )
     files.update(written.files)
+    for stale in outputset.of_set():  # a file of the previous set this one lacks (nugget files, plan) goes with it
+        if stale.kind not in files and stale.kind != "debug_log":  # the log: stale_log's
+            outset.remove(outputset.path(outputs.out_dir, outputs.name, stale.kind))
     log.event("summary", counts=dict(written.counts), statuses=dict(statuses), files=files)
     log.close()
     outset.commit()
