@@ -7,6 +7,7 @@ runs (module fixture) for many assertions."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import resource
 import subprocess
@@ -15,9 +16,16 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from judges.errors import InputError
+from judges.formats.labels import read_label_files
+from judges.formats.nuggets import read_nuggets
 
 MINI = ROOT / "datasets" / "rag24-nuggets-mini"
 NUGGET_FILES = ("N.nuggets.jsonl", "N.nuggets.parquet")
+BOM = b"\xef\xbb\xbf"
 
 
 def _argv(judge: str, out: Path, *extra) -> list[str]:
@@ -72,3 +80,63 @@ def test_a_session_without_nuggets_takes_the_previous_sets_nugget_files_with_it(
     assert "NUGGET_ALL" not in (out / "N.leaderboard.txt").read_text()
     events = [json.loads(line) for line in (out / "N.jsonl").read_text().splitlines()]
     assert not any(e.get("event") == "NUGGET_OUTPUT" for e in events)
+
+
+# -- nugget labels and banks as files are sent: a byte order mark, CRLF, gzip --------------------------
+ident = st.text(alphabet="abcdefghij0123456789-._", min_size=1, max_size=8).filter(lambda s: s != "all")
+WORDS = ("support", "partial_support", "not_support", "supported", "partially", "not_supported", "PS", "FS")
+LEVEL = {"supported": "support", "partially": "partial_support", "not_supported": "not_support"}
+LEVEL.update({"PS": "partial_support", "FS": "support"})
+labels_st = st.dictionaries(
+    st.tuples(ident, ident, st.integers(0, 30)), st.sampled_from(WORDS), min_size=1, max_size=12
+)
+
+
+def _encoded(text: str, how: str) -> bytes:
+    if how == "crlf":
+        return text.replace("\n", "\r\n").encode()
+    data = (BOM if how in ("bom", "bom-gzip") else b"") + text.encode()
+    return gzip.compress(data, mtime=0) if how.endswith("gzip") else data
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(labels=labels_st, how=st.sampled_from(["plain", "bom", "crlf", "gzip", "bom-gzip"]), nist=st.booleans())
+def test_nugget_labels_read_alike_with_a_byte_order_mark_crlf_or_gzip(tmp_path, labels, how, nist):
+    """A filled plan file or NIST's assignment records, as Windows tools and gzip leave them: the
+    same assignments (a BOM or gzip made the file look like a citation label file: it was refused
+    with 'sentence_index: missing', or 'topic_id: missing' for NIST's records)."""
+    if nist:  # one record per answer, its nuggets 0..max labelled (the rest as not_support)
+        answers: dict = {}
+        for (run, topic, i), word in labels.items():
+            answers.setdefault((run, topic), {})[i] = word
+        records = [
+            {"qid": t, "run_id": r, "nuggets": [{"text": f"n{i}", "assignment": got.get(i, "not_support")}
+                                                for i in range(max(got) + 1)]}
+            for (r, t), got in answers.items()
+        ]  # fmt: skip
+        expected = {
+            (r, t, i): LEVEL.get(w, w) for (r, t), got in answers.items() for i in range(max(got) + 1)
+            for w in [got.get(i, "not_support")]
+        }  # fmt: skip
+    else:
+        records = [{"run_id": r, "topic_id": t, "nugget_index": i, "label": w} for (r, t, i), w in labels.items()]
+        expected = {k: LEVEL.get(w, w) for k, w in labels.items()}
+    path = tmp_path / ("labels.jsonl.gz" if how.endswith("gzip") else "labels.jsonl")
+    path.write_bytes(_encoded("".join(json.dumps(r) + "\n" for r in records), how))
+    found = read_label_files([path])
+    assert found.nuggets is not None and found.nuggets.levels == expected and not found.statuses
+
+
+def test_a_bank_with_a_byte_order_mark_or_crlf_reads_alike_and_a_cut_gzip_is_one_line(tmp_path):
+    text = (MINI / "nuggets.jsonl").read_text()
+    plain = read_nuggets(MINI / "nuggets.jsonl").banks
+    for how in ("bom", "crlf", "bom-gzip"):
+        path = tmp_path / f"{how}.jsonl{'.gz' if how.endswith('gzip') else ''}"
+        path.write_bytes(_encoded(text, how))
+        assert read_nuggets(path).banks == plain, how
+    cut = tmp_path / "cut.jsonl.gz"
+    whole = _encoded(text, "gzip")
+    cut.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(InputError) as e:
+        read_nuggets(cut)
+    assert e.value.path == str(cut) and "cut short" in e.value.problem and "\n" not in e.value.render()

@@ -267,13 +267,10 @@ class NuggetLabels(NamedTuple):
 
 def is_nugget_file(path: Path) -> bool:
     """Whether the label file's first record is a nugget assignment (``nugget_index`` or ``nuggets``)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for raw in f:
-                if raw.strip():
-                    obj = json.loads(raw)
-                    return isinstance(obj, dict) and ("nugget_index" in obj or "nuggets" in obj)
-    except (OSError, ValueError):
+    try:  # read as the label readers read it: gzip, a byte order mark (an unreadable file: theirs to name)
+        for _, obj in iter_jsonl(path):
+            return isinstance(obj, dict) and ("nugget_index" in obj or "nuggets" in obj)
+    except (OSError, InputError):
         return False
     return False
 
