@@ -15,10 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, cli_in_process, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import judges
 from judges.errors import InputError
 from judges.formats.labels import read_label_files
 from judges.formats.nuggets import read_nuggets
@@ -26,6 +27,16 @@ from judges.formats.nuggets import read_nuggets
 MINI = ROOT / "datasets" / "rag24-nuggets-mini"
 NUGGET_FILES = ("N.nuggets.jsonl", "N.nuggets.parquet")
 BOM = b"\xef\xbb\xbf"
+
+
+def _nist_record(**change) -> dict:
+    return {**json.loads((MINI / "nugget_assignment.jsonl").read_text().splitlines()[0]), **change}
+
+
+FIRST = _nist_record()
+BANK_SIZE = len(read_nuggets(MINI / "nuggets.jsonl").banks[FIRST["qid"]].nuggets)
+PLAN_LINE = {"run_id": FIRST["run_id"], "topic_id": FIRST["qid"], "nugget_index": 0, "label": "support"}
+OTHER_TEXT = [{**n, "text": "a nugget of another bank"} if i == 2 else n for i, n in enumerate(FIRST["nuggets"])]
 
 
 def _argv(judge: str, out: Path, *extra) -> list[str]:
@@ -48,19 +59,31 @@ def _set(out: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def sets(tmp_path_factory):
-    """An argue set (two runs) in ``out``; the argue session over every run that fails while it
-    writes the nugget files (they are written first: no file may exceed 4 kB); a citation session
-    over the same out-dir and name."""
-    out = tmp_path_factory.mktemp("nugget-robust") / "out"
+    """An argue set in ``out`` (a label file, one of whose labels matches no pair); the argue
+    session without it that fails while it writes the nugget files (they are written first: no
+    file may exceed 4 kB); a citation session over the same out-dir and name."""
+    root = tmp_path_factory.mktemp("nugget-robust")
+    out = root / "out"
+    labels = root / "labels.jsonl"  # one pair of the session, one of a run it does not judge
+    labels.write_text(json.dumps(PLAN_LINE) + "\n" + json.dumps({**PLAN_LINE, "run_id": "not-a-run"}) + "\n")
     run = lambda *argv, **kw: subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, **kw)  # noqa: E731
-    first = run(*_argv("argue", out, "--max-runs", "2"))
+    first = run(*_argv("argue", out, "--labels", labels))
     assert first.returncode == 0, first.stderr
+    labelled = int(judges.read_nuggets(out, "N").labelled.sum())
     before = _set(out)
     failed = run(*_argv("argue", out, "--no-debug-log"), preexec_fn=_files_under(4096))
     after_failure = _set(out)
     citation = run(*_argv("citation", out))
     assert citation.returncode == 0, citation.stderr
-    return {"out": out, "before": before, "failed": failed, "after_failure": after_failure}
+    return {
+        "out": out,
+        "labels": labels,
+        "first": first,
+        "labelled": labelled,
+        "before": before,
+        "failed": failed,
+        "after_failure": after_failure,
+    }
 
 
 def test_a_failure_while_the_nugget_files_are_written_leaves_the_previous_set(sets):
@@ -140,3 +163,35 @@ def test_a_bank_with_a_byte_order_mark_or_crlf_reads_alike_and_a_cut_gzip_is_one
     with pytest.raises(InputError) as e:
         read_nuggets(cut)
     assert e.value.path == str(cut) and "cut short" in e.value.problem and "\n" not in e.value.render()
+
+
+# -- nugget labels that name no nugget of the session's bank --------------------------------------------
+WRONG = [
+    ({**PLAN_LINE, "nugget_index": BANK_SIZE}, "nugget_index", f"its bank in {MINI / 'nuggets.jsonl'} has {BANK_SIZE}"),
+    ({**PLAN_LINE, "nugget": "a nugget of another bank"}, "nugget", "is not nugget 0 of topic"),
+    (_nist_record(nuggets=OTHER_TEXT), "nuggets[2].text", "labels of another nugget bank?"),
+    (_nist_record(nuggets=[*FIRST["nuggets"], {"text": "x", "assignment": "support"}]), f"nuggets[{BANK_SIZE}]", ""),
+    (_nist_record(nuggets=[5]), "nuggets[0]", "must be an object, got a number"),  # was: 'None is not an assignment'
+]
+
+
+@pytest.mark.parametrize("record,field,problem", WRONG)
+def test_a_nugget_label_of_no_nugget_of_the_bank_is_one_line_and_nothing_written(tmp_path, record, field, problem):
+    """A label whose nugget index is beyond its topic's bank, or whose line quotes another nugget
+    than the bank's at that index (labels of another bank), was applied to whatever nugget had
+    the index, or ignored: now one line naming the label's file, line and field."""
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps(PLAN_LINE) + "\n" + json.dumps(record) + "\n")
+    out = tmp_path / "out"
+    run = run_cli if field == "nugget_index" else cli_in_process  # one real process
+    r = run(*_argv("nugget", out, "--labels", labels)[2:])
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"error: {labels}:2: {field}: ") and problem in lines[0], lines[0]
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_nugget_labels_that_match_no_judged_pair_are_a_warning_as_citation_labels_are(sets):
+    """They were dropped without a word (a citation label that matches none is a warning)."""
+    assert f"1 of the 2 nugget labels in {sets['labels']} match no judged nugget pair" in sets["first"].stdout
+    assert sets["labelled"] == 1

@@ -335,6 +335,10 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
 
         nuggets = read_nuggets(inputs.nuggets)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
+        if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
+            from judges.formats.labels import check_nugget_labels
+
+            check_nugget_labels(labels.nuggets, nuggets.banks, nuggets.path)
     return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
 
 
