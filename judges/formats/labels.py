@@ -304,8 +304,8 @@ def _nugget_records(path: Path):
             for i, n in enumerate(nuggets):
                 if not isinstance(n, dict):
                     raise InputError(path, line, f"nuggets[{i}]", f"must be an object, got {json_type(n)}")
-                level = _nugget_level(n.get("assignment"), path, line, f"nuggets[{i}].assignment")
-                yield (run, topic, i), level, line, None, (f"nuggets[{i}].text", n.get("text"))
+                assigned = _nugget_level(n.get("assignment"), path, line, f"nuggets[{i}].assignment")
+                yield (run, topic, i), assigned, line, None, (f"nuggets[{i}].text", n.get("text"))
             continue
         run = checked_id(obj.get("run_id"), str(path), line, "run_id")
         topic = checked_id(obj.get("topic_id"), str(path), line, "topic_id")
