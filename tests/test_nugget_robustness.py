@@ -9,15 +9,21 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import resource
+import signal
+import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cli_in_process, run_cli
+from conftest import ROOT, cli_in_process, needs_dspy, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from llm_servers import ScriptedServer
+from test_nugget_attest import by_hash
 
 import judges
 from judges.errors import InputError
@@ -195,3 +201,75 @@ def test_nugget_labels_that_match_no_judged_pair_are_a_warning_as_citation_label
     """They were dropped without a word (a citation label that matches none is a warning)."""
     assert f"1 of the 2 nugget labels in {sets['labels']} match no judged nugget pair" in sets["first"].stdout
     assert sets["labelled"] == 1
+
+
+# -- an argue + attest run killed while it asks the nugget questions; the API key ----------------------
+SECRET = "sk-canary-nugget-5e1d"
+
+
+def _cached_keys(cache: Path) -> set[str]:
+    path = cache / "attest-cache.sqlite3"
+    if not path.exists():
+        return set()
+    try:
+        with sqlite3.connect(path, timeout=1) as db:
+            return {k for (k,) in db.execute("SELECT key FROM answers")}
+    except sqlite3.OperationalError:
+        return set()
+
+
+@pytest.mark.slow
+def test_an_argue_run_killed_among_its_nugget_questions_resumes_without_asking_again(tmp_path):
+    """``--judge argue --attest uncertain`` (citation questions, then the nugget pairs' plan) killed
+    with SIGKILL once it has asked half its nugget questions: the next run asks only what the
+    answer cache lacks and writes what an uninterrupted run writes, byte for byte. The API key,
+    given by environment (and, to the resumed run, by --llm-config), is in no file of either run,
+    of their caches or of an `attest export`."""
+    needs_dspy()
+    workflow = tmp_path / "workflow.yml"
+    workflow.write_text("attest:\n  mode: uncertain\n  budget: 0.5\n  concurrency: 1\n")
+    slow = lambda n, body: by_hash(n, body)._replace(delay=0.05)  # noqa: E731
+
+    def argv(out: Path, *llm) -> list[str]:
+        return _argv("argue", out, "--attest", "uncertain", "--workflow", workflow, "--cache-dir", out, *llm)
+
+    with ScriptedServer(slow) as server:
+        whole = run_cli(*argv(tmp_path / "whole", "--use-env-llm")[2:], env=server.env(api_key=SECRET))
+        assert whole.returncode == 0, whole.stderr
+        nugget_questions = [s.key for s in server.seen if "the FACT" in json.dumps(s.body["messages"])]
+        citation_questions = len(server.seen) - len(nugget_questions)
+        assert len(nugget_questions) >= 10 and citation_questions > 0
+        whole_keys = {s.key for s in server.seen}
+        server.seen.clear()
+        out = tmp_path / "cut"
+        env = {**os.environ, **server.env(api_key=SECRET), "PYTHONPATH": str(ROOT)}
+        proc = subprocess.Popen(argv(out, "--use-env-llm"), cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)  # fmt: skip
+        deadline = time.time() + 300
+        while len(_cached_keys(out)) < citation_questions + len(nugget_questions) // 2 and time.time() < deadline:
+            assert proc.poll() is None, "the run ended before it was killed"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        asked_before, answered = len(server.seen), _cached_keys(out)
+        assert citation_questions < len(answered) < citation_questions + len(nugget_questions)
+        assert not (out / "N.nuggets.jsonl").exists()
+        config = tmp_path / "llm.yml"  # the key by --llm-config this time
+        config.write_text(f"OPENAI_BASE_URL: {server.base_url}\nOPENAI_MODEL: scripted\nOPENAI_API_KEY: {SECRET}\n")
+        resumed = run_cli(*argv(out, "--llm-config", config)[2:], env={"OPENAI_API_KEY": ""})
+        assert resumed.returncode == 0, resumed.stderr
+        first, asked = {s.key for s in server.seen[:asked_before]}, {s.key for s in server.seen[asked_before:]}
+        assert len(asked) == len(_cached_keys(out) - answered)  # only what the cache lacked
+        assert first | asked == whole_keys and len(first & asked) <= 1  # again: at most the one in flight
+        assert {s.authorization for s in server.seen} == {f"Bearer {SECRET}"}
+        exported = run_cli("attest", "export", out, "--name", "N", "--attest", "all", "--llm-config", config)
+        assert exported.returncode == 0, exported.stderr
+    for name in sorted(p.name for p in (tmp_path / "whole").iterdir()):
+        if name.startswith("N.") and name not in ("N.jsonl", "N.config.yml"):  # the log's times, the cache's hits
+            assert (out / name).read_bytes() == (tmp_path / "whole" / name).read_bytes(), name
+    assert (out / "N.batch" / "manifest.json").exists()
+    for result in (whole, resumed, exported):
+        assert SECRET not in result.stdout + result.stderr
+    for path in tmp_path.rglob("*"):
+        if path.is_file() and path != config:
+            assert SECRET.encode() not in path.read_bytes(), path
