@@ -45,10 +45,10 @@ PLAN_LINE = {"run_id": FIRST["run_id"], "topic_id": FIRST["qid"], "nugget_index"
 OTHER_TEXT = [{**n, "text": "a nugget of another bank"} if i == 2 else n for i, n in enumerate(FIRST["nuggets"])]
 
 
-def _argv(judge: str, out: Path, *extra) -> list[str]:
+def _argv(judge: str, out: Path, *extra, nuggets: Path = MINI / "nuggets.jsonl") -> list[str]:
     given = ["--judge", judge, "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs"]
     given += ["--corpus", MINI / "segments.jsonl", "--backend", "python", "--out-dir", out, "--name", "N"]
-    given += ["--nuggets", MINI / "nuggets.jsonl"] if judge != "citation" else []
+    given += ["--nuggets", nuggets] if judge != "citation" else []
     return [sys.executable, str(ROOT / "run_judge.py"), *map(str, [*given, *extra])]
 
 
@@ -273,3 +273,37 @@ def test_an_argue_run_killed_among_its_nugget_questions_resumes_without_asking_a
     for path in tmp_path.rglob("*"):
         if path.is_file() and path != config:
             assert SECRET.encode() not in path.read_bytes(), path
+
+
+# -- shards of another nugget bank or nugget model --------------------------------------------------------
+def test_shards_of_another_nugget_bank_or_model_do_not_merge(tmp_path):
+    """Shards judged against different nugget banks (or nugget models) would merge into a set no
+    process wrote: one line naming the part and the field, nothing written (the merge of shards of
+    one session equalling one process: tests/test_shards.py)."""
+    bank = tmp_path / "bank.jsonl"
+    bank.write_bytes((MINI / "nuggets.jsonl").read_bytes())
+    records = [json.loads(line) for line in bank.read_text().splitlines()]
+    records[1]["nuggets"][0]["text"] += " (revised)"
+    other_bank = tmp_path / "other-bank.jsonl"
+    other_bank.write_text("".join(json.dumps(r) + "\n" for r in records))
+    other_model = tmp_path / "other-model.json"
+    other_model.write_bytes((ROOT / "judges" / "nuggets" / "models" / "rag24.json").read_bytes())
+    parts = tmp_path / "parts"
+    first = cli_in_process(*_argv("argue", parts, "--shard", "1/2", nuggets=bank)[2:])
+    assert first.returncode == 0, first.stderr
+    for what, extra, nuggets, field in (
+        ("bank", [], other_bank, "fingerprint.inputs.nuggets.path"),
+        ("model", ["--nugget-model", other_model], bank, "fingerprint.inputs.nugget_model"),
+        ("rewritten", [], bank, "fingerprint.inputs.nuggets.sha256"),  # the same path, revised between shards
+    ):
+        if what == "rewritten":
+            bank.write_bytes(other_bank.read_bytes())
+        second = cli_in_process(*_argv("argue", tmp_path / what, "--shard", "2/2", *extra, nuggets=nuggets)[2:])
+        assert second.returncode == 0, second.stderr
+        part = tmp_path / what / "N.part-2-of-2.arrow"
+        out = tmp_path / f"merged-{what}"
+        merged = run_cli("merge", out, "--name", "N", parts / "N.part-1-of-2.arrow", part)
+        lines = merged.stderr.strip().splitlines()
+        assert merged.returncode == 2 and len(lines) == 1, merged.stderr
+        assert lines[0].startswith(f"error: {part}: {field}: ") and "a part of another session" in lines[0], lines
+        assert not out.exists() or not any(out.iterdir())
