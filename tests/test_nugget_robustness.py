@@ -307,3 +307,21 @@ def test_shards_of_another_nugget_bank_or_model_do_not_merge(tmp_path):
         assert merged.returncode == 2 and len(lines) == 1, merged.stderr
         assert lines[0].startswith(f"error: {part}: {field}: ") and "a part of another session" in lines[0], lines
         assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_bank_of_none_of_the_judged_topics_is_one_line_and_nothing_written(tmp_path):
+    """Another track's bank (or topic ids written otherwise) judged every answer against no nugget:
+    a leaderboard of zeros and a warning. A bank of more topics than the session's is fine."""
+    records = [json.loads(line) for line in (MINI / "nuggets.jsonl").read_text().splitlines()]
+    other = tmp_path / "other-track.jsonl"
+    other.write_text("".join(json.dumps({**r, "qid": f"2025-{i}"}) + "\n" for i, r in enumerate(records)))
+    out = tmp_path / "out"
+    r = cli_in_process(*_argv("nugget", out, nuggets=other)[2:])
+    lines = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"error: {other}: qid: no bank is of a topic the runs answer: its 2 topics (2025-0")
+    assert "another track's nugget bank?" in lines[0] and (not out.exists() or not any(out.iterdir()))
+    more = tmp_path / "more.jsonl"  # the session's topics and one more
+    more.write_text((MINI / "nuggets.jsonl").read_text() + json.dumps({"qid": "2025-9", "nuggets": ["x"]}) + "\n")
+    r = cli_in_process(*_argv("nugget", tmp_path / "more", nuggets=more)[2:])
+    assert r.returncode == 0, r.stderr

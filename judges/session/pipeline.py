@@ -335,11 +335,29 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
 
         nuggets = read_nuggets(inputs.nuggets)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
+        check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
             from judges.formats.labels import check_nugget_labels
 
             check_nugget_labels(labels.nuggets, nuggets.banks, nuggets.path)
     return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
+
+
+def check_bank_topics(nuggets: "Nuggets", scan: Scan) -> None:
+    """A bank without a topic the runs answer (another track's, or the topics' ids written
+    otherwise) is an error: every nugget measure would be 0. A bank of more topics than are judged
+    is not (NIST's bank for a subset of its topics); fewer is a warning (:mod:`judges.engine.nuggets`)."""
+    answered = set().union(*scan.answered.values())
+    if answered and not answered & set(nuggets.banks):
+        theirs, ours = sorted(nuggets.banks), sorted(answered)
+        raise InputError(
+            nuggets.path,
+            None,
+            "qid",
+            f"no bank is of a topic the runs answer: its {len(theirs)} topics ({', '.join(theirs[:3])}"
+            f"{', ...' if len(theirs) > 3 else ''}) are none of the {len(ours)} judged ({', '.join(ours[:3])}"
+            f"{', ...' if len(ours) > 3 else ''}): another track's nugget bank?",
+        )
 
 
 def read_labels(inputs: Inputs) -> Optional["LabelFiles"]:
