@@ -325,3 +325,12 @@ def test_a_bank_of_none_of_the_judged_topics_is_one_line_and_nothing_written(tmp
     more.write_text((MINI / "nuggets.jsonl").read_text() + json.dumps({"qid": "2025-9", "nuggets": ["x"]}) + "\n")
     r = cli_in_process(*_argv("nugget", tmp_path / "more", nuggets=more)[2:])
     assert r.returncode == 0, r.stderr
+
+
+def test_nugget_labels_given_to_a_session_without_nuggets_are_a_warning(tmp_path):
+    """NIST's assignments given as --labels to a citation session were read and dropped without
+    a word (config.yml: in_effect 0)."""
+    labels = MINI / "nugget_assignment.jsonl"
+    r = cli_in_process(*_argv("citation", tmp_path / "out", "--labels", labels)[2:])
+    assert r.returncode == 0, r.stderr
+    assert f"the 75 nugget labels in {labels} are not used: no nugget pair is judged" in r.stdout

@@ -609,6 +609,12 @@ def write(
     counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
     warnings = list(judged.warnings)
     labels = _labels_in_effect(loaded.labels, table, counts, warnings)
+    unused = loaded.labels.nuggets if loaded.labels is not None and not judged.pairs else None
+    if unused is not None and unused.levels:  # an assessor's work, not dropped without a word
+        warnings.append(
+            f"the {len(unused.levels)} nugget labels in {', '.join(f['path'] for f in unused.files)} are not used: "
+            "no nugget pair is judged (--nuggets with --judge nugget or argue)"
+        )
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
