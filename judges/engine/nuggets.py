@@ -100,6 +100,12 @@ def judge_answers(
             result.answers[(run, topic)] = text
     if assigned is not None and assigned.levels:
         apply_labels(result, assigned)
+        if result.labelled < len(assigned.levels):  # as the citations' labels that match none
+            where = ", ".join(f["path"] for f in assigned.files)
+            warn(
+                f"{len(assigned.levels) - result.labelled} of the {len(assigned.levels)} nugget labels in {where} "
+                "match no judged nugget pair (run_id, topic_id, nugget_index)"
+            )
     if settings is not None and settings.workflow.attest.mode != "none":
         attest_nuggets(result, answered, settings, log, strict_llm, use_degenerate_llm)
     for run, topic in sorted({*unbanked, *result.judged}, key=lambda k: (k[1], k[0])):  # topic by topic

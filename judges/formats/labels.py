@@ -263,17 +263,15 @@ class NuggetLabels(NamedTuple):
     probabilities: dict[tuple, float]  # the plan's inclusion probability, where the line gives one
     files: list[dict]  # per file: path, labels, not_labelled
     pending: frozenset = frozenset()  # keys on lines not labelled yet
+    quotes: tuple = ()  # (key, file, line, field, the nugget's text its line quotes, or None) of every label
 
 
 def is_nugget_file(path: Path) -> bool:
     """Whether the label file's first record is a nugget assignment (``nugget_index`` or ``nuggets``)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            for raw in f:
-                if raw.strip():
-                    obj = json.loads(raw)
-                    return isinstance(obj, dict) and ("nugget_index" in obj or "nuggets" in obj)
-    except (OSError, ValueError):
+    try:  # read as the label readers read it: gzip, a byte order mark (an unreadable file: theirs to name)
+        for _, obj in iter_jsonl(path):
+            return isinstance(obj, dict) and ("nugget_index" in obj or "nuggets" in obj)
+    except (OSError, InputError):
         return False
     return False
 
@@ -290,7 +288,8 @@ def _nugget_level(value: object, path: Path, line: int, field: str) -> int:
 
 
 def _nugget_records(path: Path):
-    """(key, level or None, line, inclusion probability or None) of every label of one nugget file."""
+    """(key, level or None, line, inclusion probability or None, (field, nugget text) or None) of
+    every label of one nugget file."""
     for line, obj in iter_jsonl(path):
         if isinstance(obj, InputError):
             raise obj
@@ -303,8 +302,10 @@ def _nugget_records(path: Path):
             run = checked_id(obj.get("run_id"), str(path), line, "run_id")
             topic = checked_id(obj.get("qid", obj.get("topic_id")), str(path), line, "qid")
             for i, n in enumerate(nuggets):
-                value = n.get("assignment") if isinstance(n, dict) else None
-                yield (run, topic, i), _nugget_level(value, path, line, f"nuggets[{i}].assignment"), line, None
+                if not isinstance(n, dict):
+                    raise InputError(path, line, f"nuggets[{i}]", f"must be an object, got {json_type(n)}")
+                assigned = _nugget_level(n.get("assignment"), path, line, f"nuggets[{i}].assignment")
+                yield (run, topic, i), assigned, line, None, (f"nuggets[{i}].text", n.get("text"))
             continue
         run = checked_id(obj.get("run_id"), str(path), line, "run_id")
         topic = checked_id(obj.get("topic_id"), str(path), line, "topic_id")
@@ -316,7 +317,7 @@ def _nugget_records(path: Path):
         p = obj.get(PROBABILITY)
         if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 < p <= 1.0):
             raise InputError(path, line, PROBABILITY, f"must be a number in (0, 1], got {p!r}")
-        yield (run, topic, index), level, line, p
+        yield (run, topic, index), level, line, p, ("nugget", obj.get("nugget"))
 
 
 def read_nugget_labels(paths: Iterable[str | Path], empty: bool = False) -> NuggetLabels:
@@ -327,16 +328,18 @@ def read_nugget_labels(paths: Iterable[str | Path], empty: bool = False) -> Nugg
     sources: dict[tuple, tuple[Path, int]] = {}
     probabilities: dict[tuple, float] = {}
     pending: set[tuple] = set()
+    quotes: list[tuple] = []
     files = []
     for path in map(Path, paths):
         n = unlabelled = 0
-        for key, level, line, p in _nugget_records(path):
+        for key, level, line, p, text in _nugget_records(path):
             if level is None:
                 unlabelled += 1
                 pending.add(key)
                 continue
             n += 1
             word = NUGGET_WORDS[level]
+            quotes.append((key, path, line, *text))
             if key in levels and levels[key] != word:
                 first, first_line = sources[key]
                 run, topic, index = key
@@ -354,7 +357,39 @@ def read_nugget_labels(paths: Iterable[str | Path], empty: bool = False) -> Nugg
         if not n and not empty and not unlabelled:
             raise InputError(path, None, "label", "no nugget labels in the file")
         files.append({"path": str(path), "labels": n, "not_labelled": unlabelled})
-    return NuggetLabels(levels, sources, probabilities, files, frozenset(pending - set(levels)))
+    return NuggetLabels(levels, sources, probabilities, files, frozenset(pending - set(levels)), tuple(quotes))
+
+
+def check_nugget_labels(labels: NuggetLabels, banks: Mapping, bank_path: str) -> None:
+    """Every label of a topic that ``banks`` (:attr:`judges.formats.nuggets.Nuggets.banks`, read from
+    ``bank_path``) has names one of its nuggets, and the nugget its line quotes (a NIST record's
+    ``text``, a plan line's ``nugget``) is that one: else an :class:`InputError` naming the label's
+    file, line and field (labels of another bank would label other nuggets). Labels of topics
+    without a bank are the session's to count (they match no pair)."""
+    records = {(path, line) for _, path, line, field, _ in labels.quotes if field.startswith("nuggets[")}  # NIST's
+    for key, (path, line) in labels.sources.items():
+        run, topic, index = key
+        bank = banks.get(topic)
+        if bank is not None and index >= len(bank.nuggets):
+            field = f"nuggets[{index}]" if (path, line) in records else "nugget_index"
+            raise InputError(
+                path,
+                line,
+                field,
+                f"nugget {index} of topic {topic!r}: its bank in {bank_path} has {len(bank.nuggets)} nuggets",
+            )
+    for (_, topic, index), path, line, field, text in labels.quotes:
+        bank = banks.get(topic)
+        if bank is None or text is None:
+            continue
+        if not isinstance(text, str) or text.strip() != bank.nuggets[index].text:
+            raise InputError(
+                path,
+                line,
+                field,
+                f"{text!r} is not nugget {index} of topic {topic!r} in {bank_path} ({bank.nuggets[index].text!r}): "
+                "labels of another nugget bank?",
+            )
 
 
 class LabelFiles(NamedTuple):

@@ -22,6 +22,7 @@ class OutputFile(NamedTuple):
     writer: str  # the module that writes it
     what: str
     pair_kind: str = ""  # the kind of pair whose judgments it holds, beyond the citations (judges.attest.kinds)
+    beside: bool = False  # written by another command beside the set, not part of it
 
 
 FILES: tuple[OutputFile, ...] = (
@@ -63,15 +64,20 @@ FILES: tuple[OutputFile, ...] = (
         "nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)", "nugget"
     ),
     # written by other commands beside the set
-    OutputFile("assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments"),
+    OutputFile(
+        "assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments", beside=True
+    ),
     OutputFile(
         "assess_nugget_round",
         "assess-nuggets-{round}.jsonl",
         "JSON lines",
         "judges.meta.assessing",
         "plan-assessments --nuggets",
+        beside=True,
     ),
-    OutputFile("batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest"),
+    OutputFile(
+        "batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest", beside=True
+    ),
 )
 BY_KIND = {f.kind: f for f in FILES}
 if len(BY_KIND) != len(FILES) or not all(f"leaderboard_{f}" in BY_KIND for f in LEADERBOARD_FORMATS):
@@ -91,6 +97,11 @@ def file_name(name: str, kind: str, **fields) -> str:
 def path(out_dir: str | Path, name: str, kind: str, **fields) -> Path:
     """``OUT/NAME.<suffix>`` for ``kind``."""
     return Path(out_dir) / file_name(name, kind, **fields)
+
+
+def of_set() -> tuple[OutputFile, ...]:
+    """The files of the output set itself (not those other commands write beside it)."""
+    return tuple(f for f in FILES if not f.beside)
 
 
 def of_pair_kind(kind: str) -> tuple[OutputFile, ...]:

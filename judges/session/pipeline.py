@@ -43,7 +43,7 @@ from judges.attest.endpoint import Endpoint
 from judges.config import Workflow
 from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
 from judges.errors import InputError, install_extra
-from judges.formats import docstore
+from judges.formats import docstore, outputset
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet, check_targets
@@ -335,7 +335,29 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
 
         nuggets = read_nuggets(inputs.nuggets)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
+        check_bank_topics(nuggets, scan)
+        if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
+            from judges.formats.labels import check_nugget_labels
+
+            check_nugget_labels(labels.nuggets, nuggets.banks, nuggets.path)
     return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
+
+
+def check_bank_topics(nuggets: "Nuggets", scan: Scan) -> None:
+    """A bank without a topic the runs answer (another track's, or the topics' ids written
+    otherwise) is an error: every nugget measure would be 0. A bank of more topics than are judged
+    is not (NIST's bank for a subset of its topics); fewer is a warning (:mod:`judges.engine.nuggets`)."""
+    answered = set().union(*scan.answered.values())
+    if answered and not answered & set(nuggets.banks):
+        theirs, ours = sorted(nuggets.banks), sorted(answered)
+        raise InputError(
+            nuggets.path,
+            None,
+            "qid",
+            f"no bank is of a topic the runs answer: its {len(theirs)} topics ({', '.join(theirs[:3])}"
+            f"{', ...' if len(theirs) > 3 else ''}) are none of the {len(ours)} judged ({', '.join(ours[:3])}"
+            f"{', ...' if len(ours) > 3 else ''}): another track's nugget bank?",
+        )
 
 
 def read_labels(inputs: Inputs) -> Optional["LabelFiles"]:
@@ -587,6 +609,12 @@ def write(
     counts[CAPPED] = int(pc.sum(table.column("capped")).as_py() or 0)
     warnings = list(judged.warnings)
     labels = _labels_in_effect(loaded.labels, table, counts, warnings)
+    unused = loaded.labels.nuggets if loaded.labels is not None and not judged.pairs else None
+    if unused is not None and unused.levels:  # an assessor's work, not dropped without a word
+        warnings.append(
+            f"the {len(unused.levels)} nugget labels in {', '.join(f['path'] for f in unused.files)} are not used: "
+            "no nugget pair is judged (--nuggets with --judge nugget or argue)"
+        )
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
@@ -606,6 +634,9 @@ def write(
         tuple(judged.pairs.values()),
     )
     files.update(written.files)
+    for stale in outputset.of_set():  # a file of the previous set this one lacks (nugget files, plan) goes with it
+        if stale.kind not in files and stale.kind != "debug_log":  # the log: stale_log's
+            outset.remove(outputset.path(outputs.out_dir, outputs.name, stale.kind))
     log.event("summary", counts=dict(written.counts), statuses=dict(statuses), files=files)
     log.close()
     outset.commit()
