@@ -712,8 +712,10 @@ def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval
         n = int(per_run.get(run, 0))
         assert row.labels == n
         learned = "model (errors learned on rag24-support)"
-        assert row.made == (
-            f"{learned} and {n} labels, drawn as planned" if n else f"{learned}, with the session's labels"
+        assert (
+            row.made
+            == (f"{learned} and {n} labels, drawn as planned" if n else f"{learned}, with the session's labels")
+            + f"; {iv.THROUGH_MODEL}"
         )
         assert row.low <= row.estimate <= row.high
     # the same labels without their probabilities: an organiser's own, taken as drawn at random
@@ -764,6 +766,112 @@ def test_the_bias_shared_by_every_run_is_learned_from_the_labels_drawn_at_random
     assert iv.labelled_estimate(lev, values, values, none, np.zeros(4), 0.01, 0.05, shift).value == pytest.approx(
         float(np.sum(lev * values)) + shift
     )
+
+
+def test_the_sure_labels_bias_is_the_generalised_least_squares_mean_of_their_residuals():
+    rng = np.random.default_rng(0)
+    n = 60
+    run = rng.choice(["a", "b", "c", "d"], n)
+    report = np.char.add(np.char.add(run, "\t"), rng.choice(["t1", "t2", "t3"], n))
+    within = rng.uniform(0.02, 0.25, n)
+    report_sd = np.where(np.char.endswith(report, "t1"), 0.1, 0.15)  # per label, as the bench's per-topic fits
+    run_sd = np.where(np.char.endswith(report, "t2"), 0.03, 0.05)
+    residual = rng.normal(0.0, 0.3, n)
+    same_report, same_run = report[:, None] == report[None, :], run[:, None] == run[None, :]
+    cov = np.diag(within) + same_report * np.outer(report_sd, report_sd) + same_run * np.outer(run_sd, run_sd)
+    inverse, one = np.linalg.inv(cov), np.ones(n)
+    mean, variance = iv.sure_bias(residual, within, report, run, report_sd, run_sd)
+    assert mean == pytest.approx(one @ inverse @ residual / (one @ inverse @ one), abs=1e-12)
+    assert variance == pytest.approx(1.0 / (one @ inverse @ one), rel=1e-9)
+    # a label the judge was sure of (a missing citation) says nothing; none at all: no estimate
+    assert iv.sure_bias(np.append(residual, 5.0), np.append(within, 0.0), np.append(report, "e\tt1"),
+                        np.append(run, "e"), np.append(report_sd, 0.1), np.append(run_sd, 0.05)) == pytest.approx(
+        (mean, variance))  # fmt: skip
+    assert iv.sure_bias([0.3], [0.0], ["a\tt1"], ["a"], 0.1, 0.05) == (0.0, math.inf)
+    # combined with the labels drawn at random and the prior by their precisions
+    judged = rng.uniform(0.3, 0.9, 50)
+    human = np.clip(judged - 0.05 + rng.normal(0, 0.2, 50), 0, 1)
+    design, sd_design = iv.regime_update(judged, human, np.full(50, 0.1), 1e6)
+    both, sd_both = iv.regime_update(judged, human, np.full(50, 0.1), 0.05, (mean, variance))
+    precision = 1 / 0.05**2 + 1 / variance + 1 / sd_design**2
+    assert sd_both == pytest.approx(math.sqrt(1 / precision))
+    assert both == pytest.approx((mean / variance + design / sd_design**2) / precision)
+    assert iv.regime_update([], [], [], 0.05, (mean, variance)) == pytest.approx(
+        (mean * 0.05**2 / (0.05**2 + variance), math.sqrt(0.05**2 * variance / (0.05**2 + variance)))
+    )
+
+
+def test_a_runs_shared_errors_after_its_sure_labels_are_the_normal_posterior():
+    u = np.array([0.8, 0.5, 1.0])
+    report_sd, run_sd = np.array([0.15, 0.12, 0.15]), np.array([0.05, 0.03, 0.05])
+    of_report, within, residual = np.array([0, 0, 1]), np.array([0.1, 0.2, 0.15]), np.array([0.3, -0.1, 0.2])
+    s = np.bincount(of_report, 1 / within, minlength=3)
+    m = np.bincount(of_report, residual / within, minlength=3)
+    mean, after, before = iv.shared_posterior(u, report_sd, run_sd, s, m, 4)
+    # dense: (report errors, run error / run_sd) a priori independent; a label sees its report's and the run's
+    prior = np.diag(np.append(report_sd**2, 1.0))
+    h = np.zeros((3, 4))
+    h[np.arange(3), of_report] = 1.0
+    h[:, 3] = run_sd[of_report]
+    gain = prior @ h.T @ np.linalg.inv(h @ prior @ h.T + np.diag(within))
+    posterior, post_mean = prior - gain @ h @ prior, gain @ residual
+    c = np.append(u, u @ run_sd) / 4
+    assert mean == pytest.approx(post_mean[:3] + run_sd * post_mean[3])
+    assert (after, before) == pytest.approx((c @ posterior @ c, c @ prior @ c))
+    assert before == pytest.approx((np.sum(u**2 * report_sd**2) + (u @ run_sd) ** 2) / 16)  # judge_variance's parts
+    # without labels, nothing learned
+    none = iv.shared_posterior(u, 0.15, 0.05, np.zeros(3), np.zeros(3), 4)
+    assert np.all(none[0] == 0) and none[1] == none[2] == pytest.approx(
+        iv.judge_variance([0, 0, 0], u, 4, iv.Spreads(0.15, 0.05))
+    )
+
+
+def simulated_session(rng, runs=24, topics=4, n=5, labelled_runs=12):
+    """Judge values and human weights drawn from the error model (a bias shared by every run, a run's
+    and a report's error, an independent one per citation), three citations of two reports of half
+    the runs labelled for sure: trust()'s inputs and each run's truth."""
+    spreads = iv.Spreads(0.12, 0.05, 0.0, 0.05)
+    names, topic_ids = [f"r{i:02d}" for i in range(runs)], [f"t{k}" for k in range(topics)]
+    bias = rng.normal(0, spreads.regime_sd)
+    per_topic, reports, rows, at, truth = {}, {}, {}, {}, {}
+    for i, run in enumerate(names):
+        run_error = rng.normal(0, spreads.run_sd)
+        f, v = rng.uniform(0.2, 0.9, (topics, n)), rng.uniform(0.03, 0.2, (topics, n))
+        h = f + bias + run_error + rng.normal(0, spreads.report_sd, (topics, 1)) + rng.normal(0, np.sqrt(v))
+        sure = np.zeros((topics, n), dtype=bool)
+        if i < labelled_runs:
+            sure[:2, :3] = True
+        for k, topic in enumerate(topic_ids):
+            rest = ~sure[k]
+            per_topic[(run, topic)] = {"WEIGHTED_PRECISION": float(np.where(sure[k], h[k], f[k]).mean())}
+            reports[(run, topic)] = (rest.mean(), {"WEIGHTED_PRECISION": float(v[k][rest].sum() / n**2)})
+        lev = np.full(topics * n, 1.0 / (n * topics))
+        lab = sure.ravel()
+        rows[run] = (lev, f.ravel(), np.where(lab, h.ravel(), 0.0), lab, lab.astype(float), v.ravel())
+        at[run] = np.repeat(np.array(topic_ids, dtype=object), n)
+        truth[run] = float(h.mean())
+    labels = int(sum(r[3].sum() for r in rows.values()))
+    draws = iv.Draws(rows, np.zeros(0, dtype=bool), "drawn as planned", labels, at)
+    return per_topic, names, topic_ids, reports, spreads, draws, truth
+
+
+def test_sure_labels_read_through_the_error_model_keep_its_promise_and_narrow_the_intervals():
+    rng = np.random.default_rng(11)
+    hits, widths, errors = {True: [], False: []}, {True: [], False: []}, {True: [], False: []}
+    for _ in range(150):
+        per_topic, runs, topics, reports, spreads, draws, truth = simulated_session(rng)
+        for through in (True, False):  # through the model, or (as the nugget measures) only as known values
+            d = draws if through else draws._replace(topics=None)
+            found = iv.trust(per_topic, runs, topics, reports, spreads, ["WEIGHTED_PRECISION"], d, reports)
+            for run, _, _, low, high, *_, estimate, made, _, _, _, _ in found.intervals:
+                hits[through].append(low <= truth[run] <= high)
+                widths[through].append(high - low)
+                errors[through].append((estimate - truth[run]) ** 2)
+                assert made.endswith(iv.THROUGH_MODEL) == through
+    for through in (True, False):
+        assert 0.93 <= np.mean(hits[through]) <= 0.975
+    assert np.mean(widths[True]) < 0.97 * np.mean(widths[False])
+    assert np.mean(errors[True]) < np.mean(errors[False])
 
 
 # -- nugget measures: the same estimator over nugget pairs --------------------------------------------

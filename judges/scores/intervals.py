@@ -125,6 +125,7 @@ GRID_STEP = 0.0025
 GRID_MAX = 0.5
 #: the spreads the intervals assume without labels of the session's track (:func:`session_spreads`)
 SHIPPED_SPREADS = Path(__file__).with_name("intervals.json")
+THROUGH_MODEL = "the sure labels read through the error model"  # `made`, where they are
 REGIME_SD = float(json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))["regime_sd"])
 PROFILE_DROP = 1.3527717935  # chi2 with 1 degree of freedom, 90% quantile, halved: a one-sided 95% bound
 
@@ -540,23 +541,104 @@ class Estimate(NamedTuple):
     effective: float  # their effective number (Kish, of the inverse-probability weights of the drawn ones)
 
 
-def regime_update(judged, human, probability, regime_sd: float) -> tuple[float, float]:
+def regime_update(
+    judged, human, probability, regime_sd: float, sure: tuple[float, float] = (0.0, math.inf)
+) -> tuple[float, float]:
     """The bias shared by every run (human minus judge per citation weight; prior mean 0, sd
-    ``regime_sd``) after the session's labels drawn at random (``judged``, ``human`` and the
-    ``probability`` of each; the sure ones say nothing about the rest): ``(its posterior mean, its
-    posterior sd)``. The labels' estimate is the Hajek mean residual (:func:`ppi_mean_ci`, ``lam =
-    1``, weights the inverse probabilities); from fewer than two, the prior."""
+    ``regime_sd``) after the session's labels: ``(its posterior mean, its posterior sd)``. The labels
+    drawn at random (``judged``, ``human`` and the ``probability`` of each) give a design-based
+    estimate, the Hajek mean residual (:func:`ppi_mean_ci`, ``lam = 1``, weights the inverse
+    probabilities; from fewer than two, none); ``sure``: the model-based one of the labels drawn for
+    sure, ``(mean, variance)`` (:func:`sure_bias`; variance ``inf``: none). The prior and the
+    estimates are combined by their precisions."""
     judged, human = np.asarray(judged, dtype=np.float64), np.asarray(human, dtype=np.float64)
     probability = np.asarray(probability, dtype=np.float64)
-    if len(judged) < 2 or regime_sd <= 0:
+    if regime_sd <= 0:
         return 0.0, regime_sd
-    w = 1.0 / probability
-    mean, se, _ = ppi_mean_ci(human, judged, judged, lam=1.0, w=w, w_unlabeled=w, finite=True)
-    found = mean - float(np.sum(w * judged) / np.sum(w))  # the mean residual
-    if se <= 0:
-        return found, 0.0
-    prior, data = regime_sd**2, se**2
-    return found * prior / (prior + data), math.sqrt(prior * data / (prior + data))
+    found = [sure] if 0 < sure[1] < math.inf else []
+    if len(judged) >= 2:
+        w = 1.0 / probability
+        mean, se, _ = ppi_mean_ci(human, judged, judged, lam=1.0, w=w, w_unlabeled=w, finite=True)
+        residual = mean - float(np.sum(w * judged) / np.sum(w))  # the mean residual
+        if se <= 0:
+            return residual, 0.0
+        found.append((residual, se**2))
+    precision = 1.0 / regime_sd**2 + sum(1.0 / v for _, v in found)
+    return sum(m / v for m, v in found) / precision, math.sqrt(1.0 / precision)
+
+
+def sure_bias(residual, within, report, run, report_sd, run_sd) -> tuple[float, float]:
+    """The bias shared by every run as the labels drawn for sure show it, THROUGH THE ERROR MODEL
+    (they were chosen, not drawn: only the model says what their residuals mean): each label's
+    ``residual`` (human minus the judge's expected weight) has mean the bias and, beside its level
+    variance ``within``, its report's (``report_sd``) and its run's (``run_sd``) shared errors
+    (per label, or one number); the generalised least squares mean over them: ``(mean, variance)``,
+    the variance at least the sandwich estimate clustered by run (runs whose errors vary more than
+    the model says count as they vary); ``(0, inf)`` without a label the judge is unsure of
+    (``within > 0``). ``report``: a key per
+    label unique over the session's reports; ``run``: the run's."""
+    residual, within = np.asarray(residual, dtype=np.float64), np.asarray(within, dtype=np.float64)
+    keep = within > 0
+    if not keep.any():
+        return 0.0, math.inf
+    a2 = np.broadcast_to(np.asarray(report_sd, dtype=np.float64) ** 2, within.shape)[keep]
+    b = np.broadcast_to(np.asarray(run_sd, dtype=np.float64), within.shape)[keep]
+    report, run = np.asarray(report)[keep], np.asarray(run)[keep]
+    _, first, index = np.unique(report, return_index=True, return_inverse=True)
+    inv = 1.0 / within[keep]
+    s, m = np.bincount(index, inv), np.bincount(index, inv * residual[keep])
+    a2, b = a2[first], b[first]
+    # a report's covariance D + a^2 11' (Sherman-Morrison): 1'A^-1 1 and 1'A^-1 d
+    s_, m_ = s / (1.0 + a2 * s), m / (1.0 + a2 * s)
+    _, of_run = np.unique(run[first], return_inverse=True)
+
+    def per_run(x):
+        return np.bincount(of_run, x)
+
+    # a run's: blocks of its reports plus rr' (r the run sd of each label's report)
+    ss, bs, bbs, sm, bm = per_run(s_), per_run(b * s_), per_run(b * b * s_), per_run(m_), per_run(b * m_)
+    one = ss - bs**2 / (1.0 + bbs)
+    dot = sm - bs * bm / (1.0 + bbs)
+    precision = float(np.sum(one))
+    if precision <= 0:
+        return 0.0, math.inf
+    mean = float(np.sum(dot)) / precision
+    # at least the variance the runs' own spread shows (clustered by run: a sandwich estimate), should
+    # the runs' errors vary more than the error model says
+    robust = float(np.sum((dot - one * mean) ** 2)) / precision**2 if len(one) >= 2 else 0.0
+    return mean, max(1.0 / precision, robust)
+
+
+def shared_posterior(u, report_sd, run_sd, s, m, topics: int) -> tuple[np.ndarray, float, float]:
+    """A run's shared errors (one per report, sd ``report_sd``, and the run's, sd ``run_sd``; per
+    report, or one number) after its labels drawn for sure, THROUGH THE ERROR MODEL: report ``t``'s
+    labels the judge was unsure of give ``s_t`` (the sum of their inverse level variances) and
+    ``m_t`` (of their residuals, less the shared bias, over their level variances), a measurement
+    ``m_t / s_t`` of the report's and the run's errors with variance ``1 / s_t``. Returns each
+    report's error expected after them (per citation weight), and the variance of the run value's
+    shared part, ``sum_t u_t (report_t + run) / T`` (``u`` the reports' shares of uncertain
+    citations), after and before (:func:`judge_variance`'s report and run parts)."""
+    u = np.asarray(u, dtype=np.float64)
+    k = len(u)
+    a = np.broadcast_to(np.asarray(report_sd, dtype=np.float64), u.shape)
+    b = np.broadcast_to(np.asarray(run_sd, dtype=np.float64), u.shape)
+    s, m = np.asarray(s, dtype=np.float64), np.asarray(m, dtype=np.float64)
+    if topics <= 0 or k == 0:
+        return np.zeros(k), 0.0, 0.0
+    prior = np.append(a**2, 1.0)  # the reports' errors, and the run's in units of b
+    c = np.append(u, float(np.sum(u * b))) / topics
+    before = float(np.sum(c**2 * prior))
+    seen = np.flatnonzero(s > 0)
+    if len(seen) == 0:
+        return np.zeros(k), before, before
+    h = np.zeros((len(seen), k + 1))
+    h[np.arange(len(seen)), seen] = 1.0
+    h[:, k] = b[seen]
+    ph = prior[:, None] * h.T  # P H'
+    gain = np.linalg.solve(h @ ph + np.diag(1.0 / s[seen]), ph.T).T  # P H' (H P H' + N)^-1
+    mean = gain @ (m[seen] / s[seen])
+    cov = np.diag(prior) - gain @ ph.T
+    return mean[:k] + b * mean[k], float(c @ cov @ c), before
 
 
 def labelled_estimate(
@@ -625,6 +707,9 @@ class Draws(NamedTuple):
     random_labels: np.ndarray  # rows (sorted) whose label was drawn at random: unknown to the error model
     how: str
     labels: int
+    # run -> the topic of each of its citations: the labels drawn for sure are read through the error
+    # model (:func:`sure_bias`, :func:`shared_posterior`); None: they are not (the nugget measures)
+    topics: Optional[dict] = None
 
 
 def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str], answer_error: float, topics: int):
@@ -655,11 +740,13 @@ def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str],
     report_keys = np.char.add(np.char.add(np.array(runs, dtype=str), "\t"), np.array(topic_ids, dtype=str))
     _, inverse, sizes = np.unique(report_keys, return_inverse=True, return_counts=True)
     lev = 1.0 / (sizes[inverse].astype(np.float64) * max(topics, 1))
-    out = {}
+    out, topic_of = {}, {}
+    topic_arr = np.array(topic_ids, dtype=object)
     for run in sorted(set(runs)):
         m = run_arr == run
         out[run] = (lev[m], judged[m], human[m], labelled[m], np.where(labelled[m], probability[m], 0.0), within[m])
-    return Draws(out, drawn, how, int(labelled.sum()))
+        topic_of[run] = topic_arr[m]
+    return Draws(out, drawn, how, int(labelled.sum()), topic_of)
 
 
 def drawn_probabilities(
@@ -679,6 +766,47 @@ def drawn_probabilities(
     else:
         how = "drawn as planned"
     return probability, how
+
+
+def _sure_residuals(draws: Draws) -> tuple:
+    """The labels drawn for sure of ``draws`` as :func:`sure_bias` takes them: residual, level
+    variance, report key and run of each."""
+    parts = []
+    for run, f in draws.rows.items():
+        sel = f[3] & (f[4] >= 1.0)
+        topic = np.asarray(draws.topics[run], dtype=str)[sel] if draws.topics else np.zeros(0, dtype=str)
+        parts.append((f[2][sel] - f[1][sel], f[5][sel], np.char.add(f"{run}\t", topic), np.full(sel.sum(), run)))
+    if not parts:
+        return np.zeros(0), np.zeros(0), np.zeros(0, dtype=str), np.zeros(0, dtype=str)
+    return tuple(np.concatenate(c) for c in zip(*parts))
+
+
+def _learned_bias(draws: Draws, spreads: Spreads) -> tuple[float, Spreads, bool]:
+    """The bias shared by every run after the labels of ``draws`` (:func:`regime_update`): drawn at
+    random, and drawn for sure through the error model where ``draws.topics`` is given
+    (:func:`sure_bias`); ``(its mean, the spreads with its sd as regime_sd, whether sure labels
+    were read through the model)``."""
+    drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
+    judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
+    sure = (0.0, math.inf)
+    if draws.topics is not None:
+        sure = sure_bias(*_sure_residuals(draws), spreads.report_sd, spreads.run_sd)
+    shift, regime_sd = regime_update(judged, human, probability, spreads.regime_sd, sure)
+    return shift, spreads._replace(regime_sd=regime_sd), sure[1] < math.inf
+
+
+def _run_posterior(found: tuple, at, here: list, u, spreads: Spreads, shift: float, topics: int):
+    """A run's shared errors after its labels drawn for sure (:func:`shared_posterior`): the change
+    in its value's variance, and the error expected per report (topic -> per citation weight);
+    ``found`` the run's :class:`Draws` row, ``at`` its citations' topics, ``here`` its reports'
+    topics (those of ``u``, their shares of uncertain citations), ``shift`` the shared bias found."""
+    lev, judged, human, labelled, probability, within = found[:6]
+    seen = labelled & (probability >= 1.0) & (within > 0)
+    inv = np.where(seen, 1.0 / np.where(seen, within, 1.0), 0.0)
+    s = [float(np.sum(inv[at == x])) for x in here]
+    m = [float(np.sum((inv * (human - judged - shift))[at == x])) for x in here]
+    mean, after, before = shared_posterior(u, spreads.report_sd, spreads.run_sd, s, m, topics)
+    return after - before, dict(zip(here, mean))
 
 
 # -- the session's intervals and pairs -----------------------------------------------------------
@@ -896,11 +1024,10 @@ def trust(
     nan = float("nan")
     shift, learned = 0.0, spreads
     model_only = f"model (errors learned on {spreads.source})" if spreads.source else "model"
-    if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
-        drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
-        judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
-        shift, regime_sd = regime_update(judged, human, probability, spreads.regime_sd)
-        learned = spreads._replace(regime_sd=regime_sd)
+    through_model = False
+    if draws is not None:  # the bias shared by every run, learned from the session's labels
+        shift, learned, through_model = _learned_bias(draws, spreads)
+    tail = f"; {THROUGH_MODEL}" if through_model else ""
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
@@ -935,11 +1062,18 @@ def trust(
                     within = found[5] + spreads.report_sd**2
                     lev, judged, human, labelled, probability = found[:5]
                     moved = (shift + line_mean) * (found[5] > 0)  # on the citations the judge is unsure of
+                    if through_model:  # the run's and its reports' errors after its sure labels
+                        here = [topic for topic in topics if (run, topic) in rest_of]
+                        at = draws.topics[run]
+                        change, by_topic = _run_posterior(found, at, here, rest_u, spreads, shift, t)
+                        model_var, no_regime = model_var + change, no_regime + change
+                        moved = moved + (found[5] > 0) * np.array([by_topic.get(x, 0.0) for x in at])
                     est = labelled_estimate(lev, judged, human, labelled, probability, model_var, within, moved)
                     estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
                     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
                     made = f"{model_only} and {n_labels} labels, {draws.how}"
                     made = made if n_labels else f"{model_only}, with the session's labels"
+                    made += tail
                     share = sum(rest_u) / t if t else 0.0
                     pair = labelled_estimate(lev, judged, human, labelled, probability, no_regime, within, moved)
                     head_of[run] = (pair.value, var, share, pair.variance)
