@@ -63,7 +63,14 @@ per topic) with the regime allowance, against the point fit before:
   labels, the labels-alone intervals; on the unseen topics, under the stricter labels and under
   the held-out-runs split (one halving's table, then the mean over ``--held-out`` halvings with the
   run tau gain of planned over random per halving); what the intervals' variance is made of with
-  5% and 10% labels; and the plan's mix and placement measured (5%).
+  5% and 10% labels; and the plan's mix and placement measured (5%);
+* what the labels drawn for sure would say through the error model (measured, not shipped: the
+  shared bias's GLS estimate from their residuals, :func:`judges.scores.intervals.sure_bias`, and a
+  run's and its reports' errors after them, :func:`judges.scores.intervals.shared_posterior`), with
+  the plan's mix 0.0 / 0.1 / 0.2 / 0.35: unseen topics, held-out runs (the mean over ``--held-out``
+  halvings), stricter labels, the report residuals resampled with the labels real, and two worlds
+  whose labels carry another run's residuals (each citation a donor report's citation's residual;
+  or its own, moved by the donor report's mean residual). ``--sure-only`` prints that table alone.
 
 ``--line``: the run's mean error a line in its judged value (``fit_spreads(line=True)``), measured,
 not shipped.
@@ -453,12 +460,7 @@ def line_shift(c: Citations, run: str, spreads_by_topic: dict) -> float:
     return float(np.mean([spreads_by_topic[x].line(c.x[run])[0] for x in c.runs_topics[run]]))
 
 
-THROUGH = (
-    "drawn only (before)",
-    "bias from the sure labels too",
-    "bias, and the run's own shared errors",
-    "the same, the bias's run sd widened by regime_sd",
-)
+THROUGH = ("drawn at random only (shipped)", "the bias from the sure ones too", "the bias, and the run's own errors")
 
 
 def estimates(
@@ -469,13 +471,13 @@ def estimates(
     spreads_by_topic: dict,
     regime_sd,
     scales=None,
-    through: int = 2,
+    through: int = 0,
 ):
     """Per run: (estimate with its regime allowance, the same without it for pairs); ``scales``: a
     heteroscedastic run term per topic (:func:`model_variance`); ``through``: what the labels drawn
     for sure say through the error model (:data:`THROUGH`: 0 nothing, as before; 1 the shared bias,
     :func:`judges.scores.intervals.sure_bias`; 2 that and the run's and its reports' errors,
-    :func:`judges.scores.intervals.shared_posterior`, as judges.scores.intervals.trust does)."""
+    :func:`judges.scores.intervals.shared_posterior`; measured, not shipped)."""
     out = {}
     shift, learned_sd = learned_bias(c, labelled, pi, h, spreads_by_topic, regime_sd, through)
     if labelled.any():
@@ -505,7 +507,7 @@ def estimates(
     return out
 
 
-def learned_bias(c: Citations, labelled, pi, h, spreads_by_topic: dict, regime_sd: float, through: int = 2):
+def learned_bias(c: Citations, labelled, pi, h, spreads_by_topic: dict, regime_sd: float, through: int = 0):
     """The bias shared by every run after the labels (:func:`judges.scores.intervals.regime_update`):
     from those drawn at random, and (``through``) from those drawn for sure through the error model
     (:func:`judges.scores.intervals.sure_bias`, each label with its topic's spreads): (mean, sd)."""
@@ -514,8 +516,6 @@ def learned_bias(c: Citations, labelled, pi, h, spreads_by_topic: dict, regime_s
     if through and sure_rows.any():
         sd_report = np.array([spreads_by_topic[x].report_sd for x in c.topic[sure_rows]])
         sd_run = np.array([spreads_by_topic[x].run_sd for x in c.topic[sure_rows]])
-        if through >= 3:  # a run's error as large as the regime allowance too: fewer runs, less learned
-            sd_run = np.hypot(sd_run, regime_sd)
         key = np.char.add(np.char.add(c.run[sure_rows], "\t"), c.topic[sure_rows])
         sure = iv.sure_bias((h - c.f)[sure_rows], c.v[sure_rows], key, c.run[sure_rows], sd_report, sd_run)
     return iv.regime_update(c.f[drawn], h[drawn], pi[drawn], regime_sd, sure)
@@ -850,6 +850,7 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
     resampled (the labels the real ones: their residuals are other citations' than the truth's)."""
     h_strict, H_strict = stricter(c, np.random.default_rng(5))
     worlds = resampled_with_labels(c, np.random.default_rng(8), draws)
+    moved = resampled_with_labels(c, np.random.default_rng(9), draws, citations=False)
     _, rand = designs(c, gain, 0.05, draws, 0.0)
     base = {
         "unseen": mean_scores([scores(c, estimates(c, m, p, c.h, honest, regime_sd), c.H) for m, p in rand]),
@@ -859,6 +860,12 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
                 scores(c, estimates(c, m & False, p * 0, w[0], honest, regime_sd), w[1])
                 for (m, p), w in zip(rand, worlds)
             ]
+        ),
+        "moved_none": mean_scores(
+            [scores(c, estimates(c, m & False, p * 0, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, moved)]
+        ),
+        "moved": mean_scores(
+            [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, moved)]
         ),
         "worlds": mean_scores(
             [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, worlds)]
@@ -880,14 +887,17 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
         f"{hm['coverage']:.1%} at {hm['width']:.3f}, run tau {hm['tau']:.3f}; stricter {st['coverage']:.1%} at "
         f"{st['width']:.3f}, run tau {st['tau']:.3f}; resampled with the labels {wo['coverage']:.1%} at "
         f"{wo['width']:.3f}, pairs sure right {wo['sure_right']:.1%} (without labels "
-        f"{base['worlds_none']['coverage']:.1%}, {base['worlds_none']['sure_right']:.1%})\n"
+        f"{base['worlds_none']['coverage']:.1%}, {base['worlds_none']['sure_right']:.1%}); report residuals moved "
+        f"{base['moved']['coverage']:.1%}, pairs sure right {base['moved']['sure_right']:.1%} (without labels "
+        f"{base['moved_none']['coverage']:.1%}, {base['moved_none']['sure_right']:.1%})\n"
     )
     print(
         "| sure labels | mix | unseen: coverage | width | sure pairs right | run tau | held-out: coverage | width "
         "| run tau | gain | stricter: coverage | width | run tau | gain | resampled: coverage | sure pairs right "
-        "| resampled with the labels: coverage | width | sure pairs right |"
+        "| resampled with the labels: coverage | width | sure pairs right | report residuals moved: coverage "
+        "| sure pairs right |"
     )
-    print("|---|---:|" + "---:|" * 17)
+    print("|---|---:|" + "---:|" * 19)
     for mix in (0.0, 0.1, 0.2, 0.35):
         planned, _ = designs(c, gain, 0.05, draws, mix)
         for through, name in enumerate(THROUGH):
@@ -911,11 +921,13 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
             gain_ = np.mean([a["tau"] - b["tau"] for a, b in zip(held, base["held"])])
             res = run(c.h, None, honest, resample=resampled["donor"])
             wor = run(None, None, honest, resample=[w[1] for w in worlds], labels=worlds)
+            mov = run(None, None, honest, resample=[w[1] for w in moved], labels=moved)
             print(
                 f"| {name} | {mix} | {u['coverage']:.1%} | {u['width']:.3f} | {u['sure_right']:.1%} | {u['tau']:.3f} | "
                 f"{hm['coverage']:.1%} | {hm['width']:.3f} | {hm['tau']:.3f} | {gain_:+.3f} | {t['coverage']:.1%} | "
                 f"{t['width']:.3f} | {t['tau']:.3f} | {t['tau'] - st['tau']:+.3f} | {res['coverage']:.1%} | "
-                f"{res['sure_right']:.1%} | {wor['coverage']:.1%} | {wor['width']:.3f} | {wor['sure_right']:.1%} |",
+                f"{res['sure_right']:.1%} | {wor['coverage']:.1%} | {wor['width']:.3f} | {wor['sure_right']:.1%} | "
+                f"{mov['coverage']:.1%} | {mov['sure_right']:.1%} |",
                 flush=True,
             )
 
@@ -937,11 +949,15 @@ def variance_parts(c: Citations, gain, spreads_by_topic: dict, regime_sd: float,
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for share in (0.05, 0.10):
         planned, rand = designs(c, gain, share, draws, mix)
-        for name, ds in (("planned", planned), ("at random", rand)):
+        for name, ds, through in (
+            ("planned", planned, 0),
+            ("at random", rand, 0),
+            ("planned, the sure labels through the model (not shipped)", planned, 2),
+        ):
             rows = []
             for m, p in ds:
-                shift, learned_sd = learned_bias(c, m, p, c.h, spreads_by_topic, regime_sd)
-                est = estimates(c, m, p, c.h, spreads_by_topic, regime_sd)
+                shift, learned_sd = learned_bias(c, m, p, c.h, spreads_by_topic, regime_sd, through)
+                est = estimates(c, m, p, c.h, spreads_by_topic, regime_sd, through=through)
                 for run in c.runs:
                     rows_ = c.rows[run]
                     rest = ~(m[rows_] & (p[rows_] >= 1.0))
@@ -958,7 +974,9 @@ def variance_parts(c: Citations, gain, spreads_by_topic: dict, regime_sd: float,
                         urun += u * spreads_by_topic[x].run_sd
                         ushare += u
                     parts = np.array([ind, rep, urun**2, (learned_sd * ushare) ** 2]) / t_n**2
-                    after = parts[1] + parts[2] + run_posterior(c, run, m, p, c.h, shift, spreads_by_topic)[0]
+                    after = parts[1] + parts[2]
+                    if through >= 2:
+                        after += run_posterior(c, run, m, p, c.h, shift, spreads_by_topic)[0]
                     model = parts[0] + after + parts[3]
                     combined = est[run][0].variance
                     rows.append(
@@ -1131,12 +1149,14 @@ def rep_truth_minus_judge(c: Citations, run: str) -> np.ndarray:
     return np.array(out)
 
 
-def resampled_with_labels(c: Citations, rng, count: int) -> list[tuple[np.ndarray, dict]]:
+def resampled_with_labels(c: Citations, rng, count: int, citations: bool = True) -> list[tuple[np.ndarray, dict]]:
     """``count`` worlds (labels, truth) in which each run's errors are another's: every report of run
     ``x`` takes a report of a run ``y`` drawn at random (one of ``y``'s, at random), and each of its
-    citations the residual (human minus judge) of a citation of that report drawn at random; its
-    label is the judge's weight plus that residual, the truth the run's value over those labels (the
-    residuals resampled with the labels, so a label drawn for sure tells of the world it is in)."""
+    citations the residual (human minus judge) of a citation of that report drawn at random
+    (``citations``; else its own residual moved by the two reports' difference in mean residual: the
+    report residual replaced, the citations' spread about it kept); its label is the judge's weight
+    plus that residual, the truth the run's value over those labels (the residuals resampled with
+    the labels, so a label drawn for sure tells of the world it is in)."""
     residual = c.h - c.f
     by_report = {}
     for i, key in enumerate(zip(c.run, c.topic)):
@@ -1152,7 +1172,10 @@ def resampled_with_labels(c: Citations, rng, count: int) -> list[tuple[np.ndarra
             for key in reports_of[x]:
                 there = by_report[donor[rng.integers(len(donor))]]
                 here = by_report[key]
-                h[here] = c.f[here] + residual[rng.choice(there, len(here))]
+                if citations:
+                    h[here] = c.f[here] + residual[rng.choice(there, len(here))]
+                else:
+                    h[here] = c.h[here] + residual[there].mean() - residual[here].mean()
             H[x] = float(np.sum(c.lev[c.rows[x]] * h[c.rows[x]]))
         out.append((h, H))
     return out

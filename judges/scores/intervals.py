@@ -58,7 +58,11 @@ fit), :func:`session_spreads`.
 drawn at random with known inclusion probabilities (``plan-assessments``; an organiser's own
 labels taken as a random sample) and the judge's error model, by their precisions; the shared
 bias is learned from all drawn labels (:func:`regime_update`); ``low_labels``/``high_labels`` are
-the labels alone. :func:`ppi_mean_ci` is ``ppi_py``'s PPI++ mean, tested against it.
+the labels alone. :func:`ppi_mean_ci` is ``ppi_py``'s PPI++ mean, tested against it. Measured in
+bench/intervals.py and not shipped: the labels drawn for sure read through the error model, for
+the shared bias (:func:`sure_bias`) and for a run's and its reports' errors
+(:func:`shared_posterior`): narrower intervals on rag24-support's unseen topics, less coverage
+where the runs' errors are another's.
 
 **Intervals.** 95% normal intervals around the judge's value, clipped to the measure's range:
 ``low``/``high`` for the assessors' value on the same topics (judge error only), and
@@ -125,7 +129,6 @@ GRID_STEP = 0.0025
 GRID_MAX = 0.5
 #: the spreads the intervals assume without labels of the session's track (:func:`session_spreads`)
 SHIPPED_SPREADS = Path(__file__).with_name("intervals.json")
-THROUGH_MODEL = "the sure labels read through the error model"  # `made`, where they are
 REGIME_SD = float(json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))["regime_sd"])
 PROFILE_DROP = 1.3527717935  # chi2 with 1 degree of freedom, 90% quantile, halved: a one-sided 95% bound
 
@@ -569,7 +572,9 @@ def regime_update(
 
 def sure_bias(residual, within, report, run, report_sd, run_sd) -> tuple[float, float]:
     """The bias shared by every run as the labels drawn for sure show it, THROUGH THE ERROR MODEL
-    (they were chosen, not drawn: only the model says what their residuals mean): each label's
+    (measured in bench/intervals.py, not shipped: :func:`trust` learns the bias from the labels
+    drawn at random alone; they were chosen, not drawn: only the model says what their residuals
+    mean): each label's
     ``residual`` (human minus the judge's expected weight) has mean the bias and, beside its level
     variance ``within``, its report's (``report_sd``) and its run's (``run_sd``) shared errors
     (per label, or one number); the generalised least squares mean over them: ``(mean, variance)``,
@@ -611,7 +616,8 @@ def sure_bias(residual, within, report, run, report_sd, run_sd) -> tuple[float, 
 
 def shared_posterior(u, report_sd, run_sd, s, m, topics: int) -> tuple[np.ndarray, float, float]:
     """A run's shared errors (one per report, sd ``report_sd``, and the run's, sd ``run_sd``; per
-    report, or one number) after its labels drawn for sure, THROUGH THE ERROR MODEL: report ``t``'s
+    report, or one number) after its labels drawn for sure, THROUGH THE ERROR MODEL (measured in
+    bench/intervals.py, not shipped): report ``t``'s
     labels the judge was unsure of give ``s_t`` (the sum of their inverse level variances) and
     ``m_t`` (of their residuals, less the shared bias, over their level variances), a measurement
     ``m_t / s_t`` of the report's and the run's errors with variance ``1 / s_t``. Returns each
@@ -707,9 +713,6 @@ class Draws(NamedTuple):
     random_labels: np.ndarray  # rows (sorted) whose label was drawn at random: unknown to the error model
     how: str
     labels: int
-    # run -> the topic of each of its citations: the labels drawn for sure are read through the error
-    # model (:func:`sure_bias`, :func:`shared_posterior`); None: they are not (the nugget measures)
-    topics: Optional[dict] = None
 
 
 def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str], answer_error: float, topics: int):
@@ -740,13 +743,11 @@ def label_draws(table: pa.Table, order, probabilities: dict, cap: Sequence[str],
     report_keys = np.char.add(np.char.add(np.array(runs, dtype=str), "\t"), np.array(topic_ids, dtype=str))
     _, inverse, sizes = np.unique(report_keys, return_inverse=True, return_counts=True)
     lev = 1.0 / (sizes[inverse].astype(np.float64) * max(topics, 1))
-    out, topic_of = {}, {}
-    topic_arr = np.array(topic_ids, dtype=object)
+    out = {}
     for run in sorted(set(runs)):
         m = run_arr == run
         out[run] = (lev[m], judged[m], human[m], labelled[m], np.where(labelled[m], probability[m], 0.0), within[m])
-        topic_of[run] = topic_arr[m]
-    return Draws(out, drawn, how, int(labelled.sum()), topic_of)
+    return Draws(out, drawn, how, int(labelled.sum()))
 
 
 def drawn_probabilities(
@@ -766,47 +767,6 @@ def drawn_probabilities(
     else:
         how = "drawn as planned"
     return probability, how
-
-
-def _sure_residuals(draws: Draws) -> tuple:
-    """The labels drawn for sure of ``draws`` as :func:`sure_bias` takes them: residual, level
-    variance, report key and run of each."""
-    parts = []
-    for run, f in draws.rows.items():
-        sel = f[3] & (f[4] >= 1.0)
-        topic = np.asarray(draws.topics[run], dtype=str)[sel] if draws.topics else np.zeros(0, dtype=str)
-        parts.append((f[2][sel] - f[1][sel], f[5][sel], np.char.add(f"{run}\t", topic), np.full(sel.sum(), run)))
-    if not parts:
-        return np.zeros(0), np.zeros(0), np.zeros(0, dtype=str), np.zeros(0, dtype=str)
-    return tuple(np.concatenate(c) for c in zip(*parts))
-
-
-def _learned_bias(draws: Draws, spreads: Spreads) -> tuple[float, Spreads, bool]:
-    """The bias shared by every run after the labels of ``draws`` (:func:`regime_update`): drawn at
-    random, and drawn for sure through the error model where ``draws.topics`` is given
-    (:func:`sure_bias`); ``(its mean, the spreads with its sd as regime_sd, whether sure labels
-    were read through the model)``."""
-    drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
-    judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
-    sure = (0.0, math.inf)
-    if draws.topics is not None:
-        sure = sure_bias(*_sure_residuals(draws), spreads.report_sd, spreads.run_sd)
-    shift, regime_sd = regime_update(judged, human, probability, spreads.regime_sd, sure)
-    return shift, spreads._replace(regime_sd=regime_sd), sure[1] < math.inf
-
-
-def _run_posterior(found: tuple, at, here: list, u, spreads: Spreads, shift: float, topics: int):
-    """A run's shared errors after its labels drawn for sure (:func:`shared_posterior`): the change
-    in its value's variance, and the error expected per report (topic -> per citation weight);
-    ``found`` the run's :class:`Draws` row, ``at`` its citations' topics, ``here`` its reports'
-    topics (those of ``u``, their shares of uncertain citations), ``shift`` the shared bias found."""
-    lev, judged, human, labelled, probability, within = found[:6]
-    seen = labelled & (probability >= 1.0) & (within > 0)
-    inv = np.where(seen, 1.0 / np.where(seen, within, 1.0), 0.0)
-    s = [float(np.sum(inv[at == x])) for x in here]
-    m = [float(np.sum((inv * (human - judged - shift))[at == x])) for x in here]
-    mean, after, before = shared_posterior(u, spreads.report_sd, spreads.run_sd, s, m, topics)
-    return after - before, dict(zip(here, mean))
 
 
 # -- the session's intervals and pairs -----------------------------------------------------------
@@ -1024,10 +984,11 @@ def trust(
     nan = float("nan")
     shift, learned = 0.0, spreads
     model_only = f"model (errors learned on {spreads.source})" if spreads.source else "model"
-    through_model = False
-    if draws is not None:  # the bias shared by every run, learned from the session's labels
-        shift, learned, through_model = _learned_bias(draws, spreads)
-    tail = f"; {THROUGH_MODEL}" if through_model else ""
+    if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
+        drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
+        judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
+        shift, regime_sd = regime_update(judged, human, probability, spreads.regime_sd)
+        learned = spreads._replace(regime_sd=regime_sd)
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
@@ -1062,18 +1023,11 @@ def trust(
                     within = found[5] + spreads.report_sd**2
                     lev, judged, human, labelled, probability = found[:5]
                     moved = (shift + line_mean) * (found[5] > 0)  # on the citations the judge is unsure of
-                    if through_model:  # the run's and its reports' errors after its sure labels
-                        here = [topic for topic in topics if (run, topic) in rest_of]
-                        at = draws.topics[run]
-                        change, by_topic = _run_posterior(found, at, here, rest_u, spreads, shift, t)
-                        model_var, no_regime = model_var + change, no_regime + change
-                        moved = moved + (found[5] > 0) * np.array([by_topic.get(x, 0.0) for x in at])
                     est = labelled_estimate(lev, judged, human, labelled, probability, model_var, within, moved)
                     estimate, var, n_labels, effective = est.value, est.variance, est.labels, est.effective
                     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, high)
                     made = f"{model_only} and {n_labels} labels, {draws.how}"
                     made = made if n_labels else f"{model_only}, with the session's labels"
-                    made += tail
                     share = sum(rest_u) / t if t else 0.0
                     pair = labelled_estimate(lev, judged, human, labelled, probability, no_regime, within, moved)
                     head_of[run] = (pair.value, var, share, pair.variance)
