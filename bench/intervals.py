@@ -851,6 +851,7 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
     h_strict, H_strict = stricter(c, np.random.default_rng(5))
     worlds = resampled_with_labels(c, np.random.default_rng(8), draws)
     moved = resampled_with_labels(c, np.random.default_rng(9), draws, citations=False)
+    fair = resampled_with_labels(c, np.random.default_rng(10), draws, citations=False, matched=True)
     _, rand = designs(c, gain, 0.05, draws, 0.0)
     base = {
         "unseen": mean_scores([scores(c, estimates(c, m, p, c.h, honest, regime_sd), c.H) for m, p in rand]),
@@ -866,6 +867,12 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
         ),
         "moved": mean_scores(
             [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, moved)]
+        ),
+        "fair_none": mean_scores(
+            [scores(c, estimates(c, m & False, p * 0, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, fair)]
+        ),
+        "fair": mean_scores(
+            [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, fair)]
         ),
         "worlds": mean_scores(
             [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, worlds)]
@@ -889,15 +896,17 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
         f"{wo['width']:.3f}, pairs sure right {wo['sure_right']:.1%} (without labels "
         f"{base['worlds_none']['coverage']:.1%}, {base['worlds_none']['sure_right']:.1%}); report residuals moved "
         f"{base['moved']['coverage']:.1%}, pairs sure right {base['moved']['sure_right']:.1%} (without labels "
-        f"{base['moved_none']['coverage']:.1%}, {base['moved_none']['sure_right']:.1%})\n"
+        f"{base['moved_none']['coverage']:.1%}, {base['moved_none']['sure_right']:.1%}); the same, donors matched "
+        f"{base['fair']['coverage']:.1%}, pairs sure right {base['fair']['sure_right']:.1%} (without labels "
+        f"{base['fair_none']['coverage']:.1%}, {base['fair_none']['sure_right']:.1%})\n"
     )
     print(
         "| sure labels | mix | unseen: coverage | width | sure pairs right | run tau | held-out: coverage | width "
         "| run tau | gain | stricter: coverage | width | run tau | gain | resampled: coverage | sure pairs right "
         "| resampled with the labels: coverage | width | sure pairs right | report residuals moved: coverage "
-        "| sure pairs right |"
+        "| sure pairs right | donors matched: coverage | sure pairs right |"
     )
-    print("|---|---:|" + "---:|" * 19)
+    print("|---|---:|" + "---:|" * 21)
     for mix in (0.0, 0.1, 0.2, 0.35):
         planned, _ = designs(c, gain, 0.05, draws, mix)
         for through, name in enumerate(THROUGH):
@@ -922,12 +931,13 @@ def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int,
             res = run(c.h, None, honest, resample=resampled["donor"])
             wor = run(None, None, honest, resample=[w[1] for w in worlds], labels=worlds)
             mov = run(None, None, honest, resample=[w[1] for w in moved], labels=moved)
+            fai = run(None, None, honest, resample=[w[1] for w in fair], labels=fair)
             print(
                 f"| {name} | {mix} | {u['coverage']:.1%} | {u['width']:.3f} | {u['sure_right']:.1%} | {u['tau']:.3f} | "
                 f"{hm['coverage']:.1%} | {hm['width']:.3f} | {hm['tau']:.3f} | {gain_:+.3f} | {t['coverage']:.1%} | "
                 f"{t['width']:.3f} | {t['tau']:.3f} | {t['tau'] - st['tau']:+.3f} | {res['coverage']:.1%} | "
                 f"{res['sure_right']:.1%} | {wor['coverage']:.1%} | {wor['width']:.3f} | {wor['sure_right']:.1%} | "
-                f"{mov['coverage']:.1%} | {mov['sure_right']:.1%} |",
+                f"{mov['coverage']:.1%} | {mov['sure_right']:.1%} | {fai['coverage']:.1%} | {fai['sure_right']:.1%} |",
                 flush=True,
             )
 
@@ -1149,14 +1159,18 @@ def rep_truth_minus_judge(c: Citations, run: str) -> np.ndarray:
     return np.array(out)
 
 
-def resampled_with_labels(c: Citations, rng, count: int, citations: bool = True) -> list[tuple[np.ndarray, dict]]:
+def resampled_with_labels(
+    c: Citations, rng, count: int, citations: bool = True, matched: bool = False
+) -> list[tuple[np.ndarray, dict]]:
     """``count`` worlds (labels, truth) in which each run's errors are another's: every report of run
     ``x`` takes a report of a run ``y`` drawn at random (one of ``y``'s, at random), and each of its
     citations the residual (human minus judge) of a citation of that report drawn at random
     (``citations``; else its own residual moved by the two reports' difference in mean residual: the
     report residual replaced, the citations' spread about it kept); its label is the judge's weight
     plus that residual, the truth the run's value over those labels (the residuals resampled with
-    the labels, so a label drawn for sure tells of the world it is in)."""
+    the labels, so a label drawn for sure tells of the world it is in). ``matched``: the donor drawn
+    among the runs with at least as many reports, its reports taken without replacement (else a
+    donor of 2 reports gives a run of 14 the error of a run of 2: a sample size, not a label regime)."""
     residual = c.h - c.f
     by_report = {}
     for i, key in enumerate(zip(c.run, c.topic)):
@@ -1168,9 +1182,14 @@ def resampled_with_labels(c: Citations, rng, count: int, citations: bool = True)
         h = c.h.copy()
         H = {}
         for x in c.runs:
-            donor = reports_of[c.runs[rng.integers(len(c.runs))]]
-            for key in reports_of[x]:
-                there = by_report[donor[rng.integers(len(donor))]]
+            if matched:
+                big = [r for r in c.runs if len(reports_of[r]) >= len(reports_of[x])]
+                donor = reports_of[big[rng.integers(len(big))]]
+                order = rng.permutation(len(donor))
+            else:
+                donor = reports_of[c.runs[rng.integers(len(c.runs))]]
+            for i, key in enumerate(reports_of[x]):
+                there = by_report[donor[order[i] if matched else rng.integers(len(donor))]]
                 here = by_report[key]
                 if citations:
                     h[here] = c.f[here] + residual[rng.choice(there, len(here))]
