@@ -68,9 +68,10 @@ per topic) with the regime allowance, against the point fit before:
   shared bias's GLS estimate from their residuals, :func:`judges.scores.intervals.sure_bias`, and a
   run's and its reports' errors after them, :func:`judges.scores.intervals.shared_posterior`), with
   the plan's mix 0.0 / 0.1 / 0.2 / 0.35: unseen topics, held-out runs (the mean over ``--held-out``
-  halvings), stricter labels, the report residuals resampled with the labels real, and two worlds
+  halvings), stricter labels, the report residuals resampled with the labels real, and three worlds
   whose labels carry another run's residuals (each citation a donor report's citation's residual;
-  or its own, moved by the donor report's mean residual). ``--sure-only`` prints that table alone.
+  or its own, moved by the donor report's mean residual; the same with the donor matched: at least
+  as many reports, taken without replacement). ``--sure-only`` prints that table alone.
 
 ``--line``: the run's mean error a line in its judged value (``fit_spreads(line=True)``), measured,
 not shipped.
