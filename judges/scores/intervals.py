@@ -566,8 +566,10 @@ def regime_update(
         if se <= 0:
             return residual, 0.0
         found.append((residual, se**2))
-    precision = 1.0 / regime_sd**2 + sum(1.0 / v for _, v in found)
-    return sum(m / v for m, v in found) / precision, math.sqrt(1.0 / precision)
+    mean, prior = 0.0, regime_sd**2
+    for value, data in found:  # two normal estimates combined by their precisions
+        mean, prior = (mean * data + value * prior) / (prior + data), prior * data / (prior + data)
+    return mean, math.sqrt(prior)
 
 
 def sure_bias(residual, within, report, run, report_sd, run_sd) -> tuple[float, float]:
