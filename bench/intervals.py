@@ -63,7 +63,15 @@ per topic) with the regime allowance, against the point fit before:
   labels, the labels-alone intervals; on the unseen topics, under the stricter labels and under
   the held-out-runs split (one halving's table, then the mean over ``--held-out`` halvings with the
   run tau gain of planned over random per halving); what the intervals' variance is made of with
-  5% and 10% labels; and the plan's mix and placement measured (5%).
+  5% and 10% labels; and the plan's mix and placement measured (5%);
+* what the labels drawn for sure would say through the error model (measured, not shipped: the
+  shared bias's GLS estimate from their residuals, :func:`judges.scores.intervals.sure_bias`, and a
+  run's and its reports' errors after them, :func:`judges.scores.intervals.shared_posterior`), with
+  the plan's mix 0.0 / 0.1 / 0.2 / 0.35: unseen topics, held-out runs (the mean over ``--held-out``
+  halvings), stricter labels, the report residuals resampled with the labels real, and three worlds
+  whose labels carry another run's residuals (each citation a donor report's citation's residual;
+  or its own, moved by the donor report's mean residual; the same with the donor matched: at least
+  as many reports, taken without replacement). ``--sure-only`` prints that table alone.
 
 ``--line``: the run's mean error a line in its judged value (``fit_spreads(line=True)``), measured,
 not shipped.
@@ -231,6 +239,11 @@ def main() -> None:
         default=False,
         help="the run's mean error a line in its judged value (fit_spreads(line=True)); measured, not shipped",
     )
+    ap.add_argument(
+        "--sure-only",
+        action="store_true",
+        help="only what the labels drawn for sure say through the error model (the section's inputs computed)",
+    )
     args = ap.parse_args()
     d = args.data / "rag24-support"
     started = time.perf_counter()
@@ -256,7 +269,7 @@ def main() -> None:
         inner = inner_cv(rest)
         nested[k] = spreads_of(rest, *inner)
         nested_line[k] = spreads_of(rest, *inner, line=True)
-        for cov in iv.RUN_COVARIATES:
+        for cov in () if args.sure_only else iv.RUN_COVARIATES:
             nested_scale[cov][k] = run_scale_of(rest, *inner, cov)
         keep = topics_arr != k
         loto[k] = spreads_of(rest, p_any[keep], p_full[keep])
@@ -448,14 +461,26 @@ def line_shift(c: Citations, run: str, spreads_by_topic: dict) -> float:
     return float(np.mean([spreads_by_topic[x].line(c.x[run])[0] for x in c.runs_topics[run]]))
 
 
+THROUGH = ("drawn at random only (shipped)", "the bias from the sure ones too", "the bias, and the run's own errors")
+
+
 def estimates(
-    c: Citations, labelled: np.ndarray, pi: np.ndarray, h: np.ndarray, spreads_by_topic: dict, regime_sd, scales=None
+    c: Citations,
+    labelled: np.ndarray,
+    pi: np.ndarray,
+    h: np.ndarray,
+    spreads_by_topic: dict,
+    regime_sd,
+    scales=None,
+    through: int = 0,
 ):
     """Per run: (estimate with its regime allowance, the same without it for pairs); ``scales``: a
-    heteroscedastic run term per topic (:func:`model_variance`)."""
+    heteroscedastic run term per topic (:func:`model_variance`); ``through``: what the labels drawn
+    for sure say through the error model (:data:`THROUGH`: 0 nothing, as before; 1 the shared bias,
+    :func:`judges.scores.intervals.sure_bias`; 2 that and the run's and its reports' errors,
+    :func:`judges.scores.intervals.shared_posterior`; measured, not shipped)."""
     out = {}
-    drawn = labelled & (pi < 1.0)
-    shift, learned_sd = iv.regime_update(c.f[drawn], h[drawn], pi[drawn], regime_sd)
+    shift, learned_sd = learned_bias(c, labelled, pi, h, spreads_by_topic, regime_sd, through)
     if labelled.any():
         regime_sd = learned_sd
     sub = np.where(labelled, h, c.f)
@@ -468,13 +493,55 @@ def estimates(
         report_sd = np.array([spreads_by_topic[x].report_sd for x in c.topic[rows]])
         within = c.v[rows] + report_sd**2  # a residual's expected square about its run's mean residual
         moved = shift + line_shift(c, run, spreads_by_topic)
+        change = 0.0
+        if through >= 2:
+            change, expected = run_posterior(c, run, labelled, pi, h, shift, spreads_by_topic)
+            moved = moved + expected
         out[run] = (
             iv.labelled_estimate(
-                *args, model_variance(c, run, rest, spreads_by_topic, regime_sd, scales), within, moved
+                *args, model_variance(c, run, rest, spreads_by_topic, regime_sd, scales) + change, within, moved
             ),
-            iv.labelled_estimate(*args, model_variance(c, run, rest, spreads_by_topic, 0.0, scales), within, moved),
+            iv.labelled_estimate(
+                *args, model_variance(c, run, rest, spreads_by_topic, 0.0, scales) + change, within, moved
+            ),
         )
     return out
+
+
+def learned_bias(c: Citations, labelled, pi, h, spreads_by_topic: dict, regime_sd: float, through: int = 0):
+    """The bias shared by every run after the labels (:func:`judges.scores.intervals.regime_update`):
+    from those drawn at random, and (``through``) from those drawn for sure through the error model
+    (:func:`judges.scores.intervals.sure_bias`, each label with its topic's spreads): (mean, sd)."""
+    drawn, sure_rows = labelled & (pi < 1.0), labelled & (pi >= 1.0)
+    sure = (0.0, np.inf)
+    if through and sure_rows.any():
+        sd_report = np.array([spreads_by_topic[x].report_sd for x in c.topic[sure_rows]])
+        sd_run = np.array([spreads_by_topic[x].run_sd for x in c.topic[sure_rows]])
+        key = np.char.add(np.char.add(c.run[sure_rows], "\t"), c.topic[sure_rows])
+        sure = iv.sure_bias((h - c.f)[sure_rows], c.v[sure_rows], key, c.run[sure_rows], sd_report, sd_run)
+    return iv.regime_update(c.f[drawn], h[drawn], pi[drawn], regime_sd, sure)
+
+
+def run_posterior(c: Citations, run: str, labelled, pi, h, shift: float, spreads_by_topic: dict):
+    """Run ``run``'s shared errors after its labels drawn for sure (:func:`judges.scores.intervals.shared_posterior`,
+    each report with its topic's spreads): the change in its value's variance, and each of its
+    citations' expected error (0 where the judge is sure: a missing citation)."""
+    rows = c.rows[run]
+    sure = labelled[rows] & (pi[rows] >= 1.0)
+    if not sure.any():
+        return 0.0, 0.0
+    at = c.topic[rows]
+    here = [x for x in c.runs_topics[run] if (at == x).any()]
+    seen = sure & (c.v[rows] > 0)
+    inv = np.where(seen, 1.0 / np.where(seen, c.v[rows], 1.0), 0.0)
+    u = [float(np.mean(~sure[at == x])) for x in here]
+    s = [float(np.sum(inv[at == x])) for x in here]
+    m = [float(np.sum((inv * (h[rows] - c.f[rows] - shift))[at == x])) for x in here]
+    sd_report = [spreads_by_topic[x].report_sd for x in here]
+    sd_run = [spreads_by_topic[x].run_sd for x in here]
+    mean, after, before = iv.shared_posterior(u, sd_report, sd_run, s, m, len(c.runs_topics[run]))
+    by_topic = dict(zip(here, mean))
+    return after - before, (c.v[rows] > 0) * np.array([by_topic[x] for x in at])
 
 
 def scores(c: Citations, est: dict, H: dict, runs=None) -> dict:
@@ -692,6 +759,17 @@ def honest_section(
             H_strict,
         )
 
+    if args.sure_only:
+        sure_section(
+            c,
+            gain,
+            honest,
+            regime_sd,
+            args.draws,
+            held_out_fits(args, c, table, p_any, p_full, regime_sd, topics),
+            resampled,
+        )
+        return
     # the regime allowance is not fitted: what each value of it buys, without labels, under every shift
     print(
         "\n### Without labels: the regime allowance against coverage under the shifts (the width is the "
@@ -743,7 +821,8 @@ def honest_section(
         args.mix,
         title="### With labels: stricter labels (the labels drawn are the flipped ones too)",
     )
-    out["held_out"] = held_out_section(args, c, table, p_any, p_full, gain, regime_sd, topics, honest)
+    fits = held_out_fits(args, c, table, p_any, p_full, regime_sd, topics)
+    out["held_out"] = held_out_section(args, c, gain, regime_sd, honest, fits)
     # the mix of the planned draws, measured (5% labels, unseen topics)
     print("\n### The plan's mix (5% labels, unseen topics): share of the draws spread evenly\n")
     print(
@@ -762,6 +841,106 @@ def honest_section(
             f"| {mix} | {how} | {s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | "
             f"{s['tau']:.3f} | {t['coverage']:.1%}, {t['tau']:.3f} | {k - int(round(mix * k))} |"
         )
+    sure_section(c, gain, honest, regime_sd, args.draws, fits, resampled)
+
+
+def sure_section(c: Citations, gain, honest: dict, regime_sd: float, draws: int, fits: list, resampled: dict) -> None:
+    """What the labels drawn for sure say through the error model (:data:`THROUGH`), with the plan's
+    mix 0.0 / 0.1 / 0.2 / 0.35, 5% labels: unseen topics, held-out runs (the mean over the halvings
+    ``fits``, run tau gain over 5% at random per halving), stricter labels, the report residuals
+    resampled (the labels the real ones: their residuals are other citations' than the truth's)."""
+    h_strict, H_strict = stricter(c, np.random.default_rng(5))
+    worlds = resampled_with_labels(c, np.random.default_rng(8), draws)
+    moved = resampled_with_labels(c, np.random.default_rng(9), draws, citations=False)
+    fair = resampled_with_labels(c, np.random.default_rng(10), draws, citations=False, matched=True)
+    _, rand = designs(c, gain, 0.05, draws, 0.0)
+    base = {
+        "unseen": mean_scores([scores(c, estimates(c, m, p, c.h, honest, regime_sd), c.H) for m, p in rand]),
+        "strict": mean_scores([scores(c, estimates(c, m, p, h_strict, honest, regime_sd), H_strict) for m, p in rand]),
+        "worlds_none": mean_scores(
+            [
+                scores(c, estimates(c, m & False, p * 0, w[0], honest, regime_sd), w[1])
+                for (m, p), w in zip(rand, worlds)
+            ]
+        ),
+        "moved_none": mean_scores(
+            [scores(c, estimates(c, m & False, p * 0, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, moved)]
+        ),
+        "moved": mean_scores(
+            [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, moved)]
+        ),
+        "fair_none": mean_scores(
+            [scores(c, estimates(c, m & False, p * 0, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, fair)]
+        ),
+        "fair": mean_scores(
+            [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, fair)]
+        ),
+        "worlds": mean_scores(
+            [scores(c, estimates(c, m, p, w[0], honest, regime_sd), w[1]) for (m, p), w in zip(rand, worlds)]
+        ),
+        "held": [
+            mean_scores([scores(c, estimates(c, m, p, c.h, sp, regime_sd), c.H, o) for m, p in rand]) for o, sp in fits
+        ],
+    }
+    print(
+        f"\n### What the labels drawn for sure say through the error model (5% labels, {draws} draws; held-out "
+        f"runs: the mean over {len(fits)} halvings, run tau gain over 5% at random per halving; resampled: the "
+        "report residuals of a run drawn at random, the donor's topics, one truth per draw, the labels the real "
+        "ones; resampled with the labels: each report a report of a run drawn at random, each citation's label "
+        "the judge's weight plus the residual of one of that report's citations, the truth from those labels)\n"
+    )
+    r, st, hm, wo = base["unseen"], base["strict"], mean_scores(base["held"]), base["worlds"]
+    print(
+        f"5% at random: unseen {r['coverage']:.1%} at {r['width']:.3f}, run tau {r['tau']:.3f}; held-out "
+        f"{hm['coverage']:.1%} at {hm['width']:.3f}, run tau {hm['tau']:.3f}; stricter {st['coverage']:.1%} at "
+        f"{st['width']:.3f}, run tau {st['tau']:.3f}; resampled with the labels {wo['coverage']:.1%} at "
+        f"{wo['width']:.3f}, pairs sure right {wo['sure_right']:.1%} (without labels "
+        f"{base['worlds_none']['coverage']:.1%}, {base['worlds_none']['sure_right']:.1%}); report residuals moved "
+        f"{base['moved']['coverage']:.1%}, pairs sure right {base['moved']['sure_right']:.1%} (without labels "
+        f"{base['moved_none']['coverage']:.1%}, {base['moved_none']['sure_right']:.1%}); the same, donors matched "
+        f"{base['fair']['coverage']:.1%}, pairs sure right {base['fair']['sure_right']:.1%} (without labels "
+        f"{base['fair_none']['coverage']:.1%}, {base['fair_none']['sure_right']:.1%})\n"
+    )
+    print(
+        "| sure labels | mix | unseen: coverage | width | sure pairs right | run tau | held-out: coverage | width "
+        "| run tau | gain | stricter: coverage | width | run tau | gain | resampled: coverage | sure pairs right "
+        "| resampled with the labels: coverage | width | sure pairs right | report residuals moved: coverage "
+        "| sure pairs right | donors matched: coverage | sure pairs right |"
+    )
+    print("|---|---:|" + "---:|" * 21)
+    for mix in (0.0, 0.1, 0.2, 0.35):
+        planned, _ = designs(c, gain, 0.05, draws, mix)
+        for through, name in enumerate(THROUGH):
+
+            def run(h, H, sp, runs=None, resample=None, labels=None, through=through, planned=planned):
+                return mean_scores(
+                    [
+                        scores(
+                            c,
+                            estimates(c, m, p, h if labels is None else labels[i][0], sp, regime_sd, through=through),
+                            H if resample is None else resample[i % len(resample)],
+                            runs,
+                        )
+                        for i, (m, p) in enumerate(planned)
+                    ]
+                )
+
+            u, t = run(c.h, c.H, honest), run(h_strict, H_strict, honest)
+            held = [run(c.h, c.H, sp, o) for o, sp in fits]
+            hm = mean_scores(held)
+            gain_ = np.mean([a["tau"] - b["tau"] for a, b in zip(held, base["held"])])
+            res = run(c.h, None, honest, resample=resampled["donor"])
+            wor = run(None, None, honest, resample=[w[1] for w in worlds], labels=worlds)
+            mov = run(None, None, honest, resample=[w[1] for w in moved], labels=moved)
+            fai = run(None, None, honest, resample=[w[1] for w in fair], labels=fair)
+            print(
+                f"| {name} | {mix} | {u['coverage']:.1%} | {u['width']:.3f} | {u['sure_right']:.1%} | {u['tau']:.3f} | "
+                f"{hm['coverage']:.1%} | {hm['width']:.3f} | {hm['tau']:.3f} | {gain_:+.3f} | {t['coverage']:.1%} | "
+                f"{t['width']:.3f} | {t['tau']:.3f} | {t['tau'] - st['tau']:+.3f} | {res['coverage']:.1%} | "
+                f"{res['sure_right']:.1%} | {wor['coverage']:.1%} | {wor['width']:.3f} | {wor['sure_right']:.1%} | "
+                f"{mov['coverage']:.1%} | {mov['sure_right']:.1%} | {fai['coverage']:.1%} | {fai['sure_right']:.1%} |",
+                flush=True,
+            )
 
 
 def variance_parts(c: Citations, gain, spreads_by_topic: dict, regime_sd: float, draws: int, mix: float) -> None:
@@ -774,16 +953,22 @@ def variance_parts(c: Citations, gain, spreads_by_topic: dict, regime_sd: float,
         "parts on the citations not labelled for sure; `design weight`: the share of the precision the run's "
         "own drawn labels give, model and labels combined)\n"
     )
-    print("| labels | drawn | independent | report | run | shared bias | model total | combined | design weight |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| labels | drawn | independent | report | run | report and run after the sure labels | shared bias "
+        "| model total | combined | design weight |"
+    )
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for share in (0.05, 0.10):
         planned, rand = designs(c, gain, share, draws, mix)
-        for name, ds in (("planned", planned), ("at random", rand)):
+        for name, ds, through in (
+            ("planned", planned, 0),
+            ("at random", rand, 0),
+            ("planned, the sure labels through the model (not shipped)", planned, 2),
+        ):
             rows = []
             for m, p in ds:
-                drawn = m & (p < 1.0)
-                _, learned_sd = iv.regime_update(c.f[drawn], c.h[drawn], p[drawn], regime_sd)
-                est = estimates(c, m, p, c.h, spreads_by_topic, regime_sd)
+                shift, learned_sd = learned_bias(c, m, p, c.h, spreads_by_topic, regime_sd, through)
+                est = estimates(c, m, p, c.h, spreads_by_topic, regime_sd, through=through)
                 for run in c.runs:
                     rows_ = c.rows[run]
                     rest = ~(m[rows_] & (p[rows_] >= 1.0))
@@ -800,28 +985,46 @@ def variance_parts(c: Citations, gain, spreads_by_topic: dict, regime_sd: float,
                         urun += u * spreads_by_topic[x].run_sd
                         ushare += u
                     parts = np.array([ind, rep, urun**2, (learned_sd * ushare) ** 2]) / t_n**2
+                    after = parts[1] + parts[2]
+                    if through >= 2:
+                        after += run_posterior(c, run, m, p, c.h, shift, spreads_by_topic)[0]
+                    model = parts[0] + after + parts[3]
                     combined = est[run][0].variance
-                    rows.append([*parts, parts.sum(), combined, 1.0 - combined / parts.sum() if parts.sum() else 0.0])
+                    rows.append(
+                        [*parts[:3], after, parts[3], model, combined, 1.0 - combined / model if model else 0.0]
+                    )
             mean = np.mean(rows, axis=0)
-            print(f"| {share:.0%} | {name} | " + " | ".join(f"{v:.5f}" for v in mean[:6]) + f" | {mean[6]:.1%} |")
+            print(f"| {share:.0%} | {name} | " + " | ".join(f"{v:.5f}" for v in mean[:7]) + f" | {mean[7]:.1%} |")
 
 
-def held_out_section(args, c, table, p_any, p_full, gain, regime_sd, topics, honest) -> dict:
-    """With labels, the spreads fitted on half of the runs and scored on the other half: the first
-    halving's table, then the mean over ``--held-out`` halvings; returns the first's figures."""
+def held_out_fits(args, c, table, p_any, p_full, regime_sd, topics) -> list:
+    """``--held-out`` halvings of the runs: (the other half, the spreads fitted on one half, per topic)."""
     all_runs = np.array(c.runs)
-    # held-out runs with labels: spreads from one half, scored on the other; the first halving's table,
-    # then the mean over --held-out halvings (one halving of 23 runs is a noisy run tau)
     rng_held = np.random.default_rng(2)
-    held, others = [], []
-    for i in range(args.held_out):
+    out = []
+    for _ in range(args.held_out):
         half = set(rng_held.permutation(all_runs)[: len(all_runs) // 2].tolist())
         fit_rows = table["run_id"].isin(half).to_numpy()
         f = spreads_of(table[fit_rows].reset_index(drop=True), p_any[fit_rows], p_full[fit_rows], line=args.line)
-        other = [x for x in c.runs if x not in half]
+        out.append(
+            ([x for x in c.runs if x not in half], dict.fromkeys(topics, iv.Spreads.honest(f, regime_sd, args.kind)))
+        )
+    return out
+
+
+def held_out_section(args, c, gain, regime_sd, honest, fits: list) -> dict:
+    """With labels, the spreads fitted on half of the runs and scored on the other half (``fits``,
+    :func:`held_out_fits`): the first halving's table, then the mean over the halvings; returns the
+    first's figures."""
+    # held-out runs with labels: spreads from one half, scored on the other; the first halving's table,
+    # then the mean over --held-out halvings (one halving of 23 runs is a noisy run tau)
+    held, others = [], []
+    for i, (other, sp) in enumerate(fits):
         others.append(other)
-        title = f"### With labels: held-out runs (spreads fitted on {len(half)} runs, scored on the other {len(other)})"
-        sp = dict.fromkeys(topics, iv.Spreads.honest(f, regime_sd, args.kind))
+        title = (
+            f"### With labels: held-out runs (spreads fitted on {len(c.runs) - len(other)} runs, scored on the "
+            f"other {len(other)})"
+        )
         held.append(label_table(c, gain, sp, regime_sd, c.H, c.h, args.draws, args.mix, other, title, show=i == 0))
     print(
         f"\n### With labels: held-out runs, the mean over {args.held_out} halvings (each {args.draws} draws; "
@@ -955,6 +1158,47 @@ def rep_truth_minus_judge(c: Citations, run: str) -> np.ndarray:
         j = float(c.f[m].mean()) if len(m) else 0.0
         out.append(float(c.truth.loc[(run, x)]) - j)
     return np.array(out)
+
+
+def resampled_with_labels(
+    c: Citations, rng, count: int, citations: bool = True, matched: bool = False
+) -> list[tuple[np.ndarray, dict]]:
+    """``count`` worlds (labels, truth) in which each run's errors are another's: every report of run
+    ``x`` takes a report of a run ``y`` drawn at random (one of ``y``'s, at random), and each of its
+    citations the residual (human minus judge) of a citation of that report drawn at random
+    (``citations``; else its own residual moved by the two reports' difference in mean residual: the
+    report residual replaced, the citations' spread about it kept); its label is the judge's weight
+    plus that residual, the truth the run's value over those labels (the residuals resampled with
+    the labels, so a label drawn for sure tells of the world it is in). ``matched``: the donor drawn
+    among the runs with at least as many reports, its reports taken without replacement (else a
+    donor of 2 reports gives a run of 14 the error of a run of 2: a sample size, not a label regime)."""
+    residual = c.h - c.f
+    by_report = {}
+    for i, key in enumerate(zip(c.run, c.topic)):
+        by_report.setdefault(key, []).append(i)
+    by_report = {k: np.array(v) for k, v in by_report.items()}
+    reports_of = {r: [k for k in by_report if k[0] == r] for r in c.runs}
+    out = []
+    for _ in range(count):
+        h = c.h.copy()
+        H = {}
+        for x in c.runs:
+            if matched:
+                big = [r for r in c.runs if len(reports_of[r]) >= len(reports_of[x])]
+                donor = reports_of[big[rng.integers(len(big))]]
+                order = rng.permutation(len(donor))
+            else:
+                donor = reports_of[c.runs[rng.integers(len(c.runs))]]
+            for i, key in enumerate(reports_of[x]):
+                there = by_report[donor[order[i] if matched else rng.integers(len(donor))]]
+                here = by_report[key]
+                if citations:
+                    h[here] = c.f[here] + residual[rng.choice(there, len(here))]
+                else:
+                    h[here] = c.h[here] + residual[there].mean() - residual[here].mean()
+            H[x] = float(np.sum(c.lev[c.rows[x]] * h[c.rows[x]]))
+        out.append((h, H))
+    return out
 
 
 def stricter(c: Citations, rng) -> tuple[np.ndarray, dict]:

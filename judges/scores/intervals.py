@@ -58,7 +58,11 @@ fit), :func:`session_spreads`.
 drawn at random with known inclusion probabilities (``plan-assessments``; an organiser's own
 labels taken as a random sample) and the judge's error model, by their precisions; the shared
 bias is learned from all drawn labels (:func:`regime_update`); ``low_labels``/``high_labels`` are
-the labels alone. :func:`ppi_mean_ci` is ``ppi_py``'s PPI++ mean, tested against it.
+the labels alone. :func:`ppi_mean_ci` is ``ppi_py``'s PPI++ mean, tested against it. Measured in
+bench/intervals.py and not shipped: the labels drawn for sure read through the error model, for
+the shared bias (:func:`sure_bias`) and for a run's and its reports' errors
+(:func:`shared_posterior`): narrower intervals on rag24-support's unseen topics, less coverage
+where the runs' errors are another's.
 
 **Intervals.** 95% normal intervals around the judge's value, clipped to the measure's range:
 ``low``/``high`` for the assessors' value on the same topics (judge error only), and
@@ -540,23 +544,109 @@ class Estimate(NamedTuple):
     effective: float  # their effective number (Kish, of the inverse-probability weights of the drawn ones)
 
 
-def regime_update(judged, human, probability, regime_sd: float) -> tuple[float, float]:
+def regime_update(
+    judged, human, probability, regime_sd: float, sure: tuple[float, float] = (0.0, math.inf)
+) -> tuple[float, float]:
     """The bias shared by every run (human minus judge per citation weight; prior mean 0, sd
-    ``regime_sd``) after the session's labels drawn at random (``judged``, ``human`` and the
-    ``probability`` of each; the sure ones say nothing about the rest): ``(its posterior mean, its
-    posterior sd)``. The labels' estimate is the Hajek mean residual (:func:`ppi_mean_ci`, ``lam =
-    1``, weights the inverse probabilities); from fewer than two, the prior."""
+    ``regime_sd``) after the session's labels: ``(its posterior mean, its posterior sd)``. The labels
+    drawn at random (``judged``, ``human`` and the ``probability`` of each) give a design-based
+    estimate, the Hajek mean residual (:func:`ppi_mean_ci`, ``lam = 1``, weights the inverse
+    probabilities; from fewer than two, none); ``sure``: the model-based one of the labels drawn for
+    sure, ``(mean, variance)`` (:func:`sure_bias`; variance ``inf``: none). The prior and the
+    estimates are combined by their precisions."""
     judged, human = np.asarray(judged, dtype=np.float64), np.asarray(human, dtype=np.float64)
     probability = np.asarray(probability, dtype=np.float64)
-    if len(judged) < 2 or regime_sd <= 0:
+    if regime_sd <= 0:
         return 0.0, regime_sd
-    w = 1.0 / probability
-    mean, se, _ = ppi_mean_ci(human, judged, judged, lam=1.0, w=w, w_unlabeled=w, finite=True)
-    found = mean - float(np.sum(w * judged) / np.sum(w))  # the mean residual
-    if se <= 0:
-        return found, 0.0
-    prior, data = regime_sd**2, se**2
-    return found * prior / (prior + data), math.sqrt(prior * data / (prior + data))
+    found = [sure] if 0 < sure[1] < math.inf else []
+    if len(judged) >= 2:
+        w = 1.0 / probability
+        mean, se, _ = ppi_mean_ci(human, judged, judged, lam=1.0, w=w, w_unlabeled=w, finite=True)
+        residual = mean - float(np.sum(w * judged) / np.sum(w))  # the mean residual
+        if se <= 0:
+            return residual, 0.0
+        found.append((residual, se**2))
+    mean, prior = 0.0, regime_sd**2
+    for value, data in found:  # two normal estimates combined by their precisions
+        mean, prior = (mean * data + value * prior) / (prior + data), prior * data / (prior + data)
+    return mean, math.sqrt(prior)
+
+
+def sure_bias(residual, within, report, run, report_sd, run_sd) -> tuple[float, float]:
+    """The bias shared by every run as the labels drawn for sure show it, THROUGH THE ERROR MODEL
+    (measured in bench/intervals.py, not shipped: :func:`trust` learns the bias from the labels
+    drawn at random alone; they were chosen, not drawn: only the model says what their residuals
+    mean): each label's
+    ``residual`` (human minus the judge's expected weight) has mean the bias and, beside its level
+    variance ``within``, its report's (``report_sd``) and its run's (``run_sd``) shared errors
+    (per label, or one number); the generalised least squares mean over them: ``(mean, variance)``,
+    the variance at least the sandwich estimate clustered by run (runs whose errors vary more than
+    the model says count as they vary); ``(0, inf)`` without a label the judge is unsure of
+    (``within > 0``). ``report``: a key per
+    label unique over the session's reports; ``run``: the run's."""
+    residual, within = np.asarray(residual, dtype=np.float64), np.asarray(within, dtype=np.float64)
+    keep = within > 0
+    if not keep.any():
+        return 0.0, math.inf
+    a2 = np.broadcast_to(np.asarray(report_sd, dtype=np.float64) ** 2, within.shape)[keep]
+    b = np.broadcast_to(np.asarray(run_sd, dtype=np.float64), within.shape)[keep]
+    report, run = np.asarray(report)[keep], np.asarray(run)[keep]
+    _, first, index = np.unique(report, return_index=True, return_inverse=True)
+    inv = 1.0 / within[keep]
+    s, m = np.bincount(index, inv), np.bincount(index, inv * residual[keep])
+    a2, b = a2[first], b[first]
+    # a report's covariance D + a^2 11' (Sherman-Morrison): 1'A^-1 1 and 1'A^-1 d
+    s_, m_ = s / (1.0 + a2 * s), m / (1.0 + a2 * s)
+    _, of_run = np.unique(run[first], return_inverse=True)
+
+    def per_run(x):
+        return np.bincount(of_run, x)
+
+    # a run's: blocks of its reports plus rr' (r the run sd of each label's report)
+    ss, bs, bbs, sm, bm = per_run(s_), per_run(b * s_), per_run(b * b * s_), per_run(m_), per_run(b * m_)
+    one = ss - bs**2 / (1.0 + bbs)
+    dot = sm - bs * bm / (1.0 + bbs)
+    precision = float(np.sum(one))
+    if precision <= 0:
+        return 0.0, math.inf
+    mean = float(np.sum(dot)) / precision
+    # at least the variance the runs' own spread shows (clustered by run: a sandwich estimate), should
+    # the runs' errors vary more than the error model says
+    robust = float(np.sum((dot - one * mean) ** 2)) / precision**2 if len(one) >= 2 else 0.0
+    return mean, max(1.0 / precision, robust)
+
+
+def shared_posterior(u, report_sd, run_sd, s, m, topics: int) -> tuple[np.ndarray, float, float]:
+    """A run's shared errors (one per report, sd ``report_sd``, and the run's, sd ``run_sd``; per
+    report, or one number) after its labels drawn for sure, THROUGH THE ERROR MODEL (measured in
+    bench/intervals.py, not shipped): report ``t``'s
+    labels the judge was unsure of give ``s_t`` (the sum of their inverse level variances) and
+    ``m_t`` (of their residuals, less the shared bias, over their level variances), a measurement
+    ``m_t / s_t`` of the report's and the run's errors with variance ``1 / s_t``. Returns each
+    report's error expected after them (per citation weight), and the variance of the run value's
+    shared part, ``sum_t u_t (report_t + run) / T`` (``u`` the reports' shares of uncertain
+    citations), after and before (:func:`judge_variance`'s report and run parts)."""
+    u = np.asarray(u, dtype=np.float64)
+    k = len(u)
+    a = np.broadcast_to(np.asarray(report_sd, dtype=np.float64), u.shape)
+    b = np.broadcast_to(np.asarray(run_sd, dtype=np.float64), u.shape)
+    s, m = np.asarray(s, dtype=np.float64), np.asarray(m, dtype=np.float64)
+    if topics <= 0 or k == 0:
+        return np.zeros(k), 0.0, 0.0
+    prior = np.append(a**2, 1.0)  # the reports' errors, and the run's in units of b
+    c = np.append(u, float(np.sum(u * b))) / topics
+    before = float(np.sum(c**2 * prior))
+    seen = np.flatnonzero(s > 0)
+    if len(seen) == 0:
+        return np.zeros(k), before, before
+    h = np.zeros((len(seen), k + 1))
+    h[np.arange(len(seen)), seen] = 1.0
+    h[:, k] = b[seen]
+    ph = prior[:, None] * h.T  # P H'
+    gain = np.linalg.solve(h @ ph + np.diag(1.0 / s[seen]), ph.T).T  # P H' (H P H' + N)^-1
+    mean = gain @ (m[seen] / s[seen])
+    cov = np.diag(prior) - gain @ ph.T
+    return mean[:k] + b * mean[k], float(c @ cov @ c), before
 
 
 def labelled_estimate(
