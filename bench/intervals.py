@@ -240,6 +240,11 @@ def main() -> None:
         help="the run's mean error a line in its judged value (fit_spreads(line=True)); measured, not shipped",
     )
     ap.add_argument(
+        "--no-labels-only",
+        action="store_true",
+        help="only the tables without labels (the shifts, the regime allowance against them), then stop",
+    )
+    ap.add_argument(
         "--sure-only",
         action="store_true",
         help="only what the labels drawn for sure say through the error model (the section's inputs computed)",
@@ -269,7 +274,7 @@ def main() -> None:
         inner = inner_cv(rest)
         nested[k] = spreads_of(rest, *inner)
         nested_line[k] = spreads_of(rest, *inner, line=True)
-        for cov in () if args.sure_only else iv.RUN_COVARIATES:
+        for cov in () if args.sure_only or args.no_labels_only else iv.RUN_COVARIATES:
             nested_scale[cov][k] = run_scale_of(rest, *inner, cov)
         keep = topics_arr != k
         loto[k] = spreads_of(rest, p_any[keep], p_full[keep])
@@ -725,25 +730,23 @@ def honest_section(
     # (as before), and as many as the run itself has (the donor's few topics otherwise give a run of
     # 14 topics the error of a run of 2: a sample size the run does not have, not a label regime)
     resid = {x: (rep_truth_minus_judge(c, x)) for x in c.runs}
-    resampled: dict = {"donor": [], "own": []}  # the truths drawn, for the regime frontier below
-    for kind, label in (("donor", "the donor's topics"), ("own", "the run's own number of topics")):
+    resampled: dict = {kind: [] for kind in WORLDS}  # the truths drawn, for the regime frontier below
+    for kind in WORLDS:
         rows_h, rows_p = [], []
-        draw = rng if kind == "donor" else np.random.default_rng(4)  # the donor's: the draws as before
+        draw = rng if kind == "donor" else np.random.default_rng(SEEDS[kind])  # the donor's: the draws as before
         for _ in range(args.splits):
-            H = {}
-            for x in c.runs:
-                donor = resid[c.runs[draw.integers(len(c.runs))]]
-                size = len(donor) if kind == "donor" else len(c.runs_topics[x])
-                H[x] = float(np.clip(judge_value(c, x) + draw.choice(donor, size).mean(), 0.0, 1.0))
+            H = resampled_truths(c, draw, kind, resid)
             resampled[kind].append(H)
             for rows, sp, rsd in ((rows_p, point, 0.0), (rows_h, honest, regime_sd)):
                 rows.append(scores(c, estimates(c, none, zero, c.h, sp, rsd), H))
         for name, rows in (("point (before)", rows_p), ("honest (now)", rows_h)):
             s = mean_scores(rows)
             print(
-                f"| report residuals resampled, {label} ({args.splits} draws) | {name} | {len(c.runs)} | "
+                f"| {WORLDS[kind]} ({args.splits} draws) | {name} | {len(c.runs)} | "
                 f"{s['coverage']:.1%} | {s['width']:.3f} | {s['sure']:.1%} | {s['sure_right']:.1%} | {s['tau']:.3f} |"
             )
+
+    print(report_error_parts(c, honest))
 
     # stricter labels: partial and full labels flipped to none at random until 30% are none
     h_strict, H_strict = stricter(c, rng)
@@ -771,37 +774,9 @@ def honest_section(
         )
         return
     # the regime allowance is not fitted: what each value of it buys, without labels, under every shift
-    print(
-        "\n### Without labels: the regime allowance against coverage under the shifts (the width is the "
-        "unseen topics'; the rest of the intervals as above)\n"
-    )
-    print(
-        "| regime_sd | mean width | unseen topics | held-out runs | residuals resampled (the donor's topics) "
-        "| the same, the run's own number | stricter labels | pairs >= 95% sure right, worst of the five |"
-    )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for rsd in (0.0, 0.02, 0.03, 0.04, 0.05, 0.06):
-        sp = {k: iv.Spreads.honest(f, rsd, args.kind) for k, f in (nested_line if args.line else nested).items()}
-        est = estimates(c, none, zero, c.h, sp, rsd)
-        unseen, strict = scores(c, est, c.H), scores(c, est, H_strict)
-        res = mean_scores([scores(c, est, H) for H in resampled["donor"]])
-        own = mean_scores([scores(c, est, H) for H in resampled["own"]])
-        held = mean_scores(
-            [
-                scores(
-                    c,
-                    estimates(c, none, zero, c.h, dict.fromkeys(topics, iv.Spreads.honest(f, rsd, args.kind)), rsd),
-                    c.H,
-                    o,
-                )
-                for o, f, _ in halvings
-            ]
-        )
-        worst = min(x["sure_right"] for x in (unseen, strict, res, own, held))
-        print(
-            f"| {rsd} | {unseen['width']:.3f} | {unseen['coverage']:.1%} | {held['coverage']:.1%} | "
-            f"{res['coverage']:.1%} | {own['coverage']:.1%} | {strict['coverage']:.1%} | {worst:.1%} |"
-        )
+    regime_sweep(args, c, nested_line if args.line else nested, halvings, resampled, H_strict, topics)
+    if args.no_labels_only:
+        return
 
     hetero_section(args, c, table, p_any, p_full, nested, nested_scale, halvings, resampled, H_strict, topics)
 
@@ -1086,6 +1061,134 @@ def subset_gain(c: Citations, gain, spreads_by_topic: dict, regime_sd: float, dr
         f"{np.mean(found):+.3f} on average over {n} random halves, sd {sd:.3f} from half to half (a mean over "
         f"{halvings} halvings: standard error about {sd / np.sqrt(halvings):.3f}); on the {halvings} held-out halves "
         f"above, with these estimates (the spreads fitted without the scored topic, on every run), {np.mean(same):+.3f}"
+    )
+
+
+WORLDS = {
+    "donor": "report residuals resampled, the donor's number of topics (flawed: a few reports stand for many)",
+    "own": "the same, the run's own number of topics (flawed: drawn with replacement from the donor's few)",
+    "matched": "donor matched: at least as many reports, taken without replacement",
+    "scaled": "donor matched, each report residual scaled by sqrt(donor's citations / run's)",
+}
+SEEDS = {"own": 4, "matched": 11, "scaled": 12}  # the donor's world draws from the held-out halvings' generator
+SOUND = ("unseen", "held", "strict", "matched")  # the worlds a regime allowance must hold in
+
+
+def resampled_truths(c: Citations, draw, kind: str, resid: dict) -> dict:
+    """One world of :data:`WORLDS` without labels: run -> truth. ``donor``, ``own``: the judge's value
+    plus the mean of the report residuals (``resid``: run -> per topic) of a run drawn at random,
+    drawn with replacement, as many as the donor has or as the run has; ``matched``, ``scaled``:
+    :func:`matched_truths`."""
+    if kind in ("matched", "scaled"):
+        return matched_truths(c, draw, kind == "scaled")
+    H = {}
+    for x in c.runs:
+        donor = resid[c.runs[draw.integers(len(c.runs))]]
+        size = len(donor) if kind == "donor" else len(c.runs_topics[x])
+        H[x] = float(np.clip(judge_value(c, x) + draw.choice(donor, size).mean(), 0.0, 1.0))
+    return H
+
+
+def report_error_parts(c: Citations, spreads_by_topic: dict) -> str:
+    """What a report residual's variance is made of under the error model, on average over the reports
+    with citations: the independent part (``sum v / n^2``, which goes as ``1 / n``) against the report and
+    run spreads' squares (which do not): how far scaling a donor's residual by ``sqrt(n_donor / n_run)``
+    is from a matched sample size."""
+    ind, rep, run, ratio = [], [], [], []
+    for x in c.runs:
+        rows = c.rows[x]
+        for t in c.runs_topics[x]:
+            m = rows[c.topic[rows] == t]
+            if len(m):
+                ind.append(float(c.v[m].sum()) / len(m) ** 2)
+                rep.append(spreads_by_topic[t].report_sd ** 2)
+                run.append(spreads_by_topic[t].run_sd ** 2)
+                ratio.append(len(m))
+    ind_, rep_, run_ = np.mean(ind), np.mean(rep), np.mean(run)
+    return (
+        f"\n(a report residual's variance under the error model, mean over the {len(ind)} reports with citations: "
+        f"independent {ind_:.5f} (goes as 1 / n citations; n from {min(ratio)} to {max(ratio)}, median "
+        f"{np.median(ratio):.0f}), report spread {rep_:.5f} and run spread {run_:.5f} (do not): the scaled world "
+        f"scales the {(rep_ + run_) / (ind_ + rep_ + run_):.0%} that does not go as 1 / n too, and the bias)"
+    )
+
+
+def matched_truths(c: Citations, rng, scaled: bool = False) -> dict:
+    """One world without labels in which each run's report residuals (the assessors' value minus the
+    judge's, per report with citations) are those of a donor run drawn among the runs with at least
+    as many reports with citations, its reports taken without replacement (a random ``k`` of them for
+    the run's ``k``), so that the run keeps the sampling error of its own number of reports; a report
+    without a citation keeps its residual 0 (both sides 0). ``scaled``: each donor residual times
+    ``sqrt(n_donor / n_run)``, the two reports' numbers of citations (harsher: the independent part of a
+    report's error goes as ``1 / n``, but the factor scales its shared parts and the bias too). Returns
+    run -> truth (clipped to [0, 1])."""
+    reports = {}
+    for x in c.runs:
+        rows = c.rows[x]
+        reports[x] = []
+        for t in c.runs_topics[x]:
+            m = rows[c.topic[rows] == t]
+            if len(m):
+                reports[x].append((float(c.truth.loc[(x, t)]) - float(c.f[m].mean()), len(m)))
+    out = {}
+    for x in c.runs:
+        k = len(reports[x])
+        big = [r for r in c.runs if len(reports[r]) >= k]
+        donor = reports[big[rng.integers(len(big))]]
+        order = rng.permutation(len(donor))[:k]
+        moved = 0.0
+        for (_, n), i in zip(reports[x], order):
+            r, n_donor = donor[i]
+            moved += r * (np.sqrt(n_donor / n) if scaled else 1.0)
+        out[x] = float(np.clip(judge_value(c, x) + moved / len(c.runs_topics[x]), 0.0, 1.0))
+    return out
+
+
+def regime_sweep(args, c, fits_by_topic: dict, halvings: list, resampled: dict, H_strict: dict, topics) -> None:
+    """Without labels, each value of the regime allowance: the unseen topics' width, the coverage and
+    the pairs called >= 95% sure right in every world, and the smallest value that holds (>= 90% coverage,
+    sure pairs >= 95% right) in every sound one (:data:`SOUND`)."""
+    none, zero = np.zeros(len(c.f), dtype=bool), np.zeros(len(c.f))
+    print(
+        "\n### Without labels: the regime allowance against coverage under the shifts (the width is the "
+        "unseen topics'; each cell: coverage, pairs called >= 95% sure right; the resampled worlds are "
+        "flawed, a donor's few reports standing for the run's many)\n"
+    )
+    print(
+        "| regime_sd | mean width | pairs >= 95% sure (unseen; held-out) | unseen topics | held-out runs "
+        "| stricter labels | donor matched | matched, scaled by citations | resampled, donor's topics (flawed) "
+        "| resampled, run's own number (flawed) |"
+    )
+    print("|---:|---:|---|---|---|---|---|---|---|---|")
+    found = []
+    for rsd in (0.0, 0.02, 0.03, 0.035, 0.04, 0.05, 0.06):
+        sp = {k: iv.Spreads.honest(f, rsd, args.kind) for k, f in fits_by_topic.items()}
+        est = estimates(c, none, zero, c.h, sp, rsd)
+        s = {"unseen": scores(c, est, c.H), "strict": scores(c, est, H_strict)}
+        for kind in WORLDS:
+            s[kind] = mean_scores([scores(c, est, H) for H in resampled[kind]])
+        s["held"] = mean_scores(
+            [
+                scores(
+                    c,
+                    estimates(c, none, zero, c.h, dict.fromkeys(topics, iv.Spreads.honest(f, rsd, args.kind)), rsd),
+                    c.H,
+                    o,
+                )
+                for o, f, _ in halvings
+            ]
+        )
+        if all(s[w]["coverage"] >= 0.90 and s[w]["sure_right"] >= 0.95 for w in SOUND):
+            found.append((rsd, s["unseen"]["width"]))
+        cells = " | ".join(
+            f"{s[w]['coverage']:.1%}, {s[w]['sure_right']:.1%}"
+            for w in ("unseen", "held", "strict", "matched", "scaled", "donor", "own")
+        )
+        print(f"| {rsd} | {s['unseen']['width']:.3f} | {s['unseen']['sure']:.1%}; {s['held']['sure']:.1%} | {cells} |")
+    print(
+        "\nSmallest regime_sd with >= 90% coverage and pairs >= 95% sure >= 95% right in every sound world "
+        "(unseen topics, held-out runs, stricter labels, donor matched): "
+        + (f"{found[0][0]}, mean width {found[0][1]:.3f}" if found else "none of these")
     )
 
 
