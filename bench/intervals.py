@@ -43,13 +43,16 @@ Then (issue 38) the intervals as they are now, the spreads at their posterior pr
 per topic) with the regime allowance, against the point fit before:
 
 * without labels, under shifts that mimic topics labelled another way: the spreads fitted on half
-  of the runs and coverage counted on the other half (``--splits`` halvings); the report-level
-  residuals resampled (each run's truth its judge value plus the residuals of a run drawn at
-  random, topics with replacement); stricter labels (partial and full labels flipped to none at
-  random until 30% are none, the truth moved with them);
-* what each value of the regime allowance buys without labels: width against coverage under
-  every shift (the report residuals resampled both with the donor's number of topics and with the
-  run's own);
+  of the runs and coverage counted on the other half (``--splits`` halvings); stricter labels
+  (partial and full labels flipped to none at random until 30% are none, the truth moved with
+  them); the report-level residuals of a donor run (:data:`WORLDS`): matched (a donor with at least
+  as many reports with citations, taken without replacement), the same scaled by the reports'
+  numbers of citations (harsher), and the two flawed worlds of before (a run drawn at random, its
+  topics drawn with replacement, as many as it has or as the run has: a donor's few reports then
+  stand for the run's many);
+* what each value of the regime allowance buys without labels: width against coverage and the
+  pairs called sure right in every world, and the smallest value that holds in every sound one
+  (:data:`SOUND`); ``--no-labels-only`` stops there;
 * a heteroscedastic run term without labels (the run effect's variance ``run_sd^2 exp(gamma z)``,
   ``z`` a covariate of the run's judged value: :func:`judges.scores.intervals.fit_run_scale`,
   nested per topic, fitted on the other half for the held-out runs) against the constant one, under
@@ -1105,8 +1108,12 @@ def report_error_parts(c: Citations, spreads_by_topic: dict) -> str:
                 run.append(spreads_by_topic[t].run_sd ** 2)
                 ratio.append(len(m))
     ind_, rep_, run_ = np.mean(ind), np.mean(rep), np.mean(run)
+    judged = [len(c.runs_topics[x]) for x in c.runs]
+    cited = [len({t for t in c.topic[c.rows[x]]}) for x in c.runs]
     return (
-        f"\n(a report residual's variance under the error model, mean over the {len(ind)} reports with citations: "
+        f"\n(a run is judged on {min(judged)} to {max(judged)} topics, {min(cited)} to {max(cited)} of its reports "
+        "with citations; "
+        f"a report residual's variance under the error model, mean over the {len(ind)} reports with citations: "
         f"independent {ind_:.5f} (goes as 1 / n citations; n from {min(ratio)} to {max(ratio)}, median "
         f"{np.median(ratio):.0f}), report spread {rep_:.5f} and run spread {run_:.5f} (do not): the scaled world "
         f"scales the {(rep_ + run_) / (ind_ + rep_ + run_):.0%} that does not go as 1 / n too, and the bias)"

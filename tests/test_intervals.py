@@ -1033,3 +1033,42 @@ def test_nugget_f1s_interval_carries_both_judges_shared_errors():
         shared = report_sd**2 * sum(np.square(u[r])) + run_var * sum(u[r]) ** 2
         var = (independent + shared) / t**2
         assert both[r] == pytest.approx(2 * iv.Z95 * math.sqrt(var), rel=1e-9)
+
+
+def test_the_bench_matched_world_keeps_each_run_its_own_number_of_reports():
+    """bench/intervals.py's matched world (issue 38): a run's report residuals come from a donor with at
+    least as many reports with citations, taken without replacement, so a run with the most reports is
+    its own donor and keeps its truth exactly; the old resampled world (with replacement) does not."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    spec = importlib.util.spec_from_file_location("bench_intervals", ROOT / "bench" / "intervals.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    # run a: one report (t1, 2 citations); run b: three (1, 2 and 1 citations) and t4 judged without one
+    run = np.array(["a", "a", "b", "b", "b", "b"])
+    topic = np.array(["t1", "t1", "t1", "t2", "t2", "t3"])
+    runs_topics = {"a": ["t1"], "b": ["t1", "t2", "t3", "t4"]}
+    f = np.array([0.5, 1.0, 0.25, 0.5, 0.75, 1.0])
+    n = pd.Series(1, index=pd.MultiIndex.from_arrays([run, topic])).groupby(level=[0, 1]).transform("size")
+    lev = 1.0 / (n.to_numpy() * np.array([len(runs_topics[r]) for r in run]))
+    truth = pd.Series({("a", "t1"): 0.25, ("b", "t1"): 0.75, ("b", "t2"): 0.25, ("b", "t3"): 0.5, ("b", "t4"): 0.0})
+    c = SimpleNamespace(
+        runs=["a", "b"],
+        rows={r: np.flatnonzero(run == r) for r in ("a", "b")},
+        topic=topic,
+        runs_topics=runs_topics,
+        truth=truth,
+        f=f,
+        lev=lev,
+    )
+    own = {"a": 0.25, "b": (0.75 + 0.25 + 0.5) / 4}
+    residuals = {0.25 - 0.75, 0.75 - 0.25, 0.25 - 0.625, 0.5 - 1.0}  # a's, then b's three
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        H = bench.matched_truths(c, rng)
+        assert H["b"] == pytest.approx(own["b"])
+        assert any(H["a"] == pytest.approx(min(0.75 + r, 1.0)) for r in residuals)  # truth clipped to [0, 1]
+    resid = {x: bench.rep_truth_minus_judge(c, x) for x in c.runs}
+    old = [bench.resampled_truths(c, rng, "own", resid)["b"] for _ in range(20)]
+    assert any(h != pytest.approx(own["b"]) for h in old)
