@@ -131,7 +131,7 @@ def estimate_error(
             log_post += np.log(av[start : start + 2048, None] + bv[start : start + 2048, None] * _GRID).sum(axis=0)
     mass = np.exp(log_post - log_post.max())
     cdf = np.cumsum(mass) / mass.sum()
-    low, high = _GRID[np.searchsorted(cdf, 0.05)], _GRID[min(np.searchsorted(cdf, 0.95), len(_GRID) - 1)]
+    low, high = _GRID[int(np.searchsorted(cdf, 0.05))], _GRID[min(int(np.searchsorted(cdf, 0.95)), len(_GRID) - 1)]
     return ErrorEstimate(round(value, 4), float(low), float(high), len(a))
 
 
