@@ -279,6 +279,6 @@ def test_answer_error_estimate_lands_near_the_stand_ins_error_rate(tmp_path):
     assert figures[1]["nuggets"]["answer_error"] == found and figures[1]["nuggets"]["cache_hits"] == 75
     assert "answer_error" not in figures[2]["nuggets"]
     assert f"LLM nugget answer error  estimated {found['estimate']:.3f}" in runs["fresh"].stdout
-    for name in ("N.nuggets.parquet", "N.leaderboard.txt"):
+    for name in ("N.nuggets.parquet", "N.leaderboard.txt", "N.intervals.tsv", "N.pairs.tsv"):
         same = [(tmp_path / n / name).read_bytes() for n in runs]
         assert same[0] == same[1] == same[2], name

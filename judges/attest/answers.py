@@ -85,9 +85,15 @@ class ErrorEstimate(NamedTuple):
     high: float
     answers: int
 
-    def describe(self, setting: str = "estimate") -> dict:
+    def describe(self) -> dict:
         """As the summary, ``config.yml`` and the debug log give it."""
-        return {"setting": setting, "estimate": self.value, "low": self.low, "high": self.high, "answers": self.answers}
+        return {
+            "setting": "estimate",
+            "estimate": self.value,
+            "low": self.low,
+            "high": self.high,
+            "answers": self.answers,
+        }
 
 
 def estimate_error(
