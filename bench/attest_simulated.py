@@ -21,8 +21,9 @@ For each question, error rate, budget and ``attest.plan_order`` (on: the plan we
 gain by how many runs its run could be misordered with; off: leverage x spread alone) it runs the
 real CLI (``--attest uncertain`` with ``attest.budget``, which judges, plans over the session and
 then asks; budget 1 = ``--attest all``) and ``attest.answer_error`` (the error rate the Bayes update
-assumes of the answers: ``default``, the workflow's; ``true``, the stand-in's real error rate; or a
-number) on rag24-support, joins the assessments to the labels and
+assumes of the answers: ``default``, the workflow's; ``true``, the stand-in's real error rate; a
+number; or ``estimate``, estimated from the session's own answers, printed beside the stand-in's rate
+with its 90% interval and the answers it rests on) on rag24-support, joins the assessments to the labels and
 prints run tau, exact three-level agreement, kappa, the share of citations sent and how many the
 budget asked for (:func:`judges.meta.calibrate.agreement`). The shipped support model is scored on the topics
 it was fitted on here (the cascade's gain is what this bench is for; the model's own
@@ -41,10 +42,12 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from judges.attest.answers import estimate_error  # noqa: E402
 from judges.config import AttestSettings  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
@@ -92,12 +95,36 @@ def scored(out: Path, name: str, labels) -> tuple:
     return rows, level, sent, a
 
 
-def assumed_errors(values: list[str], error: float) -> list[float]:
+def assumed_errors(values: list[str], error: float) -> list:
     """The ``--answer-error`` values for a stand-in erring at ``error``, each once ('default' and 'true'
-    coincide when the stand-in errs at the workflow's default)."""
-    return sorted(
-        {AttestSettings().answer_error if v == "default" else error if v == "true" else float(v) for v in values}
+    coincide when the stand-in errs at the workflow's default), then ``estimate`` if asked for."""
+    numbers = {AttestSettings().answer_error if v == "default" else error if v == "true" else v for v in values}
+    return sorted(float(v) for v in numbers if v != "estimate") + ["estimate"] * ("estimate" in values)
+
+
+def estimated(ctx, sent: np.ndarray, draws: list[np.ndarray], question: str) -> tuple[float, str]:
+    """``attest.answer_error: estimate`` on unseen topics: per draw the error rate estimated from the
+    ``sent`` citations' SIMULATED answers against the cross-validated model's probabilities
+    (judges.attest.answers.estimate_error, as the session does), the weights updated with it; the mean
+    leaderboard run tau and the estimates (mean, mean 90% interval, answers)."""
+    import plan_curves
+
+    taus, found = [], []
+    for answers in draws:
+        idx = np.flatnonzero(sent)
+        p_full = np.minimum(ctx.p_full[idx], ctx.p_any[idx])
+        levels = np.stack([1 - ctx.p_any[idx], ctx.p_any[idx] - p_full, p_full], axis=1).tolist()
+        e = estimate_error(levels, [(str(answers[i]), None) for i in idx], AttestSettings().assumed_error)
+        found.append(e)
+        w = ctx.weights.copy()
+        for i in idx:
+            w[i] = plan_curves.weight_after(ctx, i, answers[i], question, e.value)
+        taus.append(support_agreement.leaderboard_tau(ctx.table, w, ctx.truth))
+    said = (
+        f"{np.mean([e.value for e in found]):.3f} [{np.mean([e.low for e in found]):.3f}-"
+        f"{np.mean([e.high for e in found]):.3f}], n {found[0].answers}"
     )
+    return float(np.mean(taus)), said
 
 
 def unseen(args) -> None:
@@ -119,7 +146,14 @@ def unseen(args) -> None:
         for error in args.errors:
             draws = plan_curves.answer_draws(ctx, question, error, args.unseen, rng)
             for assumed in assumed_errors(args.answer_error, error):
-                cells = [f"{plan_curves.llm_tau(ctx, masks[b], draws, question, assumed):.3f}" for b in args.budgets]
+                if assumed == "estimate":
+                    cells = [
+                        "{:.3f} (estimate {})".format(*estimated(ctx, masks[b], draws, question)) for b in args.budgets
+                    ]
+                else:
+                    cells = [
+                        f"{plan_curves.llm_tau(ctx, masks[b], draws, question, assumed):.3f}" for b in args.budgets
+                    ]
                 print(f"| {question} | {error} | {assumed} | " + " | ".join(cells) + " |", flush=True)
     print()
 
@@ -137,7 +171,8 @@ def main() -> None:
         "--answer-error",
         nargs="+",
         default=["default"],
-        help="attest.answer_error values: 'default' (the workflow's), 'true' (the stand-in's error rate) or numbers",
+        help="attest.answer_error values: 'default' (the workflow's), 'true' (the stand-in's error rate), numbers, "
+        "or 'estimate' (from the session's answers; the estimate printed in the answer_error column)",
     )
     ap.add_argument(
         "--unseen",
@@ -149,7 +184,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     for value in args.answer_error:
-        if value not in ("default", "true"):
+        if value not in ("default", "true", "estimate"):
             float(value)
     labels = read_labels(args.data / "rag24-support" / "labels.jsonl")
     truth = support_agreement.read_truth(args.data / "rag24-support" / "truth.eval.txt")
@@ -209,12 +244,16 @@ def main() -> None:
                         }
                         judge(args.data, out, name, {"attest": attest}, ["--llm-config", str(cfg)])
                         rows, level, sent, a = scored(out, name, labels)
+                        shown = answer_error
+                        if answer_error == "estimate":  # what the session estimated (its config.yml)
+                            e = yaml.safe_load((out / f"{name}.config.yml").read_text())["attest"]["answer_error"]
+                            shown = f"estimate {e['estimate']:.3f} [{e['low']:.3f}-{e['high']:.3f}], n {e['answers']}"
                         judgeable = int((a.status != "missing").sum())
                         asked = f"{int(a.llm_answer.notna().sum())} / {budget * judgeable:.1f}"
                         s = support_agreement.score(rows, level, truth, weights=rows.weight.to_numpy())
                         hard = support_agreement.leaderboard_tau(rows, level / 2.0, truth)
                         print(
-                            f"| {question} | {lev} | {error} | {answer_error} | {'all' if budget >= 1 else budget} "
+                            f"| {question} | {lev} | {error} | {shown} | {'all' if budget >= 1 else budget} "
                             f"| {sent:.1%} "
                             f"({asked}) "
                             f"| {s['lb_tau']:.3f} | {hard:.3f} | {s['run_tau']:.3f} | {s['topic_tau']:.3f} "

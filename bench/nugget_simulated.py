@@ -41,6 +41,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -118,9 +119,10 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=0.25)
     ap.add_argument(
         "--answer-error",
-        type=float,
+        type=lambda v: v if v == "estimate" else float(v),
         default=None,
-        help="attest.answer_error: the LLM's error rate the Bayes update assumes (default: the workflow's, 0.1)",
+        help="attest.answer_error: the LLM's error rate the Bayes update assumes (default: the workflow's, 0.1), "
+        "or estimate (from each session's answers: the estimates are printed beside the stand-in's error)",
     )
     ap.add_argument("--shift", action="store_true", help="also fit without the scored half of the teams")
     args = ap.parse_args()
@@ -152,6 +154,7 @@ def main() -> None:
     assigned: dict = {}  # (setting, llm) -> [(human level, judged level)]
     asked: dict = defaultdict(int)
     pairs: dict = defaultdict(int)
+    estimates: dict = defaultdict(list)  # setting -> per session attest.nuggets.answer_error (estimate)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             out = Path(tmp)
@@ -186,6 +189,9 @@ def main() -> None:
                         import pandas as pd
 
                         table = pd.read_parquet(run_out / "N.nuggets.parquet")
+                        if llm and args.answer_error == "estimate":
+                            config = yaml.safe_load((run_out / "N.config.yml").read_text())
+                            estimates[setting].append(config["attest"]["nuggets"]["answer_error"])
                         for row in table.itertuples():
                             if group is not None and half_of_team[row.run_id.split(".")[0]] != group:
                                 continue
@@ -206,6 +212,23 @@ def main() -> None:
         server.shutdown()
 
     print_table(args, oracle.unknown, settings, scored, assigned, asked, pairs, truth, wp, human_f1)
+    for setting, found in estimates.items():
+        print_estimates(args.error, setting, found)
+
+
+def print_estimates(error: float, setting: str, found: list[dict]) -> None:
+    """attest.answer_error estimate: per session (one topic each) the estimate and its 90% interval."""
+    values = [e["estimate"] for e in found]
+    covered = sum(e["low"] <= error <= e["high"] for e in found)
+    print(
+        f"answer_error estimate ({setting}, SIMULATED LLM, stand-in error {error}): "
+        f"mean {np.mean(values):.3f}, median {np.median(values):.3f}, range {min(values):.3f}-{max(values):.3f} "
+        f"over {len(found)} sessions of {int(np.mean([e['answers'] for e in found]))} answers on average; "
+        f"mean 90% interval {np.mean([e['low'] for e in found]):.3f}-{np.mean([e['high'] for e in found]):.3f}, "
+        f"covering the stand-in's error in {covered} of {len(found)}"
+    )
+    for e in found:
+        print(f"  {e['estimate']:.3f} ({e['low']:.3f}-{e['high']:.3f}, {e['answers']} answers)")
 
 
 def print_table(args, unknown, settings, scored, assigned, asked, pairs, truth, wp, human_f1) -> None:

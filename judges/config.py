@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judges.errors import InputError
 from judges.vocabulary import ANSWERS, BACKENDS
 
 _BACKEND_NAMES = tuple(sorted(BACKENDS))
+ANSWER_ERROR_PRIOR = 0.1  # attest.answer_error: the default, and the centre of estimate's prior
 
 
 class _Strict(BaseModel):
@@ -148,14 +149,12 @@ class AttestSettings(_Strict):
         1, ge=0, le=1000, description="window: sentences added on each side of the aligned span"
     )
     max_evidence_tokens: int = Field(300, ge=16, le=1_000_000, description="cap on the evidence shown, in word tokens")
-    answer_error: float = Field(
-        0.1,
-        ge=0.0,
-        le=0.5,
+    answer_error: Union[float, Literal["estimate"]] = Field(
+        ANSWER_ERROR_PRIOR,
         description=(
-            "leaderboard.weights expected: the share of the LLM's answers taken to be wrong when an answer updates "
-            "the support model's expected weight of a citation (Bayes' rule; judges.engine.weights); "
-            "0: the answer decides"
+            "the share of the LLM's answers taken to be wrong when an answer updates the model's probabilities "
+            "(Bayes' rule: a citation's expected weight, a nugget pair's level, the intervals); 0: the answer decides; "
+            "estimate: each kind's rate estimated from its own answers (judges.attest.answers.estimate_error)"
         ),
     )
     on_unparsed: Literal["judge", "unsupported"] = Field(
@@ -186,6 +185,21 @@ class AttestSettings(_Strict):
         le=1,
         description="cost estimate of answers from batch files (attest import): the share taken off the prices",
     )
+
+    @field_validator("answer_error", mode="before")
+    @classmethod
+    def _answer_error(cls, value):
+        if value == "estimate":
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 0.5:
+            raise ValueError(f"must be a number from 0 to 0.5, or estimate (not {value!r})")
+        return float(value)
+
+    @property
+    def assumed_error(self) -> float:
+        """The error rate the update assumes before any answer is in: the number set, or with
+        ``estimate`` its prior's centre (:data:`ANSWER_ERROR_PRIOR`)."""
+        return ANSWER_ERROR_PRIOR if self.answer_error == "estimate" else self.answer_error
 
     def cost(self, tokens_in: int, tokens_out: int, batch: bool = False) -> float:
         """The estimated cost of the tokens at the prices (``batch``: less the Batch discount)."""

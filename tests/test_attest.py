@@ -388,3 +388,91 @@ def test_a_guarded_citation_is_logged_as_before_pairs_of_any_kind_were_asked(tmp
     (event,) = [e for e in map(json.loads, log_path.read_text().splitlines()) if e["event"] == "ATTEST_OUTPUT"]
     assert (event["source"], event["tokens_in"], event["tokens_out"], event["p_yes"]) == ("guarded", 0, 0, None)
     assert "kind" not in event and event["support_status"] == "partial" and event["status"] == "unsupported"
+
+
+# -- attest.answer_error: estimate (judges.attest.answers.estimate_error) --------------------------------------
+
+
+def _synthetic(n: int, error: float, seed: int, question: str = "support_level"):
+    """``n`` pairs: a model's distributions over none / partial / full, a true level drawn from each
+    (a calibrated model) and an LLM's answer, wrong with probability ``error`` (another level at random)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    levels = rng.dirichlet([0.6, 0.6, 0.6], size=n)
+    true = np.array([rng.choice(3, p=p) for p in levels])
+    wrong = rng.random(n) < error
+    said = np.where(wrong, (true + rng.integers(1, 3, n)) % 3, true)
+    if question == "yes_no":
+        answers = [("YES" if (t == 2) != w else "NO", None) for t, w in zip(true, wrong)]
+    else:
+        answers = [(("NONE", "PARTIAL", "FULL")[s], None) for s in said]
+    return levels.tolist(), answers
+
+
+def _brute_force_map(levels, answers, prior: float) -> float:
+    """The maximum of the log posterior on a fine grid, each answer's likelihood from likelihood() at that e."""
+    from judges.attest.answers import PRIOR_ANSWERS, likelihood
+
+    best, arg = -math.inf, None
+    for k in range(1, 5001):
+        e = k / 10000
+        total = prior * PRIOR_ANSWERS * math.log(e) + (1 - prior) * PRIOR_ANSWERS * math.log(1 - e)
+        for probs, (answer, p) in zip(levels, answers):
+            lik = likelihood(answer, p, e)
+            if lik is not None:
+                total += math.log(sum(q * x for q, x in zip(probs, lik)))
+        if total > best:
+            best, arg = total, e
+    return arg
+
+
+@pytest.mark.parametrize("question,error,seed", [("support_level", 0.2, 1), ("yes_no", 0.3, 2), ("yes_no", 0.05, 3)])
+def test_the_error_estimate_is_the_posterior_maximum(question, error, seed):
+    from judges.attest.answers import estimate_error
+
+    levels, answers = _synthetic(60, error, seed, question)
+    answers[0] = ("unparsed", None)  # says nothing: not counted
+    found = estimate_error(levels, answers, 0.1)
+    assert found.answers == 59
+    assert found.value == pytest.approx(_brute_force_map(levels, answers, 0.1), abs=1.5e-4)
+    assert found.low < found.value < found.high
+
+
+def test_the_error_estimate_recovers_a_known_rate_and_narrows_with_answers():
+    from judges.attest.answers import estimate_error
+
+    for error in (0.05, 0.2, 0.35):
+        levels, answers = _synthetic(4000, error, 7)
+        found = estimate_error(levels, answers, 0.1)
+        assert found.low <= error <= found.high and abs(found.value - error) < 0.03
+        assert found.high - found.low < 0.06
+        few = estimate_error(levels[:40], answers[:40], 0.1)
+        assert few.high - few.low > 2 * (found.high - found.low)
+
+
+def test_without_answers_the_estimate_is_the_prior():
+    from judges.attest.answers import estimate_error
+
+    found = estimate_error([], [], 0.1)
+    assert (found.value, found.answers) == (0.1, 0)
+    assert found.low < 0.1 < found.high
+    assert estimate_error([(0.2, 0.3, 0.5)], [("guarded", None)], 0.1) == found
+
+
+@pytest.mark.parametrize("value", ["estmate", 0.7, -0.1, True, ".nan", "[0.1]"])
+def test_a_bad_answer_error_is_one_clear_line(tmp_path, value):
+    from judges.config import load_workflow
+
+    path = tmp_path / "wf.yml"
+    path.write_text(f"attest:\n  answer_error: {value}\n")
+    with pytest.raises(InputError) as e:
+        load_workflow(path)
+    assert "attest.answer_error" in str(e.value) and "a number from 0 to 0.5, or estimate" in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_answer_error_takes_estimate_or_a_number():
+    assert AttestSettings(answer_error="estimate").assumed_error == 0.1
+    assert AttestSettings(answer_error=0.25).assumed_error == 0.25
+    assert AttestSettings().answer_error == 0.1 and AttestSettings(answer_error=0).answer_error == 0.0

@@ -479,3 +479,48 @@ def test_worker_processes_share_the_cache_and_give_the_same_outputs(tmp_path, mo
         assert again.returncode == 0 and len(server.keys()) == 2 * n
     for name in ("x.qrels", "x.leaderboard.txt", "x.assessments.parquet"):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_answer_error_estimate_weighs_the_citations_at_the_rate_their_answers_show(tmp_path):
+    """attest.answer_error: estimate: the rate estimated from the session's answers
+    (judges.attest.answers.estimate_error), recorded in config.yml and the summary, and the
+    outputs those of a session told that rate (the weights, measures and intervals follow it);
+    the questions are counted once (the second pass reads the cache)."""
+    needs_dspy()
+    cache = tmp_path / "cache"
+    with ScriptedServer(by_hash) as server:
+        found = judge(
+            tmp_path / "e",
+            "--attest",
+            "all",
+            "--cache-dir",
+            cache,
+            server=server,
+            workflow={"answer_error": "estimate"},
+        )
+        assert found.returncode == 0, found.stderr
+        figures = attest_figures(tmp_path / "e")
+        estimate = figures["answer_error"]
+        told = judge(
+            tmp_path / "n",
+            "--attest",
+            "all",
+            "--cache-dir",
+            cache,
+            server=server,
+            workflow={"answer_error": estimate["estimate"]},
+        )
+        assert told.returncode == 0, told.stderr
+        asked = len(server.keys())
+    a = judges.read_assessments(tmp_path / "e")
+    answered = int(a.llm_answer.isin(["YES", "NO"]).sum())
+    assert estimate["setting"] == "estimate" and estimate["answers"] == answered > 5
+    assert estimate["low"] < estimate["estimate"] < estimate["high"] and estimate["estimate"] != 0.1
+    assert figures["calls"] == figures["selected"] == asked and figures["cache_hits"] == 0
+    assert attest_figures(tmp_path / "n")["calls"] == 0 and "answer_error" not in attest_figures(tmp_path / "n")
+    assert "LLM answer error" in found.stdout and f"from {answered} answers" in found.stdout
+    pd.testing.assert_frame_equal(a, judges.read_assessments(tmp_path / "n"))
+    for name in ("x.leaderboard.txt", "x.intervals.tsv", "x.qrels"):
+        assert (tmp_path / "e" / name).read_bytes() == (tmp_path / "n" / name).read_bytes(), name
+    config = yaml.safe_load((tmp_path / "e" / "x.config.yml").read_text())
+    assert config["workflow"]["attest"]["answer_error"] == "estimate"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -239,3 +240,45 @@ def test_nugget_questions_go_through_batch_files_and_the_next_run_asks_nothing(t
     a, b = tmp_path / "online" / "N.nuggets.jsonl", batch / "N.nuggets.jsonl"
     assert a.read_bytes() == b.read_bytes()
     assert (tmp_path / "online" / "N.leaderboard.txt").read_bytes() == (batch / "N.leaderboard.txt").read_bytes()
+
+
+def test_answer_error_estimate_lands_near_the_stand_ins_error_rate(tmp_path):
+    """attest.answer_error: estimate over the nugget pairs' answers: a stand-in answering from NIST's
+    assignments and wrong for 30% of the questions (bench/nugget_simulated.py's, SIMULATED LLM)
+    gets an estimate near the share it got wrong, with that share in its 90% interval, recorded in
+    config.yml and the summary; the same from the cache; the outputs those of a session told the
+    estimate."""
+    needs_dspy()
+    sys.path.insert(0, str(ROOT / "bench"))
+    from nugget_simulated import NuggetOracle
+
+    from judges.formats.nuggets import read_nuggets
+    from judges.session.nuggets import read_answers
+
+    bank = read_nuggets(MINI / "nuggets.jsonl")
+    assigned = read_nuggets(MINI / "nugget_assignment.jsonl").assignments
+    oracle = NuggetOracle(bank, assigned, read_answers([MINI / "runs"], set(bank.banks)))
+    cache = tmp_path / "cache"
+    with ScriptedServer(lambda n, body: Reply(content=oracle.reply(body, 0.3))) as server:
+        runs = {}
+        for name, error in (("fresh", "estimate"), ("cached", "estimate"), ("told", None)):
+            if error is None:
+                error = yaml.safe_load((tmp_path / "fresh" / "N.config.yml").read_text())["attest"]["nuggets"]
+                error = error["answer_error"]["estimate"]
+            runs[name] = judge(tmp_path / name, server, cache, "--attest", "all", workflow={"answer_error": error})
+            assert runs[name].returncode == 0, runs[name].stderr
+        assert len(server.seen) == 75 and oracle.unknown == 0
+    table = judges.read_nuggets(tmp_path / "fresh", "N")
+    level = {"FULL": 2, "PARTIAL": 1, "NONE": 0}
+    truth = [int(assigned[(r.run_id, r.topic_id)].levels[r.nugget_index]) for r in table.itertuples()]
+    wrong = sum(level[a] != t for a, t in zip(table.llm_answer, truth)) / len(table)
+    assert 0.2 < wrong < 0.35  # the hash's share of wrong answers on these 75 questions
+    figures = [yaml.safe_load((tmp_path / n / "N.config.yml").read_text())["attest"] for n in runs]
+    found = figures[0]["nuggets"]["answer_error"]
+    assert found["answers"] == 75 and found["low"] <= wrong <= found["high"] and abs(found["estimate"] - wrong) < 0.1
+    assert figures[1]["nuggets"]["answer_error"] == found and figures[1]["nuggets"]["cache_hits"] == 75
+    assert "answer_error" not in figures[2]["nuggets"]
+    assert f"LLM nugget answer error  estimated {found['estimate']:.3f}" in runs["fresh"].stdout
+    for name in ("N.nuggets.parquet", "N.leaderboard.txt", "N.intervals.tsv", "N.pairs.tsv"):
+        same = [(tmp_path / n / name).read_bytes() for n in runs]
+        assert same[0] == same[1] == same[2], name

@@ -7,13 +7,18 @@ Replies are read leniently in form and strictly in content: case, punctuation, d
 markers and a leading "Answer:" do not matter (``Yes.``, ``NO, because ...``,
 ``[[ ## answer ## ]] YES``, ``Partial support``), but the reply must *start* with an answer;
 anything else (``Maybe``, ``The document says ...``, an empty reply) is ``None``, i.e. unparsed.
+
+How often the answers are wrong (``attest.answer_error``) is either set or, with ``estimate``,
+estimated from the answers themselves (:func:`estimate_error`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Optional
+from typing import NamedTuple, Optional, Sequence
+
+import numpy as np
 
 from judges.vocabulary import ANSWERS
 
@@ -64,6 +69,76 @@ def observation(
     if answer == "guarded" or replaced:
         return None
     return NO_OBSERVATION
+
+
+#: ``attest.answer_error: estimate``'s prior: as if PRIOR_ANSWERS answers had been seen, a share
+#: ``prior`` (the configured centre, 0.1) of them wrong (a Beta(1 + 2, 1 + 18) density, mode 0.1).
+PRIOR_ANSWERS = 20
+_GRID = np.arange(1, 1001) / 2000  # 0.0005 .. 0.5: the interval's grid (the setting's range)
+
+
+class ErrorEstimate(NamedTuple):
+    """:func:`estimate_error`'s result: the estimate, its 90% interval, the answers it rests on."""
+
+    value: float
+    low: float
+    high: float
+    answers: int
+
+    def describe(self) -> dict:
+        """As the summary, ``config.yml`` and the debug log give it."""
+        return {
+            "setting": "estimate",
+            "estimate": self.value,
+            "low": self.low,
+            "high": self.high,
+            "answers": self.answers,
+        }
+
+
+def estimate_error(
+    levels: Sequence[Sequence[float]], answers: Sequence[tuple[str, Optional[float]]], prior: float
+) -> ErrorEstimate:
+    """The LLM's error rate from its answers against the model's probabilities: the maximum of
+    ``prod_i sum_level P_i(level) * likelihood(answer_i | level, e)`` (:func:`likelihood`, the one
+    the update uses) times a weak Beta prior with its mode at ``prior`` worth
+    :data:`PRIOR_ANSWERS` answers, over e in (0, 0.5]; and the 5% and 95% points of that
+    posterior (on a grid of 0.0005). ``levels``: per pair P(none), P(partial), P(full);
+    ``answers``: per pair the answer and its P(YES) (``yes_no``); pairs whose answer says nothing
+    (unparsed, failed, guarded) do not count. Each pair's likelihood is linear in e, so it is
+    kept as two numbers. With no answer, the prior alone: its mode ``prior``.
+    Deterministic: the same pairs in the same order give the same figures."""
+    a: list[float] = []
+    b: list[float] = []
+    for probs, (answer, p) in zip(levels, answers):
+        at0, at1 = likelihood(answer, p, 0.0), likelihood(answer, p, 1.0)
+        if at0 is None or at1 is None:
+            continue
+        l0 = sum(q * x for q, x in zip(probs, at0))
+        a.append(l0)
+        b.append(sum(q * x for q, x in zip(probs, at1)) - l0)
+    wrong, right = prior * PRIOR_ANSWERS, (1 - prior) * PRIOR_ANSWERS
+    av, bv = np.array(a, dtype=np.float64), np.array(b, dtype=np.float64)
+
+    def slope(e: float) -> float:  # the log posterior's derivative: decreasing (a sum of concave terms)
+        return float(np.sum(bv / (av + bv * e))) + wrong / e - right / (1 - e)
+
+    lo, hi = 1e-9, 0.5
+    if slope(hi) >= 0:
+        value = hi
+    else:
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if slope(mid) > 0 else (lo, mid)
+        value = (lo + hi) / 2
+    log_post = wrong * np.log(_GRID) + right * np.log1p(-_GRID)
+    with np.errstate(divide="ignore"):
+        for start in range(0, len(av), 2048):
+            log_post += np.log(av[start : start + 2048, None] + bv[start : start + 2048, None] * _GRID).sum(axis=0)
+    mass = np.exp(log_post - log_post.max())
+    cdf = np.cumsum(mass) / mass.sum()
+    low, high = _GRID[int(np.searchsorted(cdf, 0.05))], _GRID[min(int(np.searchsorted(cdf, 0.95)), len(_GRID) - 1)]
+    return ErrorEstimate(round(value, 4), float(low), float(high), len(a))
 
 
 _MARKER = re.compile(r"\[\[\s*##\s*\w+\s*##\s*\]\]")

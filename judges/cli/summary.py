@@ -139,6 +139,11 @@ def _status_rows(summary) -> list[tuple[str, str]]:
     return rows
 
 
+def _estimated_error(e: dict) -> str:
+    """``attest.answer_error: estimate``'s line (:meth:`judges.attest.answers.ErrorEstimate.describe`)."""
+    return f"estimated {e['estimate']:.3f} (90% interval {e['low']:.3f}-{e['high']:.3f}) from {e['answers']} answers"
+
+
 def _attest_rows(summary) -> list[tuple[str, str]]:
     """LLM attestation: what was asked, the answers, tokens and failures (a degenerate LLM warned)."""
     a = summary.attest
@@ -159,6 +164,8 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ),
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
+    if a.get("answer_error"):
+        rows.append(("LLM answer error", _estimated_error(a["answer_error"])))
     nuggets = a.get("nuggets")
     if nuggets:  # the nugget pairs' questions (judges.engine.nuggets.attest_nuggets)
         said = ", ".join(f"{k} {ans}" for ans, k in nuggets["answers"].items())
@@ -169,6 +176,8 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
                 f"{nuggets['changed']} changed" + (f"; answers {said}" if said else ""),
             )
         )
+        if nuggets.get("answer_error"):
+            rows.append(("LLM nugget answer error", _estimated_error(nuggets["answer_error"])))
         if nuggets.get("degenerate"):
             used = "used all the same" if nuggets["degenerate"]["used"] else "not used: the nugget model's stand"
             warn(f"{nuggets['degenerate']['message']} (nugget pairs); {used}")

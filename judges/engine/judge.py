@@ -243,7 +243,7 @@ class Judge:
         on_unparsed = self.wf.attest.on_unparsed
         expected_weights = self.wf.leaderboard.weights == "expected"
         windows = ranges.tolist() if log.enabled else None
-        answer_error = self.wf.attest.answer_error
+        answer_error = self.wf.attest.assumed_error  # estimate: the session re-judges at its estimate
         items, ends = batch.items, self.log_ends
         for i, it in enumerate(items):
             rep, sent, c, j = it.report, it.sentence, it.citation, judgments[i]

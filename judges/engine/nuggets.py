@@ -22,8 +22,10 @@ citations': another prompt), the same guard, the same degenerate check: answers 
 degenerate are not used (the pairs keep the nugget model's judgment) unless
 ``use_degenerate_llm``, and with ``strict_llm`` they are an error. The LLM's level is the
 assignment; the probabilities become the model's updated by Bayes' rule with the answer, taken
-to be wrong with ``attest.answer_error`` (as a citation's expected weight), so the expected
-measures follow. A guarded pair is ``not_support`` for sure; an unparsed or failed one keeps the
+to be wrong with ``attest.answer_error`` (as a citation's expected weight; with ``estimate`` the
+rate :func:`judges.attest.answers.estimate_error` finds in the nugget pairs' own answers, reported
+as the figures' ``answer_error``), so the expected measures follow. A guarded pair is
+``not_support`` for sure; an unparsed or failed one keeps the
 model's judgment (``attest.on_unparsed: judge``) or is ``not_support`` for sure. The figures
 (:func:`judges.attest.cascade.summarize`) are :attr:`NuggetResult.attest`.
 
@@ -223,7 +225,7 @@ def attest_nuggets(
     ``result.judged`` and sets ``result.attest`` (and ``result.plan``)."""
     from collections import Counter
 
-    from judges.attest.answers import NO_OBSERVATION, observation
+    from judges.attest.answers import NO_OBSERVATION, estimate_error, observation
     from judges.attest.cascade import Attester, Pair, summarize
     from judges.attest.degenerate import answers_used
     from judges.attest.selection import rule
@@ -260,6 +262,13 @@ def attest_nuggets(
     finally:
         attester.close()
     figures = summarize(Counter(counts), attest, settings.llm)
+    error = attest.assumed_error
+    if attest.answer_error == "estimate":  # from the nugget pairs' own answers against the model's levels
+        asked = [(j, d) for (_, j), d in zip(flat, decided) if d is not None]
+        found = estimate_error(
+            [(j.p_not, j.p_partial, j.p_support) for j, _ in asked], [(d.answer, d.p_yes) for _, d in asked], error
+        )
+        error, figures["answer_error"] = found.value, found.describe()
     result.attest = figures
     log.event("ATTEST_SUMMARY", kind=NUGGET.name, **figures)
     if not answers_used(figures, strict=strict_llm, used=use_degenerate, pairs="nugget pairs; "):
@@ -273,7 +282,7 @@ def attest_nuggets(
             continue
         probs: tuple[float, ...] = (j.p_not, j.p_partial, j.p_support)
         replaced = d.status != _CITATION_WORDS[j.assignment]  # by on_unparsed: unsupported
-        observed = observation(d.answer, d.p_yes, attest.answer_error, replaced)
+        observed = observation(d.answer, d.p_yes, error, replaced)
         if observed is None:  # guarded, or replaced: unsupported for sure
             probs = (1.0, 0.0, 0.0)
         elif observed != NO_OBSERVATION:  # (a parsed answer's likelihood never is)

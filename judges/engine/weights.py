@@ -7,7 +7,8 @@ weighs its *expected* TREC weight (:func:`judges.measures.expected_weight`) unde
 distribution over the three levels people give: none ``1 - P(any)``, partial
 ``P(any) - P(full)``, full ``P(full)``. When the LLM answered, that distribution is first
 updated by Bayes' rule with the answer, taken to be wrong with probability
-``attest.answer_error`` (:func:`judges.attest.answers.likelihood`): a YES, or the level an LLM
+``attest.answer_error`` (:func:`judges.attest.answers.likelihood`; with ``estimate`` the rate
+:func:`answered_error` estimates from the session's answers): a YES, or the level an LLM
 names, moves the weight toward that level's, as far as the model did not already expect it, and
 a NO divides the remaining mass between partial and none as the model does. Where the grounding
 cap holds the citation at partial (its document lacks a number or entity of the sentence, of a
@@ -23,7 +24,9 @@ measures, does not depend on this setting.
 
 from __future__ import annotations
 
-from judges.attest.answers import NO_OBSERVATION, observation
+import pyarrow as pa
+
+from judges.attest.answers import NO_OBSERVATION, ErrorEstimate, estimate_error, observation
 from judges.measures import expected_weight
 from judges.vocabulary import WEIGHT
 from judges.records import Judgment
@@ -47,3 +50,19 @@ def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled
         return WEIGHT[j.status]
     full_weight = WEIGHT["partial"] if full_ruled_out else WEIGHT["supported"]
     return float(expected_weight(j.p_any, p_full, observed, full_weight))
+
+
+def answered_error(table: pa.Table, prior: float) -> ErrorEstimate:
+    """``attest.answer_error: estimate`` for the citations: the LLM's error rate estimated
+    (:func:`judges.attest.answers.estimate_error`) from the answers of the assessment rows
+    ``table`` against the support model's distributions, over the citations an answer updates:
+    the model gave probabilities and no assessor's label is final."""
+    rows = table.select(["p_any", "p_full", "llm_answer", "llm_p_yes", "human_label"]).to_pylist()
+    levels, answers = [], []
+    for r in rows:
+        if r["llm_answer"] is None or r["human_label"] is not None or r["p_any"] is None or r["p_full"] is None:
+            continue
+        p_full = min(r["p_full"], r["p_any"])
+        levels.append((1 - r["p_any"], r["p_any"] - p_full, p_full))
+        answers.append((r["llm_answer"], r["llm_p_yes"]))
+    return estimate_error(levels, answers, prior)

@@ -168,6 +168,7 @@ class Judged(NamedTuple):
     pairs: dict[str, PairOutputs] = {}
     warnings: tuple[str, ...] = ()  # lines for the summary
     support_refit: Optional[dict] = None  # --refit-support: what the re-fit did (config.yml labels.support_refit)
+    answer_error: Optional[dict] = None  # attest.answer_error estimate: the citations' (ErrorEstimate.describe)
 
 
 # -- 0. check ----------------------------------------------------------------------------------------
@@ -404,7 +405,8 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     attest = settings.workflow.attest
     planning = attest.mode == "uncertain" and attest.band is None
     refit = _refit_wanted(session, loaded)
-    session.progress(0, total=scan.citations * (1 + planning + refit))
+    estimating = attest.mode != "none" and attest.answer_error == "estimate" and session.outset is not None
+    session.progress(0, total=scan.citations * (1 + planning + refit + estimating))
     processes = _processes(session, loaded, scan.citations)
     plan = None
     first, support_refit = first_pass, None
@@ -419,13 +421,18 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
         log.event("PLAN", **plan.describe())
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
     guard = asks and not (session.strict_llm or session.use_degenerate_llm)
+    estimate = None
+    if estimating:
+        settings, estimate, asked = _estimated(session, loaded, settings, plan)
     parts = judge_pass(session, loaded, settings, log, plan=plan, keep_corpus=guard)  # consumes the corpus
+    if estimate is not None:  # the questions as the first pass asked them (this one read the cache)
+        parts = _with_attestation_counts(parts, asked)
     degenerate = False
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
     pairs, warnings = judge_other_kinds(session, loaded, log)
-    return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit)
+    return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit, estimate)
 
 
 def _refit_wanted(session: Session, loaded: Loaded) -> bool:
@@ -541,7 +548,6 @@ def _unless_degenerate(
     and whether they were left out."""
     from judges.attest.cascade import summarize
     from judges.attest.degenerate import answers_used
-    from judges.counts import ATTESTATION_PREFIXES
 
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     counts: Counter = Counter()
@@ -553,12 +559,38 @@ def _unless_degenerate(
     model = first
     if model is None:
         model = judge_pass(session, loaded, settings.without_llm(), DebugLog(None))
+    return _with_attestation_counts(model, counts), True  # ATTEST_SUMMARY and config.yml say so (used: false)
+
+
+def _with_attestation_counts(parts: list[Part], counts: Counter) -> list[Part]:
+    """``parts`` with the attestation counts (what was asked, answered and paid) of ``counts`` instead of theirs."""
+    from judges.counts import ATTESTATION_PREFIXES
+
     asked = Counter({k: v for k, v in counts.items() if k.startswith(ATTESTATION_PREFIXES)})
     out = []
-    for i, part in enumerate(model):
+    for i, part in enumerate(parts):
         kept = Counter({k: v for k, v in part.counts.items() if not k.startswith(ATTESTATION_PREFIXES)})
         out.append(part._replace(counts=kept + asked if i == 0 else kept))
-    return out, True  # ATTEST_SUMMARY and config.yml say so (used: false)
+    return out
+
+
+def _estimated(session: Session, loaded: Loaded, settings: Settings, plan: Optional[Plan]):
+    """``attest.answer_error: estimate`` for the citations: a pass asking the LLM (at the prior's
+    value, logged nowhere), the error rate estimated from its answers
+    (:func:`judges.engine.weights.answered_error`); the settings to judge by (that rate: the next
+    pass reads the answers from the cache), the estimate (as reported) and the pass's counts."""
+    from dataclasses import replace
+
+    from judges.engine.weights import answered_error
+
+    attest = settings.workflow.attest
+    first = judge_pass(session, loaded, settings, DebugLog(None), plan=plan, keep_corpus=True)
+    found = answered_error(pa.concat_tables([p.assessments for p in first]), attest.assumed_error)
+    counts: Counter = Counter()
+    for part in first:
+        counts.update(part.counts)
+    fixed = attest.model_copy(update={"answer_error": found.value})
+    return replace(settings, workflow=settings.workflow.model_copy(update={"attest": fixed})), found.describe(), counts
 
 
 def _plan(parts: list[Part], workflow: Workflow, scan: Scan) -> Plan:
@@ -597,7 +629,7 @@ def write(
         measures = kind.measures_of(inputs.judge, measures or MEASURE_NAMES)
     for part in parts:
         counts.update(part.counts)
-    attest = _summarize_attestation(session, counts, judged.degenerate_not_used, log)
+    attest = _summarize_attestation(session, counts, judged.degenerate_not_used, log, judged.answer_error)
     table = assessments(judged)
     del parts
     counted = {item["values"]: item["counts"] for item in pc.value_counts(table.column("status")).to_pylist()}
@@ -670,8 +702,11 @@ def assessments(judged: Judged) -> pa.Table:
     return pa.concat_tables([p.assessments for p in judged.parts])
 
 
-def _summarize_attestation(session: Session, counts: Counter, not_used: bool, log: DebugLog) -> dict:
-    """The attestation's figures (:func:`judges.attest.cascade.summarize`; none without it),
+def _summarize_attestation(
+    session: Session, counts: Counter, not_used: bool, log: DebugLog, answer_error: Optional[dict] = None
+) -> dict:
+    """The attestation's figures (:func:`judges.attest.cascade.summarize`; none without it), with
+    the error rate estimated from the answers (``answer_error``, ``attest.answer_error: estimate``),
     logged; with ``--strict-llm`` a degenerate LLM is an error here, before anything is replaced."""
     settings = session.settings
     attest = settings.workflow.attest
@@ -683,6 +718,8 @@ def _summarize_attestation(session: Session, counts: Counter, not_used: bool, lo
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     figures = summarize(counts, attest, settings.llm)
     answers_used(figures, strict=session.strict_llm, used=not not_used)  # before anything is written or replaced
+    if answer_error is not None:
+        figures["answer_error"] = answer_error
     log.event("ATTEST_SUMMARY", **figures)
     return figures
 

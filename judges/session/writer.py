@@ -189,7 +189,18 @@ def write_outputs(
         )
         files.update(
             _write_intervals(
-                inputs, outputs, workflow, per_topic, table, order.result(), scan, topics, place, measures, pairs
+                inputs,
+                outputs,
+                workflow,
+                per_topic,
+                table,
+                order.result(),
+                scan,
+                topics,
+                place,
+                measures,
+                pairs,
+                answer_error=answer_error_used(workflow, tally.attest),
             )
         )
         written.result()
@@ -278,16 +289,18 @@ def _write_intervals(
     place,
     measures=None,
     pairs: Sequence[PairOutputs] = (),
+    answer_error: float = 0.1,
 ) -> dict[str, str]:
     """How far to trust the leaderboard (:mod:`judges.scores.intervals`): intervals and run pairs (of
-    the other kinds' measures among ``measures`` too, from their judgments ``pairs``); the files written."""
+    the other kinds' measures among ``measures`` too, from their judgments ``pairs``); the files written.
+    ``answer_error``: the LLM's error rate the citations' weights were updated with (:func:`answer_error_used`)."""
     from judges.scores import intervals
     from judges.support.judges import is_probabilistic
     from judges.support.model import load_model
 
     wf = workflow
     model = load_model(wf.support.model, inputs.workflow_path) if is_probabilistic(wf.support.judge) else None
-    cap, error = wf.grounding.cap, wf.attest.answer_error
+    cap, error = wf.grounding.cap, answer_error
     reports = intervals.report_variances(table, order, per_topic, cap, error)
     draws, rest, label_files = None, None, None
     if inputs.labels:  # with the probabilities the plan drew them with (pandas: only with labels)
@@ -313,6 +326,13 @@ def _write_intervals(
         more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or (), label_files, spreads)
         found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
     return intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place)
+
+
+def answer_error_used(workflow: Workflow, attest: Optional[dict]) -> float:
+    """The LLM's error rate the citations' answers were weighed with: the one estimated from them
+    (``attest.answer_error: estimate``, as the attestation figures report it) or the workflow's."""
+    found = (attest or {}).get("answer_error")
+    return found["estimate"] if found is not None else workflow.attest.assumed_error
 
 
 PLAN_COLUMNS = ("rank", "run_id", "topic_id", "sentence_index", "citation_rank", "expected_gain", "why")
