@@ -164,7 +164,7 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ),
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
-    if a.get("answer_error"):
+    if (a.get("answer_error") or {}).get("answers"):  # estimated from this kind's answers (none: the prior)
         rows.append(("LLM answer error", _estimated_error(a["answer_error"])))
     nuggets = a.get("nuggets")
     if nuggets:  # the nugget pairs' questions (judges.engine.nuggets.attest_nuggets)
@@ -176,7 +176,7 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
                 f"{nuggets['changed']} changed" + (f"; answers {said}" if said else ""),
             )
         )
-        if nuggets.get("answer_error"):
+        if (nuggets.get("answer_error") or {}).get("answers"):
             rows.append(("LLM nugget answer error", _estimated_error(nuggets["answer_error"])))
         if nuggets.get("degenerate"):
             used = "used all the same" if nuggets["degenerate"]["used"] else "not used: the nugget model's stand"
