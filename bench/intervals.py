@@ -325,6 +325,19 @@ def main() -> None:
     with_bias = run_figures(rep, schemes["nested (fitted without the topic)"], runs_topics, bias=nested_bias)
     cov, width = coverage(with_bias)
     print(f"| nested, bias applied ({nested_bias:+.4f} x share of reports with citations) | {cov:.1%} | {width:.3f} |")
+    # which runs get the narrow intervals: the judged value against the width (nested spreads)
+    from scipy.stats import spearmanr
+
+    nested_fig = figures["nested (fitted without the topic)"]
+    values = np.array([f[0] for f in nested_fig.values()])
+    widths = np.array([np.diff(iv.interval(f[0], f[2]))[0] for f in nested_fig.values()])
+    low = np.argsort(values)[:10]
+    rest = np.setdiff1d(np.arange(len(values)), low)
+    print(
+        f"\nWidth against the judged value (nested): Spearman {spearmanr(values, widths)[0]:+.2f}; "
+        f"mean width of the 10 runs judged lowest {widths[low].mean():.3f}, of the other {len(rest)} "
+        f"{widths[rest].mean():.3f}"
+    )
 
     # CITATION_SUPPORT: the share judged supported (grounding cap applied) against the share labelled
     # fully supported; per citation the expected squared error of the judge's 0/1 under P(full)
