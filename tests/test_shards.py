@@ -327,3 +327,23 @@ def test_nugget_judgments_on_dask_are_one_process_set(argue_one_process):
     assert done.returncode == 0, done.stderr
     same_outputs(base / "one", out)
     shutil.rmtree(out)
+
+
+def test_an_input_changed_since_the_shards_is_named_by_its_path(tmp_path):
+    """A merge that reads the inputs again (the nugget stage, or LLM questions) refuses a file that
+    changed after the shards read it, naming it by its path (it named a field and a cut hash)."""
+    d = NUGGETS_MINI
+    runs = tmp_path / "runs"
+    shutil.copytree(d / "runs", runs)
+    given = ["--judge", "nugget", "--rag-topics", d / "topics.jsonl", "--rag-responses", runs]
+    given += ["--nuggets", d / "nuggets.jsonl", "--backend", "python", "--out-dir", tmp_path / "parts"]
+    for k in (1, 2):
+        done = run_cli(*given, "--name", "x", "--shard", f"{k}/2")
+        assert done.returncode == 0, done.stderr
+    changed = sorted(runs.glob("*.jsonl"))[-1]
+    changed.write_text(changed.read_text() + "\n")
+    line = refused(sorted((tmp_path / "parts").glob("x.part-*.arrow")), tmp_path)
+    assert line == (
+        f"error: inputs.responses: the input files changed since the shards read them: "
+        f"{changed.resolve().as_posix()} (sha256 differs)"
+    ), line

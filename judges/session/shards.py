@@ -530,12 +530,26 @@ def _check_unchanged(inputs: Inputs, hashed: dict) -> None:
     now = describe_inputs(inputs, with_hashes=True)
     field = _differs(now, hashed, "inputs")
     if field:
-        raise InputError(
-            field,
-            None,
-            None,
-            f"the input files changed since the shards read them: {_short(_at({'inputs': now}, field))}",
-        )
+        files = _changed_files(_at({"inputs": now}, field), _at({"inputs": hashed}, field))
+        what = "; ".join(files) if files else _short(_at({"inputs": now}, field))
+        raise InputError(field, None, None, f"the input files changed since the shards read them: {what}")
+
+
+def _changed_files(now, then) -> list[str]:
+    """The files (``{path, sha256}`` entries of :func:`describe_inputs`, alone or in a list) whose
+    hash differs from the shards', or that the shards did not read, each with what changed."""
+    now = now if isinstance(now, list) else [now]
+    then = {e.get("path"): e.get("sha256") for e in (then if isinstance(then, list) else [then]) if isinstance(e, dict)}
+    changed = []
+    for entry in now:
+        if not isinstance(entry, dict) or "path" not in entry or "sha256" not in entry:
+            return []  # not a file entry (a directory store, records in memory): the field says it
+        if entry["path"] not in then:
+            changed.append(f"{entry['path']} (not read by the shards)")
+        elif then[entry["path"]] != entry["sha256"]:
+            changed.append(f"{entry['path']} (sha256 differs)")
+    seen = {e["path"] for e in now}
+    return changed + [f"{path} (gone)" for path in then if path not in seen]
 
 
 class _LetGo:
