@@ -402,16 +402,23 @@ HEADER = (
 )
 
 
+def rag24_set(args):
+    """rag24-support judged by the CLI into ``args.work``: (its folder, the labelled citations with
+    their features, the human leaderboard)."""
+    d = args.data / "rag24-support"
+    args.work.mkdir(parents=True, exist_ok=True)
+    judge_set(d / "topics.jsonl", d / "runs", args.work, "r24", "--corpus", d / "segments.jsonl")
+    labelled = labelled_features(read_assessments(args.work, "r24"), read_labels(d / "labels.jsonl"))
+    return d, labelled, read_truth(d / "truth.eval.txt")
+
+
 class Bench:
     """The judged set, its truth, the shipped model's cross-validated figures, and how to score a row."""
 
     def __init__(self, args):
-        self.args, self.d = args, args.data / "rag24-support"
+        self.args = args
+        self.d, self.r24, self.truth = rag24_set(args)
         d = self.d
-        args.work.mkdir(parents=True, exist_ok=True)
-        judge_set(d / "topics.jsonl", d / "runs", args.work, "r24", "--corpus", d / "segments.jsonl")
-        self.r24 = labelled_features(read_assessments(args.work, "r24"), read_labels(d / "labels.jsonl"))
-        self.truth = read_truth(d / "truth.eval.txt")
         self.y = self.r24["y"].to_numpy()
         ctx = context_features(self.r24, answers(d))
         for c in CONTEXT:

@@ -68,15 +68,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import judges.support.model as model_module  # noqa: E402
-from judges.formats.labels import read_labels  # noqa: E402
-from judges.formats.tables import read_assessments  # noqa: E402
-from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
+from judges.meta.calibrate import agreement, folds  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.support.model import L2, fit, levels, mix_thresholds, sigmoid  # noqa: E402
 from judges.vocabulary import FEATURES  # noqa: E402
-from support_agreement import capped, lacks, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
-from support_context import HEADER, answers, line, paired_bootstrap, scores, weights_of, xcols  # noqa: E402
-from support_features import binary, cli, judge_set  # noqa: E402
+from support_agreement import capped, lacks, leaderboard_tau, topic_bootstrap  # noqa: E402
+from support_calibration import other_sets  # noqa: E402
+from support_context import HEADER, answers, rag24_set, line, paired_bootstrap, scores, weights_of, xcols  # noqa: E402
+from support_features import binary  # noqa: E402
 
 KINDS = ("report-sq", "report-pair", "run-sq", "run-pair")
 GRIDS = {
@@ -272,12 +271,8 @@ def team_holdout(r24, truth, feats, kind, lam, seed=2):
 # -- the bench -----------------------------------------------------------------------------------
 class Bench:
     def __init__(self, args):
-        self.args, self.d = args, args.data / "rag24-support"
-        d = self.d
-        args.work.mkdir(parents=True, exist_ok=True)
-        judge_set(d / "topics.jsonl", d / "runs", args.work, "r24", "--corpus", d / "segments.jsonl")
-        self.r24 = labelled_features(read_assessments(args.work, "r24"), read_labels(d / "labels.jsonl"))
-        self.truth = read_truth(d / "truth.eval.txt")
+        self.args = args
+        self.d, self.r24, self.truth = rag24_set(args)
         self.y = self.r24["y"].to_numpy()
         self.base = self.score_row(*oof(self.r24, FEATURES, "report-sq", 0.0))
 
@@ -293,21 +288,9 @@ class Bench:
 
     def others(self):
         """The converted WiCE dev, AttributionBench dev and factcheck-gpt, judged by the CLI."""
-        if hasattr(self, "_others"):
-            return self._others
-        data, work, sets = self.args.data, self.args.work, {}
-        for title, src in (
-            ("WiCE dev", data / "wice" / "claim_dev.jsonl"),
-            ("AttributionBench dev", data / "attributionbench" / "dev_all_subset_balanced.jsonl"),
-            ("factcheck-gpt", data / "factcheck-gpt" / "subtask3_claim_evidence_stance.jsonl"),
-        ):
-            conv = work / title.split()[0]
-            if not (conv / "labels.jsonl").exists():
-                cli("convert-labelled", src, "--out-dir", conv)
-            judge_set(conv / "topics.jsonl", conv / "runs", work, conv.name, "--workers", "2")
-            sets[title] = labelled_features(read_assessments(work, conv.name), read_labels(conv / "labels.jsonl"))
-        self._others = sets
-        return sets
+        if not hasattr(self, "_others"):
+            self._others = other_sets(self.args.data, self.args.work)
+        return self._others
 
 
 def section_runfit(b: Bench) -> None:
