@@ -364,7 +364,7 @@ def main() -> None:
     args = ap.parse_args()
 
     sys.path.insert(0, str(ROOT))
-    from judges.config import load_workflow
+    from judges.core.config import load_workflow
 
     workflow = args.workflow.resolve()
     wf = load_workflow(workflow)

@@ -22,8 +22,8 @@ citejudge's figures are printed. Both are called in one process, as a RAG system
    fitted on these labels: in-sample for citejudge (``bench/discovery.py`` scores it on topics the
    model never saw). And AttributionBench dev (one claim, its evidence): attributable pairs found
    (recall), found pairs attributable (precision), balanced accuracy. ``citejudge, partial floor 0``
-   is the discovery rule before :data:`judges.answer.PARTIAL_FLOOR` (every source judged as a
-   citation, then :func:`judges.answer.discovered` at floor 0).
+   is the discovery rule before :data:`judges.api.answer.PARTIAL_FLOOR` (every source judged as a
+   citation, then :func:`judges.api.answer.discovered` at floor 0).
 3. **Evidence offsets** where both tools found a source for a sentence (rag24-support, as in 2):
    how often the two evidence spans are the same, overlap by more than half (shared characters
    over the characters either covers), or do not overlap.
@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import judges  # noqa: E402
-from judges.answer import discovered  # noqa: E402
+from judges.api.answer import discovered  # noqa: E402
 
 
 def rag24(data: Path) -> list[dict]:

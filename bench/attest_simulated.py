@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from judges.attest.answers import estimate_error  # noqa: E402
-from judges.config import AttestSettings  # noqa: E402
+from judges.core.config import AttestSettings  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.meta.calibrate import STATUS_LEVEL, labelled_features  # noqa: E402

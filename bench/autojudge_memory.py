@@ -7,7 +7,7 @@ Usage::
 
 Run it with another checkout on ``PYTHONPATH`` (e.g. ``git archive 486cda5 | tar -x -C /tmp/base``)
 to compare: the samples are read from this file's checkout. Each case judges with a new
-:class:`judges.autojudge.CitationJudge` (``backend: python``), once with ``keep_outputs: false``
+:class:`judges.api.autojudge.CitationJudge` (``backend: python``), once with ``keep_outputs: false``
 and once with ``true``; ``tempfile.mkdtemp`` (which ``TemporaryDirectory`` calls) is wrapped to
 count the directories made, and ``TMPDIR`` is an empty directory whose entries are counted after.
 Prints one line per case and a total; with ``--dump FILE`` it writes the qrels and per-topic rows
@@ -75,7 +75,7 @@ def main() -> int:
         tempfile.mkdtemp = lambda *a, **k: made.append(a or k) or real(*a, **k)  # type: ignore[assignment]
         import autojudge_base as ajb
 
-        from judges.autojudge import CitationJudge
+        from judges.api.autojudge import CitationJudge
 
         dump, total = {}, 0
         for name, reports, topics, corpus in cases(ajb):

@@ -58,7 +58,7 @@ def phase_build(a) -> dict:
 
 def phase_lookup(a) -> dict:
     from judges.formats.corpus import read_corpus
-    from judges.records import Document
+    from judges.core.records import Document
 
     ids = (Path(a.dir) / "ids.txt").read_text().split()[: a.n]
     t = time.perf_counter()

@@ -18,13 +18,13 @@ model fitted on the other 13 topics' labels (:func:`judges.support.model.fit` on
 features a CLI run records, as ``run_judge.py calibrate`` and ``bench/support_agreement.py`` fit
 it), written to a file and named by the workflow's ``support.model``. Each answer is judged twice
 under it: by the real discovery call, and with every source given as a citation of every sentence
-(the judgments discovery decides from), to which :func:`judges.answer.discovered` applies the
+(the judgments discovery decides from), to which :func:`judges.api.answer.discovered` applies the
 rule at other settings. Rows:
 
 * ``cite-right 0.4 align_citations``: on the sentences joined by a space (``answer_api.theirs``);
 * ``check_answer, partial floor 0 (the rule before)``: partial sources kept whatever their P(full);
 * ``check_answer as shipped``: the real discovery call (partial floor
-  :data:`judges.answer.PARTIAL_FLOOR`, chosen on the pairs below: the floor with the best mean of
+  :data:`judges.api.answer.PARTIAL_FLOOR`, chosen on the pairs below: the floor with the best mean of
   the two balanced accuracies);
 * ``floor chosen by nested CV by topic``: for each topic, the floor (0 to 0.7, step 0.02) with the
   best mean of the two balanced accuracies on the other 13 topics, each of those judged by a model
@@ -54,14 +54,14 @@ sys.path.insert(0, str(ROOT))
 
 import judges  # noqa: E402
 from answer_api import labels, rag24, theirs  # noqa: E402
-from judges.answer import PARTIAL_FLOOR, discovered  # noqa: E402
-from judges.config import Workflow  # noqa: E402
+from judges.api.answer import PARTIAL_FLOOR, discovered  # noqa: E402
+from judges.core.config import Workflow  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.agreement import roc_auc  # noqa: E402
 from judges.meta.calibrate import labelled_features  # noqa: E402
 from judges.support.model import fit  # noqa: E402
-from judges.vocabulary import FEATURES, LABEL_LEVEL  # noqa: E402
+from judges.core.vocabulary import FEATURES, LABEL_LEVEL  # noqa: E402
 
 FLOORS = np.round(np.arange(0.0, 0.701, 0.02), 2)
 KEPT_LEVEL = {"supported": 2, "partial": 1}
@@ -255,7 +255,7 @@ def report(pairs: list[Pair], inner: dict, order: list[str], agree: int, sentenc
         )
     print(
         f"\nThe floor with the best mean of the two balanced accuracies on all {len(order)} topics' pairs (as "
-        f"judged above): {best_floor(pairs)} (judges.answer.PARTIAL_FLOOR: {PARTIAL_FLOOR})"
+        f"judged above): {best_floor(pairs)} (judges.api.answer.PARTIAL_FLOOR: {PARTIAL_FLOOR})"
     )
     bounds(pairs, y)
     names = list(rows)

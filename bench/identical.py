@@ -43,7 +43,7 @@ TS = re.compile(rb'"ts": ?"[^"]*"')
 ANSWER = r"""
 import json, sys, dataclasses
 import judges
-from judges.config import Workflow, AlignmentSettings
+from judges.core.config import Workflow, AlignmentSettings
 wf = Workflow(alignment=AlignmentSettings(backend="python"))
 a = judges.check_answer("Revenue rose 12% to $1.5 million. The CEO resigned in May.",
     ["Q3 report: revenue rose 12% to $1.5 million, a record.", "The board met in May; the CEO resigned."], workflow=wf)

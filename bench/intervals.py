@@ -99,7 +99,7 @@ from support_agreement import judge, lacks, read_truth  # noqa: E402
 
 from judges.scores import intervals as iv  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
-from judges.measures import expected_weight  # noqa: E402
+from judges.core.measures import expected_weight  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.meta.calibrate import FEATURE_COLUMNS, cross_validate, labelled_features  # noqa: E402
 from judges.support.model import fit  # noqa: E402

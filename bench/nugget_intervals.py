@@ -168,7 +168,7 @@ def citation_side(d: Path) -> tuple[dict, dict]:
     independent error variance}) (the real CLI, one process, the shipped models)."""
     import pyarrow.parquet as pq
 
-    from judges.config import Workflow
+    from judges.core.config import Workflow
     from judges.session.writer import assessment_order
 
     with tempfile.TemporaryDirectory() as out:

@@ -46,11 +46,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 import support_agreement as sa  # noqa: E402
 
 from judges.attest.cascade import combine  # noqa: E402
-from judges.config import AttestSettings  # noqa: E402
+from judges.core.config import AttestSettings  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.attest.plan import KEY, make_plan  # noqa: E402
-from judges.records import Judgment  # noqa: E402
+from judges.core.records import Judgment  # noqa: E402
 from judges.meta.calibrate import FEATURE_COLUMNS, STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
 from judges.support.model import expected_error, levels  # noqa: E402
 from judges.engine.weights import citation_weight  # noqa: E402

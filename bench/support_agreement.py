@@ -44,7 +44,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta import agreement as ag  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
-from judges.measures import expected_weight  # noqa: E402
+from judges.core.measures import expected_weight  # noqa: E402
 from judges.meta.calibrate import (  # noqa: E402
     STATUS_LEVEL,
     agreement,

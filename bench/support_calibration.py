@@ -52,7 +52,7 @@ from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.attest.plan import PLAN_MIX, make_plan  # noqa: E402
 from judges.support.model import fit, levels, recalibrated  # noqa: E402
-from judges.vocabulary import FEATURES  # noqa: E402
+from judges.core.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, leaderboard_tau, read_truth  # noqa: E402
 import support_features as sf  # noqa: E402
 

@@ -71,7 +71,7 @@ from judges.formats.labels import read_labels  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
 from judges.support.model import fit, levels, logits, mix_thresholds  # noqa: E402
-from judges.vocabulary import FEATURES  # noqa: E402
+from judges.core.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, lacks, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
 from support_features import judge_set  # noqa: E402
 

@@ -49,7 +49,7 @@ from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.calibrate import labelled_features  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
 from judges.text.segment import passage_windows, split_sentences  # noqa: E402
-from judges.vocabulary import FEATURES  # noqa: E402
+from judges.core.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, read_truth, topic_bootstrap  # noqa: E402
 from support_features import cv, fmt, judge_set, pairs_rag24, r24_scores, stricter  # noqa: E402
 

@@ -57,7 +57,7 @@ from judges.support.lexicon import Lexicon  # noqa: E402
 import judges.support.model as model_module  # noqa: E402
 from judges.support.model import fit, levels, mix_thresholds  # noqa: E402
 from judges.text.tokenize import Vocabulary  # noqa: E402
-from judges.vocabulary import FEATURES  # noqa: E402
+from judges.core.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, leaderboard_tau, read_truth, topic_bootstrap  # noqa: E402
 
 NEGATION = frozenset("not no never n't nor neither none nobody nothing cannot without".split())

@@ -71,7 +71,7 @@ import judges.support.model as model_module  # noqa: E402
 from judges.meta.calibrate import agreement, folds  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.support.model import L2, fit, levels, mix_thresholds, sigmoid  # noqa: E402
-from judges.vocabulary import FEATURES  # noqa: E402
+from judges.core.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, lacks, leaderboard_tau, topic_bootstrap  # noqa: E402
 from support_calibration import other_sets  # noqa: E402
 from support_context import HEADER, answers, rag24_set, line, paired_bootstrap, scores, weights_of, xcols  # noqa: E402

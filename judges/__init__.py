@@ -51,15 +51,15 @@ def __getattr__(name: str):
 
         return getattr(intervals, name)
     if name == "check_answer":
-        from judges.answer import check_answer
+        from judges.api.answer import check_answer
 
         return check_answer
     if name == "annotate":
-        from judges.markers import annotate
+        from judges.api.markers import annotate
 
         return annotate
     if name in ("InputError", "UnreadableFile"):
-        from judges import errors
+        from judges.core import errors
 
         return getattr(errors, name)
     if name == "read_nuggets":

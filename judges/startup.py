@@ -1,6 +1,6 @@
 """The way in of ``run_judge.py``, ``python -m judges`` and ``citejudge``, before anything heavy is
 imported: Ctrl-C at any moment is one line and exit code 130, never a traceback (the signal's
-states: :mod:`judges.process`).
+states: :mod:`judges.core.process`).
 
 Importing the command line (typer, rich, pyarrow...) takes a few tenths of a second. Until a
 command starts, Ctrl-C ends the process at once with one line (nothing has been written yet);
@@ -11,7 +11,7 @@ any other command. A SIGINT ignored from the start (a background job's) stays ig
 
 from __future__ import annotations
 
-from judges.process import early, finished
+from judges.core.process import early, finished
 
 
 def main() -> None:

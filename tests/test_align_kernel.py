@@ -397,7 +397,7 @@ def test_loading_the_kernels_does_not_import_scipy_linalg_which_still_imports_af
     code = (
         "import sys\n"
         "from judges.session.pipeline import prepare\n"
-        "from judges.config import Workflow\n"
+        "from judges.core.config import Workflow\n"
         "prepare(Workflow())\n"
         "assert 'numba.np.arraymath' in sys.modules\n"
         "assert 'scipy.linalg' not in sys.modules, 'numba imported scipy.linalg'\n"

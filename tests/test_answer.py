@@ -73,7 +73,7 @@ def test_without_citations_it_finds_the_supporting_sources():
         assert answer[s.start : s.end] == s.text
         for c in s.citations:
             assert texts[c.source_id][c.char_start : c.char_end] == c.evidence
-    assert set(checked.measures) == set(judges.answer.SENTENCE_MEASURES)
+    assert set(checked.measures) == set(judges.api.answer.SENTENCE_MEASURES)
     assert 0 < checked.groundedness < 1
 
 
@@ -94,8 +94,8 @@ def test_discovery_points_to_full_support_and_never_to_a_source_lacking_the_numb
 
 
 def test_discovery_keeps_a_partial_source_only_near_full_support():
-    from judges.answer import PARTIAL_FLOOR, discovered
-    from judges.config import Workflow
+    from judges.api.answer import PARTIAL_FLOOR, discovered
+    from judges.core.config import Workflow
 
     answer = (
         "The museum opened in Paris and holds paintings by Monet, Renoir, Degas and Cezanne from the "

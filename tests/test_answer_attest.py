@@ -15,7 +15,7 @@ from conftest import ROOT, needs_dspy, run_cli
 from llm_servers import Reply, ScriptedServer, by_hash
 
 import judges
-from judges.config import AttestSettings, Workflow, load_workflow
+from judges.core.config import AttestSettings, Workflow, load_workflow
 from judges.formats.runs import read_reports
 
 TOPICS = ROOT / "datasets" / "ragtime" / "topics.jsonl"

@@ -16,14 +16,14 @@ from conftest import needs_dspy
 
 from judges.align.passages import DocIndex
 from judges.attest.answers import p_yes, parse_answer
-from judges.vocabulary import ANSWERS
+from judges.core.vocabulary import ANSWERS
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.cascade import GUARD_PATTERNS, Attester, Case, combine
 from judges.attest.endpoint import Endpoint, from_env, from_file
-from judges.config import AttestSettings
-from judges.errors import InputError
+from judges.core.config import AttestSettings
+from judges.core.errors import InputError
 from judges.formats.debuglog import DebugLog
-from judges.records import Judgment
+from judges.core.records import Judgment
 from judges.text.tokenize import Vocabulary
 
 # -- replies --------------------------------------------------------------------------------
@@ -462,7 +462,7 @@ def test_without_answers_the_estimate_is_the_prior():
 
 @pytest.mark.parametrize("value", ["estmate", 0.7, -0.1, True, ".nan", "[0.1]"])
 def test_a_bad_answer_error_is_one_clear_line(tmp_path, value):
-    from judges.config import load_workflow
+    from judges.core.config import load_workflow
 
     path = tmp_path / "wf.yml"
     path.write_text(f"attest:\n  answer_error: {value}\n")

@@ -173,7 +173,7 @@ def selected(a: pd.DataFrame, **attest) -> np.ndarray:
     from ``a`` itself (as the run scan counts them when every report has citations)."""
     import pyarrow as pa
 
-    from judges.config import AttestSettings, GroundingSettings
+    from judges.core.config import AttestSettings, GroundingSettings
     from judges.attest.plan import plan_session
 
     s = AttestSettings(**attest)
@@ -243,7 +243,7 @@ def test_the_plan_and_every_output_are_the_same_for_any_number_of_workers(tmp_pa
 
 def test_a_cost_cap_cuts_the_plan_short(tmp_path, alignment_only):
     from judges.attest.prompt import question_cost
-    from judges.config import AttestSettings
+    from judges.core.config import AttestSettings
 
     prices = dict(price_per_1k_input=0.0025, price_per_1k_output=0.01)
     cost = question_cost(AttestSettings(**prices))

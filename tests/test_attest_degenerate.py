@@ -21,8 +21,8 @@ import judges
 from judges.attest import degenerate
 from judges.attest.cascade import summarize
 from judges.attest.endpoint import Endpoint
-from judges.config import AttestSettings
-from judges.counts import answer_tally, attest_answer, declared
+from judges.core.config import AttestSettings
+from judges.core.counts import answer_tally, attest_answer, declared
 
 TOPICS = ROOT / "datasets" / "ragtime" / "topics.jsonl"
 RUNS = ROOT / "runs" / "ragtime"
@@ -308,7 +308,7 @@ def test_one_policy_decides_whether_degenerate_answers_are_used():
     """judges.attest.degenerate.answers_used: both kinds of pair apply it (the session's citations,
     the nugget cascade)."""
     from judges.attest.degenerate import answers_used
-    from judges.errors import InputError
+    from judges.core.errors import InputError
 
     assert answers_used({"degenerate": None}, strict=True, used=False)  # not degenerate: used, no error
     flagged = {"degenerate": {"message": "the LLM answered YES to all 20 questions"}}

@@ -22,7 +22,7 @@ from judges.checks import (
     numeric_grounded,
     overlap,
 )
-from judges.records import Document
+from judges.core.records import Document
 
 DOC = "Acme Holdings reported revenue of $1.5 million in 2019, up 15 percent, said Maria Lopez in Zürich."
 ANSWER_GOOD = "Acme Holdings earned 1,500,000 dollars in 2019 (15%), according to Maria Lopez."

@@ -14,7 +14,7 @@ from test_shards import BUNDLED, same_outputs, shared_inputs
 
 from judges.session import cluster
 from judges.session import pipeline
-from judges.config import Workflow
+from judges.core.config import Workflow
 from judges.session.spec import Inputs, Outputs
 
 pytest.importorskip("distributed", reason="--dask needs the dask extra: pip install -e '.[dask]'")

@@ -1,4 +1,4 @@
-"""The vocabulary of a session's counts (judges.counts): every key written is declared there."""
+"""The vocabulary of a session's counts (judges.core.counts): every key written is declared there."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import yaml
 from golden_cases import GOLDEN, TRACKS
 
-from judges import counts as keys
+from judges.core import counts as keys
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,7 +33,7 @@ def _bare_string_keys(path: Path) -> list[str]:
 
 def test_counts_are_keyed_by_declared_names_only():
     found = [hit for path in sorted((ROOT / "judges").rglob("*.py")) for hit in _bare_string_keys(path)]
-    assert found == [], "count keys belong in judges/counts.py"
+    assert found == [], "count keys belong in judges/core/counts.py"
 
 
 @pytest.mark.parametrize("track", sorted(TRACKS))
@@ -46,7 +46,7 @@ def test_every_count_in_a_golden_config_is_declared(track):
 def test_summarize_takes_out_exactly_the_attestation_counts():
     from judges.attest.cascade import summarize
     from judges.attest.endpoint import Endpoint
-    from judges.config import AttestSettings
+    from judges.core.config import AttestSettings
 
     for key in keys.KEYS:
         assert key.startswith(keys.ATTESTATION_PREFIXES) == (key in keys.ATTESTATION), key
@@ -57,7 +57,7 @@ def test_summarize_takes_out_exactly_the_attestation_counts():
 
 
 def test_a_skipped_record_is_counted_under_its_declared_key():
-    from judges.errors import InputError
+    from judges.core.errors import InputError
     from judges.formats.debuglog import DebugLog
     from judges.session.scan import Problems
 

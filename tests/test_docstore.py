@@ -12,7 +12,7 @@ from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.synthcorpus import write_corpus

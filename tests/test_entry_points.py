@@ -108,7 +108,7 @@ def test_a_judge_process_skips_pandas_and_collects_garbage_after_start_up(tmp_pa
     args = [sys.executable, "-c", code, str(ROOT / "run_judge.py"), *map(str, base_args(tmp_path))]
     result = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    from judges.process import GC_YOUNGEST
+    from judges.core.process import GC_YOUNGEST
 
     assert result.stdout.splitlines()[-2:] == [f"gc: True {GC_YOUNGEST} True", "imported: True False"]
     assert (tmp_path / "out" / "t.assessments.parquet").exists()
@@ -117,7 +117,7 @@ def test_a_judge_process_skips_pandas_and_collects_garbage_after_start_up(tmp_pa
 def test_pyarrow_still_gives_dataframes_after_arrow_without_pandas():
     code = (
         "import sys, pyarrow as pa\n"
-        "from judges.process import arrow_without_pandas\n"
+        "from judges.core.process import arrow_without_pandas\n"
         "arrow_without_pandas()\n"
         "assert 'pandas' not in sys.modules\n"
         "table = pa.table({'a': ['x', None], 'b': [1, 2]})\n"

@@ -6,12 +6,12 @@ import pytest
 from conftest import run_cli
 
 import judges
-from judges.config import GroundingSettings, Workflow
-from judges.errors import InputError
-from judges.config import load_workflow
+from judges.core.config import GroundingSettings, Workflow
+from judges.core.errors import InputError
+from judges.core.config import load_workflow
 from judges.engine.grounder import Grounder
-from judges.measures import SentenceGrounding, SentenceResult, evaluate
-from judges.records import Citation, Document, Judgment, Report, Sentence
+from judges.core.measures import SentenceGrounding, SentenceResult, evaluate
+from judges.core.records import Citation, Document, Judgment, Report, Sentence
 
 DOC = Document("d1", "Acme Corp reported revenue of $1.5 million in 2019, up 12% on the year before.")
 

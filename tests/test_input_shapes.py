@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsondoc import iter_array, iter_values
 from judges.formats.topics import read_topics
 

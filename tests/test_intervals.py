@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 import judges
 from judges.scores import intervals as iv
 from judges.attest.answers import likelihood
-from judges.measures import NO_GROUNDING, SentenceResult, evaluate
+from judges.core.measures import NO_GROUNDING, SentenceResult, evaluate
 from judges.attest.plan import PLAN_MIX
-from judges.vocabulary import WEIGHT
-from judges.records import Judgment
-from judges.vocabulary import STATUS_GRADE
+from judges.core.vocabulary import WEIGHT
+from judges.core.records import Judgment
+from judges.core.vocabulary import STATUS_GRADE
 from judges.support.model import load_model
 from judges.engine.weights import citation_weight
 from judges.session.writer import assessment_order

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.corpus import read_corpus
 from judges.formats.runs import parse_report, read_reports
 from judges.formats.topics import parse_topic, read_topics
@@ -210,7 +210,7 @@ def _plain_sentence(item, index, references, path, line, field, max_citations):
     import math
 
     from judges.formats.runs import checked_id, json_type
-    from judges.records import Citation, Sentence
+    from judges.core.records import Citation, Sentence
 
     if not isinstance(item, dict):
         raise InputError(path, line, field, "must be an object with 'text' and 'citations'")

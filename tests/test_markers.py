@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from conftest import run_cli
 
 import judges
-from judges.answer import AnswerCheck, CheckedSentence, CitedSource
-from judges.markers import source_numbers
-from judges.vocabulary import MARKER_STYLES, STATUSES
+from judges.api.answer import AnswerCheck, CheckedSentence, CitedSource
+from judges.api.markers import source_numbers
+from judges.core.vocabulary import MARKER_STYLES, STATUSES
 
 #: What each style inserts (a sentence's markers, or the unsupported one), and nothing else matches
 #: in the answers below (their characters hold no bracket, caret, asterisk, dagger or superscript).

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.measures import MEASURE_NAMES, MEASURES, SentenceResult, evaluate, markdown_table
+from judges.core.measures import MEASURE_NAMES, MEASURES, SentenceResult, evaluate, markdown_table
 from judges.scores.leaderboard import leaderboard_rows
 
 S = SentenceResult
@@ -82,7 +82,7 @@ def test_weighted_measures_use_the_citation_weights():
 
 # -- one definition per measure (issue 40 item 4) ------------------------------------------------------
 def test_a_measure_leaving_out_a_fact_fails_where_it_is_defined():
-    from judges.measures import Measure
+    from judges.core.measures import Measure
 
     with pytest.raises(TypeError, match="compute"):  # no default: the registry's import would fail here
         Measure("NEW_MEASURE", "A new one.", "citation", True, 1.0, "citation_weight", False)  # type: ignore[call-arg]
@@ -100,7 +100,7 @@ def test_a_measure_leaving_out_a_fact_fails_where_it_is_defined():
     ],
 )
 def test_facts_that_contradict_each_other_are_refused(facts, problem):
-    from judges.measures import REGISTRY, check
+    from judges.core.measures import REGISTRY, check
 
     with pytest.raises(ValueError, match="measure 'WEIGHTED_PRECISION': " + problem):
         check(REGISTRY["WEIGHTED_PRECISION"]._replace(**facts))
@@ -109,9 +109,9 @@ def test_facts_that_contradict_each_other_are_refused(facts, problem):
 def test_every_judge_reads_the_one_registry():
     import math
 
-    from judges import answer
+    from judges.api import answer
     from judges.scores import intervals
-    from judges.measures import REGISTRY
+    from judges.core.measures import REGISTRY
     from judges.nuggets import measures as nugget_measures
 
     assert MEASURE_NAMES == tuple(REGISTRY)[: len(MEASURES)]  # the citation judge's first, in leaderboard order

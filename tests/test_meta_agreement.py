@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.meta import agreement as ag
 from judges.formats.labels import read_labels
 

@@ -1,4 +1,4 @@
-"""TREC AutoJudge interoperability: judges.autojudge.CitationJudge under autojudge-base, the
+"""TREC AutoJudge interoperability: judges.api.autojudge.CitationJudge under autojudge-base, the
 ``auto-judge run --workflow workflows/autojudge.yml`` CLI, and citejudge's own leaderboards and
 qrels passing autojudge-base's verification and TIRA's leaderboard layout.
 
@@ -103,7 +103,7 @@ def load_kiddie(ajb):
     [("ir_measures", "k.leaderboard.txt"), ("tot", "k.leaderboard.tot.txt"), ("jsonl", "k.leaderboard.jsonl")],
 )
 def test_cli_leaderboards_pass_autojudge_verification_and_tira_layout(ajb, kiddie_cli, fmt, name):
-    from judges.measures import MEASURE_NAMES
+    from judges.core.measures import MEASURE_NAMES
     from judges.formats.leaderboards import missing_all_rows, read_any_leaderboard
 
     path = kiddie_cli / name
@@ -157,8 +157,8 @@ def temp_dirs_made(tmp_path, monkeypatch):
 @pytest.mark.shared
 def test_citation_judge_protocol_matches_the_cli(ajb, kiddie_cli, tmp_path, monkeypatch, temp_dirs_made):
     import judges
-    from judges.autojudge import CitationJudge
-    from judges.config import Workflow
+    from judges.api.autojudge import CitationJudge
+    from judges.core.config import Workflow
     from judges.session import pipeline
     from judges.session.writer import output_targets
 
@@ -221,7 +221,7 @@ def test_citation_judge_matches_the_cli_on_every_track_shape(ajb, tmp_path, trac
 
     import judges
     from autojudge_base.report import load_report
-    from judges.autojudge import CitationJudge
+    from judges.api.autojudge import CitationJudge
 
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -264,7 +264,7 @@ def test_citation_judge_matches_the_cli_on_every_track_shape(ajb, tmp_path, trac
 
 
 def test_unknown_setting_is_named(ajb):
-    from judges.autojudge import CitationJudge
+    from judges.api.autojudge import CitationJudge
 
     with pytest.raises(ValueError, match=r"unknown setting\(s\) \['treshold'\]"):
         CitationJudge().judge([], [], None, treshold=0.3)

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, cli_in_process, run_cli, shared
 from scipy import stats
 
-from judges.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES
 from judges.formats.leaderboards import read_any_leaderboard
 
 TRUTH_TOT = "run_id measure topic_id value\n" + "".join(

@@ -6,7 +6,7 @@ import json
 import pytest
 from conftest import shared
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.runs import read_reports
 from judges.formats.topics import read_topics
 from judges.meta.convert import read_items, write_converted

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from conftest import shared
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.leaderboards import (
     FORMATS,
     missing_all_rows,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.meta import bootstrap, metaeval
 from judges.meta.correlation import kendall
 

@@ -58,7 +58,7 @@ def sessions(tmp_path_factory):
         # the same plan under a cost cap of half what its questions are estimated to cost
         from judges.attest.kinds import NUGGET
         from judges.attest.plan import question_costs
-        from judges.config import AttestSettings
+        from judges.core.config import AttestSettings
 
         table = judges.read_nuggets(root / "planned", "N")
         prices = {"price_per_1k_input": 0.0025, "price_per_1k_output": 0.01}

@@ -12,7 +12,7 @@ from conftest import shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.nuggets import ASSIGNMENTS, OKAY, VITAL, read_nuggets
 
 word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=8)

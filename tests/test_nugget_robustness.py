@@ -26,7 +26,7 @@ from llm_servers import ScriptedServer
 from test_nugget_attest import by_hash
 
 import judges
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.labels import read_label_files
 from judges.formats.nuggets import read_nuggets
 

@@ -106,7 +106,7 @@ def test_the_summary_names_the_runs_it_can_tell_apart(tmp_path):
 
 def test_the_missing_extra_is_named_as_the_readme_installs_it():
     readme = (ROOT / "README.md").read_text()
-    from judges.errors import install_extra
+    from judges.core.errors import install_extra
 
     for extra in ("attest", "dask", "autojudge"):
         assert install_extra(extra) in readme

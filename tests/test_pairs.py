@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judges.config import Workflow
+from judges.core.config import Workflow
 from judges.engine.judge import Part
 from judges.engine.nuggets import NuggetResult
 from judges.engine.pairs import CITATION_KIND, judge_pairs, kinds_of, nugget_kind
@@ -24,7 +24,7 @@ from judges.nuggets.answers import answer_text
 from judges.nuggets.check import check_nuggets
 from judges.session.spec import Outputs
 from judges.session.writer import output_targets
-from judges.vocabulary import FEATURES
+from judges.core.vocabulary import FEATURES
 
 SAMPLE = Path(__file__).resolve().parent.parent / "datasets" / "rag24-nuggets-mini"
 

@@ -20,7 +20,7 @@ from test_shards import BUNDLED, python_backend, same_outputs
 
 from judges.session import pipeline
 from judges.session import shards
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import part as partfile
 from judges.formats import tables
 from judges.session.spec import Inputs, Outputs

@@ -198,7 +198,7 @@ def test_a_cost_cap_stops_the_plan_before_it_is_exceeded():
 def test_a_cost_cap_needs_prices():
     from pydantic import ValidationError
 
-    from judges.config import AttestSettings
+    from judges.core.config import AttestSettings
 
     with pytest.raises(ValidationError, match="max_cost needs price_per_1k_input or price_per_1k_output"):
         AttestSettings(max_cost=1.0)

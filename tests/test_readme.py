@@ -5,14 +5,14 @@ import re
 import pytest
 from conftest import ROOT, run_cli
 
-from judges.measures import markdown_table
+from judges.core.measures import markdown_table
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_measure_table_is_generated_from_the_registry():
     table = README.split("<!-- measures:start -->\n")[1].split("\n<!-- measures:end -->")[0]
-    assert table == markdown_table(), "regenerate with: python -m judges.measures"
+    assert table == markdown_table(), "regenerate with: python -m judges.core.measures"
 
 
 def test_ci_runs_exactly_the_readme_test_command():

@@ -13,7 +13,7 @@ from conftest import run_cli, shared
 
 import judges
 from judges.engine.explain import explain
-from judges.records import Judgment
+from judges.core.records import Judgment
 from judges.formats.documents import locate
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"

@@ -9,10 +9,10 @@ import re
 import pandas as pd
 import pytest
 
-from judges.records import Document
+from judges.core.records import Document
 from judges.report import pages
 from judges.report.leaderboard import board
-from judges.vocabulary import STATUS_RANK, STATUSES
+from judges.core.vocabulary import STATUS_RANK, STATUSES
 
 EN = Document("e1", "The Eiffel Tower is 330 metres tall and was finished in 1889 in Paris.", "Tower")
 EN2 = Document("e2", "The Great Wall of China stretches across the northern frontier of the country.")

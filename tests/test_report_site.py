@@ -18,7 +18,7 @@ from conftest import ROOT, run_cli, shared
 from test_report import _browser
 
 import judges
-from judges.vocabulary import STATUS_COLOUR, STATUS_TINT, STATUSES
+from judges.core.vocabulary import STATUS_COLOUR, STATUS_TINT, STATUSES
 
 SAMPLE = [
     "--rag-topics", "datasets/rag25/topics.jsonl", "--rag-responses", "runs/rag25",

@@ -11,9 +11,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from judges.config import AlignmentSettings, Workflow
+from judges.core.config import AlignmentSettings, Workflow
 from judges.engine.settings import Settings
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.session import pipeline
 from judges.session.recorded import recorded_session
 

@@ -18,8 +18,8 @@ from conftest import ROOT, needs_dspy, run_cli, shared
 
 from judges.session import pipeline
 from judges.session import shards
-from judges.config import AlignmentSettings, Workflow, load_workflow
-from judges.errors import InputError
+from judges.core.config import AlignmentSettings, Workflow, load_workflow
+from judges.core.errors import InputError
 from judges.formats import part as partfile
 from judges.session.spec import Inputs, Outputs
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_report import browser  # noqa: F401 (test_report's headless Chromium, a module fixture)
 
 import judges
-from judges.config import Workflow
+from judges.core.config import Workflow
 
 PYTHON = Workflow.model_validate({"alignment": {"backend": "python"}})
 

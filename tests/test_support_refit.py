@@ -17,7 +17,7 @@ from conftest import ROOT, run_cli
 
 from judges.support.refit import MIN_REFIT_LABELS, refit_to_labels
 from judges.support.model import load_model, recalibrated
-from judges.vocabulary import FEATURES
+from judges.core.vocabulary import FEATURES
 
 MINI = ROOT / "datasets" / "rag24-mini"
 ARGS = (

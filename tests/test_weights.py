@@ -6,10 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from judges.attest.answers import likelihood
-from judges.measures import expected_weight
-from judges.vocabulary import WEIGHT
-from judges.records import Judgment
-from judges.vocabulary import STATUS_GRADE
+from judges.core.measures import expected_weight
+from judges.core.vocabulary import WEIGHT
+from judges.core.records import Judgment
+from judges.core.vocabulary import STATUS_GRADE
 from judges.engine.weights import citation_weight
 
 LEVEL_WEIGHTS = (WEIGHT["unsupported"], WEIGHT["partial"], WEIGHT["supported"])

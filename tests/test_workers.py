@@ -46,7 +46,7 @@ def _session(tmp_path, **kw):
     """The RAGTIME sample's inputs, outputs under ``tmp_path`` and the python backend's workflow."""
     from conftest import ROOT
 
-    from judges.config import AlignmentSettings, Workflow
+    from judges.core.config import AlignmentSettings, Workflow
     from judges.session.spec import Inputs, Outputs
 
     inputs = Inputs(

@@ -26,7 +26,7 @@ import importlib.util
 import numpy as np
 
 from judges.align import prefilter, reference
-from judges.vocabulary import BACKENDS
+from judges.core.vocabulary import BACKENDS
 from judges.align.packed import normalize_packed
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from judges.align.passages import DocIndex
-from judges.records import Judgment
+from judges.core.records import Judgment
 
 UNDECIDED = ""  # the status of an aligned citation before the support judge decides it
 

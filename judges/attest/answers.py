@@ -20,7 +20,7 @@ from typing import NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from judges.vocabulary import ANSWERS
+from judges.core.vocabulary import ANSWERS
 
 P_YES_SUPPORTED = 0.5  # yes_no: P(YES) at or above which the LLM's answer makes a citation supported
 _ALIASES = {"support_level": {"NO": "NONE", "PARTIALLY": "PARTIAL"}}

@@ -45,10 +45,10 @@ from pydantic import ValidationError
 
 from judges.attest.cache import Answer, AnswerCache
 from judges.attest.client import Failure, Request, read_completion
-from judges.config import AttestSettings
-from judges.errors import InputError
+from judges.core.config import AttestSettings
+from judges.core.errors import InputError
 from judges.formats.atomic import atomic_text
-from judges.vocabulary import ANSWERS
+from judges.core.vocabulary import ANSWERS
 
 MAX_REQUESTS = 50_000  # requests per Batch API input file
 MAX_BYTES = 200_000_000  # bytes per Batch API input file (200 MB)

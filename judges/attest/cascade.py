@@ -62,8 +62,8 @@ from judges.attest.client import Asker, Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
 from judges.attest.kinds import CITATION, PairKind
 from judges.attest.selection import Band, Rule
-from judges.config import AttestSettings
-from judges.counts import (
+from judges.core.config import AttestSettings
+from judges.core.counts import (
     ATTESTATION_PREFIXES,
     ATTEST_CACHE_HITS,
     ATTEST_CALLS,
@@ -81,9 +81,9 @@ from judges.counts import (
     attest_failure,
 )
 from judges.formats.debuglog import DebugLog
-from judges.records import Judgment
-from judges.vocabulary import ANSWERS, LEVEL_STATUS
-from judges.vocabulary import STATUS_GRADE
+from judges.core.records import Judgment
+from judges.core.vocabulary import ANSWERS, LEVEL_STATUS
+from judges.core.vocabulary import STATUS_GRADE
 
 
 def combine(judge_status: str, answer: str, p_yes, question: str = "yes_no") -> str:

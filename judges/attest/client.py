@@ -18,7 +18,7 @@ from typing import Callable, NamedTuple, Optional, Union
 import httpx
 
 from judges.attest.answers import p_yes
-from judges.vocabulary import ANSWERS
+from judges.core.vocabulary import ANSWERS
 from judges.attest.cache import Answer
 from judges.attest.endpoint import Endpoint
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 from typing import Optional
 
 from judges.attest.answers import affirms
-from judges.errors import InputError
+from judges.core.errors import InputError
 
 MIN_ANSWERS = 20  # parsed answers before all-the-same is a verdict
 MIN_CONFIDENT = 20  # confident citations before the agreement test is made
@@ -74,7 +74,7 @@ def figures(tally: dict[tuple[str, str], int]) -> dict:
     ``None`` when too few to test) and ``degenerate`` (:func:`check`).
 
     ``tally``: parsed answers by (answer, model decision), as :func:`answer_of` and
-    :func:`model_decision` give them (:func:`judges.counts.answer_tally`)."""
+    :func:`model_decision` give them (:func:`judges.core.counts.answer_tally`)."""
     order = {a: i for i, a in enumerate(("YES", "NO", "FULL", "PARTIAL", "NONE"))}
     answers: dict[str, int] = {}
     for (answer, _), n in sorted(tally.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0])):

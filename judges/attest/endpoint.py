@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 
 KEYS = ("OPENAI_BASE_URL", "OPENAI_MODEL", "OPENAI_API_KEY")
 

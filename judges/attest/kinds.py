@@ -10,7 +10,7 @@ the degenerate check, the plan (:func:`judges.attest.plan.make_plan`), the label
 * ``key``: the fields that name one pair (a plan line's, a label's, the cascade's selection key);
 * ``prompt``: the question asked of the LLM (a key of :data:`judges.attest.prompt.QUESTIONS`;
   ``None``: the workflow's ``attest.question``) and ``reading``: whose answers it reads (a key
-  of :data:`judges.vocabulary.ANSWERS`; ``None``: the same);
+  of :data:`judges.core.vocabulary.ANSWERS`; ``None``: the same);
 * ``status``: the pair's status in its own words for each status the cascade decides in the
   citation's words (``supported``, ``partial``, ``unsupported``);
 * ``measures``: the leaderboard measures its judgments feed.
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from judges.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES
 from judges.nuggets.measures import F1, NUGGET_MEASURES
 
 

@@ -49,7 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judges.attest.kinds import CITATION, PairKind
-from judges.vocabulary import WEIGHT
+from judges.core.vocabulary import WEIGHT
 
 #: The columns naming one citation (the assessments table's sort key).
 KEY = ("run_id", "topic_id", "sentence_index", "citation_rank")

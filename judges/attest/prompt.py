@@ -27,7 +27,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import dspy  # noqa: E402
 
 if TYPE_CHECKING:
-    from judges.config import AttestSettings
+    from judges.core.config import AttestSettings
 
 
 class SupportAttestation(dspy.Signature):

@@ -6,7 +6,7 @@ sentences against one document extracts that document once.
 
 :func:`as_sources` accepts what RAG code has at hand: a string, a dict with a ``text`` key (and an
 optional ``title``), any object with a ``.text`` attribute (and optional ``.title``, like
-:class:`judges.records.Document`), a :class:`Source`, or a list or tuple of any of these.
+:class:`judges.core.records.Document`), a :class:`Source`, or a list or tuple of any of these.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from judges.cli.console import err, error, fail, progress_bar, say, show, warn
-from judges.counts import CITATIONS
-from judges.errors import InputError
+from judges.core.counts import CITATIONS
+from judges.core.errors import InputError
 from judges.cli.options import (
     CacheDir,
     JudgedDir,
@@ -43,13 +43,13 @@ from judges.cli.options import (
     UseEnvLlm,
     with_options,
 )
-from judges.process import finished, started
+from judges.core.process import finished, started
 from judges.cli.attest import app as attest_app
 from judges.cli.meta import app as meta_app
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
-    from judges.config import Workflow
+    from judges.core.config import Workflow
     from judges.session.spec import Inputs, Outputs
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
@@ -81,7 +81,7 @@ class Commands(TyperGroup):
         (click's would be an empty line, 'Aborted!' and exit 1)."""
         program = False
         try:
-            program = started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.process)
+            program = started()  # until now (imports, parsing) Ctrl-C ended the process at once (judges.core.process)
             return super().invoke(ctx)
         except KeyboardInterrupt as e:
             say("interrupted", err)
@@ -145,7 +145,7 @@ def _judge_options_unused(ctx: typer.Context) -> None:
 def _judge(options: JudgeOptions) -> None:
     """Judge (the app without a command): validate the options, run the session, print the summary."""
     started = time.perf_counter()
-    from judges.process import quiet_collector
+    from judges.core.process import quiet_collector
 
     quiet_collector()  # until the kernels are loaded (settle_collector)
     from judges.align.backends import BackendUnavailable  # here, not at import: --help stays fast
@@ -200,7 +200,7 @@ class _Request(NamedTuple):
 def _request(o: JudgeOptions) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
     with the command line's ``--attest`` and ``--backend`` folded in (config.yml records them)."""
-    from judges.config import load_workflow
+    from judges.core.config import load_workflow
     from judges.session.spec import Inputs, Outputs
 
     if o.workers is not None and not 1 <= o.workers <= MAX_WORKERS:
@@ -296,7 +296,7 @@ def _check_nugget_options(o: JudgeOptions) -> None:
 def _run_session(request: _Request):
     """Judge with a progress bar on a terminal; returns the summary and the seconds spent compiling."""
     from judges.session import pipeline
-    from judges.process import arrow_without_pandas, numba_without_scipy_blas, settle_collector
+    from judges.core.process import arrow_without_pandas, numba_without_scipy_blas, settle_collector
 
     arrow_without_pandas()  # this process ends with the summary: no pandas in it
     numba_without_scipy_blas()  # the text kernels are Numba's whatever the alignment backend
@@ -450,7 +450,7 @@ def merge(
     use_degenerate_llm: UseDegenerateLlm = False,
 ) -> None:
     started = time.perf_counter()
-    from judges.process import arrow_without_pandas
+    from judges.core.process import arrow_without_pandas
 
     arrow_without_pandas()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
@@ -538,10 +538,9 @@ def check_answer(
     import json
     import sys
 
-    import judges
-    from judges.process import arrow_without_pandas, numba_without_scipy_blas
-
-    from judges.answer import InputProblem
+    from judges.api.answer import InputProblem, check_answer
+    from judges.api.markers import annotate
+    from judges.core.process import arrow_without_pandas, numba_without_scipy_blas
 
     arrow_without_pandas()  # one answer needs neither pandas nor scipy.linalg (bench/check_answer_cli.py)
     numba_without_scipy_blas()
@@ -557,7 +556,7 @@ def check_answer(
                 docs.append(doc)
                 origins.append((path, line))
         bank = None if nuggets is None else bank_in_file(nuggets, topic)
-        checked = judges.check_answer(given, docs, nuggets=bank)
+        checked = check_answer(given, docs, nuggets=bank)
     except InputError as e:
         raise fail(e.render())
     except InputProblem as e:  # where it is: the answer's line, or the source's file and line
@@ -567,7 +566,7 @@ def check_answer(
         raise fail(InputError(path, line, None, e.problem + first).render())
     except ValueError as e:
         raise fail(f"check-answer: {e}")
-    annotated = {} if markers is None else {"annotated": judges.annotate(given, checked, markers.value)}
+    annotated = {} if markers is None else {"annotated": annotate(given, checked, markers.value)}
     if as_json:
         print(json.dumps(dataclasses.asdict(checked) | annotated, ensure_ascii=False, indent=1))
         return

@@ -19,7 +19,7 @@ import typer
 from rich.progress import MofNCompleteColumn
 
 from judges.cli.console import err, fail, progress_bar, say, warn
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.cli.options import CacheDir, JudgedDir, SetName
 
@@ -72,8 +72,8 @@ def export(
     from judges.session import pipeline
     from judges.attest.batch import Recorder, write_batch
     from judges.attest.endpoint import Endpoint
-    from judges.config import load_workflow
-    from judges.counts import ATTEST_CACHE_HITS, ATTEST_FAILED, ATTEST_GUARDED, ATTEST_SELECTED
+    from judges.core.config import load_workflow
+    from judges.core.counts import ATTEST_CACHE_HITS, ATTEST_FAILED, ATTEST_GUARDED, ATTEST_SELECTED
     from judges.session.recorded import check_same_session, recorded_session
 
     started = time.perf_counter()

@@ -18,10 +18,10 @@ import typer
 from rich.table import Table
 
 from judges.cli.console import fail, say, show, warn
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.cli.options import Assessments, JudgedDir, LabelMap, MovedCorpus, MovedResponses, SetName, SetNameIfSeveral
-from judges.vocabulary import LEADERBOARD_READ_FORMATS
+from judges.core.vocabulary import LEADERBOARD_READ_FORMATS
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
@@ -325,7 +325,7 @@ def _print_agreement(df, level: str, positive: str) -> None:
             ),
         )
     show(table)
-    from judges.vocabulary import LABELS
+    from judges.core.vocabulary import LABELS
 
     first = df.iloc[0]
     cm = Table(title="confusion, all labels (rows: human; columns: judge)")

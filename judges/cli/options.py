@@ -24,7 +24,7 @@ import typer
 
 from judges.formats.runs import DATASETS
 from judges.formats.trec import LEADERBOARD_FORMATS
-from judges.vocabulary import BACKENDS, MARKER_STYLES
+from judges.core.vocabulary import BACKENDS, MARKER_STYLES
 
 
 class JudgeName(str, Enum):

@@ -12,7 +12,7 @@ from typing import Optional
 from rich.table import Table
 
 from judges.cli.console import say, show, warn
-from judges.counts import (
+from judges.core.counts import (
     CAPPED,
     CITATIONS,
     CITATIONS_BEYOND_LIMIT,
@@ -25,7 +25,7 @@ from judges.counts import (
     SENTENCES,
     SKIPPED,
 )
-from judges.vocabulary import MAIN_STATUSES
+from judges.core.vocabulary import MAIN_STATUSES
 
 SHOWN = 10  # (run, topic) pairs named before "and N more"
 
@@ -263,7 +263,7 @@ def print_basis(intervals: Optional[str]) -> None:
     if not intervals:
         return
     from judges.formats.tables import read_table
-    from judges.measures import HEADLINE
+    from judges.core.measures import HEADLINE
 
     table = read_table(intervals)
     if "made" not in table.column_names:

@@ -13,10 +13,10 @@ import hashlib
 import pyarrow as pa
 
 from judges.formats import tables
-from judges.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
-from judges.vocabulary import WEIGHT
-from judges.records import Judgment, Report
-from judges.vocabulary import FEATURES
+from judges.core.measures import NO_GROUNDING, SentenceGrounding, SentenceResult, evaluate
+from judges.core.vocabulary import WEIGHT
+from judges.core.records import Judgment, Report
+from judges.core.vocabulary import FEATURES
 
 
 def qrels_doc_id(sentence_text: str, citation_id: str) -> str:

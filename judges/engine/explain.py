@@ -1,7 +1,7 @@
 """One line in words for every verdict: which threshold, probability, LLM answer, cap or missing
 document decided it.
 
-:func:`explain` reads only the final :class:`~judges.records.Judgment` and the settings that
+:func:`explain` reads only the final :class:`~judges.core.records.Judgment` and the settings that
 produced it (the support judge's thresholds, the attestation policy), so it says exactly what the
 pipeline did, e.g.::
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 from typing import Optional
 
 from judges.attest.answers import P_YES_SUPPORTED, yes_probability
-from judges.vocabulary import WEIGHT
-from judges.records import Judgment
-from judges.vocabulary import LEVEL_STATUS
+from judges.core.vocabulary import WEIGHT
+from judges.core.records import Judgment
+from judges.core.vocabulary import LEVEL_STATUS
 
 ALIGNMENT_FIELDS = ("score", "answer_token_start", "answer_token_end", "doc_token_start", "doc_token_end", "matches")
 

@@ -23,10 +23,10 @@ from typing import Iterable
 
 from judges.checks import Claim, Source, find_placeholders, missing
 from judges.checks.placeholders import pattern_table
-from judges.config import GroundingSettings
-from judges.measures import SentenceGrounding
-from judges.records import Document, Judgment, Report, Sentence
-from judges.vocabulary import STATUS_GRADE
+from judges.core.config import GroundingSettings
+from judges.core.measures import SentenceGrounding
+from judges.core.records import Document, Judgment, Report, Sentence
+from judges.core.vocabulary import STATUS_GRADE
 
 
 class Grounder:

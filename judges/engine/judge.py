@@ -22,20 +22,20 @@ from judges.align.backends import get_backend
 from judges.align.packed import Packed
 from judges.align.passages import DocIndex
 from judges.align.spans import evidence_spans
-from judges.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
+from judges.core.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.engine.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
 from judges.engine.grounder import Grounder
-from judges.process import numba_without_scipy_blas
+from judges.core.process import numba_without_scipy_blas
 from judges.engine.settings import Settings
 from judges.engine.assessments import Assessments, qrels_doc_id
-from judges.records import Citation, Document, Judgment, Report, Sentence
+from judges.core.records import Citation, Document, Judgment, Report, Sentence
 from judges.support.features import LEXICAL, clause_ids
 from judges.support.judges import get_judge
 from judges.support.lexicon import Lexicon
 from judges.text.script import NONE, script_name, scripts_of
 from judges.text.tokenize import Tokens, Vocabulary
-from judges.vocabulary import FEATURES, STATUS_GRADE
+from judges.core.vocabulary import FEATURES, STATUS_GRADE
 from judges.engine.weights import citation_weight
 
 if TYPE_CHECKING:

@@ -47,7 +47,7 @@ from judges.nuggets.answers import answer_text
 from judges.nuggets.judge import NuggetJudgment, judge_topic
 from judges.nuggets.measures import NUGGET_MEASURES, answer_measures
 from judges.nuggets.model import load_model
-from judges.records import Report
+from judges.core.records import Report
 
 
 @dataclass

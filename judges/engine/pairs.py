@@ -32,9 +32,9 @@ from judges.attest.kinds import CITATION, NUGGET, PairKind
 from judges.engine.judge import judge_part
 from judges.engine.settings import Settings
 from judges.formats.debuglog import DebugLog
-from judges.records import Report
+from judges.core.records import Report
 from judges.support import model as support_model
-from judges.vocabulary import FEATURES
+from judges.core.vocabulary import FEATURES
 
 
 class Kind(NamedTuple):

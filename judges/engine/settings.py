@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from judges.attest.endpoint import Endpoint
-from judges.config import Workflow
+from judges.core.config import Workflow
 
 if TYPE_CHECKING:
     from judges.support.model import SupportModel

@@ -3,7 +3,7 @@
 The leaderboard is the judge's estimate of the measure people would give. With ``status`` every
 citation weighs the TREC weight of its status (supported 1, partial 0.5, otherwise 0), as its
 qrels grade says. With ``expected`` (the default) a citation the support model gave probabilities
-weighs its *expected* TREC weight (:func:`judges.measures.expected_weight`) under the model's
+weighs its *expected* TREC weight (:func:`judges.core.measures.expected_weight`) under the model's
 distribution over the three levels people give: none ``1 - P(any)``, partial
 ``P(any) - P(full)``, full ``P(full)``. When the LLM answered, that distribution is first
 updated by Bayes' rule with the answer, taken to be wrong with probability
@@ -27,9 +27,9 @@ from __future__ import annotations
 import pyarrow as pa
 
 from judges.attest.answers import NO_OBSERVATION, ErrorEstimate, estimate_error, observation
-from judges.measures import expected_weight
-from judges.vocabulary import WEIGHT
-from judges.records import Judgment
+from judges.core.measures import expected_weight
+from judges.core.vocabulary import WEIGHT
+from judges.core.records import Judgment
 
 
 def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled_out: bool = False) -> float:

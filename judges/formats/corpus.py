@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.corpusfile import read_corpus_file
-from judges.records import Document
+from judges.core.records import Document
 
 
 def read_corpus(path: Path, wanted: set[str], on_error: Callable[[InputError], None]) -> dict[str, Document]:

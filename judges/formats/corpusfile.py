@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import DOC_ID_KEYS, checked_id, json_type
-from judges.records import Document
+from judges.core.records import Document
 
 
 def read_corpus_file(path: Path, wanted: set[str], on_error: Callable[[InputError], None]) -> dict[str, Document]:

@@ -51,10 +51,10 @@ from typing import Callable, Iterable, NamedTuple, Optional
 
 import orjson
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsonl import BOM, JSONL_SUFFIXES, read_error, skip_bom
 from judges.formats.runs import DOC_ID_KEYS
-from judges.records import Document
+from judges.core.records import Document
 
 STORE_NAME = "citejudge-docstore.sqlite"
 STORE_SUFFIX = "." + STORE_NAME

@@ -28,7 +28,7 @@ from judges.formats.jsonl import discover, iter_jsonl
 from judges.formats.runs import DOC_ID_KEYS, read_report_at, read_reports
 from judges.formats import tables
 from judges.formats.tables import output_file
-from judges.records import Document, Report
+from judges.core.records import Document, Report
 
 CONTEXT_CHARS = 300
 

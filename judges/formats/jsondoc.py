@@ -15,7 +15,7 @@ import zlib
 from pathlib import Path
 from typing import Iterator
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsonl import read_error, skip_bom, value_problem
 
 _SPACE = re.compile(r"[ \t\n\r]*")

@@ -18,7 +18,7 @@ import zlib
 from pathlib import Path
 from typing import Container, Iterator, Optional
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".json", ".json.gz", ".ndjson", ".ndjson.gz")
 BOM = b"\xef\xbb\xbf"  # the UTF-8 byte order mark Windows tools (Notepad, Excel) put at a file's start

@@ -7,7 +7,7 @@ Each line is an object with
 * ``doc_id`` (optional): present on every line, the labels are per citation (the judgment of that
   document cited by that sentence); absent on every line, per sentence. A mix is an error;
 * ``label``: ``supported``, ``partially`` or ``not_supported``, or a synonym of one
-  (:data:`~judges.vocabulary.LABEL_SYNONYMS`: ``partially_supported``, ``partial``, ``PS``,
+  (:data:`~judges.core.vocabulary.LABEL_SYNONYMS`: ``partially_supported``, ``partial``, ``PS``,
   ``FS``, ``NS``, ``0``/``1``/``2``..., in any case), or a value ``label_map`` (``--label-map
   FROM=TO``) maps to one; ``null``: not labelled yet (the line is skipped and counted:
   ``plan-assessments`` writes its lines so, for an assessor to fill);
@@ -41,11 +41,11 @@ from typing import Iterable, Mapping, NamedTuple, Optional
 
 import pandas as pd
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
-from judges.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
-from judges.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
+from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
+from judges.core.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
 
 KEY = ("run_id", "topic_id", "sentence_index")
 RESERVED = {"label", *KEY, "doc_id"}

@@ -31,11 +31,11 @@ from typing import Iterable, Optional
 
 import pandas as pd
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import trec
 from judges.formats.atomic import atomic_text
 from judges.formats.jsonl import skip_bom
-from judges.vocabulary import LEADERBOARD_READ_FORMATS
+from judges.core.vocabulary import LEADERBOARD_READ_FORMATS
 
 FORMATS = LEADERBOARD_READ_FORMATS
 COLUMNS = ["run_id", "topic_id", "measure", "value"]

@@ -21,7 +21,7 @@ Importance: ``vital`` (any case) is vital; anything else (``okay``, ``failed``, 
 missing) is ``okay``. Assignments: ``support``, ``partial_support``, ``not_support`` (also
 ``partial`` and ``not``/``none``), as NIST writes them.
 
-Bad input raises :class:`~judges.errors.InputError` naming the file, line and field.
+Bad input raises :class:`~judges.core.errors.InputError` naming the file, line and field.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsondoc import iter_array, iter_values, read_text
 from judges.formats.runs import checked_id, checked_topic_id, json_type
 

@@ -45,7 +45,7 @@ import stat
 from pathlib import Path
 from typing import Iterable, Optional
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.atomic import naming
 
 JOURNAL_VERSION = 1

@@ -35,7 +35,7 @@ from typing import NamedTuple, Optional
 
 import pyarrow as pa
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import tables
 from judges.formats.atomic import naming
 
@@ -215,7 +215,7 @@ STATE_SHAPE = {
         "coverage": [Tuple((str, [Tuple((str, int))]))],  # run, its counts
         "without_text": [Tuple((str, int))],  # cited id, citations
     },
-    "topics": [Tuple((str, str, str, str))],  # judges.records.Topic
+    "topics": [Tuple((str, str, str, str))],  # judges.core.records.Topic
     "counts": [Tuple((str, int))],  # of reading the inputs: the session's
     "judged": [Tuple((str, int))],  # of judging: the shard's
     "head": int,  # bytes of the debug log before the first report's events (the session's)

@@ -1,4 +1,4 @@
-"""Reading run files of every track into :class:`~judges.records.Report` records.
+"""Reading run files of every track into :class:`~judges.core.records.Report` records.
 
 Shapes read (one JSON object per line, one report per topic):
 
@@ -29,10 +29,10 @@ import unicodedata
 from pathlib import Path
 from typing import BinaryIO, Container, Iterator, Optional
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsondoc import first_char, iter_array, read_text
 from judges.formats.jsonl import iter_lines, parse_line
-from judges.records import Citation, Document, Report, Sentence
+from judges.core.records import Citation, Document, Report, Sentence
 
 TOPIC_ID_KEYS = ("topic_id", "narrative_id", "request_id")
 DOC_ID_KEYS = ("doc_id", "docid", "docno", "id", "_id")

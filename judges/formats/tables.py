@@ -2,7 +2,7 @@
 
 :func:`read_table` is the one reader of citejudge's Parquet tables (``judges.read_*``, the
 summary, ``report``, ``agreement``, ``calibrate``, ``plan-assessments``): a file that is damaged,
-cut short or of another kind raises :class:`~judges.errors.UnreadableFile` naming it, never
+cut short or of another kind raises :class:`~judges.core.errors.UnreadableFile` naming it, never
 pyarrow's error.
 """
 
@@ -14,10 +14,10 @@ from typing import Optional, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from judges.errors import UnreadableFile
+from judges.core.errors import UnreadableFile
 from judges.formats import outputset
 from judges.formats.atomic import atomic_path
-from judges.vocabulary import FEATURES
+from judges.core.vocabulary import FEATURES
 
 ASSESSMENT_SCHEMA = pa.schema(
     [

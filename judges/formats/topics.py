@@ -19,11 +19,11 @@ import zlib
 from pathlib import Path
 from typing import Iterator
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.jsondoc import first_char, first_record, iter_array, iter_values, read_text
 from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
 from judges.formats.runs import SHAPE_FIELDS, checked_topic_id, json_type
-from judges.records import Topic
+from judges.core.records import Topic
 
 TOPIC_SUFFIXES = JSONL_SUFFIXES + (".txt", ".tsv")  # read from a topics directory (TREC TSV besides JSON)
 ID_KEYS = ("request_id", "topic_id", "id", "qid", "query_id", "narrative_id")

@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.labels import KEY, LINE, Labels
-from judges.vocabulary import LABEL_LEVEL, LABELS, STATUS_LABEL
+from judges.core.vocabulary import LABEL_LEVEL, LABELS, STATUS_LABEL
 
 JUDGE_LABEL = STATUS_LABEL
 _RANK = LABEL_LEVEL

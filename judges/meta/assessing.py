@@ -28,11 +28,11 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.attest.plan import KEY, PLAN_MIX, Plan, parse_share, plan_session
-from judges.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
+from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
 
 WINDOW_CHARS = 600  # characters of context on each side of the evidence in the window
 

@@ -10,7 +10,7 @@ Scores (:func:`agreement`), computed over the labelled citations:
   the mean weight of its labelled citations, full 1, partial 0.5, none 0; per run the mean over
   the topics it has labels for; the TREC 2024 RAG measure);
 * ``run_tau_expected`` (with probabilities): the same with each judged citation weighing its
-  expected weight (:func:`judges.measures.expected_weight`), as the leaderboard weighs a status
+  expected weight (:func:`judges.core.measures.expected_weight`), as the leaderboard weighs a status
   the model decided (``leaderboard.weights: expected``, the default);
 * ``topic_tau``: per topic, Kendall tau-b over the runs of that topic's report scores, averaged
   over the topics with at least three runs;
@@ -41,13 +41,13 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.meta.agreement import matrix_scores, roc_auc
 from judges.meta.correlation import kendall
 from judges.formats.labels import Labels
-from judges.measures import expected_weight
-from judges.vocabulary import LABEL_LEVEL as LEVEL, STATUS_GRADE
-from judges.vocabulary import FEATURES
+from judges.core.measures import expected_weight
+from judges.core.vocabulary import LABEL_LEVEL as LEVEL, STATUS_GRADE
+from judges.core.vocabulary import FEATURES
 from judges.support.model import SupportModel, fit, levels
 
 STATUS_LEVEL = STATUS_GRADE  # a status's support level (0/1/2) is its qrels grade

@@ -32,7 +32,7 @@ import json
 from pathlib import Path
 from typing import NamedTuple
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.atomic import atomic_text
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import json_type

@@ -12,7 +12,7 @@ both sides and the rankings correlated (:mod:`judges.meta.correlation`):
   topics was drawn keeps its mean over all of them.
 
 Runs or topics present on one side only follow ``on_missing``: ``error`` stops with a one-line
-:class:`~judges.errors.InputError`; ``warn`` says what is left out and goes on with what both sides
+:class:`~judges.core.errors.InputError`; ``warn`` says what is left out and goes on with what both sides
 share; ``skip`` does the same silently. A topic is "missing" when some run shared by both sides
 has no row for it on either side; it is then left out for every run, so both rankings always
 average the same topics. Topics matter only when recomputing or bootstrapping: with rankings from
@@ -37,7 +37,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.meta import bootstrap, correlation
 from judges.formats.leaderboards import ALL, all_values, per_topic
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.nuggets import read_nuggets
 from judges.meta.agreement import matrix_scores
 from judges.nuggets.features import Encoder

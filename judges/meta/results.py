@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.atomic import atomic_text
 
 SUFFIXES = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv"}

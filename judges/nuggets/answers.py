@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from judges.records import Report
+from judges.core.records import Report
 
 
 def answer_text(report: Report) -> str:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional, Sequence, Union
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.nuggets import MAX_NUGGET_CHARS, Nugget, NuggetBank, importance_of, read_nuggets
 from judges.nuggets import features as F
 from judges.nuggets.judge import NuggetJudgment, judge_topic

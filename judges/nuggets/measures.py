@@ -3,7 +3,7 @@
 and ``strict_vital_score``), and the combined ``NUGGET_F1``.
 
 Their facts (description, level, bound, how the intervals treat them) are in the one registry,
-:data:`judges.measures.REGISTRY`; the values are computed here. ``NUGGET_F1`` is Auto-ARGUE's F1 of
+:data:`judges.core.measures.REGISTRY`; the values are computed here. ``NUGGET_F1`` is Auto-ARGUE's F1 of
 sentence precision and nugget recall, with TREC 2024 RAG's support precision as the precision.
 
 A nugget's value is, by default, its *expected* value under the nugget model's probabilities
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from judges.measures import REGISTRY
+from judges.core.measures import REGISTRY
 
 #: the four measures over a topic's nuggets, in registry order
 NUGGET_MEASURES = tuple(m.name for m in REGISTRY.values() if m.level == "nugget")

@@ -33,7 +33,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.nuggets.features import FEATURES
 from judges.support.model import fit_logistic, levels, logits_dict, logits_from_dict, mix_thresholds, sigmoid
 

@@ -76,7 +76,7 @@ def _clear(out: Path) -> None:
     """Empty ``out`` for the report; never delete what is not a report."""
     if out.exists() and any(out.iterdir()):
         if not (out / "assets" / "report.js").is_file():
-            from judges.errors import InputError
+            from judges.core.errors import InputError
 
             raise InputError(
                 out, None, "--report-dir", "exists and is not a citejudge report; give an empty or new directory"
@@ -198,7 +198,7 @@ def _labels(path: Path) -> pages.Labels:
 def _thresholds(store: DocumentStore) -> dict:
     """The support judge's thresholds as the judge used them (model defaults filled in)."""
     try:
-        from judges.config import SupportSettings
+        from judges.core.config import SupportSettings
         from judges.support.judges import get_judge
 
         wf = store.config.get("workflow", {})
@@ -209,7 +209,7 @@ def _thresholds(store: DocumentStore) -> dict:
 
 
 def _topic_titles(store: DocumentStore) -> dict[str, str]:
-    from judges.errors import InputError
+    from judges.core.errors import InputError
     from judges.formats.topics import read_topics
 
     titles: dict[str, str] = {}

@@ -12,7 +12,7 @@ from typing import NamedTuple, Optional
 import numpy as np
 import pandas as pd
 
-from judges.measures import MEASURE_NAMES, headline_of
+from judges.core.measures import MEASURE_NAMES, headline_of
 from judges.nuggets.measures import F1, NUGGET_MEASURES
 
 ALL = "all"
@@ -132,7 +132,7 @@ def against_truth(board: Board, lb: pd.DataFrame, truth: pd.DataFrame, paths: tu
     ``paths``: the truth's and the judge's leaderboard files (named in warnings)."""
     if board.truth is None:
         return None
-    from judges.errors import InputError
+    from judges.core.errors import InputError
     from judges.meta import correlation, metaeval
 
     per_topic = bool(((truth["measure"] == board.truth_measure) & (truth["topic_id"] != ALL)).any())

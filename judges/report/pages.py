@@ -22,11 +22,11 @@ import pandas as pd
 from judges.formats import outputset
 from judges.formats.documents import locate
 from judges.nuggets.answers import joined
-from judges.records import Document
+from judges.core.records import Document
 from judges.report import svg
 from judges.report.leaderboard import Against, Board
 from judges.text.script import NONE, script_name, scripts_of
-from judges.vocabulary import STATUS_LABEL, STATUS_RANK, STATUSES
+from judges.core.vocabulary import STATUS_LABEL, STATUS_RANK, STATUSES
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 

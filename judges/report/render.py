@@ -11,7 +11,7 @@ from importlib.resources import files
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from judges.vocabulary import STATUS_COLOUR, STATUS_TINT, STATUSES
+from judges.core.vocabulary import STATUS_COLOUR, STATUS_TINT, STATUSES
 
 
 def breakable(text: str) -> Markup:
@@ -70,7 +70,7 @@ def static(name: str) -> str:
 
 
 def stylesheet() -> str:
-    return static("report.css") + "/* statuses: judges.vocabulary STATUS_TINT, STATUS_COLOUR */\n" + status_css()
+    return static("report.css") + "/* statuses: judges.core.vocabulary STATUS_TINT, STATUS_COLOUR */\n" + status_css()
 
 
 def script() -> str:

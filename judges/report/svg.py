@@ -9,8 +9,8 @@ import math
 from html import escape
 from typing import Optional, Sequence
 
-from judges.vocabulary import MAIN_STATUSES as STATUSES  # plotted and tabled (not cross_language)
-from judges.vocabulary import STATUS_COLOUR as COLORS
+from judges.core.vocabulary import MAIN_STATUSES as STATUSES  # plotted and tabled (not cross_language)
+from judges.core.vocabulary import STATUS_COLOUR as COLORS
 
 FONT = 'font-family="system-ui,sans-serif" font-size="11"'
 

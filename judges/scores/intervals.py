@@ -89,7 +89,7 @@ sentences and the characters of a report are recovered from its ``CITED_SENTENCE
 taken as its cited sentences' average length).
 
 **Pairs.** For each pair of runs (``run_a`` ahead of ``run_b`` on the headline,
-:data:`judges.measures.HEADLINE`, ``gap`` their difference), ``p_same_order = Phi(gap / sd)``,
+:data:`judges.core.measures.HEADLINE`, ``gap`` their difference), ``p_same_order = Phi(gap / sd)``,
 ``sd^2`` the sum of both runs' judge-error variances (their reports are different citations, so
 the report parts add, and so do the run parts), and ``p_same_order_topics`` with the variance of
 the per-topic differences over ``T`` added (paired: both runs are scored on the same topics).
@@ -110,14 +110,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judges.measures import HEADLINE, MEASURE_NAMES, REGISTRY, VARIANCES, headline_of
+from judges.core.measures import HEADLINE, MEASURE_NAMES, REGISTRY, VARIANCES, headline_of
 from judges.attest.plan import weight_variance
-from judges.vocabulary import LABEL_LEVEL, STATUS_GRADE
+from judges.core.vocabulary import LABEL_LEVEL, STATUS_GRADE
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or full (weight variance 0.25)
 NO_JUDGE_ERROR = frozenset(m.name for m in REGISTRY.values() if not m.judge_error)
-#: the judge-error variances :func:`report_variances` computes (judges.measures.VARIANCES); the
+#: the judge-error variances :func:`report_variances` computes (judges.core.measures.VARIANCES); the
 #: nugget measures' come from :func:`nugget_report_variances`
 MODELLED_VARIANCES = tuple(v for v in VARIANCES if v not in ("none", "unmodelled", "nugget_assignment"))
 #: the measures whose judge error :func:`report_variances` gives, in registry order
@@ -926,7 +926,7 @@ def report_variances(
             total_chars = supported_chars[k] / v["GROUNDEDNESS"]
         else:  # no supported sentence: the uncited sentences taken as long as the cited ones
             total_chars = cited_chars[k] * sentences / cited_sentences[k] if cited_sentences[k] else 0.0
-        by_variance = {  # judges.measures.VARIANCES
+        by_variance = {  # judges.core.measures.VARIANCES
             "citation_full": sum_support[k] / n_cit[k] ** 2,
             "report_full": v_perfect[k],
             "sentence_full": sum_some[k] / sentences**2 if sentences else 0.0,
@@ -969,7 +969,7 @@ def trust(
     t = len(topics)
     unmodelled = [m for m in measures if REGISTRY[m].variance == "unmodelled"]
     if unmodelled:
-        raise ValueError(f"no model of the judge's error of {', '.join(unmodelled)} (judges.measures.REGISTRY)")
+        raise ValueError(f"no model of the judge's error of {', '.join(unmodelled)} (judges.core.measures.REGISTRY)")
     support = [m for m in measures if m not in NO_JUDGE_ERROR]
     unmodelled = [m for m in support if any(m not in variances for _, variances in reports.values())]
     if unmodelled:  # a report without the measure's variance would count the judge's error as 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from judges.measures import MEASURE_NAMES, headline_of
+from judges.core.measures import MEASURE_NAMES, headline_of
 
 
 def leaderboard_rows(

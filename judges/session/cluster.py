@@ -33,8 +33,8 @@ import uuid
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
-from judges.config import Workflow
-from judges.errors import InputError, install_extra
+from judges.core.config import Workflow
+from judges.core.errors import InputError, install_extra
 from judges.session.spec import Inputs, Outputs, Summary
 
 RETRIES = 2  # a task that raised (not a bad input) is tried this many times more
@@ -70,7 +70,7 @@ def _shard_task(options: TaskOptions, shard: tuple[int, int]):
 
     from judges.session.shards import judge_shard
 
-    from judges.process import settle_collector
+    from judges.core.process import settle_collector
 
     numba.set_num_threads(1)  # the worker processes are the parallelism
     settle_collector()  # as in a judge process: the worker's own objects frozen out of the collector's walks

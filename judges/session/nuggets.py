@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Optional
 import pyarrow as pa
 
 from judges.attest.kinds import NUGGET
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.runs import read_reports

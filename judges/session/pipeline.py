@@ -40,9 +40,9 @@ import pyarrow.compute as pc
 
 from judges.version import __version__
 from judges.attest.endpoint import Endpoint
-from judges.config import Workflow
-from judges.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
-from judges.errors import InputError, install_extra
+from judges.core.config import Workflow
+from judges.core.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
+from judges.core.errors import InputError, install_extra
 from judges.formats import docstore, outputset
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
@@ -50,8 +50,8 @@ from judges.formats.outset import Interrupted, OutputSet, check_targets
 from judges.engine.judge import Part
 from judges.engine.pairs import CITATION_KIND, judge_pairs, kinds_of
 from judges.attest.plan import Plan, attest_plan
-from judges.process import return_freed_memory
-from judges.records import Document
+from judges.core.process import return_freed_memory
+from judges.core.records import Document
 from judges.session.scan import (
     REPORTS_IN_MEMORY,
     Problems,
@@ -64,9 +64,9 @@ from judges.session.scan import (
 )
 from judges.session.spec import Inputs, Outputs, Summary
 from judges.engine.settings import Settings
-from judges.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES
 from judges.support.judges import is_probabilistic
-from judges.vocabulary import STATUSES
+from judges.core.vocabulary import STATUSES
 from judges.session.workers import Workers
 from judges.session.writer import PairOutputs, Tally, describe_inputs, output_targets, write_outputs
 
@@ -149,7 +149,7 @@ class Loaded(NamedTuple):
     topics: dict
     scan: Scan
     corpus: dict  # doc id -> Document (emptied by workers that took their share)
-    counts: Counter  # of reading the inputs (judges.counts); the session's counts from here on
+    counts: Counter  # of reading the inputs (judges.core.counts); the session's counts from here on
     labels: Optional["LabelFiles"] = None  # --labels, as read
     nuggets: Optional["Nuggets"] = None  # --nuggets, as read
     workers: Optional[Workers] = None  # started (they overlap the first pass and the corpus read)
@@ -564,7 +564,7 @@ def _unless_degenerate(
 
 def _with_attestation_counts(parts: list[Part], counts: Counter) -> list[Part]:
     """``parts`` with the attestation counts (what was asked, answered and paid) of ``counts`` instead of theirs."""
-    from judges.counts import ATTESTATION_PREFIXES
+    from judges.core.counts import ATTESTATION_PREFIXES
 
     asked = Counter({k: v for k, v in counts.items() if k.startswith(ATTESTATION_PREFIXES)})
     out = []

@@ -4,7 +4,7 @@ judge again in memory (``run_judge.py attest export``).
 The config names every input file with its sha256 (absolute paths; a relative one from an older
 config is found as :func:`judges.formats.documents.resolve_input` finds it) and dumps the whole
 workflow, ``--attest`` and ``--backend`` folded in. :func:`recorded_session` turns that back into
-:class:`judges.session.spec.Inputs` and a :class:`judges.config.Workflow`, refusing, with one error
+:class:`judges.session.spec.Inputs` and a :class:`judges.core.config.Workflow`, refusing, with one error
 line, an input that is gone or has changed since (its hash differs): the questions of a set are
 those of its inputs. ``--max-topics`` and ``--max-runs`` are not recorded; the recorded counts
 of topics and runs stand in for them (the first N of N is all of them), and
@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 from pydantic import ValidationError
 
-from judges.config import Workflow
-from judges.errors import InputError
+from judges.core.config import Workflow
+from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.formats.documents import resolve_input
 from judges.formats.tables import read_config

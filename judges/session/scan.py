@@ -20,21 +20,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Optional, Sequence
 
-from judges.counts import (
+from judges.core.counts import (
     FILES_NOT_READ,
     REPORTS_BEYOND_MAX_TOPICS,
     REPORTS_UNKNOWN_TOPIC,
     RUNS_NOT_SELECTED,
     SKIPPED,
 )
-from judges.errors import InputError
+from judges.core.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover, seekable, value_problem
 from judges.formats.runs import parse_report, read_report_at, read_reports
 from judges.formats.topics import TOPIC_SUFFIXES, holds_topics, parse_topic, read_topics
-from judges.config import Workflow
+from judges.core.config import Workflow
 from judges.session.spec import Inputs
-from judges.records import Document, Report, Topic
+from judges.core.records import Document, Report, Topic
 
 TOPICS_IN_MEMORY = "<topics>"  # the name of Inputs.topic_records in messages (a record's position is its line)
 REPORTS_IN_MEMORY = "<reports>"  # of Inputs.report_records (a record's index is its Report.offset)
@@ -47,7 +47,7 @@ class Problems:
         self.on_error, self.log, self.counts, self.warn = on_error, log, counts, warn
 
     def __call__(self, error: InputError, what: str) -> None:
-        """``what``: a kind of record in ``judges.counts.SKIPPED`` (topic, report, corpus line)."""
+        """``what``: a kind of record in ``judges.core.counts.SKIPPED`` (topic, report, corpus line)."""
         if self.on_error == "fail":
             raise error
         self.counts[SKIPPED[what]] += 1

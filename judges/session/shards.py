@@ -64,19 +64,19 @@ import numpy as np
 import pyarrow as pa
 
 from judges.version import __version__
-from judges.config import Workflow
-from judges.errors import InputError
+from judges.core.config import Workflow
+from judges.core.errors import InputError
 from judges.formats import part as partfile
 from judges.formats import tables
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import Interrupted, OutputSet
-from judges.counts import CITATIONS
+from judges.core.counts import CITATIONS
 from judges.session.deal import deal, topic_work
 from judges.engine.judge import Part
 from judges.session import pipeline
 from judges.session.pipeline import run
-from judges.process import return_freed_memory
-from judges.records import Topic
+from judges.core.process import return_freed_memory
+from judges.core.records import Topic
 from judges.session.scan import Scan, reading_ranks
 from judges.session.spec import Inputs, Outputs, Summary
 

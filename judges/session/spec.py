@@ -15,7 +15,7 @@ from judges.engine.settings import Settings
 from judges.formats import outputset
 
 if TYPE_CHECKING:
-    from judges.config import Workflow
+    from judges.core.config import Workflow
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class Summary:
     """What a session did, built once when it is done (:func:`judges.session.pipeline.write`,
     :func:`judges.session.pipeline.questions`, a shard's part)."""
 
-    counts: Counter = field(default_factory=Counter)  # keys declared in judges.counts
+    counts: Counter = field(default_factory=Counter)  # keys declared in judges.core.counts
     statuses: Counter = field(default_factory=Counter)
     runs: list[str] = field(default_factory=list)
     topics: int = 0

@@ -41,7 +41,7 @@ def _init_worker(queue, settings: Settings, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
     _progress_queue = queue
-    from judges.process import arrow_without_pandas, numba_without_scipy_blas, quiet_collector, settle_collector
+    from judges.core.process import arrow_without_pandas, numba_without_scipy_blas, quiet_collector, settle_collector
 
     quiet_collector()
     arrow_without_pandas()  # a worker only judges: no pandas in it

@@ -28,17 +28,17 @@ import yaml
 
 from judges.version import __version__
 from judges.attest.kinds import PairKind
-from judges.counts import DOC_QRELS_ROWS, QRELS_ROWS
-from judges.measures import MEASURE_NAMES
+from judges.core.counts import DOC_QRELS_ROWS, QRELS_ROWS
+from judges.core.measures import MEASURE_NAMES
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
 from judges.scores.leaderboard import leaderboard_rows
-from judges.config import Workflow
+from judges.core.config import Workflow
 from judges.session.spec import Inputs, Outputs
-from judges.vocabulary import STATUSES
+from judges.core.vocabulary import STATUSES
 
 if TYPE_CHECKING:
     from judges.attest.plan import Plan

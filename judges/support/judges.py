@@ -22,8 +22,8 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from judges.config import SupportSettings
-from judges.vocabulary import FEATURES
+from judges.core.config import SupportSettings
+from judges.core.vocabulary import FEATURES
 from judges.support.model import SupportModel, columns, levels, load_model
 
 LEVEL_STATUS = np.array(["unsupported", "partial", "supported"])  # support level 0, 1, 2 -> status

@@ -9,7 +9,7 @@ p_partial``. A model file carries its own default thresholds: those under which 
 citations are judged in the mix people labelled them (:func:`mix_thresholds`); the workflow may
 set others.
 
-Each is ``sigmoid(intercept + coef . (x - mean) / scale)`` over :data:`~judges.vocabulary.FEATURES`
+Each is ``sigmoid(intercept + coef . (x - mean) / scale)`` over :data:`~judges.core.vocabulary.FEATURES`
 (``mean``/``scale`` standardise the training features). Fitting (:func:`fit`) is L2-regularised
 maximum likelihood by Newton's method in float64 from zero, with a fixed number of steps
 checked for convergence: no randomness, so the same labels and features give the same file,
@@ -46,9 +46,9 @@ from typing import Optional
 
 import numpy as np
 
-from judges.errors import InputError
-from judges.measures import expected_weight
-from judges.vocabulary import FEATURES
+from judges.core.errors import InputError
+from judges.core.measures import expected_weight
+from judges.core.vocabulary import FEATURES
 
 FORMAT = "citejudge-support-model"
 FORMAT_VERSION = 2  # 2: expected_error_quantiles replace p_full_quantiles

@@ -9,7 +9,7 @@ from typing import Optional
 import numpy as np
 
 from judges.support.model import RECALIBRATION_PRIOR, SupportModel, recalibrated
-from judges.vocabulary import STATUS_GRADE as STATUS_LEVEL  # a status's support level (0/1/2) is its grade
+from judges.core.vocabulary import STATUS_GRADE as STATUS_LEVEL  # a status's support level (0/1/2) is its grade
 
 MIN_REFIT_LABELS = 10  # fewer labelled citations with support features: the model is left as it is
 

@@ -14,7 +14,7 @@ over in memory in the shapes :mod:`judges.formats.runs` reads (``Inputs.report_r
 file is written for them), once: the second call with the same inputs and settings reuses the
 first's result. Qrels are those of ``NAME.qrels`` (topic, md5 of sentence + citation id, best
 grade), taken from the judged citations in memory; the leaderboard has every measure of
-:mod:`judges.measures` per topic, as the session's leaderboard rows, and the ``all`` rows that
+:mod:`judges.core.measures` per topic, as the session's leaderboard rows, and the ``all`` rows that
 ``LeaderboardBuilder`` computes from them under the workflow's ``leaderboard.on_missing`` (the
 engine's own aggregation, so the values are the CLI's).
 
@@ -49,7 +49,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple, Optional
 
-from judges.errors import install_extra
+from judges.core.errors import install_extra
 
 try:
     from autojudge_base import (
@@ -61,12 +61,12 @@ try:
         Qrels,
     )
 except ImportError as e:  # pragma: no cover - exercised only without the extra
-    raise ImportError(f"judges.autojudge needs autojudge-base: {install_extra('autojudge')} ({e})") from e
+    raise ImportError(f"judges.api.autojudge needs autojudge-base: {install_extra('autojudge')} ({e})") from e
 
-from judges.config import load_workflow
+from judges.core.config import load_workflow
 from judges.formats.runs import DATASETS as RUN_DATASETS
-from judges.measures import MEASURES
-from judges.vocabulary import BACKENDS
+from judges.core.measures import MEASURES
+from judges.core.vocabulary import BACKENDS
 
 SETTINGS = ("judge_workflow", "backend", "workers", "dataset", "keep_outputs")
 FRAMEWORK_SETTINGS = ("filebase", "outdir", "description")
@@ -82,7 +82,7 @@ class EngineResult(NamedTuple):
 def _settings(kwargs: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(kwargs) - set(SETTINGS) - set(FRAMEWORK_SETTINGS))
     if unknown:
-        raise ValueError(f"judges.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+        raise ValueError(f"judges.api.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     s = {k: kwargs.get(k) for k in SETTINGS}
     if s["backend"] is not None and s["backend"] not in BACKENDS:
         raise ValueError(f"setting backend: {s['backend']!r} is not {' or '.join(sorted(BACKENDS))}")

@@ -9,7 +9,7 @@ status the support model decided weighs, by default (``leaderboard.weights: expe
 the judge's estimate of the human measure, and the expectation estimates a run's mean better
 than the weights of thresholded statuses (bench/support_agreement.py).
 
-``python -m judges.measures`` prints the Markdown table that the README embeds.
+``python -m judges.core.measures`` prints the Markdown table that the README embeds.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Sequence
 
-from judges.vocabulary import WEIGHT
+from judges.core.vocabulary import WEIGHT
 
 
 def expected_weight(p_any, p_full, likelihood=(1.0, 1.0, 1.0), full_weight=WEIGHT["supported"]):

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import Sequence, Union
 
-from judges.answer import FOUND, AnswerCheck, CheckedSentence
-from judges.vocabulary import MARKER_STYLES
+from judges.api.answer import FOUND, AnswerCheck, CheckedSentence
+from judges.core.vocabulary import MARKER_STYLES
 
 PARTIAL_MARK = "*"
 SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -48,7 +48,7 @@ def annotate(answer: Union[str, Sequence[Union[str, dict]]], result: AnswerCheck
     """``answer`` with markers naming each sentence's supporting sources (see the module doc).
 
     ``answer``: the string or list of sentences given to :func:`judges.check_answer`; ``result``:
-    what it returned; ``style``: one of :data:`judges.vocabulary.MARKER_STYLES`.
+    what it returned; ``style``: one of :data:`judges.core.vocabulary.MARKER_STYLES`.
     """
     if style not in MARKER_STYLES:
         raise ValueError(f"style {style!r}: one of {', '.join(MARKER_STYLES)}")

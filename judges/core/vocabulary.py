@@ -60,7 +60,7 @@ FEATURES: tuple[str, ...] = (
 #: The leaderboard file formats read (``meta-evaluate``, ``report --truth``; :mod:`judges.formats.leaderboards`).
 LEADERBOARD_READ_FORMATS = ("ir_measures", "tot", "trec_eval", "jsonl")
 
-#: The styles of answer markers (:func:`judges.markers.annotate`): ``[1]``, superscript ``¹``, Markdown ``[^1]``.
+#: The styles of answer markers (:func:`judges.api.markers.annotate`): ``[1]``, superscript ``¹``, Markdown ``[^1]``.
 MARKER_STYLES = ("brackets", "superscript", "footnote")
 
 #: The alignment engines (``alignment.backend``, ``--backend``): the readable reference and the kernel.

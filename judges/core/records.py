@@ -79,7 +79,7 @@ class Judgment(NamedTuple):
     # The support model (judges.support), for resolvable citations judged by a probabilistic judge.
     p_any: Optional[float] = None  # P(at least partially supported)
     p_full: Optional[float] = None  # P(fully supported)
-    features: tuple[float, ...] = ()  # the support features (judges.vocabulary.FEATURES)
+    features: tuple[float, ...] = ()  # the support features (judges.core.vocabulary.FEATURES)
     # LLM attestation (judges.attest), for citations the cascade sent; otherwise the defaults.
     llm_answer: Optional[str] = None  # YES | NO | unparsed | failed | guarded
     llm_p_yes: Optional[float] = None  # P(YES) from the answer token's log-probabilities

@@ -14,8 +14,8 @@ from typing import Literal, Optional, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from judges.errors import InputError
-from judges.vocabulary import ANSWERS, BACKENDS
+from judges.core.errors import InputError
+from judges.core.vocabulary import ANSWERS, BACKENDS
 
 _BACKEND_NAMES = tuple(sorted(BACKENDS))
 ANSWER_ERROR_PRIOR = 0.1  # attest.answer_error: the default, and the centre of estimate's prior

@@ -50,14 +50,14 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
-from judges.config import Workflow
+from judges.core.config import Workflow
 from judges.formats.debuglog import DebugLog
 from judges.engine.assessments import Assessments
-from judges.measures import MEASURES
-from judges.records import Citation, Document, Judgment, Report, Sentence
+from judges.core.measures import MEASURES
+from judges.core.records import Citation, Document, Judgment, Report, Sentence
 from judges.engine.settings import Settings
 from judges.text.segment import split_sentences
-from judges.vocabulary import STATUS_RANK, WEIGHT
+from judges.core.vocabulary import STATUS_RANK, WEIGHT
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
@@ -245,7 +245,7 @@ def default_cache_dir() -> Path:
 
 def _endpoint(attest) -> "Endpoint":
     from judges.attest.endpoint import Endpoint, from_mapping
-    from judges.errors import InputError
+    from judges.core.errors import InputError
 
     if isinstance(attest, Endpoint):
         return attest
@@ -261,7 +261,7 @@ def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     """The workflow to judge by: ``attest.mode: none`` becomes ``all`` when an endpoint is given;
     a mode the call cannot carry out is refused by the batch judge's checks
     (:func:`judges.session.pipeline.check_attestation`), as a ValueError (see the module doc)."""
-    from judges.errors import InputError
+    from judges.core.errors import InputError
     from judges.session.pipeline import check_attestation
 
     if llm is not None and workflow.attest.mode == "none":
