@@ -68,9 +68,9 @@ def measures() -> str:
         "",
         "### Every fact of every measure",
         "",
-        "Level: what the measure averages over (" + ", ".join(LEVELS) + "); the intervals take the judge's error as said "
-        "in the column *judge's error*; *discovered*: whether it says something of an answer whose citations were "
-        "discovered (`check_answer` without citations).",
+        "Level: what the measure averages over (" + ", ".join(LEVELS) + "); the intervals take the judge's error "
+        "as said in the column *judge's error*; *discovered*: whether it says something of an answer whose "
+        "citations were discovered (`check_answer` without citations).",
         "",
         "| measure | level | range | judge's error | discovered | definition |",
         "|---|---|---|---|---|---|",
