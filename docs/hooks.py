@@ -192,7 +192,7 @@ def api() -> str:
             lines += [f"The version, a string (`{obj}` as this manual was built).", ""]
             continue
         target = f"{obj.__module__}.{obj.__qualname__}"
-        lines += [f"Defined as `{target}`.", "", f"::: {target}", "    options:", "      show_root_heading: false", ""]
+        lines += [f"Defined as `{target}`.", "", f"::: {target}", "    options:", "      show_root_heading: true", ""]
     return "\n".join(lines)
 
 
@@ -248,3 +248,11 @@ GENERATORS: dict[str, typing.Callable[[], str]] = {
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     return MARKER.sub(lambda hit: GENERATORS[hit.group(1)](), markdown)
+
+
+SPHINX_ROLE = re.compile(r":(?:func|mod|class|data|meth|attr|exc|obj):(?=<code>)")
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """The docstrings' Sphinx roles (``:func:`name```) shown as the name alone."""
+    return SPHINX_ROLE.sub("", html)
