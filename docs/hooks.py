@@ -109,7 +109,7 @@ def output_files() -> str:
     from judges.session import nuggets
 
     lines = [
-        "| file | kind | format | written by | what | |",
+        "| file | kind | format | written by | what | where |",
         "|---|---|---|---|---|---|",
     ]
     for f in outputset.FILES:
