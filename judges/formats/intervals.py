@@ -67,8 +67,8 @@ def write_tsv(path: Path, columns: Sequence[str], rows: list[tuple]) -> None:
 def write_parquet(path: Path, schema: pa.Schema, rows: list[tuple]) -> None:
     from judges.formats.tables import write_table
 
-    columns = list(zip(*rows)) if rows else [[] for _ in schema]
-    write_table(path, pa.table([list(c) for c in columns], schema=schema))
+    columns: list[list] = [list(c) for c in zip(*rows)] if rows else [[] for _ in schema]
+    write_table(path, pa.table(columns, schema=schema))
 
 
 def write_intervals(

@@ -206,10 +206,10 @@ def trust(
             low_t, high_t = interval(estimate, var + topic_variance(x), 0.0, REGISTRY[m].high)
             rows.append((run, m, value, low_, high_, low_t, high_t, t, estimate, made, n_labels, effective, *labels_iv))
     head = headline_of(list(measures))
-    x = np.array([values[run][head] for run in runs], dtype=np.float64).reshape(len(runs), t)
+    on_head = np.array([values[run][head] for run in runs], dtype=np.float64).reshape(len(runs), t)
     if head != headline:
         head_of = other_headline(rows, head, topics, reports, spreads, scale)
-    return Trust(rows, run_pairs(runs, head, head_of, x, learned.regime_sd))
+    return Trust(rows, run_pairs(runs, head, head_of, on_head, learned.regime_sd))
 
 
 def inseparable(pairs: list[tuple], ranking: list[str], level: float = 0.95) -> list[tuple[str, str, float]]:
