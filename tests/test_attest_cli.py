@@ -242,6 +242,7 @@ def test_the_plan_and_every_output_are_the_same_for_any_number_of_workers(tmp_pa
 
 
 def test_a_cost_cap_cuts_the_plan_short(tmp_path, alignment_only):
+    needs_dspy()  # a question's cost is its prompt's length, and the prompt is a dspy signature
     from judges.attest.prompt import question_cost
     from judges.core.config import AttestSettings
 
