@@ -21,6 +21,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared")) / "data"
 
 
+#: the bundled RAG 2025 sample as the judge's input options
+BUNDLED = (
+    *("--rag-topics", ROOT / "datasets" / "rag25" / "topics.jsonl", "--rag-responses", ROOT / "runs" / "rag25"),
+    *("--corpus", ROOT / "datasets" / "rag25" / "corpus.jsonl"),
+)
+
+
+def track(folder: Path, topics: str = "topics.jsonl", runs: str = "runs", corpus: str = "segments.jsonl") -> tuple:
+    """A track folder's (../shared/data's layout) topics, runs and corpus as the judge's input options."""
+    return ("--rag-topics", folder / topics, "--rag-responses", folder / runs, "--corpus", folder / corpus)
+
+
 def shared(*parts: str) -> Path:
     """A path under ../shared/data, or skip the test when that data is not present."""
     path = SHARED.joinpath(*parts)

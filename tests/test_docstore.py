@@ -18,6 +18,7 @@ from judges.formats.corpus import read_corpus
 from judges.formats.synthcorpus import write_corpus
 
 SEGMENTS = 1400
+CITATION = ("--judge", "citation", "--backend", "python")
 
 
 @pytest.fixture(scope="module")
@@ -174,16 +175,13 @@ def test_cli_shard_dir_gives_the_same_outputs_as_one_plain_jsonl(corpus, tmp_pat
     shutil.copytree(shards, bare, ignore=shutil.ignore_patterns("*.sqlite"))
     results = {
         name: judge_cli(
-            "--judge",
-            "citation",
+            *CITATION,
             "--rag-topics",
             topics,
             "--rag-responses",
             runs,
             "--corpus",
             arg,
-            "--backend",
-            "python",
             out=tmp_path / name,
             name="t",
             ok=False,
@@ -236,16 +234,13 @@ def test_cli_corrupt_shard_is_one_clean_error(corpus, tmp_path):
     assert not (bare / docstore.STORE_NAME).exists() and not list(bare.glob("*.tmp"))
     topics, runs, _ = _run_files(tmp_path, [i for i in ids if victim.name[-10:-8] == i.split("_")[3]] * 40, lines)
     r = judge_cli(
-        "--judge",
-        "citation",
+        *CITATION,
         "--rag-topics",
         topics,
         "--rag-responses",
         runs,
         "--corpus",
         bare,
-        "--backend",
-        "python",
         out=tmp_path / "out",
         name="t",
         ok=False,

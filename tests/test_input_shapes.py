@@ -467,21 +467,14 @@ def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp
 # -- team folders as filed (issue 32): a topics file beside the runs, runs without topics ------------
 
 TEAM_FOLDERS = Path(__file__).parent / "fixtures" / "team-folders"
+PYTHON = ("--backend", "python")
 
 
 def test_a_topics_file_among_the_runs_is_skipped_with_a_warning(tmp_path):
     folder = TEAM_FOLDERS / "ragtime-team"
     topics = folder / "topics_small.jsonl"
     with_topics = judge_cli(
-        "--rag-responses",
-        folder,
-        "--backend",
-        "python",
-        "--rag-topics",
-        topics,
-        out=tmp_path / "out",
-        name="t",
-        ok=False,
+        *PYTHON, "--rag-responses", folder, "--rag-topics", topics, out=tmp_path / "out", name="t", ok=False
     )
     assert with_topics.returncode == 0, with_topics.stderr
     skipped = (
@@ -495,7 +488,7 @@ def test_a_topics_file_among_the_runs_is_skipped_with_a_warning(tmp_path):
 
 def test_without_rag_topics_the_topics_are_those_the_runs_answer(tmp_path):
     result = judge_cli(
-        "--rag-responses", TEAM_FOLDERS / "dragun-team", "--backend", "python", out=tmp_path / "out", name="t", ok=False
+        *PYTHON, "--rag-responses", TEAM_FOLDERS / "dragun-team", out=tmp_path / "out", name="t", ok=False
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
@@ -507,10 +500,9 @@ def test_without_rag_topics_the_topics_are_those_the_runs_answer(tmp_path):
     assert sorted(lb.topic_id.unique()) == ["all", "msmarco_v2.1_doc_04_420132660", "msmarco_v2.1_doc_13_1"]
     # the RAGTIME folder alone: its topics file skipped, the topics taken from the runs
     alone = judge_cli(
+        *PYTHON,
         "--rag-responses",
         TEAM_FOLDERS / "ragtime-team",
-        "--backend",
-        "python",
         "--max-topics",
         "1",
         out=tmp_path / "ragtime" / "out",
@@ -527,10 +519,9 @@ def test_an_error_in_a_file_read_as_a_run_file_says_so(tmp_path):
     report = (TEAM_FOLDERS / "dragun-team" / "starter.jsonl").read_text().strip()
     glued.write_text(report + report + "\n")
     result = judge_cli(
+        *PYTHON,
         "--rag-responses",
         glued,
-        "--backend",
-        "python",
         "--rag-topics",
         TEAM_FOLDERS / "ragtime-team" / "topics_small.jsonl",
         out=tmp_path / "out",

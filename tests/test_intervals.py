@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import ROOT, judge_cli, run_cli, shared
+from conftest import BUNDLED, ROOT, judge_cli, run_cli, shared, track
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,16 +27,7 @@ from judges.engine.weights import citation_weight
 from judges.session.writer import assessment_order
 
 LEVEL_WEIGHT = (0.0, 0.5, 1.0)
-SAMPLE = [
-    "--rag-topics",
-    ROOT / "datasets" / "rag25" / "topics.jsonl",
-    "--rag-responses",
-    ROOT / "runs" / "rag25",
-    "--corpus",
-    ROOT / "datasets" / "rag25" / "corpus.jsonl",
-    "--workflow",
-    ROOT / "workflows" / "citation.yml",
-]
+SAMPLE = [*BUNDLED, "--workflow", ROOT / "workflows" / "citation.yml"]
 
 
 # -- per citation ------------------------------------------------------------------------------------
@@ -543,12 +534,7 @@ def test_the_shipped_model_records_its_spreads():
 def test_calibrate_fits_the_shipped_spreads(tmp_path):
     data = shared("rag24-support")
     r = run_cli(
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         tmp_path,
         "--name",

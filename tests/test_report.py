@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, shared
+from conftest import run_cli, shared, track
 
 import judges
 from judges.engine.explain import explain
@@ -351,12 +351,7 @@ def test_rag24_support_every_citation_explained_and_report_built(tmp_path):
     result = run_cli(
         "--judge",
         "citation",
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         out,
         "--name",

@@ -30,23 +30,13 @@ def _small_track(root: Path) -> None:
     )
 
 
+CITATION = ("--judge", "citation", "--backend", "python")
 RELATIVE = ["--rag-topics", "topics.jsonl", "--rag-responses", "runs", "--corpus", "corpus.jsonl"]
 
 
 def test_report_from_another_directory_finds_the_documents(tmp_path):
     _small_track(tmp_path / "track")
-    judge_cli(
-        "--judge",
-        "citation",
-        *RELATIVE,
-        "--out-dir",
-        "../out",
-        "--name",
-        "t",
-        "--backend",
-        "python",
-        cwd=tmp_path / "track",
-    )
+    judge_cli(*CITATION, *RELATIVE, cwd=tmp_path / "track", out="../out", name="t")
     config = yaml.safe_load((tmp_path / "out" / "t.config.yml").read_text())
     assert config["inputs"]["corpus"]["path"] == (tmp_path / "track" / "corpus.jsonl").as_posix()
     result = run_cli("report", tmp_path / "out", "--resamples", "0", cwd=ROOT)  # another working directory
@@ -59,18 +49,7 @@ def test_relative_paths_of_older_configs_are_resolved(tmp_path):
     """Configs written before paths were absolute: against the config's directory, then the cwd."""
     _small_track(tmp_path / "track")
     for out_dir, cwd in ((".", ROOT), ("../out", tmp_path / "track")):  # config beside the inputs; the judge's cwd
-        judge_cli(
-            "--judge",
-            "citation",
-            *RELATIVE,
-            "--out-dir",
-            out_dir,
-            "--name",
-            "t",
-            "--backend",
-            "python",
-            cwd=tmp_path / "track",
-        )
+        judge_cli(*CITATION, *RELATIVE, cwd=tmp_path / "track", out=out_dir, name="t")
         config_path = (tmp_path / "track" / out_dir / "t.config.yml").resolve()
         config = yaml.safe_load(config_path.read_text())
         inputs = config["inputs"]
@@ -86,18 +65,7 @@ def test_relative_paths_of_older_configs_are_resolved(tmp_path):
 
 def test_documents_not_found_are_said_loudly(tmp_path):
     _small_track(tmp_path / "track")
-    judge_cli(
-        "--judge",
-        "citation",
-        *RELATIVE,
-        "--out-dir",
-        "../out",
-        "--name",
-        "t",
-        "--backend",
-        "python",
-        cwd=tmp_path / "track",
-    )
+    judge_cli(*CITATION, *RELATIVE, cwd=tmp_path / "track", out="../out", name="t")
     (tmp_path / "track" / "corpus.jsonl").rename(tmp_path / "elsewhere.jsonl")
     result = run_cli("report", tmp_path / "out", "--resamples", "0")
     assert result.returncode == 0, result.stderr
