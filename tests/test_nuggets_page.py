@@ -13,7 +13,6 @@ import shutil
 
 import pytest
 from conftest import ROOT, run_cli
-from test_report import _browser
 
 import judges
 from judges.formats.nuggets import read_nuggets
@@ -44,13 +43,6 @@ def argued(tmp_path_factory):
         rows.setdefault((row.run_id, row.topic_id), []).append(row)
     texts = {k: a.answer_text for k, a in read_nuggets(out / "N.nuggets.jsonl").assignments.items()}
     return {"root": root, "out": out, "report": out / "N.report", "rows": rows, "texts": texts}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
 
 
 def _data(report, page: str) -> dict:
