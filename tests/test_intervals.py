@@ -1072,3 +1072,42 @@ def test_the_bench_matched_world_keeps_each_run_its_own_number_of_reports():
     resid = {x: bench.rep_truth_minus_judge(c, x) for x in c.runs}
     old = [bench.resampled_truths(c, rng, "own", resid)["b"] for _ in range(20)]
     assert any(h != pytest.approx(own["b"]) for h in old)
+
+
+def test_the_intervals_say_when_the_model_was_fitted_on_these_topics(tmp_path):
+    """rag24-mini's three topics are among the fourteen of rag24-support the shipped model's errors
+    were learned on: the summary and the report say so, and no longer "not on these topics"."""
+    from judges.report.leaderboard import board
+    from judges.report.pages import intervals_legend
+
+    mini = ROOT / "datasets" / "rag24-mini"
+    r = run_cli(
+        "--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
+        "--out-dir", tmp_path, "--name", "M",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert (
+        "they rest on the judge's errors learned on rag24-support, 3 of these 3 topics among them "
+        "(the model was fitted on them: narrower than on new topics)"
+    ) in said
+    assert "not on these topics" not in said
+    table = judges.read_intervals(tmp_path, "M")
+    assert set(table[table.measure == "WEIGHTED_PRECISION"].made) == {
+        "model (errors learned on rag24-support; 3 of these topics among them)"
+    }
+    legend = intervals_legend(board(judges.read_leaderboard(tmp_path, "M"), intervals=table), "M")
+    assert "3 of these 3 topics among them" in legend and "not on these topics" not in legend
+
+
+def test_learned_on_counts_only_the_sessions_topics_the_model_has():
+    spreads = iv.Spreads(source="rag24-support", topics=("t1", "t2"))
+    assert iv.learned_on(spreads, ["t3", "t4"]) == "model (errors learned on rag24-support)"
+    assert iv.basis(iv.learned_on(spreads, ["t3", "t4"]), 2) == (
+        "errors learned on rag24-support",
+        "not on these topics",
+    )
+    made = iv.learned_on(spreads, ["t2", "t3"]) + " and 4 labels, drawn at random"
+    where, these = iv.basis(made, 2)
+    assert where == "errors learned on rag24-support" and these.startswith("1 of these 2 topics among them")
+    assert iv.learned_on(iv.Spreads(), ["t1"]) == "model" and iv.basis("model", 1)[1] == "not on these topics"

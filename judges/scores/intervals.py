@@ -38,7 +38,9 @@ Its error against the assessors is
 
 and a bias shared by every run's citations (sd ``regime_sd``, on ``(sum_t u_t / T)^2`` like the
 run part): labels made another way than those the errors were learned on. THESE INTERVALS REST
-ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
+ON ERRORS LEARNED ON LABELLED DATA, and say so (``made``), with how many of the session's topics
+that data holds when the model names its topics (:func:`learned_on`, :func:`basis`): where it
+holds them, the model has seen them and the intervals are narrower than on new topics.
 
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
 but not applied; with ``line=True`` a line of the run's mean error in its judged value,
@@ -162,6 +164,7 @@ class Spreads(NamedTuple):
     center: float = 0.0
     bias_sd: float = 0.0  # the line's standard errors; 0: no line fitted (the bias is not applied)
     slope_sd: float = 0.0
+    topics: tuple[str, ...] = ()  # the ids of the topics ``source`` has (empty: not recorded)
 
     @classmethod
     def of(cls, fitted: dict) -> "Spreads":
@@ -204,11 +207,45 @@ def session_spreads(model=None) -> Spreads:
     another way."""
     fitted = getattr(model, "intervals", None) or {}
     if "run_sd_predictive" in fitted:
-        data = str((getattr(model, "training", None) or {}).get("data") or "the model's calibration labels")
-        return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0])
+        training = getattr(model, "training", None) or {}
+        data = str(training.get("data") or "the model's calibration labels")
+        topics = tuple(str(t) for t in training.get("topic_ids", ()))
+        return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0], topics=topics)
     shipped = json.loads(SHIPPED_SPREADS.read_text(encoding="utf-8"))
     spreads = Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
-    return spreads._replace(source=shipped["source"], **Spreads.line_of(shipped))
+    topics = tuple(str(t) for t in shipped.get("topic_ids", ()))
+    return spreads._replace(source=shipped["source"], topics=topics, **Spreads.line_of(shipped))
+
+
+SEEN = " of these topics among them"  # made's words when the errors were learned in part on the session's topics
+
+
+def learned_on(spreads: Spreads, topics: Sequence[str]) -> str:
+    """``made``'s words for the model's part: where its errors were learned and, when the spreads
+    name their topics and some are the session's, how many: ``model (errors learned on
+    rag24-support; 14 of these topics among them)``."""
+    if not spreads.source:
+        return "model"
+    seen = len(set(spreads.topics) & {str(t) for t in topics})
+    return f"model (errors learned on {spreads.source}" + (f"; {seen}{SEEN}" if seen else "") + ")"
+
+
+def basis(made: str, n_topics: int) -> tuple[str, str]:
+    """From a ``made`` value: where the errors were learned (``errors learned on rag24-support``,
+    or ``the model's own figures``) and how that stands to the session's ``n_topics`` topics:
+    ``not on these topics``, or, when the errors were learned in part on them, how many, and that
+    the intervals are then narrower than they would be on new topics (the model has seen them)."""
+    first = made.split(" and ")[0].split(", with")[0]
+    if not first.startswith("model ("):
+        return "the model's own figures", "not on these topics"
+    inner = first[len("model (") : -1]
+    where, _, seen = inner.partition("; ")
+    if not seen:
+        return where, "not on these topics"
+    k = seen[: -len(SEEN)] if seen.endswith(SEEN) else seen
+    return where, (
+        f"{k} of these {n_topics} topics among them (the model was fitted on them: narrower than on new topics)"
+    )
 
 
 # -- per citation --------------------------------------------------------------------------------
@@ -985,7 +1022,7 @@ def trust(
     rows = []
     nan = float("nan")
     shift, learned = 0.0, spreads
-    model_only = f"model (errors learned on {spreads.source})" if spreads.source else "model"
+    model_only = learned_on(spreads, topics)
     if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
         drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
         judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
@@ -1143,7 +1180,9 @@ def nugget_spreads() -> dict[str, Spreads]:
     predictive fitted on rag24-nuggets, with its regime term, :func:`fit_regime`)."""
     shipped = json.loads(NUGGET_SPREADS.read_text(encoding="utf-8"))
     return {
-        m: Spreads.honest(f, float(f["regime_sd"]))._replace(source=shipped["source"])
+        m: Spreads.honest(f, float(f["regime_sd"]))._replace(
+            source=shipped["source"], topics=tuple(str(t) for t in shipped.get("topic_ids", ()))
+        )
         for m, f in shipped["measures"].items()
     }
 
