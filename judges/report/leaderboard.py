@@ -80,7 +80,8 @@ def board(
     learned = ("", "not on these topics")
     if has_intervals:
         a_low, a_high = of_intervals("low"), of_intervals("high")
-        head = intervals[intervals["measure"] == headline] if "made" in intervals.columns else intervals.iloc[:0]
+    if intervals is not None and has_intervals and "made" in intervals.columns:
+        head = intervals[intervals["measure"] == headline]
         if len(head):
             learned = basis(str(head["made"].iloc[0]), int(head["topics"].max()))
     if pairs is not None and (pairs["measure"] == headline).any():  # (the pairs cover the citation measures)
