@@ -533,7 +533,8 @@ def test_the_shipped_model_records_its_spreads():
     # the shipped model's file predates the spreads' uncertainty: the intervals take the re-fit beside the module
     shipped = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
     honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"], "rag24-support")
-    assert iv.session_spreads(model) == iv.session_spreads(None) == honest
+    honest = honest._replace(topics=tuple(shipped["topic_ids"]))  # rag24-support's 14 topics, to tell a session's apart
+    assert iv.session_spreads(model) == iv.session_spreads(None) == honest and len(honest.topics) == 14
     assert honest.run_sd > model.intervals["run_sd"] and honest.regime_sd > 0
     assert "rag24-support" in shipped["fitted_on"]
     assert 0.0 < model.intervals["run_sd"] < model.intervals["report_sd"] < 0.5
@@ -584,7 +585,10 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     )
     assert iv.session_spreads(type(load_model("rag24")).from_dict(fitted)) == iv.Spreads.honest(
         fitted["intervals"], iv.REGIME_SD
-    )._replace(source=fitted["training"]["data"].split(":")[0])  # the labels calibrate learned them on
+    )._replace(  # the labels calibrate learned them on, and their topics
+        source=fitted["training"]["data"].split(":")[0], topics=tuple(honest["topic_ids"])
+    )
+    assert fitted["training"]["topic_ids"] == honest["topic_ids"]
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }

@@ -475,8 +475,8 @@ def intervals_legend(b: Board, name: str) -> str:
     tsv = outputset.file_name(name, "intervals")
     if b.bootstrap:
         return (
-            "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics: this output set "
-            f"has no {name}.intervals)"
+            "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics, BCa: this output "
+            f"set has no {name}.intervals)"
         )
     return (
         f"under each value its 95% intervals from {tsv}: assessors, for the measures that depend "
