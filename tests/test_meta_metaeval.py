@@ -175,3 +175,13 @@ def test_per_topic_pearson_in_the_correlations_table():
     assert row.ranking == metaeval.PER_TOPIC_RANKING and row.interval == "BCa"
     assert row.ci_low <= row.value <= row.ci_high
     assert value(res, "tau_ap_b") == pytest.approx(1.0)  # all rows: a 16/3 < b 28/3 < c 37/3, as the truth
+
+
+def test_bca_without_a_finite_bias_correction_gives_no_interval():
+    """An estimate above every resample (the share below it is 1) has no BCa interval: NaN, not
+    the extreme resample on both sides, which would not contain it."""
+    low, high = bootstrap.bca(
+        np.array([1.0, 0.5]), np.array([[0.2, 0.4, 0.6], [0.2, 0.5, 0.9]]), np.zeros((2, 3)), 0.95
+    )
+    assert np.isnan(low[0]) and np.isnan(high[0])
+    assert low[1] <= 0.5 <= high[1]

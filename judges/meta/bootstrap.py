@@ -99,7 +99,9 @@ def bca(theta: np.ndarray, dist: np.ndarray, jack: np.ndarray, confidence: float
     of the share of resamples below the estimate (ties counting half), the acceleration the
     jackknife's skewness over 6; the bounds are the distribution's quantiles at
     ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z`` the normal quantiles of the two tails.
-    A constant distribution (every resample equal) gives that value for both bounds."""
+    A constant distribution (every resample equal) gives that value for both bounds; an estimate
+    above (or below) every resample has no finite bias correction and gets NaN bounds (SciPy's
+    would be the extreme resample on both sides, an interval without its estimate)."""
     k = len(theta)
     low, high = np.full(k, np.nan), np.full(k, np.nan)
     alpha = (1.0 - confidence) / 2.0
@@ -111,6 +113,8 @@ def bca(theta: np.ndarray, dist: np.ndarray, jack: np.ndarray, confidence: float
             low[s] = high[s] = b[0]
             continue
         share = (np.sum(b < theta[s]) + np.sum(b <= theta[s])) / (2.0 * len(b))
+        if share in (0.0, 1.0):  # the estimate beyond every resample: no bias correction, so no interval
+            continue
         z0 = special.ndtri(share)
         j = jack[s][~np.isnan(jack[s])]
         d = j.mean() - j if len(j) else np.zeros(1)
@@ -118,6 +122,6 @@ def bca(theta: np.ndarray, dist: np.ndarray, jack: np.ndarray, confidence: float
         a = np.sum(d**3) / den if den > 0 else 0.0
         with np.errstate(invalid="ignore", divide="ignore"):
             q = [special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in special.ndtri([alpha, 1.0 - alpha])]
-        q = [0.0 if np.isnan(x) and z0 < 0 else 1.0 if np.isnan(x) else x for x in q]
+        q = [0.0 if np.isnan(x) and z0 < 0 else 1.0 if np.isnan(x) else x for x in q]  # 1 - a (z0 + z) = 0
         low[s], high[s] = np.quantile(b, q[0]), np.quantile(b, q[1])
     return low, high
