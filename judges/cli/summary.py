@@ -264,7 +264,7 @@ def print_basis(intervals: Optional[str]) -> None:
         return
     from judges.core.measures import HEADLINE
     from judges.formats.tables import read_table
-    from judges.scores.intervals import basis
+    from judges.scores.basis import basis
 
     table = read_table(intervals)
     if "made" not in table.column_names:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from judges.core.measures import MEASURE_NAMES, headline_of
 from judges.nuggets.measures import F1, NUGGET_MEASURES
-from judges.scores.intervals import basis
+from judges.scores.basis import basis
 
 ALL = "all"
 

@@ -39,7 +39,7 @@ Its error against the assessors is
 and a bias shared by every run's citations (sd ``regime_sd``, on ``(sum_t u_t / T)^2`` like the
 run part): labels made another way than those the errors were learned on. THESE INTERVALS REST
 ON ERRORS LEARNED ON LABELLED DATA, and say so (``made``), with how many of the session's topics
-that data holds when the model names its topics (:func:`learned_on`, :func:`basis`): where it
+that data holds when the model names its topics (:mod:`judges.scores.basis`): where it
 holds them, the model has seen them and the intervals are narrower than on new topics.
 
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
@@ -115,6 +115,7 @@ import pyarrow.compute as pc
 from judges.core.measures import HEADLINE, MEASURE_NAMES, REGISTRY, VARIANCES, headline_of
 from judges.attest.plan import weight_variance
 from judges.core.vocabulary import LABEL_LEVEL, STATUS_GRADE
+from judges.scores.basis import learned_on
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or full (weight variance 0.25)
@@ -215,37 +216,6 @@ def session_spreads(model=None) -> Spreads:
     spreads = Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
     topics = tuple(str(t) for t in shipped.get("topic_ids", ()))
     return spreads._replace(source=shipped["source"], topics=topics, **Spreads.line_of(shipped))
-
-
-SEEN = " of these topics among them"  # made's words when the errors were learned in part on the session's topics
-
-
-def learned_on(spreads: Spreads, topics: Sequence[str]) -> str:
-    """``made``'s words for the model's part: where its errors were learned and, when the spreads
-    name their topics and some are the session's, how many: ``model (errors learned on
-    rag24-support; 14 of these topics among them)``."""
-    if not spreads.source:
-        return "model"
-    seen = len(set(spreads.topics) & {str(t) for t in topics})
-    return f"model (errors learned on {spreads.source}" + (f"; {seen}{SEEN}" if seen else "") + ")"
-
-
-def basis(made: str, n_topics: int) -> tuple[str, str]:
-    """From a ``made`` value: where the errors were learned (``errors learned on rag24-support``,
-    or ``the model's own figures``) and how that stands to the session's ``n_topics`` topics:
-    ``not on these topics``, or, when the errors were learned in part on them, how many, and that
-    the intervals are then narrower than they would be on new topics (the model has seen them)."""
-    first = made.split(" and ")[0].split(", with")[0]
-    if not first.startswith("model ("):
-        return "the model's own figures", "not on these topics"
-    inner = first[len("model (") : -1]
-    where, _, seen = inner.partition("; ")
-    if not seen:
-        return where, "not on these topics"
-    k = seen[: -len(SEEN)] if seen.endswith(SEEN) else seen
-    return where, (
-        f"{k} of these {n_topics} topics among them (the model was fitted on them: narrower than on new topics)"
-    )
 
 
 # -- per citation --------------------------------------------------------------------------------
@@ -1022,7 +992,7 @@ def trust(
     rows = []
     nan = float("nan")
     shift, learned = 0.0, spreads
-    model_only = learned_on(spreads, topics)
+    model_only = learned_on(spreads.source, spreads.topics, topics)
     if draws is not None:  # the bias shared by every run, learned from the labels drawn at random
         drawn = [(f[1][d], f[2][d], f[4][d]) for f in draws.rows.values() for d in [f[3] & (f[4] < 1.0)]]
         judged, human, probability = (np.concatenate(c) if drawn else np.zeros(0) for c in zip(*drawn))
