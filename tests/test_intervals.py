@@ -1105,13 +1105,12 @@ def test_the_intervals_say_when_the_model_was_fitted_on_these_topics(tmp_path):
 
 
 def test_learned_on_counts_only_the_sessions_topics_the_model_has():
-    spreads = iv.Spreads(source="rag24-support", topics=("t1", "t2"))
-    assert iv.learned_on(spreads, ["t3", "t4"]) == "model (errors learned on rag24-support)"
-    assert iv.basis(iv.learned_on(spreads, ["t3", "t4"]), 2) == (
-        "errors learned on rag24-support",
-        "not on these topics",
-    )
-    made = iv.learned_on(spreads, ["t2", "t3"]) + " and 4 labels, drawn at random"
-    where, these = iv.basis(made, 2)
+    from judges.scores.basis import basis, learned_on
+
+    learned = ("rag24-support", ("t1", "t2"))
+    assert learned_on(*learned, ["t3", "t4"]) == "model (errors learned on rag24-support)"
+    assert basis(learned_on(*learned, ["t3", "t4"]), 2) == ("errors learned on rag24-support", "not on these topics")
+    made = learned_on(*learned, ["t2", "t3"]) + " and 4 labels, drawn at random"
+    where, these = basis(made, 2)
     assert where == "errors learned on rag24-support" and these.startswith("1 of these 2 topics among them")
-    assert iv.learned_on(iv.Spreads(), ["t1"]) == "model" and iv.basis("model", 1)[1] == "not on these topics"
+    assert learned_on("", (), ["t1"]) == "model" and basis("model", 1)[1] == "not on these topics"
