@@ -259,7 +259,8 @@ def print_top(path: Optional[str], n: int = 5) -> None:
 
 def print_basis(intervals: Optional[str]) -> None:
     """What the headline's intervals rest on (judges.scores.intervals): the judge's errors learned on
-    labelled data elsewhere, and the session's labels where there are some."""
+    labelled data, whether that data holds the session's topics (judges.scores.basis), and the
+    session's labels where there are some."""
     if not intervals:
         return
     from judges.core.measures import HEADLINE
