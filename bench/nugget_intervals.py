@@ -279,6 +279,7 @@ def main() -> None:  # noqa: C901
                 del f[k]
         doc = {
             "source": "rag24-nuggets",
+            "topic_ids": sorted({str(t) for t in topic_ids}),  # what the session's topics are checked against
             "measures": fitted,
             "fitted_on": "rag24-nuggets (NIST's nugget assignments of 45 TREC 2024 RAG runs on 8 topics, 4,408 pairs): "
             "residuals human minus judge per answer, the nugget model's probabilities cross-validated by topic",

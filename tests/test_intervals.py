@@ -518,7 +518,8 @@ def test_the_shipped_model_records_its_spreads():
     # the shipped model's file predates the spreads' uncertainty: the intervals take the re-fit beside the module
     shipped = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
     honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"], "rag24-support")
-    assert iv.session_spreads(model) == iv.session_spreads(None) == honest
+    honest = honest._replace(topics=tuple(shipped["topic_ids"]))  # rag24-support's 14 topics, to tell a session's apart
+    assert iv.session_spreads(model) == iv.session_spreads(None) == honest and len(honest.topics) == 14
     assert honest.run_sd > model.intervals["run_sd"] and honest.regime_sd > 0
     assert "rag24-support" in shipped["fitted_on"]
     assert 0.0 < model.intervals["run_sd"] < model.intervals["report_sd"] < 0.5
@@ -564,7 +565,10 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     )
     assert iv.session_spreads(type(load_model("rag24")).from_dict(fitted)) == iv.Spreads.honest(
         fitted["intervals"], iv.REGIME_SD
-    )._replace(source=fitted["training"]["data"].split(":")[0])  # the labels calibrate learned them on
+    )._replace(  # the labels calibrate learned them on, and their topics
+        source=fitted["training"]["data"].split(":")[0], topics=tuple(honest["topic_ids"])
+    )
+    assert fitted["training"]["topic_ids"] == honest["topic_ids"]
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }
@@ -1052,3 +1056,41 @@ def test_the_bench_matched_world_keeps_each_run_its_own_number_of_reports():
     resid = {x: bench.rep_truth_minus_judge(c, x) for x in c.runs}
     old = [bench.resampled_truths(c, rng, "own", resid)["b"] for _ in range(20)]
     assert any(h != pytest.approx(own["b"]) for h in old)
+
+
+def test_the_intervals_say_when_the_model_was_fitted_on_these_topics(tmp_path):
+    """rag24-mini's three topics are among the fourteen of rag24-support the shipped model's errors
+    were learned on: the summary and the report say so, and no longer "not on these topics"."""
+    from judges.report.leaderboard import board
+    from judges.report.pages import intervals_legend
+
+    mini = ROOT / "datasets" / "rag24-mini"
+    r = run_cli(
+        "--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
+        "--out-dir", tmp_path, "--name", "M",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert (
+        "they rest on the judge's errors learned on rag24-support, 3 of these 3 topics among them "
+        "(the model was fitted on them: narrower than on new topics)"
+    ) in said
+    assert "not on these topics" not in said
+    table = judges.read_intervals(tmp_path, "M")
+    assert set(table[table.measure == "WEIGHTED_PRECISION"].made) == {
+        "model (errors learned on rag24-support; 3 of these topics among them)"
+    }
+    legend = intervals_legend(board(judges.read_leaderboard(tmp_path, "M"), intervals=table), "M")
+    assert "3 of these 3 topics among them" in legend and "not on these topics" not in legend
+
+
+def test_learned_on_counts_only_the_sessions_topics_the_model_has():
+    from judges.scores.basis import basis, learned_on
+
+    learned = ("rag24-support", ("t1", "t2"))
+    assert learned_on(*learned, ["t3", "t4"]) == "model (errors learned on rag24-support)"
+    assert basis(learned_on(*learned, ["t3", "t4"]), 2) == ("errors learned on rag24-support", "not on these topics")
+    made = learned_on(*learned, ["t2", "t3"]) + " and 4 labels, drawn at random"
+    where, these = basis(made, 2)
+    assert where == "errors learned on rag24-support" and these.startswith("1 of these 2 topics among them")
+    assert learned_on("", (), ["t1"]) == "model" and basis("model", 1)[1] == "not on these topics"

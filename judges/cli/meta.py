@@ -68,7 +68,7 @@ def _with_ci(value, low, high) -> str:
     short_help="Correlation of judge leaderboards with a truth leaderboard, with intervals.",
     help=(
         "Correlate judge leaderboards with a truth leaderboard (Kendall tau-b, Spearman, Pearson, tau_ap, "
-        "Kendall@k), with bootstrap confidence intervals over topics."
+        "tau_ap_b, Kendall@k, per-topic Pearson), with BCa bootstrap confidence intervals over topics."
     ),
 )
 def meta_evaluate(
@@ -97,7 +97,11 @@ def meta_evaluate(
     correlation: List[str] = typer.Option(
         [],
         "--correlation",
-        help="kendall, spearman, pearson, tau_ap or kendall@K; repeatable (default: all five, K=10).",
+        help=(
+            "kendall, spearman, pearson, tau_ap, tau_ap_b, kendall@K, pearson_per_topic, kendall_per_topic or "
+            "spearman_per_topic; repeatable (default: kendall, spearman, pearson, tau_ap, tau_ap_b, kendall@10, "
+            "pearson_per_topic)."
+        ),
     ),
     topic: List[str] = typer.Option(
         [], "--topic", help="Rank by the mean over these topics' rows, not the all rows; repeatable."
@@ -171,6 +175,11 @@ def meta_evaluate(
     except InputError as e:
         raise fail(e.render())
     _print_correlations(result.correlations, methods, resamples > 0, confidence)
+    if resamples > 0:
+        say(
+            f"intervals: {confidence:.0%} BCa bootstrap (bias-corrected and accelerated) over topics, "
+            f"{resamples} resamples, seed {seed}"
+        )
     if show_values:
         _print_values(result.values)
 
@@ -179,9 +188,12 @@ def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
     """One table per judge leaderboard: a row per (truth measure, judge measure, correlation)."""
     import pandas as pd
 
-    ci = f"{confidence:.0%} CI" if with_ci else None
+    from judges.meta.metaeval import PER_TOPIC_RANKING
+
+    ci = f"{confidence:.0%} BCa CI" if with_ci else None
     for ev, part in df.groupby("eval", sort=False):
-        how = "all rows" if (part["ranking"] == "all").all() else "mean over the selected topics"
+        ranked = part[part["ranking"] != PER_TOPIC_RANKING]
+        how = "all rows" if (ranked["ranking"] == "all").all() else "mean over the selected topics"
         say(f"meta-evaluation of {ev} (runs ranked by their {how})")  # a line: a path never folds in a title
         table = Table()
         for name in ("truth measure", "judge measure", "correlation", "value", *([ci] if ci else []), "runs", "topics"):

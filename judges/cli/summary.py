@@ -259,11 +259,13 @@ def print_top(path: Optional[str], n: int = 5) -> None:
 
 def print_basis(intervals: Optional[str]) -> None:
     """What the headline's intervals rest on (judges.scores.intervals): the judge's errors learned on
-    labelled data elsewhere, and the session's labels where there are some."""
+    labelled data, whether that data holds the session's topics (judges.scores.basis), and the
+    session's labels where there are some."""
     if not intervals:
         return
-    from judges.formats.tables import read_table
     from judges.core.measures import HEADLINE
+    from judges.formats.tables import read_table
+    from judges.scores.basis import basis
 
     table = read_table(intervals)
     if "made" not in table.column_names:
@@ -272,9 +274,9 @@ def print_basis(intervals: Optional[str]) -> None:
     if not made:
         return
     labelled = sum(1 for m in made if " labels, " in m)
-    learned = made[0].split(" and ")[0].split(",")[0]
-    where = learned[len("model (") : -1] if learned.startswith("model (") else "the model's own figures"
-    line = f"intervals ({intervals[: -len('.parquet')]}.tsv): they rest on the judge's {where}, not on these topics"
+    topics = [t for t, k in zip(table["topics"].to_pylist(), table["measure"].to_pylist()) if k == HEADLINE]
+    where, these = basis(made[0], int(max(topics)) if topics else 0)
+    line = f"intervals ({intervals[: -len('.parquet')]}.tsv): they rest on the judge's {where}, {these}"
     if labelled:
         line += f"; {labelled} of {len(made)} runs' also on their own labels (the column made says how)"
     say(line)

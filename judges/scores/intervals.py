@@ -38,7 +38,9 @@ Its error against the assessors is
 
 and a bias shared by every run's citations (sd ``regime_sd``, on ``(sum_t u_t / T)^2`` like the
 run part): labels made another way than those the errors were learned on. THESE INTERVALS REST
-ON ERRORS LEARNED ELSEWHERE, not on the session's topics, and say so (``made``).
+ON ERRORS LEARNED ON LABELLED DATA, and say so (``made``), with how many of the session's topics
+that data holds when the model names its topics (:mod:`judges.scores.basis`): where it
+holds them, the model has seen them and the intervals are narrower than on new topics.
 
 ``report_sd``, ``run_sd`` (and the mean bias, human minus judge per citation weight, recorded
 but not applied; with ``line=True`` a line of the run's mean error in its judged value,

@@ -30,7 +30,9 @@ def nugget_spreads() -> dict[str, Spreads]:
     predictive fitted on rag24-nuggets, with its regime term, :func:`fit_regime`)."""
     shipped = read_spreads(NUGGET_SPREADS)
     return {
-        m: Spreads.honest(f, float(f["regime_sd"]))._replace(source=shipped["source"])
+        m: Spreads.honest(f, float(f["regime_sd"]))._replace(
+            source=shipped["source"], topics=tuple(str(t) for t in shipped.get("topic_ids", ()))
+        )
         for m, f in shipped["measures"].items()
     }
 

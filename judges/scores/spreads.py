@@ -32,6 +32,7 @@ class Spreads(NamedTuple):
     center: float = 0.0
     bias_sd: float = 0.0  # the line's standard errors; 0: no line fitted (the bias is not applied)
     slope_sd: float = 0.0
+    topics: tuple[str, ...] = ()  # the ids of the topics ``source`` has (empty: not recorded)
 
     @classmethod
     def of(cls, fitted: dict) -> "Spreads":
@@ -74,11 +75,14 @@ def session_spreads(model=None) -> Spreads:
     another way."""
     fitted = getattr(model, "intervals", None) or {}
     if "run_sd_predictive" in fitted:
-        data = str((getattr(model, "training", None) or {}).get("data") or "the model's calibration labels")
-        return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0])
+        training = getattr(model, "training", None) or {}
+        data = str(training.get("data") or "the model's calibration labels")
+        topics = tuple(str(t) for t in training.get("topic_ids", ()))
+        return Spreads.honest(fitted, REGIME_SD)._replace(source=data.split(":")[0], topics=topics)
     shipped = read_spreads()
     spreads = Spreads(float(shipped["report_sd"]), float(shipped["run_sd"]), float(shipped["bias"]), REGIME_SD)
-    return spreads._replace(source=shipped["source"], **Spreads.line_of(shipped))
+    topics = tuple(str(t) for t in shipped.get("topic_ids", ()))
+    return spreads._replace(source=shipped["source"], topics=topics, **Spreads.line_of(shipped))
 
 
 # -- per run -------------------------------------------------------------------------------------

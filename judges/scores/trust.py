@@ -11,6 +11,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 
 from judges.core.measures import HEADLINE, MEASURE_NAMES, REGISTRY, headline_of
+from judges.scores.basis import learned_on
 from judges.scores.labelled import Draws, labelled_estimate, regime_update
 from judges.scores.spreads import Spreads, interval, judge_variance, p_same_order, regime_part, topic_variance
 from judges.scores.variances import NO_JUDGE_ERROR
@@ -168,7 +169,7 @@ def trust(
     head_of: dict[str, Headline] = {}
     rows = []
     shift, learned = learned_regime(draws, spreads)
-    model_only = f"model (errors learned on {spreads.source})" if spreads.source else "model"
+    model_only = learned_on(spreads.source, spreads.topics, topics)
     for run in runs:
         per = [per_topic.get((run, topic)) for topic in topics]
         values[run] = {m: [v[m] if v is not None else 0.0 for v in per] for m in measures}
