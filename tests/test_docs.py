@@ -188,9 +188,9 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 def test_pages_render_in_a_browser(served, tmp_path):
     """The home page, a guide, a generated reference page and a results page, opened in headless Chromium:
     each has its heading and is no 404; a screenshot of each is saved (tmp_path/shots)."""
-    from test_report import _browser
+    from conftest import chrome
 
-    driver = _browser()
+    driver = chrome()
     shots = tmp_path / "shots"
     shots.mkdir()
     try:
