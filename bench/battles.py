@@ -213,7 +213,8 @@ def main() -> None:
     }
     print(f"run Kendall tau-b against the human leaderboard (run means of human NUGGET_F1, {len(all_runs)} runs):")
     print(
-        f"  pointwise leaderboard (judge NUGGET_F1, CV recall)             {kendall(truth_vec, [pointwise[r] for r in all_runs]):.3f}"
+        f"  pointwise leaderboard (judge NUGGET_F1, CV recall)             "
+        f"{kendall(truth_vec, [pointwise[r] for r in all_runs]):.3f}"
     )
 
     def by_topic_outcomes(probs, chosen=None, weights=None):
@@ -272,7 +273,8 @@ def main() -> None:
     r = bt.ranking(all_runs, outs)
     seconds = time.perf_counter() - started
     print(
-        f"  verdicts {middle - started:.1f} s, per-topic fits {fitted - middle:.1f} s, ranking {time.perf_counter() - fitted:.1f} s"
+        f"  verdicts {middle - started:.1f} s, per-topic fits {fitted - middle:.1f} s, "
+        f"ranking {time.perf_counter() - fitted:.1f} s"
     )
     print(
         f"all {len(pairs):,} battles from the evidence (verdicts, {len(topics)} per-topic fits, the ranking with "

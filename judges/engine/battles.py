@@ -23,13 +23,17 @@ labels (``bench/battles.py``: A beats B when its human NUGGET_F1 is higher by mo
 from __future__ import annotations
 
 import math
-from typing import Mapping, NamedTuple, Optional, Sequence
+from collections import Counter
+from typing import Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 
+from judges.core.records import Report
+from judges.formats import rag26
+
 FEATURES = ("precision", "recall", "f1", "unsupported", "textless", "length")
-LABELS = {"precision": "support precision", "recall": "nugget recall", "f1": "F1", "unsupported": "unsupported sentences",
-          "textless": "citations without text", "length": "log2 words"}  # fmt: skip
+LABELS = {"precision": "support precision", "recall": "nugget recall", "f1": "F1",
+          "unsupported": "unsupported sentences", "textless": "citations without text", "length": "log2 words"}  # fmt: skip
 VERDICTS = ("A", "tie", "B")
 #: The bounds of each feature's weight (:func:`fit_model`).
 SIGNS = {"precision": (0, None), "recall": (0, None), "f1": (0, None), "unsupported": (None, 0),
@@ -168,3 +172,41 @@ def fit_model(
     weights = np.zeros(len(FEATURES))
     weights[use] = res.x[:-1]
     return VerdictModel(tuple(float(w) for w in weights), float(math.exp(res.x[-1])))
+
+
+class Answers(NamedTuple):
+    """What the battle stage reads of the reports (:func:`collect`): each answer's words, the RAG
+    2026 rules broken (:mod:`judges.formats.rag26`), whether a nugget bank is judged, and the
+    budget (opponents per run and topic; ``None``: every pair)."""
+
+    words: dict
+    rules: Counter
+    has_nuggets: bool
+    opponents: Optional[float]
+
+
+def collect(
+    settings,
+    reports: Iterable[Optional[Report]],
+    evidence,
+    log,
+    warn: Callable[[str], None] = lambda _: None,
+    rule_files: Sequence = (),
+    has_nuggets: bool = False,
+    opponents: Optional[float] = None,
+    **_,
+) -> Answers:
+    """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
+    from ``reports`` (topic by topic, a ``None`` ends one) and the RAG 2026 rules the records of
+    ``rule_files`` ((path, lines)) break, a summary line through ``warn``; the verdicts need the
+    session's measures and come in :func:`judges.session.battles.judge_battles`."""
+    words: dict = {}
+    for rep in reports:
+        if rep is not None:
+            words[(rep.run_id, rep.topic_id)] = sum(len(s.text.split()) for s in rep.sentences)
+    rules = rag26.check_files(rule_files)
+    line = rag26.warning(rules)
+    if line is not None:
+        warn(line)
+    log.event("battles", answers=len(words), rules={k: int(v) for k, v in sorted(rules.items())})
+    return Answers(words, rules, has_nuggets, opponents)

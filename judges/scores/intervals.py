@@ -119,7 +119,9 @@ UNKNOWN = (0.5, 0.0, 0.5)  # levels of a citation without probabilities: none or
 NO_JUDGE_ERROR = frozenset(m.name for m in REGISTRY.values() if not m.judge_error)
 #: the judge-error variances :func:`report_variances` computes (judges.core.measures.VARIANCES); the
 #: nugget measures' come from :func:`nugget_report_variances`
-MODELLED_VARIANCES = tuple(v for v in VARIANCES if v not in ("none", "unmodelled", "nugget_assignment"))
+MODELLED_VARIANCES = tuple(
+    v for v in VARIANCES if v not in ("none", "unmodelled", "nugget_assignment", "battle_bootstrap")
+)
 #: the measures whose judge error :func:`report_variances` gives, in registry order
 MODELLED = tuple(m.name for m in REGISTRY.values() if m.variance in MODELLED_VARIANCES)
 # an assessor's label: a status name (the assessments' human_label) or a label file's word

@@ -207,7 +207,7 @@ def check(
         else:
             files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
         if targets is None:
-            kinds = [k.name for k in kinds_of(inputs.nuggets is not None)]
+            kinds = [k.name for k in kinds_of(inputs.nuggets is not None, inputs.judge == "battle")]
             targets = output_targets(outputs, settings.workflow, kinds)
         check_targets(targets, files)
         log_path = outputs.log_path
@@ -499,6 +499,29 @@ def judge_other_kinds(
             assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
         )
         assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"
+        judged[kind.name] = kind.outputs(result)
+    if inputs.judge == "battle":  # last: its verdicts read the other kinds' measures (judges.session.battles)
+        from judges.session import battles
+
+        kind = battles.kind()
+        reports = reread(loaded.scan, None, inputs.dataset, settings.workflow.citations.max_per_sentence)
+        lines: dict = {}
+        for entries in loaded.scan.reports.values():
+            for path, line, offset in entries:
+                if offset >= 0 and Path(path).is_file():  # run files' lines (not a JSON array's, not records in memory)
+                    lines.setdefault(path, set()).add(line)
+        result = judge_pairs(
+            kind,
+            settings,
+            reports,
+            None,
+            log,
+            warn=warnings.append,
+            rule_files=sorted(lines.items()),
+            has_nuggets=loaded.nuggets is not None,
+            opponents=inputs.battle_opponents,
+        )
+        assert kind.outputs is not None
         judged[kind.name] = kind.outputs(result)
     return judged, tuple(warnings)
 

@@ -1,0 +1,180 @@
+"""What a judging session makes and writes of its battles (``--judge battle``; the answers' words
+and the RAG 2026 rules: :func:`judges.engine.battles.collect`).
+
+Per topic, every pair of the runs that answered it is a battle (or, under a budget of
+``--battle-opponents K``, the pairs :func:`judges.engine.battle_design.design` draws, each with its
+inclusion probability); the verdict is the evidence's (:func:`judges.engine.battles.verdict`, no
+LLM), the order the two answers would be shown in drawn at random (seeded by the pair: the same
+every run). From the verdicts as fractional wins and ties, Bradley-Terry with ties
+(:mod:`judges.scores.battles`) per topic gives ``BATTLE_SCORE`` on the leaderboard, and over all
+topics the ranking with its intervals. Written:
+
+* ``NAME.battles.jsonl``: one record per battle, sorted by topic and the two runs (``run_a`` <
+  ``run_b``): ``topic_id, run_a, run_b, shown`` (the runs in the order shown), ``verdict`` (``A``,
+  ``tie`` or ``B``: ``run_a`` better, a tie, ``run_b`` better), ``p_a, p_tie, p_b``, ``source``
+  (``judge``: the evidence's), ``inclusion`` (its probability of being drawn), ``evidence`` (each
+  answer's :class:`~judges.engine.battles.Evidence`) and ``explanation``;
+* ``NAME.battles.ranking.tsv``: per run its score over all topics, the 95% interval and the rank
+  interval over topic resamples, and its battles;
+* ``NAME.battles.above.tsv``: per ordered pair of runs, P(the first ranks above the second).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import zlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Callable, NamedTuple
+
+import numpy as np
+
+from judges.attest.kinds import BATTLE
+from judges.core.measures import BATTLE_SCORE
+from judges.engine import battle_design
+from judges.engine.battles import Answers, evidence, model_for, verdict
+from judges.engine.pairs import Kind, battle_kind
+from judges.formats import outputset
+from judges.formats.atomic import atomic_text
+from judges.scores import battles as bt
+from judges.session.writer import PairOutputs
+
+SEED = 20261207
+
+
+class Battles(NamedTuple):
+    """The session's battles: the records of ``NAME.battles.jsonl``, the ranking over all topics."""
+
+    records: list[dict]
+    ranking: bt.Ranking
+    battles_of: dict[str, int]  # per run, its battles
+
+
+@lru_cache(maxsize=1)
+def kind() -> Kind:
+    """The battle kind as a session judges it (:func:`judges.engine.pairs.battle_kind`) with what
+    the session writes of it (:func:`outputs`)."""
+    return battle_kind()._replace(outputs=outputs)
+
+
+def outputs(answers: Answers) -> PairOutputs:
+    """What the session writes of the battles: the verdicts are made when the other kinds'
+    measures are in (``merge_measures``, called after theirs), then written."""
+    made: list[Battles] = []
+
+    def merge(per_topic: dict, judge: str) -> None:
+        made.append(judge_battles(answers, per_topic))
+
+    def write(out_dir: Path, name: str, place: Callable[[Path], Path]) -> dict[str, str]:
+        return write_battles(made[-1], out_dir, name, place)
+
+    def trust(*_args, **_kwargs):
+        from judges.scores.intervals import Trust
+
+        return Trust([], [])  # BATTLE_SCORE's interval is the ranking's bootstrap (NAME.battles.ranking.tsv)
+
+    return PairOutputs(
+        BATTLE,
+        merge,
+        lambda judge, measures: (*measures, BATTLE_SCORE),
+        lambda attest, labels: None,
+        write,
+        trust,
+    )
+
+
+def _shown(topic: str, a: str, b: str) -> list[str]:
+    """The order the two answers are shown in, at random but the same every run."""
+    flip = zlib.crc32(f"{SEED}\t{topic}\t{a}\t{b}".encode("utf-8")) & 1
+    return [b, a] if flip else [a, b]
+
+
+def judge_battles(answers: Answers, per_topic: dict) -> Battles:
+    """Every battle's verdict, ``BATTLE_SCORE`` per (run, topic) into ``per_topic``, the ranking."""
+    model = model_for(answers.has_nuggets)
+    by_topic: dict[str, list[str]] = {}
+    for run, topic in sorted(answers.words):
+        if (run, topic) in per_topic:
+            by_topic.setdefault(topic, []).append(run)
+    runs = sorted({r for rs in by_topic.values() for r in rs})
+    index = {r: i for i, r in enumerate(runs)}
+    records: list[dict] = []
+    outcomes: dict[str, bt.Outcomes] = {}
+    battles_of = dict.fromkeys(runs, 0)
+    for topic in sorted(by_topic):
+        names = by_topic[topic]
+        ev = {r: evidence(per_topic[(r, topic)], answers.words[(r, topic)]) for r in names}
+        pairs = list(itertools.combinations(names, 2))
+        verdicts = [verdict(ev[a], ev[b], model) for a, b in pairs]
+        inclusion = np.ones(len(pairs))
+        chosen = np.arange(len(pairs))
+        if answers.opponents is not None and pairs:
+            strength = {r: float(np.dot(model.weights, ev[r].vector())) for r in names}
+            rank = {r: k for k, r in enumerate(sorted(names, key=lambda r: (-strength[r], r)))}
+            drawn = battle_design.design(
+                topic,
+                [v.p_a for v in verdicts],
+                [v.p_b for v in verdicts],
+                [rank[a] for a, _ in pairs],
+                [rank[b] for _, b in pairs],
+                len(names),
+                answers.opponents,
+            )
+            chosen, inclusion = drawn.index, np.ones(len(pairs))
+            inclusion[chosen] = drawn.probability
+        rows, local = [], []
+        here = {r: k for k, r in enumerate(names)}
+        for k in chosen:
+            (a, b), v = pairs[k], verdicts[k]
+            rows.append((index[a], index[b], v.p_a, v.p_tie, v.p_b, 1.0 / inclusion[k]))
+            local.append((here[a], here[b], v.p_a, v.p_tie, v.p_b, 1.0 / inclusion[k]))
+            battles_of[a] += 1
+            battles_of[b] += 1
+            records.append(
+                {
+                    "topic_id": topic,
+                    "run_a": a,
+                    "run_b": b,
+                    "shown": _shown(topic, a, b),
+                    "verdict": v.verdict,
+                    "p_a": round(v.p_a, 4),
+                    "p_tie": round(v.p_tie, 4),
+                    "p_b": round(v.p_b, 4),
+                    "source": "judge",
+                    "inclusion": round(float(inclusion[k]), 4),
+                    "evidence": {"a": ev[a].describe(), "b": ev[b].describe()},
+                    "explanation": v.explanation,
+                }
+            )
+        outcomes[topic] = bt.outcomes(rows)
+        scores = bt.fit(len(names), bt.outcomes(local)).scores()  # the topic's runs only
+        for r in names:
+            per_topic[(r, topic)][BATTLE_SCORE] = float(round(scores[here[r]], 6))
+    ranking = bt.ranking(runs, outcomes)
+    return Battles(records, ranking, battles_of)
+
+
+def _interval(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def write_battles(made: Battles, out_dir: Path, name: str, place: Callable[[Path], Path]) -> dict[str, str]:
+    """The battle files (see the module doc); their paths by file kind."""
+    paths = {f.kind: outputset.path(out_dir, name, f.kind) for f in outputset.of_pair_kind(BATTLE.name)}
+    with atomic_text(place(paths["battles_jsonl"])) as f:
+        for record in made.records:
+            f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    r = made.ranking
+    with atomic_text(place(paths["battle_ranking"])) as f:
+        f.write("run_id\tbattle_score\tlow\thigh\trank\tranks\tbattles\n")
+        for k in np.argsort(r.rank, kind="stable"):
+            f.write(
+                f"{r.runs[k]}\t{r.score[k]:.4f}\t{r.low[k]:.4f}\t{r.high[k]:.4f}\t{r.rank[k]}\t"
+                f"{_interval(int(r.rank_low[k]), int(r.rank_high[k]))}\t{made.battles_of[r.runs[k]]}\n"
+            )
+    with atomic_text(place(paths["battle_above"])) as f:
+        f.write("run_a\trun_b\tp_above\n")
+        for a, b in itertools.permutations(range(len(r.runs)), 2):
+            f.write(f"{r.runs[a]}\t{r.runs[b]}\t{r.above[a, b]:.4f}\n")
+    return {kind: str(path) for kind, path in paths.items()}
