@@ -32,8 +32,14 @@ from judges.core.records import Report
 from judges.formats import rag26
 
 FEATURES = ("precision", "recall", "f1", "unsupported", "textless", "length")
-LABELS = {"precision": "support precision", "recall": "nugget recall", "f1": "F1",
-          "unsupported": "unsupported sentences", "textless": "citations without text", "length": "log2 words"}  # fmt: skip
+LABELS = {
+    "precision": "support precision",
+    "recall": "nugget recall",
+    "f1": "F1",
+    "unsupported": "unsupported sentences",
+    "textless": "citations without text",
+    "length": "log2 words",
+}
 VERDICTS = ("A", "tie", "B")
 #: The bounds of each feature's weight (:func:`fit_model`).
 SIGNS = {"precision": (0, None), "recall": (0, None), "f1": (0, None), "unsupported": (None, 0),

@@ -69,8 +69,12 @@ def warning(counts: Counter) -> Optional[str]:
     if not any(counts[r] for r in RULES):
         return None
     return (
-        f"RAG 2026 rules broken by {counts['answers_breaking']} answers: "
-        f"{counts['sentences_over_citations']} sentences with more than {MAX_CITATIONS} citations, "
-        f"{counts['references_uncited']} references never cited, "
-        f"{counts['answers_over_words']} answers over {MAX_WORDS:,} words"
+        f"RAG 2026 rules broken by {_n(counts['answers_breaking'], 'answer')}: "
+        f"{_n(counts['sentences_over_citations'], 'sentence')} with more than {MAX_CITATIONS} citations, "
+        f"{_n(counts['references_uncited'], 'reference')} never cited, "
+        f"{_n(counts['answers_over_words'], 'answer')} over {MAX_WORDS:,} words"
     )
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

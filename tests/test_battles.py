@@ -1,0 +1,151 @@
+"""Battles (``--judge battle``): the RAG 2026-shaped sample judged end to end by the real CLI, the
+verdict model's symmetry, the Davidson fit, the budget design and the RAG 2026 rules."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from conftest import ROOT, cli_in_process, run_cli
+
+from judges.engine import battle_design
+from judges.engine.battles import WITH_NUGGETS, WITHOUT_NUGGETS, Evidence, verdict
+from judges.formats import rag26
+from judges.scores import battles as bt
+
+DATA, RUNS = ROOT / "datasets" / "rag26", ROOT / "runs" / "rag26"
+RUN_IDS = ("teamA-grounded", "teamB-partial", "teamC-loose")
+BATTLE_FILES = ("battles.jsonl", "battles.ranking.tsv", "battles.above.tsv", "leaderboard.txt")
+
+
+def _battle(out, *extra):
+    return run_cli(
+        "--judge", "battle", "--rag-topics", DATA / "topics.jsonl", "--rag-responses", RUNS,
+        "--corpus", DATA / "corpus.jsonl", "--out-dir", out, "--name", "B", "--no-debug-log", *extra,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    out = tmp_path_factory.mktemp("battle")
+    r = _battle(out, "--nuggets", DATA / "nuggets.jsonl")
+    assert r.returncode == 0, r.stderr
+    return out, r
+
+
+def test_every_pair_of_every_topic_is_a_battle_with_its_verdict(judged):
+    out, _ = judged
+    records = [json.loads(line) for line in (out / "B.battles.jsonl").read_text().splitlines()]
+    keys = [(r["topic_id"], r["run_a"], r["run_b"]) for r in records]
+    topics = ("rag26-01", "rag26-02", "rag26-03")
+    assert keys == [(t, a, b) for t in topics for a, b in itertools.combinations(RUN_IDS, 2)]
+    for r in records:
+        assert sorted(r["shown"]) == [r["run_a"], r["run_b"]]
+        assert r["source"] == "judge" and r["inclusion"] == 1.0
+        assert abs(r["p_a"] + r["p_tie"] + r["p_b"] - 1) < 1e-3
+        assert set(r["evidence"]) == {"a", "b"} and "recall" in r["evidence"]["a"]
+        assert "favours" in r["explanation"]
+    grounded_vs_loose = [r for r in records if (r["run_a"], r["run_b"]) == ("teamA-grounded", "teamC-loose")]
+    assert [r["verdict"] for r in grounded_vs_loose] == ["A", "A", "A"]  # sentences of the documents win
+    assert len({tuple(r["shown"]) == (r["run_a"], r["run_b"]) for r in records}) == 2  # both orders shown
+
+
+def test_ranking_score_on_the_leaderboard_and_rules_warned(judged):
+    out, r = judged
+    rows = [line.split("\t") for line in (out / "B.battles.ranking.tsv").read_text().splitlines()]
+    assert rows[0] == ["run_id", "battle_score", "low", "high", "rank", "ranks", "battles"]
+    assert [row[0] for row in rows[1:]] == list(RUN_IDS)
+    assert [row[6] for row in rows[1:]] == ["6", "6", "6"]  # two opponents on each of three topics
+    for row in rows[1:]:
+        assert float(row[2]) <= float(row[1]) <= float(row[3])
+    board = {(run, topic, m): float(v) for run, topic, m, v in map(str.split, (out / "B.leaderboard.txt").open())}
+    scores = [board[(run, "all", "BATTLE_SCORE")] for run in RUN_IDS]
+    assert scores == sorted(scores, reverse=True) and all(0 < s < 1 for s in scores)
+    assert (RUN_IDS[0], "all", "NUGGET_F1") in board  # the nuggets judged beside (argue's measures)
+    lines = (out / "B.battles.above.tsv").read_text().splitlines()
+    assert lines[0] == "run_a\trun_b\tp_above" and len(lines) == 1 + 6
+    above = {(a, b): float(p) for a, b, p in (line.split("\t") for line in lines[1:])}
+    assert above[(RUN_IDS[0], RUN_IDS[2])] == 1.0 and above[(RUN_IDS[2], RUN_IDS[0])] == 0.0
+    assert (
+        "RAG 2026 rules broken by 3 answers: 1 sentence with more than 3 citations, 1 reference never cited, "
+        "1 answer over 1,024 words" in " ".join(r.stdout.split())
+    )
+
+
+def test_battle_files_are_byte_identical_run_to_run(judged, tmp_path):
+    out, _ = judged
+    r = _battle(tmp_path, "--nuggets", DATA / "nuggets.jsonl")
+    assert r.returncode == 0, r.stderr
+    for name in BATTLE_FILES:
+        assert (tmp_path / f"B.{name}").read_bytes() == (out / f"B.{name}").read_bytes(), name
+
+
+def test_budget_draws_a_known_share_and_without_a_bank_reads_no_recall(tmp_path):
+    r = _battle(tmp_path, "--battle-opponents", "1")
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in (tmp_path / "B.battles.jsonl").read_text().splitlines()]
+    assert 0 < len(records) <= 9 and all(0 < x["inclusion"] <= 1 for x in records)
+    assert all(x["evidence"]["a"]["recall"] == 0.0 for x in records)  # no --nuggets: no recall
+    assert not (tmp_path / "B.nuggets.jsonl").exists()
+
+
+def test_options_refused(tmp_path):
+    r = cli_in_process("--rag-responses", RUNS, "--out-dir", tmp_path, "--battle-opponents", "3")
+    assert r.returncode == 2 and "--battle-opponents: only with --judge battle" in r.stderr
+
+
+def test_verdict_is_symmetric_and_explained():
+    a, b = Evidence(0.9, 0.6, 0.1, 0.0, 200), Evidence(0.5, 0.3, 0.5, 0.2, 120)
+    for model in (WITH_NUGGETS, WITHOUT_NUGGETS):
+        ab, ba = verdict(a, b, model), verdict(b, a, model)
+        assert ab.p_a == pytest.approx(ba.p_b) and ab.p_tie == pytest.approx(ba.p_tie)
+        assert ab.verdict == "A" and ba.verdict == "B"
+    same = verdict(a, a, WITH_NUGGETS)
+    assert same.verdict == "tie" and same.explanation.startswith("no evidence tells them apart")
+
+
+def test_davidson_fit_recovers_strengths_and_ties():
+    rng = np.random.default_rng(0)
+    n, nu = 6, 0.8
+    true = np.linspace(-1.5, 1.5, n)
+    rows = []
+    for i, j in itertools.combinations(range(n), 2):
+        d = np.exp(true[i]) + np.exp(true[j]) + nu * np.exp((true[i] + true[j]) / 2)
+        p = np.array([np.exp(true[i]), nu * np.exp((true[i] + true[j]) / 2), np.exp(true[j])]) / d
+        rows.append((i, j, *rng.multinomial(4000, p) / 4000, 4000.0))
+    f = bt.fit(n, bt.outcomes(rows), ridge=0.0)
+    assert np.allclose(f.strength, true - true.mean(), atol=0.08) and abs(f.nu - nu) < 0.05
+    swapped = bt.fit(n, bt.outcomes([(j, i, pj, pt, pi, w) for i, j, pi, pt, pj, w in rows]), ridge=0.0)
+    assert np.allclose(swapped.strength, f.strength) and swapped.nu == pytest.approx(f.nu)
+
+
+def test_design_meets_the_budget_with_known_probabilities():
+    rng = np.random.default_rng(1)
+    m = 45 * 44 // 2
+    p_a = rng.random(m)
+    p_b = (1 - p_a) * rng.random(m)
+    ranks = rng.integers(0, 45, (2, m))
+    pi = battle_design.inclusion(battle_design.worth(p_a, p_b, ranks[0], ranks[1], 45), 45 * 9 / 2)
+    assert pi.sum() == pytest.approx(45 * 9 / 2) and pi.min() > 0
+    one = battle_design.design("t1", p_a, p_b, ranks[0], ranks[1], 45, 9)
+    again = battle_design.design("t1", p_a, p_b, ranks[0], ranks[1], 45, 9)
+    other = battle_design.design("t2", p_a, p_b, ranks[0], ranks[1], 45, 9)
+    assert np.array_equal(one.index, again.index) and not np.array_equal(one.index, other.index)
+    assert 0.5 * 45 * 9 / 2 < len(one.index) < 1.5 * 45 * 9 / 2
+
+
+def test_rag26_rules_counted():
+    record = {
+        "references": ["d0", "d1", "d2"],
+        "answer": [{"text": "x " * 1000, "citations": [0, 0, 0, 0]}, {"text": "y " * 30, "citations": [1]}],
+    }
+    assert rag26.check_record(record) == {
+        "sentences_over_citations": 1,
+        "references_uncited": 1,
+        "answers_over_words": 1,
+        "answers_breaking": 1,
+    }
+    assert rag26.check_record({"answer": [], "references": []}) == {}
+    assert rag26.check_record({"responses": []}) == {}
