@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+import yaml
 from conftest import ROOT, cli_in_process, run_cli
 
 from judges.engine import battle_design
@@ -64,6 +65,14 @@ def test_ranking_score_on_the_leaderboard_and_rules_warned(judged):
     scores = [board[(run, "all", "BATTLE_SCORE")] for run in RUN_IDS]
     assert scores == sorted(scores, reverse=True) and all(0 < s < 1 for s in scores)
     assert (RUN_IDS[0], "all", "NUGGET_F1") in board  # the nuggets judged beside (argue's measures)
+    config = yaml.safe_load((out / "B.config.yml").read_text())
+    assert {k: v for k, v in config["counts"].items() if k.startswith(("rag26", "battles"))} == {
+        "battles": 9,
+        "rag26_answers_breaking": 3,
+        "rag26_answers_over_words": 1,
+        "rag26_references_uncited": 1,
+        "rag26_sentences_over_citations": 1,
+    }
     lines = (out / "B.battles.above.tsv").read_text().splitlines()
     assert lines[0] == "run_a\trun_b\tp_above" and len(lines) == 1 + 6
     above = {(a, b): float(p) for a, b, p in (line.split("\t") for line in lines[1:])}
@@ -142,10 +151,10 @@ def test_rag26_rules_counted():
         "answer": [{"text": "x " * 1000, "citations": [0, 0, 0, 0]}, {"text": "y " * 30, "citations": [1]}],
     }
     assert rag26.check_record(record) == {
-        "sentences_over_citations": 1,
-        "references_uncited": 1,
-        "answers_over_words": 1,
-        "answers_breaking": 1,
+        "rag26_sentences_over_citations": 1,
+        "rag26_references_uncited": 1,
+        "rag26_answers_over_words": 1,
+        "rag26_answers_breaking": 1,
     }
     assert rag26.check_record({"answer": [], "references": []}) == {}
     assert rag26.check_record({"responses": []}) == {}

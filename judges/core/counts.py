@@ -69,6 +69,14 @@ def answer_tally(counts) -> dict[tuple[str, str], int]:
     }
 
 
+# Battles (--judge battle: judges.session.battles) and the RAG 2026 rules their answers break (judges.formats.rag26).
+BATTLES = "battles"  # battles judged (every pair per topic, or those a --battle-opponents budget drew)
+RAG26_SENTENCES_OVER_CITATIONS = "rag26_sentences_over_citations"  # sentences with more than 3 citations
+RAG26_REFERENCES_UNCITED = "rag26_references_uncited"  # references no sentence cites
+RAG26_ANSWERS_OVER_WORDS = "rag26_answers_over_words"  # answers of more than 1,024 words
+RAG26_ANSWERS_BREAKING = "rag26_answers_breaking"  # answers breaking any of the three
+
+
 ATTESTATION = (
     ATTEST_SELECTED,
     ATTEST_GUARDED,
@@ -99,6 +107,11 @@ KEYS = frozenset(
         QRELS_ROWS,
         DOC_QRELS_ROWS,
         *ATTESTATION,
+        BATTLES,
+        RAG26_SENTENCES_OVER_CITATIONS,
+        RAG26_REFERENCES_UNCITED,
+        RAG26_ANSWERS_OVER_WORDS,
+        RAG26_ANSWERS_BREAKING,
     )
 )
 

@@ -182,13 +182,15 @@ def fit_model(
 
 class Answers(NamedTuple):
     """What the battle stage reads of the reports (:func:`collect`): each answer's words, the RAG
-    2026 rules broken (:mod:`judges.formats.rag26`), whether a nugget bank is judged, and the
-    budget (opponents per run and topic; ``None``: every pair)."""
+    2026 rules broken (:mod:`judges.formats.rag26`), whether a nugget bank is judged, the
+    budget (opponents per run and topic; ``None``: every pair) and the session's counts (the
+    rules broken counted in, and the battles when judged)."""
 
     words: dict
     rules: Counter
     has_nuggets: bool
     opponents: Optional[float]
+    counts: Counter
 
 
 def collect(
@@ -200,6 +202,7 @@ def collect(
     rule_files: Sequence = (),
     has_nuggets: bool = False,
     opponents: Optional[float] = None,
+    counts: Optional[Counter] = None,
     **_,
 ) -> Answers:
     """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
@@ -215,4 +218,6 @@ def collect(
     if line is not None:
         warn(line)
     log.event("battles", answers=len(words), rules={k: int(v) for k, v in sorted(rules.items())})
-    return Answers(words, rules, has_nuggets, opponents)
+    counts = Counter() if counts is None else counts
+    counts.update(rules)
+    return Answers(words, rules, has_nuggets, opponents, counts)

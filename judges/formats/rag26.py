@@ -17,16 +17,23 @@ from collections import Counter
 from pathlib import Path
 from typing import Container, Iterable, Optional
 
+from judges.core.counts import (
+    RAG26_ANSWERS_BREAKING,
+    RAG26_ANSWERS_OVER_WORDS,
+    RAG26_REFERENCES_UNCITED,
+    RAG26_SENTENCES_OVER_CITATIONS,
+)
 from judges.formats.jsonl import iter_jsonl
 
 MAX_CITATIONS = 3
 MAX_WORDS = 1024
 #: The counts, in the order the warning names them.
-RULES = ("sentences_over_citations", "references_uncited", "answers_over_words")
+RULES = (RAG26_SENTENCES_OVER_CITATIONS, RAG26_REFERENCES_UNCITED, RAG26_ANSWERS_OVER_WORDS)
 
 
 def check_record(record: object) -> Counter:
-    """The rules ``record`` breaks (a Counter over :data:`RULES` plus ``answers_breaking``), empty
+    """The rules ``record`` breaks (a Counter over :data:`RULES` and ``RAG26_ANSWERS_BREAKING``: the
+    session's counts, :mod:`judges.core.counts`), empty
     for a record not of the RAG 2026 shape."""
     found: Counter = Counter()
     if not isinstance(record, dict):
@@ -44,14 +51,14 @@ def check_record(record: object) -> Counter:
         citations = sentence.get("citations")
         if isinstance(citations, list):
             if len(citations) > MAX_CITATIONS:
-                found["sentences_over_citations"] += 1
+                found[RAG26_SENTENCES_OVER_CITATIONS] += 1
             cited.update(c for c in citations if isinstance(c, int) and not isinstance(c, bool))
             cited.update(references.index(c) for c in citations if isinstance(c, str) and c in references)
-    found["references_uncited"] += sum(1 for i in range(len(references)) if i not in cited)
+    found[RAG26_REFERENCES_UNCITED] += sum(1 for i in range(len(references)) if i not in cited)
     if words > MAX_WORDS:
-        found["answers_over_words"] += 1
+        found[RAG26_ANSWERS_OVER_WORDS] += 1
     if any(found[r] for r in RULES):
-        found["answers_breaking"] += 1
+        found[RAG26_ANSWERS_BREAKING] += 1
     return +found
 
 
@@ -69,10 +76,10 @@ def warning(counts: Counter) -> Optional[str]:
     if not any(counts[r] for r in RULES):
         return None
     return (
-        f"RAG 2026 rules broken by {_n(counts['answers_breaking'], 'answer')}: "
-        f"{_n(counts['sentences_over_citations'], 'sentence')} with more than {MAX_CITATIONS} citations, "
-        f"{_n(counts['references_uncited'], 'reference')} never cited, "
-        f"{_n(counts['answers_over_words'], 'answer')} over {MAX_WORDS:,} words"
+        f"RAG 2026 rules broken by {_n(counts[RAG26_ANSWERS_BREAKING], 'answer')}: "
+        f"{_n(counts[RAG26_SENTENCES_OVER_CITATIONS], 'sentence')} with more than {MAX_CITATIONS} citations, "
+        f"{_n(counts[RAG26_REFERENCES_UNCITED], 'reference')} never cited, "
+        f"{_n(counts[RAG26_ANSWERS_OVER_WORDS], 'answer')} over {MAX_WORDS:,} words"
     )
 
 

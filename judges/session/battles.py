@@ -31,6 +31,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from judges.attest.kinds import BATTLE
+from judges.core.counts import BATTLES
 from judges.core.measures import BATTLE_SCORE
 from judges.engine import battle_design
 from judges.engine.battles import Answers, evidence, model_for, verdict
@@ -152,6 +153,7 @@ def judge_battles(answers: Answers, per_topic: dict) -> Battles:
         for r in names:
             per_topic[(r, topic)][BATTLE_SCORE] = float(round(scores[here[r]], 6))
     ranking = bt.ranking(runs, outcomes)
+    answers.counts[BATTLES] += len(records)
     return Battles(records, ranking, battles_of)
 
 

@@ -520,6 +520,7 @@ def judge_other_kinds(
             rule_files=sorted(lines.items()),
             has_nuggets=loaded.nuggets is not None,
             opponents=inputs.battle_opponents,
+            counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
         )
         assert kind.outputs is not None
         judged[kind.name] = kind.outputs(result)
