@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -45,10 +45,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from judges.engine import battle_design  # noqa: E402
-from judges.engine.battles import FEATURES, Evidence, evidence, fit_model, verdict  # noqa: E402
+from judges.engine.battles import FEATURES, Evidence, evidence, fit_model  # noqa: E402
+from judges.core.measures import BATTLE_SCORE  # noqa: E402
+from judges.engine.battles import Answers  # noqa: E402
 from judges.meta.correlation import kendall  # noqa: E402
 from judges.nuggets.measures import f1  # noqa: E402
 from judges.scores import battles as bt  # noqa: E402
+from judges.session.battles import judge_battles  # noqa: E402
 
 
 def cli_measures(d: Path, out: str | None) -> dict:
@@ -126,15 +129,92 @@ def budget_draw(pairs, ptopic, topics, runs_by_topic, ev, probs, opponents, seed
             drawn = battle_design.design(
                 t, probs[idx, 0], probs[idx, 2], ra, rb, len(runs_by_topic[t]), opponents, seed=seed
             )
-            chosen[idx[drawn.index]] = True
-            weights[idx[drawn.index]] = 1.0 / drawn.probability if weighted else 1.0
+            chosen[idx[drawn.chosen]] = True
+            weights[idx[drawn.chosen]] = 1.0 / drawn.probability if weighted else 1.0
     finally:
         battle_design.FLOOR = keep
     return chosen, weights
 
 
+def synthetic_answers(runs: int, topics: int, seed: int = 7) -> tuple[dict, dict]:
+    """Per-topic measures and words of ``runs`` x ``topics`` answers drawn at random (timing only)."""
+    rng = np.random.default_rng(seed)
+    per_topic, words = {}, {}
+    for r in range(runs):
+        for t in range(topics):
+            key = (f"run{r:02d}", f"t{t:02d}")
+            per_topic[key] = {
+                "WEIGHTED_PRECISION": rng.random(),
+                "NUGGET_ALL": rng.random(),
+                "WEIGHTED_RECALL": rng.random(),
+                "CITATION_ACCURACY": 1.0,
+            }
+            words[key] = int(rng.integers(50, 1000))
+    return per_topic, words
+
+
 def pairs_of(runs_by_topic: dict) -> list[tuple[str, str, str]]:
     return [(t, a, b) for t in sorted(runs_by_topic) for a, b in itertools.combinations(runs_by_topic[t], 2)]
+
+
+def budget(args, pairs, ptopic, topics, runs_by_topic, ev, probs, all_runs, truth_vec, by_topic_outcomes, all_tau):
+    """The ranking from a budget of battles against all battles', by design (:data:`DESIGNS`) and seed."""
+    n = len(all_runs)
+    opponents = args.budget * (n - 1)
+    whole = bt.fit(n, bt.concat(list(by_topic_outcomes(probs).values()))).scores()
+    for label, floor, weighted in DESIGNS:
+        taus, to_whole, shares = [], [], []
+        for seed in range(args.seeds):
+            chosen, weights = budget_draw(
+                pairs, ptopic, topics, runs_by_topic, ev, probs, opponents, seed, floor, weighted
+            )
+            f = bt.fit(n, bt.concat(list(by_topic_outcomes(probs, chosen, weights).values())))
+            taus.append(kendall(truth_vec, list(f.scores())))
+            to_whole.append(kendall(list(whole), list(f.scores())))
+            shares.append(chosen.mean())
+        print(
+            f"  {args.budget:.0%} budget, {label:<34} ({np.mean(shares):.3f} of the pairs), {args.seeds} seeds: "
+            f"tau {np.mean(taus):.3f} [{min(taus):.3f}, {max(taus):.3f}], minus all battles' "
+            f"{np.mean(taus) - all_tau:+.3f}; tau to the all-battles ranking {np.mean(to_whole):.3f}"
+        )
+
+
+def time_battles(judged, recall, keys, ev, topics, all_runs, truth_vec) -> None:
+    """All battles of rag24-nuggets from the evidence, timed: the session's own stage
+    (:func:`judges.session.battles.judge_battles`); then synthetic evidence of larger tracks."""
+    per_topic = {k: dict(judged[k], NUGGET_ALL=recall[k]) for k in keys}
+    words = {k: ev[k].words for k in keys}
+    started = time.perf_counter()
+    made = judge_battles(Answers(words, Counter(), True, None, Counter()), per_topic)
+    seconds = time.perf_counter() - started
+    r = made.ranking
+    print(
+        f"all {len(made.records):,} battles of rag24-nuggets from the evidence (judges.session.battles.judge_battles: "
+        f"verdicts, {len(topics)} per-topic fits, the ranking with {bt.BOOTSTRAP} topic resamples): "
+        f"{seconds:.1f} s, no LLM"
+    )
+    shipped = [r.score[r.runs.index(run)] for run in all_runs]
+    board = [np.mean([per_topic[(run, t)][BATTLE_SCORE] for t in topics if (run, t) in per_topic]) for run in all_runs]
+    print(
+        f"  the shipped verdict model (fitted on all 8 topics: in-sample): "
+        f"ranking tau {kendall(truth_vec, shipped):.3f}, "
+        f"BATTLE_SCORE leaderboard (mean of per-topic fits) tau {kendall(truth_vec, board):.3f}; "
+        f"median rank interval width {np.median(r.rank_high - r.rank_low):.0f}"
+    )
+    full = synthetic_answers(45, 8)
+    started = time.perf_counter()
+    made = judge_battles(Answers(full[1], Counter(), True, None, Counter()), full[0])
+    print(
+        f"  45 runs x 8 topics, every run on every topic (synthetic evidence, {len(made.records):,} battles): "
+        f"{time.perf_counter() - started:.1f} s"
+    )
+    full = synthetic_answers(50, 50)
+    started = time.perf_counter()
+    made = judge_battles(Answers(full[1], Counter(), True, None, Counter()), full[0])
+    print(
+        f"  50 runs x 50 topics (synthetic evidence, {len(made.records):,} battles): "
+        f"{time.perf_counter() - started:.1f} s"
+    )
 
 
 def main() -> None:
@@ -231,59 +311,36 @@ def main() -> None:
         f = bt.fit(len(all_runs), bt.concat(list(by_topic_outcomes(cv_probs[name]).values())))
         results[name] = kendall(truth_vec, list(f.scores()))
         print(f"  Bradley-Terry (Davidson), all battles, {name:<24} {results[name]:.3f}")
+    for name in (SHIPPED, WITHOUT):  # the leaderboard's BATTLE_SCORE: per topic its own fit, then the mean
+        per_run = defaultdict(list)
+        for o in by_topic_outcomes(cv_probs[name]).values():
+            local = sorted(set(o.i.tolist()) | set(o.j.tolist()))
+            where = {g: k for k, g in enumerate(local)}
+            f = bt.fit(len(local), o._replace(i=np.array([where[g] for g in o.i]), j=np.array([where[g] for g in o.j])))
+            for g, score in zip(local, f.scores()):
+                per_run[all_runs[g]].append(score)
+        board = [np.mean(per_run[r]) for r in all_runs]
+        print(f"  BATTLE_SCORE leaderboard (mean of per-topic fits), {name:<24} {kendall(truth_vec, board):.3f}")
     ptruth = np.stack([(outcome > 0), (outcome == 0), (outcome < 0)], axis=1).astype(float)
     f = bt.fit(len(all_runs), bt.concat(list(by_topic_outcomes(ptruth).values())))
     print(
         f"  Bradley-Terry of the proxy preferences themselves (ceiling)    {kendall(truth_vec, list(f.scores())):.3f}"
     )
 
-    name = SHIPPED
-    probs = cv_probs[name]
-    n = len(all_runs)
-    opponents = args.budget * (n - 1)
-    whole = bt.fit(n, bt.concat(list(by_topic_outcomes(probs).values()))).scores()
-    for label, floor, weighted in DESIGNS:
-        taus, to_whole, shares = [], [], []
-        for seed in range(args.seeds):
-            chosen, weights = budget_draw(
-                pairs, ptopic, topics, runs_by_topic, ev, probs, opponents, seed, floor, weighted
-            )
-            f = bt.fit(n, bt.concat(list(by_topic_outcomes(probs, chosen, weights).values())))
-            taus.append(kendall(truth_vec, list(f.scores())))
-            to_whole.append(kendall(list(whole), list(f.scores())))
-            shares.append(chosen.mean())
-        print(
-            f"  {args.budget:.0%} budget, {label:<34} ({np.mean(shares):.3f} of the pairs), {args.seeds} seeds: "
-            f"tau {np.mean(taus):.3f} [{min(taus):.3f}, {max(taus):.3f}], minus all battles' "
-            f"{np.mean(taus) - results[name]:+.3f}; tau to the all-battles ranking {np.mean(to_whole):.3f}"
-        )
-
-    # all battles of rag24-nuggets from the evidence, timed: verdicts, the per-topic fits, the ranking
-    final = fit_model(diffs, outcome, variants[name])
-    started = time.perf_counter()
-    by_topic = defaultdict(list)
-    for t, a, b in pairs:
-        v = verdict(ev[(a, t)], ev[(b, t)], final)
-        by_topic[t].append((index[a], index[b], v.p_a, v.p_tie, v.p_b, 1.0))
-    outs = {t: bt.outcomes(r) for t, r in by_topic.items()}
-    middle = time.perf_counter()
-    for t in topics:
-        bt.fit(n, outs[t])
-    fitted = time.perf_counter()
-    r = bt.ranking(all_runs, outs)
-    seconds = time.perf_counter() - started
-    print(
-        f"  verdicts {middle - started:.1f} s, per-topic fits {fitted - middle:.1f} s, "
-        f"ranking {time.perf_counter() - fitted:.1f} s"
+    budget(
+        args,
+        pairs,
+        ptopic,
+        topics,
+        runs_by_topic,
+        ev,
+        cv_probs[SHIPPED],
+        all_runs,
+        truth_vec,
+        by_topic_outcomes,
+        results[SHIPPED],
     )
-    print(
-        f"all {len(pairs):,} battles from the evidence (verdicts, {len(topics)} per-topic fits, the ranking with "
-        f"{bt.BOOTSTRAP} topic resamples): {seconds:.1f} s, no LLM"
-    )
-    print(
-        f"  in-sample tau of that ranking {kendall(truth_vec, list(r.score)):.3f}; median rank interval width "
-        f"{np.median(r.rank_high - r.rank_low):.0f}"
-    )
+    time_battles(judged, recall, keys, ev, topics, all_runs, truth_vec)
     for name_, mask in (("with a bank", variants[SHIPPED]), ("without", variants[WITHOUT])):
         m = fit_model(diffs, outcome, mask)
         shown = ", ".join(f"{f_} {w:.3f}" for f_, w in zip(FEATURES, m.weights) if w)

@@ -141,8 +141,8 @@ def test_design_meets_the_budget_with_known_probabilities():
     one = battle_design.design("t1", p_a, p_b, ranks[0], ranks[1], 45, 9)
     again = battle_design.design("t1", p_a, p_b, ranks[0], ranks[1], 45, 9)
     other = battle_design.design("t2", p_a, p_b, ranks[0], ranks[1], 45, 9)
-    assert np.array_equal(one.index, again.index) and not np.array_equal(one.index, other.index)
-    assert 0.5 * 45 * 9 / 2 < len(one.index) < 1.5 * 45 * 9 / 2
+    assert np.array_equal(one.chosen, again.chosen) and not np.array_equal(one.chosen, other.chosen)
+    assert 0.5 * 45 * 9 / 2 < len(one.chosen) < 1.5 * 45 * 9 / 2
 
 
 def test_rag26_rules_counted():

@@ -27,9 +27,9 @@ SEED = 20261207
 
 
 class Drawn(NamedTuple):
-    """The battles drawn for one topic: indices into the candidate pairs, their probabilities."""
+    """The battles drawn for one topic: ``chosen``, indices into the candidate pairs; their probabilities."""
 
-    index: np.ndarray
+    chosen: np.ndarray
     probability: np.ndarray
 
 

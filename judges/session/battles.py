@@ -122,7 +122,7 @@ def judge_battles(answers: Answers, per_topic: dict) -> Battles:
                 len(names),
                 answers.opponents,
             )
-            chosen, inclusion = drawn.index, np.ones(len(pairs))
+            chosen, inclusion = drawn.chosen, np.ones(len(pairs))
             inclusion[chosen] = drawn.probability
         rows, local = [], []
         here = {r: k for k, r in enumerate(names)}
