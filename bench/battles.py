@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import os
 import subprocess
 import sys
@@ -54,8 +55,8 @@ from judges.scores import battles as bt  # noqa: E402
 from judges.session.battles import judge_battles  # noqa: E402
 
 
-def cli_measures(d: Path, out: str | None) -> dict:
-    """Per (run, topic) the judge's measures (the real CLI, ``--judge argue``)."""
+def cli_measures(d: Path, out: str | None) -> tuple[dict, str]:
+    """Per (run, topic) the judge's measures (the real CLI, ``--judge argue``), and its output directory."""
     if out is None:
         tmp = tempfile.mkdtemp()
         cmd = [sys.executable, str(ROOT / "run_judge.py"), "--judge", "argue", "--nuggets", str(d / "nuggets.jsonl")]
@@ -68,7 +69,7 @@ def cli_measures(d: Path, out: str | None) -> dict:
         run, topic, measure, value = line.split("\t")
         if topic != "all":
             per[(run, topic)][measure] = float(value)
-    return per
+    return per, out
 
 
 def cv_recall(d: Path) -> dict:
@@ -179,6 +180,127 @@ def budget(args, pairs, ptopic, topics, runs_by_topic, ev, probs, all_runs, trut
         )
 
 
+def shown_answers(out_dir: str) -> dict:
+    """Per (run, topic) the answer as the side-by-side question shows it: its cited sentences, each
+    citation's status and evidence (the CLI's assessments)."""
+    import pyarrow.parquet as pq
+
+    from judges.attest.sidebyside import Shown
+
+    cols = ["run_id", "topic_id", "sentence_index", "citation_rank", "sentence", "status", "evidence"]
+    rows = pq.read_table(Path(out_dir, "a.assessments.parquet"), columns=cols).to_pylist()
+    by: dict = defaultdict(dict)
+    for r in sorted(rows, key=lambda r: (r["run_id"], r["topic_id"], r["sentence_index"], r["citation_rank"])):
+        text, cites = by[(r["run_id"], r["topic_id"])].get(r["sentence_index"], (r["sentence"] or "", []))
+        cites.append((r["status"], (r["evidence"] or "")[:300]))
+        by[(r["run_id"], r["topic_id"])][r["sentence_index"]] = (text, cites)
+    return {k: Shown(tuple((t, tuple(c)) for _, (t, c) in sorted(v.items()))) for k, v in by.items()}
+
+
+def standin(truth_of: dict, outcome: np.ndarray, error: float, first: float):
+    """A loopback stand-in for the LLM (SIMULATED): answers the side-by-side question by the proxy
+    preference, FIRST regardless with probability ``first``, else wrong with probability ``error``;
+    each question's draw seeded by its key (the same answers every run)."""
+    from judges.attest.cache import Answer
+    from judges.attest.sidebyside import ANSWERS
+
+    def ask(requests, on_result):
+        for r in requests:
+            battle, a_first = truth_of[r.key]
+            rng = np.random.default_rng(int(r.key[:15], 16))
+            true = {1: "FIRST" if a_first else "SECOND", -1: "SECOND" if a_first else "FIRST", 0: "TIE"}
+            answer = true[int(outcome[battle])]
+            if rng.random() < first:
+                answer = "FIRST"
+            elif rng.random() < error:
+                answer = str(rng.choice([x for x in ANSWERS if x != answer]))
+            on_result(r, Answer(answer, None, 900, 1))
+
+    return ask
+
+
+def simulated_llm(out_dir, pairs, outcome, probs, topics_text, index, n, truth_vec, by_topic_outcomes) -> None:
+    """The LLM stage on the battles the evidence cannot decide, with the loopback stand-in (SIMULATED)."""
+    from judges.attest import sidebyside as sbs
+    from judges.session.battles import _shown
+
+    shown = shown_answers(out_dir)
+    empty = sbs.Shown(())
+    undecided = [k for k in range(len(pairs)) if sbs.undecided(*probs[k])]
+    battles = []
+    for k in undecided:
+        t, a, b = pairs[k]
+        battles.append(sbs.Battle(k, topics_text.get(t, ""), shown.get((a, t), empty), shown.get((b, t), empty)))
+    truth_of: dict = {}
+    pick = np.array([1, 0, -1])[np.argmax(probs, axis=1)]
+    code = {"A": 1, "tie": 0, "B": -1}
+    print(
+        f"SIMULATED LLM side-by-side (loopback stand-in: FIRST regardless 30% of the time, else wrong 20%), "
+        f"on the {len(undecided):,} of {len(pairs):,} battles the evidence cannot decide "
+        f"(its most probable verdict < {sbs.UNDECIDED}):"
+    )
+    with tempfile.TemporaryDirectory() as cache:
+        judge = sbs.SideBySide("standin", Path(cache), standin(truth_of, outcome, 0.2, 0.3))
+        asked = judge.decide(battles, on_key=lambda key, battle, a_first: truth_of.__setitem__(key, (battle, a_first)))
+        calls = judge.counts["calls"]
+        again = judge.decide(battles)
+        print(
+            f"  questions {calls:,} (both orders); asked again: {sum(a.cached for a in again):,} cache hits, "
+            f"{judge.counts['calls'] - calls} new calls; guard {sbs.position_bias(asked)}"
+        )
+        judge.close()
+    u = np.array(undecided)
+    ev_agree = np.mean(pick[u] == outcome[u])
+    one, both, first_one, first_both, first_truth = [], [], [], [], []
+    for k, a in zip(undecided, asked):
+        t, ra, rb = pairs[k]
+        a_shown_first = _shown(t, ra, rb)[0] == ra  # the order one question shows them in
+        single = a.a_first if a_shown_first else a.b_first
+        v1 = None
+        if single is not None:
+            v1 = {"FIRST": "A" if a_shown_first else "B", "SECOND": "B" if a_shown_first else "A", "TIE": "tie"}[single]
+        one.append(code[v1] if v1 else pick[k])
+        both.append(code[a.verdict] if a.verdict else pick[k])
+        first = 1 if a_shown_first else -1
+        if one[-1] != 0:
+            first_one.append(one[-1] == first)
+        if both[-1] != 0:
+            first_both.append(both[-1] == first)
+        if outcome[k] != 0:
+            first_truth.append(outcome[k] == first)
+    one, both = np.array(one), np.array(both)
+    print(
+        f"  3-way agreement with the proxy on these battles: evidence alone {ev_agree:.3f}; "
+        f"+ LLM one order {np.mean(one == outcome[u]):.3f}; + LLM both orders {np.mean(both == outcome[u]):.3f}"
+    )
+    print(
+        f"  the answer shown first wins: proxy {np.mean(first_truth):.3f}; LLM one order {np.mean(first_one):.3f}; "
+        f"both orders {np.mean(first_both):.3f} (of the decisive verdicts)"
+    )
+    whole_one, whole_both = pick.copy(), pick.copy()
+    whole_one[u], whole_both[u] = one, both
+    print(
+        f"  3-way agreement on all {len(pairs):,} battles: evidence alone {np.mean(pick == outcome):.3f}; "
+        f"+ LLM one order {np.mean(whole_one == outcome):.3f}; + LLM both orders {np.mean(whole_both == outcome):.3f}"
+    )
+    for label, verdicts in (("evidence alone", None), ("+ LLM both orders", whole_both)):
+        p = probs.copy()
+        if verdicts is not None:
+            for k in undecided:  # the LLM's verdict, wrong with the stand-in's rate
+                p[k] = 0.1
+                p[k, {1: 0, 0: 1, -1: 2}[int(verdicts[k])]] = 0.8
+        f = bt.fit(n, bt.concat(list(by_topic_outcomes(p).values())))
+        print(f"  Bradley-Terry ranking, {label:<18} tau {kendall(truth_vec, list(f.scores())):.3f}")
+    with tempfile.TemporaryDirectory() as cache:
+        truth_of.clear()
+        always = sbs.SideBySide("always-first", Path(cache), standin(truth_of, outcome, 0.0, 1.0))
+        asked = always.decide(
+            battles[:40], on_key=lambda key, battle, a_first: truth_of.__setitem__(key, (battle, a_first))
+        )
+        print(f"  a stand-in that always answers FIRST: guard {sbs.position_bias(asked)}: not used")
+        always.close()
+
+
 def time_battles(judged, recall, keys, ev, topics, all_runs, truth_vec) -> None:
     """All battles of rag24-nuggets from the evidence, timed: the session's own stage
     (:func:`judges.session.battles.judge_battles`); then synthetic evidence of larger tracks."""
@@ -232,7 +354,7 @@ def main() -> None:
 
     truth = nb.truth_rows(d / "truth.eval.txt")
     answers = nb.read_answers([d / "runs"], None)
-    judged = cli_measures(d, args.out)
+    judged, out_dir = cli_measures(d, args.out)
     recall = cv_recall(d)
     keys = sorted(k for k in recall if k in judged and k in truth)
     human = {k: f1(truth[k]["HUMAN_WEIGHTED_PRECISION"], truth[k]["HUMAN_NUGGET_ALL"]) for k in keys}
@@ -339,6 +461,12 @@ def main() -> None:
         truth_vec,
         by_topic_outcomes,
         results[SHIPPED],
+    )
+    topics_text = {
+        str(json.loads(line)["id"]): json.loads(line)["title"] for line in open(d / "topics.jsonl") if line.strip()
+    }
+    simulated_llm(
+        out_dir, pairs, outcome, cv_probs[SHIPPED], topics_text, index, len(all_runs), truth_vec, by_topic_outcomes
     )
     time_battles(judged, recall, keys, ev, topics, all_runs, truth_vec)
     for name_, mask in (("with a bank", variants[SHIPPED]), ("without", variants[WITHOUT])):

@@ -158,3 +158,36 @@ def test_rag26_rules_counted():
     }
     assert rag26.check_record({"answer": [], "references": []}) == {}
     assert rag26.check_record({"responses": []}) == {}
+
+
+def test_side_by_side_both_orders_cache_cost_cap_and_position_guard(tmp_path):
+    from judges.attest import sidebyside as sbs
+    from judges.attest.cache import Answer
+
+    assert sbs.combine("FIRST", "SECOND") == "A" and sbs.combine("SECOND", "FIRST") == "B"
+    assert sbs.combine("FIRST", "FIRST") == "tie"  # flips with the order
+    assert sbs.combine("TIE", "SECOND") == "tie" and sbs.combine(None, "FIRST") is None
+    assert sbs.parse("Answer: second.") == "SECOND" and sbs.parse("firstly, no idea") is None
+    shown = [sbs.Shown(((f"Sentence {k}.", (("supported", f"evidence {k}"),)),)) for k in range(30)]
+    battles = [sbs.Battle(k, "q", shown[k], shown[(k + 1) % 30]) for k in range(30)]
+    asked_of: list[str] = []
+
+    def first_always(requests, on_result):
+        for r in requests:
+            asked_of.append(r.body["messages"][-1]["content"])
+            on_result(r, Answer("FIRST", None, 10, 1))
+
+    judge = sbs.SideBySide("m", tmp_path, first_always)
+    out = judge.decide(battles)
+    assert [a.verdict for a in out] == ["tie"] * 30 and len(asked_of) == 60
+    assert "evidence 0" in asked_of[0] and asked_of[0].index("Sentence 0.") < asked_of[0].index("Sentence 1.")
+    assert asked_of[1].index("Sentence 1.") < asked_of[1].index("Sentence 0.")  # the other order
+    assert sbs.position_bias(out) == {"answers": 60, "first": 1.0, "second": 0.0, "flagged": True}
+    again = judge.decide(battles)
+    assert len(asked_of) == 60 and sum(a.cached for a in again) == 60  # the cache answers
+    judge.close()
+    capped = sbs.SideBySide("m2", tmp_path / "c2", first_always, max_cost=0.01, price_per_1k_input=1.0)
+    out = capped.decide(battles)
+    assert capped.counts["over_cost"] > 0 and any(a.verdict is None for a in out)
+    assert sbs.position_bias(out[:5])["flagged"] is False  # too few answers to tell
+    capped.close()
