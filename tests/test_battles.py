@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 import yaml
-from conftest import ROOT, cli_in_process, run_cli
+from conftest import ROOT, cli_in_process, needs_dspy, run_cli
 
 from judges.engine import battle_design
 from judges.engine.battles import WITH_NUGGETS, WITHOUT_NUGGETS, Evidence, verdict
@@ -191,3 +191,48 @@ def test_side_by_side_both_orders_cache_cost_cap_and_position_guard(tmp_path):
     assert capped.counts["over_cost"] > 0 and any(a.verdict is None for a in out)
     assert sbs.position_bias(out[:5])["flagged"] is False  # too few answers to tell
     capped.close()
+
+
+def test_the_llm_decides_the_undecided_battles_in_both_orders_through_the_cache(tmp_path):
+    from llm_servers import Reply, ScriptedServer
+
+    from judges.attest.sidebyside import SYSTEM
+
+    needs_dspy()  # the citations' questions (attest.mode: all) are formatted by dspy
+
+    def script(n, body):  # FIRST whichever answer is first: a flip, so a tie
+        return Reply(content="FIRST" if body["messages"][0]["content"] == SYSTEM else "YES")
+
+    workflow = tmp_path / "w.yml"
+    workflow.write_text("attest:\n  mode: all\n")
+    cache = tmp_path / "cache"
+
+    def judge(out, server):
+        return run_cli(
+            "--judge", "battle", "--rag-topics", ROOT / "datasets/rag25/topics.jsonl",
+            "--rag-responses", ROOT / "runs/rag25", "--corpus", ROOT / "datasets/rag25/corpus.jsonl",
+            "--workflow", workflow, "--use-env-llm", "--use-degenerate-llm", "--cache-dir", cache,
+            "--out-dir", out, "--name", "B", "--no-debug-log", env=server.env(),
+        )  # fmt: skip
+
+    with ScriptedServer(script) as server:
+        r = judge(tmp_path / "one", server)
+        assert r.returncode == 0, r.stderr
+        sides = [s for s in server.seen if s.body["messages"][0]["content"] == SYSTEM]
+        records = [json.loads(line) for line in (tmp_path / "one" / "B.battles.jsonl").read_text().splitlines()]
+        asked = [x for x in records if x["source"] == "llm"]
+        assert asked and len(sides) == 2 * len(asked)  # both orders of each battle the evidence cannot decide
+        assert all(x["verdict"] == "tie" and x["llm"] == {"a_first": "FIRST", "b_first": "FIRST"} for x in asked)
+        assert all(max(x["p_a"], x["p_tie"], x["p_b"]) >= 0.6 for x in records if x["source"] == "judge")
+        user = sides[0].body["messages"][1]["content"]
+        assert "FIRST answer:" in user and "citation (" in user and "teamR" not in user  # no run shown
+        figures = yaml.safe_load((tmp_path / "one" / "B.config.yml").read_text())["attest"]["battles"]
+        assert figures["undecided"] == len(asked) and figures["calls"] == 2 * len(asked)
+        assert figures["position"]["first"] == 1.0 and not figures["position"]["flagged"]  # too few to tell
+        before = len(server.seen)
+        r = judge(tmp_path / "two", server)
+        assert r.returncode == 0, r.stderr
+        assert len(server.seen) == before  # the cache answers every question
+        assert (tmp_path / "two" / "B.battles.jsonl").read_bytes() == (
+            tmp_path / "one" / "B.battles.jsonl"
+        ).read_bytes()

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
 
@@ -191,6 +191,15 @@ class Answers(NamedTuple):
     has_nuggets: bool
     opponents: Optional[float]
     counts: Counter
+    shown: dict = {}  # (run, topic) -> the answer as the LLM's side-by-side question shows it (Shown)
+    settings: Any = None  # the session's Settings: its LLM, cache, asker and attest settings
+    questions: dict = {}  # topic -> its text, shown above the two answers
+
+    def asks(self) -> bool:
+        """Whether the LLM is asked about the battles the evidence cannot decide: the session
+        asks an LLM (``attest.mode`` not ``none``, an endpoint) and the answers are known."""
+        s = self.settings
+        return bool(self.shown) and s is not None and s.llm is not None and s.workflow.attest.mode != "none"
 
 
 def collect(
@@ -203,16 +212,32 @@ def collect(
     has_nuggets: bool = False,
     opponents: Optional[float] = None,
     counts: Optional[Counter] = None,
+    citations: Optional[Mapping] = None,
+    questions: Optional[dict] = None,
     **_,
 ) -> Answers:
     """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
     from ``reports`` (topic by topic, a ``None`` ends one) and the RAG 2026 rules the records of
-    ``rule_files`` ((path, lines)) break, a summary line through ``warn``; the verdicts need the
-    session's measures and come in :func:`judges.session.battles.judge_battles`."""
+    ``rule_files`` ((path, lines)) break, a summary line through ``warn``; with ``citations``
+    (``(run, topic, sentence, rank) -> (status, evidence)``) each answer as the LLM's side-by-side
+    question shows it, ``questions`` the topics' texts. The verdicts need the session's measures
+    and come in :func:`judges.session.battles.judge_battles`."""
+    from judges.attest.sidebyside import Shown
+
     words: dict = {}
+    shown: dict = {}
     for rep in reports:
         if rep is not None:
-            words[(rep.run_id, rep.topic_id)] = sum(len(s.text.split()) for s in rep.sentences)
+            key = (rep.run_id, rep.topic_id)
+            words[key] = sum(len(s.text.split()) for s in rep.sentences)
+            if citations is not None:
+                shown[key] = Shown(
+                    tuple(
+                        (s.text, tuple(citations.get((*key, s.index, c.rank), ("not judged", "")) for c in s.citations))
+                        for s in rep.sentences
+                        if s.text.strip()
+                    )
+                )
     rules = rag26.check_files(rule_files)
     line = rag26.warning(rules)
     if line is not None:
@@ -220,4 +245,4 @@ def collect(
     log.event("battles", answers=len(words), rules={k: int(v) for k, v in sorted(rules.items())})
     counts = Counter() if counts is None else counts
     counts.update(rules)
-    return Answers(words, rules, has_nuggets, opponents, counts)
+    return Answers(words, rules, has_nuggets, opponents, counts, shown, settings, dict(questions or {}))

@@ -26,7 +26,7 @@ import json
 import zlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -50,6 +50,7 @@ class Battles(NamedTuple):
     records: list[dict]
     ranking: bt.Ranking
     battles_of: dict[str, int]  # per run, its battles
+    llm: dict = {}  # the LLM's side-by-side questions: their figures (ask_llm), for the summary
 
 
 @lru_cache(maxsize=1)
@@ -65,7 +66,11 @@ def outputs(answers: Answers) -> PairOutputs:
     made: list[Battles] = []
 
     def merge(per_topic: dict, judge: str) -> None:
-        made.append(judge_battles(answers, per_topic))
+        made.append(judge_battles(answers, per_topic, answers.questions))
+
+    def summarize(attest: dict, labels: dict) -> None:
+        if made and made[-1].llm:
+            attest["battles"] = made[-1].llm
 
     def write(out_dir: Path, name: str, place: Callable[[Path], Path]) -> dict[str, str]:
         return write_battles(made[-1], out_dir, name, place)
@@ -79,7 +84,7 @@ def outputs(answers: Answers) -> PairOutputs:
         BATTLE,
         merge,
         lambda judge, measures: (*measures, BATTLE_SCORE),
-        lambda attest, labels: None,
+        summarize,
         write,
         trust,
     )
@@ -91,8 +96,123 @@ def _shown(topic: str, a: str, b: str) -> list[str]:
     return [b, a] if flip else [a, b]
 
 
-def judge_battles(answers: Answers, per_topic: dict) -> Battles:
-    """Every battle's verdict, ``BATTLE_SCORE`` per (run, topic) into ``per_topic``, the ranking."""
+EVIDENCE_CHARS = 400  # of a citation's evidence shown to the LLM
+
+
+def citations_shown(tables) -> dict:
+    """``(run, topic, sentence index, citation rank) -> (status, evidence)`` from the citations'
+    assessment tables: what the LLM's side-by-side question shows of each citation."""
+    out: dict = {}
+    cols = ["run_id", "topic_id", "sentence_index", "citation_rank", "status", "evidence"]
+    for table in tables:
+        if table is None or table.num_rows == 0:
+            continue
+        for r in table.select(cols).to_pylist():
+            key = (r["run_id"], r["topic_id"], r["sentence_index"], r["citation_rank"])
+            out[key] = (r["status"], (r["evidence"] or "")[:EVIDENCE_CHARS])
+    return out
+
+
+class _Topic(NamedTuple):
+    names: list[str]
+    ev: dict
+    pairs: list[tuple[str, str]]
+    verdicts: list
+    chosen: np.ndarray
+    inclusion: np.ndarray
+
+
+def _topic(answers: Answers, per_topic: dict, topic: str, names: list[str], model) -> _Topic:
+    """One topic's battles: the evidence's verdicts on every pair, those drawn (a budget) and their probabilities."""
+    ev = {r: evidence(per_topic[(r, topic)], answers.words[(r, topic)]) for r in names}
+    pairs = list(itertools.combinations(names, 2))
+    verdicts = [verdict(ev[a], ev[b], model) for a, b in pairs]
+    inclusion = np.ones(len(pairs))
+    chosen = np.arange(len(pairs))
+    if answers.opponents is not None and pairs:
+        strength = {r: float(np.dot(model.weights, ev[r].vector())) for r in names}
+        rank = {r: k for k, r in enumerate(sorted(names, key=lambda r: (-strength[r], r)))}
+        drawn = battle_design.design(
+            topic,
+            [v.p_a for v in verdicts],
+            [v.p_b for v in verdicts],
+            [rank[a] for a, _ in pairs],
+            [rank[b] for _, b in pairs],
+            len(names),
+            answers.opponents,
+        )
+        chosen = drawn.chosen
+        inclusion[chosen] = drawn.probability
+    return _Topic(names, ev, pairs, verdicts, chosen, inclusion)
+
+
+def ask_llm(answers: Answers, topics: dict[str, _Topic], questions: dict[str, str]) -> tuple[dict, dict]:
+    """The LLM's side-by-side verdicts (:mod:`judges.attest.sidebyside`, both orders) on the drawn
+    battles the evidence cannot decide: ``{(topic, pair index): (Verdict, a_first, b_first)}``
+    (empty when the judge is flagged: it reads the order) and the figures for the summary."""
+    from functools import partial
+
+    from judges.attest import sidebyside as sbs
+    from judges.attest.client import ask_all
+    from judges.engine.battles import Verdict
+
+    settings = answers.settings
+    attest, endpoint = settings.workflow.attest, settings.llm
+    battles, where = [], []
+    for topic, t in sorted(topics.items()):
+        for k in t.chosen:
+            v = t.verdicts[k]
+            a, b = t.pairs[k]
+            if sbs.undecided(v.p_a, v.p_tie, v.p_b) and (a, topic) in answers.shown and (b, topic) in answers.shown:
+                battles.append(sbs.Battle((topic, int(k)), questions.get(topic, ""), answers.shown[(a, topic)],
+                                          answers.shown[(b, topic)]))  # fmt: skip
+                where.append((topic, int(k)))
+    ask = settings.ask or partial(
+        ask_all,
+        endpoint,
+        concurrency=attest.concurrency,
+        max_retries=attest.max_retries,
+        timeout_s=attest.timeout_s,
+        backoff_s=attest.backoff_s,
+    )
+    judge = sbs.SideBySide(
+        endpoint.model,
+        settings.cache_dir,
+        ask,
+        seed=attest.seed,
+        max_cost=attest.max_cost,
+        price_per_1k_input=attest.price_per_1k_input,
+        price_per_1k_output=attest.price_per_1k_output,
+    )
+    try:
+        asked = judge.decide(battles) if battles else []
+    finally:
+        judge.close()
+    guard = sbs.position_bias(asked)
+    figures = {"undecided": len(battles), **{k: int(v) for k, v in sorted(judge.counts.items())}, "position": guard}
+    if guard["flagged"]:
+        figures["degenerate"] = {
+            "message": f"the LLM picks the {'first' if guard['first'] >= guard['second'] else 'second'} answer shown "
+            f"in {max(guard['first'], guard['second']):.0%} of {guard['answers']} side-by-side answers",
+            "used": False,
+        }
+        return {}, figures
+    e = attest.assumed_error
+    out = {}
+    for (topic, k), x in zip(where, asked):
+        if x.verdict is None:
+            continue
+        p = {"A": e / 2, "tie": e / 2, "B": e / 2} | {x.verdict: 1 - e}
+        old = topics[topic].verdicts[k]
+        why = f"LLM, both orders: {x.a_first} with A first, {x.b_first} with B first; evidence: {old.explanation}"
+        out[(topic, k)] = (Verdict(p["A"], p["tie"], p["B"], why), x.a_first, x.b_first)
+    figures["used"] = len(out)
+    return out, figures
+
+
+def judge_battles(answers: Answers, per_topic: dict, questions: Optional[dict] = None) -> Battles:
+    """Every battle's verdict (the evidence's; the LLM's on those it cannot decide when the session
+    asks one), ``BATTLE_SCORE`` per (run, topic) into ``per_topic``, the ranking."""
     model = model_for(answers.has_nuggets)
     by_topic: dict[str, list[str]] = {}
     for run, topic in sorted(answers.words):
@@ -100,61 +220,49 @@ def judge_battles(answers: Answers, per_topic: dict) -> Battles:
             by_topic.setdefault(topic, []).append(run)
     runs = sorted({r for rs in by_topic.values() for r in rs})
     index = {r: i for i, r in enumerate(runs)}
+    topics = {topic: _topic(answers, per_topic, topic, names, model) for topic, names in sorted(by_topic.items())}
+    llm, figures = ask_llm(answers, topics, questions or {}) if answers.asks() else ({}, {})
     records: list[dict] = []
     outcomes: dict[str, bt.Outcomes] = {}
     battles_of = dict.fromkeys(runs, 0)
-    for topic in sorted(by_topic):
-        names = by_topic[topic]
-        ev = {r: evidence(per_topic[(r, topic)], answers.words[(r, topic)]) for r in names}
-        pairs = list(itertools.combinations(names, 2))
-        verdicts = [verdict(ev[a], ev[b], model) for a, b in pairs]
-        inclusion = np.ones(len(pairs))
-        chosen = np.arange(len(pairs))
-        if answers.opponents is not None and pairs:
-            strength = {r: float(np.dot(model.weights, ev[r].vector())) for r in names}
-            rank = {r: k for k, r in enumerate(sorted(names, key=lambda r: (-strength[r], r)))}
-            drawn = battle_design.design(
-                topic,
-                [v.p_a for v in verdicts],
-                [v.p_b for v in verdicts],
-                [rank[a] for a, _ in pairs],
-                [rank[b] for _, b in pairs],
-                len(names),
-                answers.opponents,
-            )
-            chosen, inclusion = drawn.chosen, np.ones(len(pairs))
-            inclusion[chosen] = drawn.probability
+    for topic, t in topics.items():
         rows, local = [], []
-        here = {r: k for k, r in enumerate(names)}
-        for k in chosen:
-            (a, b), v = pairs[k], verdicts[k]
-            rows.append((index[a], index[b], v.p_a, v.p_tie, v.p_b, 1.0 / inclusion[k]))
-            local.append((here[a], here[b], v.p_a, v.p_tie, v.p_b, 1.0 / inclusion[k]))
+        here = {r: k for k, r in enumerate(t.names)}
+        for k in t.chosen:
+            (a, b), v = t.pairs[k], t.verdicts[k]
+            source, said = "judge", None
+            if (topic, int(k)) in llm:
+                v, a_first, b_first = llm[(topic, int(k))]
+                source, said = "llm", {"a_first": a_first, "b_first": b_first}
+            w = 1.0 / t.inclusion[k]
+            rows.append((index[a], index[b], v.p_a, v.p_tie, v.p_b, w))
+            local.append((here[a], here[b], v.p_a, v.p_tie, v.p_b, w))
             battles_of[a] += 1
             battles_of[b] += 1
-            records.append(
-                {
-                    "topic_id": topic,
-                    "run_a": a,
-                    "run_b": b,
-                    "shown": _shown(topic, a, b),
-                    "verdict": v.verdict,
-                    "p_a": round(v.p_a, 4),
-                    "p_tie": round(v.p_tie, 4),
-                    "p_b": round(v.p_b, 4),
-                    "source": "judge",
-                    "inclusion": round(float(inclusion[k]), 4),
-                    "evidence": {"a": ev[a].describe(), "b": ev[b].describe()},
-                    "explanation": v.explanation,
-                }
-            )
+            record = {
+                "topic_id": topic,
+                "run_a": a,
+                "run_b": b,
+                "shown": _shown(topic, a, b),
+                "verdict": v.verdict,
+                "p_a": round(v.p_a, 4),
+                "p_tie": round(v.p_tie, 4),
+                "p_b": round(v.p_b, 4),
+                "source": source,
+                "inclusion": round(float(t.inclusion[k]), 4),
+                "evidence": {"a": t.ev[a].describe(), "b": t.ev[b].describe()},
+                "explanation": v.explanation,
+            }
+            if said is not None:
+                record["llm"] = said
+            records.append(record)
         outcomes[topic] = bt.outcomes(rows)
-        scores = bt.fit(len(names), bt.outcomes(local)).scores()  # the topic's runs only
-        for r in names:
+        scores = bt.fit(len(t.names), bt.outcomes(local)).scores()  # the topic's runs only
+        for r in t.names:
             per_topic[(r, topic)][BATTLE_SCORE] = float(round(scores[here[r]], 6))
     ranking = bt.ranking(runs, outcomes)
     answers.counts[BATTLES] += len(records)
-    return Battles(records, ranking, battles_of)
+    return Battles(records, ranking, battles_of, figures)
 
 
 def _interval(low: int, high: int) -> str:

@@ -33,7 +33,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -431,7 +431,7 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
-    pairs, warnings = judge_other_kinds(session, loaded, log)
+    pairs, warnings = judge_other_kinds(session, loaded, log, parts)
     return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit, estimate)
 
 
@@ -472,7 +472,7 @@ def _refit_support(
 
 
 def judge_other_kinds(
-    session: Session, loaded: Loaded, log: DebugLog
+    session: Session, loaded: Loaded, log: DebugLog, parts: Sequence[Part] = ()
 ) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
     :func:`judges.session.nuggets.kind`): every answer of the scan against its topic's nuggets,
@@ -521,6 +521,8 @@ def judge_other_kinds(
             has_nuggets=loaded.nuggets is not None,
             opponents=inputs.battle_opponents,
             counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
+            citations=battles.citations_shown([part.assessments for part in parts]),  # the LLM's side by side
+            questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
         )
         assert kind.outputs is not None
         judged[kind.name] = kind.outputs(result)
