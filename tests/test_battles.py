@@ -236,3 +236,19 @@ def test_the_llm_decides_the_undecided_battles_in_both_orders_through_the_cache(
         assert (tmp_path / "two" / "B.battles.jsonl").read_bytes() == (
             tmp_path / "one" / "B.battles.jsonl"
         ).read_bytes()
+
+
+def test_attest_export_writes_the_side_by_side_questions_into_the_batch_files(tmp_path):
+    needs_dspy()
+    data = ("--rag-topics", ROOT / "datasets/rag25/topics.jsonl", "--rag-responses", ROOT / "runs/rag25")
+    r = run_cli("--judge", "battle", *data, "--corpus", ROOT / "datasets/rag25/corpus.jsonl", "--out-dir", tmp_path,
+                "--name", "B", "--no-debug-log")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = run_cli("attest", "export", tmp_path, "--name", "B", "--attest", "all", "--model", "m")
+    assert r.returncode == 0, r.stderr
+    manifest = json.loads((tmp_path / "B.batch" / "manifest.json").read_text())
+    assert manifest["answers"]["side_by_side"] == ["FIRST", "SECOND", "TIE"]
+    sides = [k for k, q in manifest["questions"].items() if q == "side_by_side"]
+    records = [json.loads(line) for line in (tmp_path / "B.battles.jsonl").read_text().splitlines()]
+    undecided = [x for x in records if max(x["p_a"], x["p_tie"], x["p_b"]) < 0.6]
+    assert undecided and len(sides) == 2 * len(undecided)

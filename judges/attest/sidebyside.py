@@ -26,8 +26,9 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Asker, Failure, Request
+from judges.core.vocabulary import SIDE_BY_SIDE
 
-ANSWERS = ("FIRST", "SECOND", "TIE")
+ANSWERS = SIDE_BY_SIDE
 MIN_ANSWERS = 20  # parsed answers before a position preference is a verdict (as judges.attest.degenerate)
 POSITION_SHARE = 0.9  # share of parsed answers naming the same position that flags the judge
 UNDECIDED = 0.6  # the evidence's most probable verdict below this: the battle is asked

@@ -872,7 +872,9 @@ def questions(
         counts.update(part.counts)
     labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
     attest: dict = {}
-    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets)
+    measures = per_topic(judged)
+    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets; the battles' side by side)
+        kind.merge_measures(measures, inputs.judge)
         kind.summarize(attest, {})
     return Summary(
         counts=counts,
