@@ -218,6 +218,7 @@ def test_the_llm_decides_the_undecided_battles_in_both_orders_through_the_cache(
     with ScriptedServer(script) as server:
         r = judge(tmp_path / "one", server)
         assert r.returncode == 0, r.stderr
+        assert "LLM battle questions" in r.stdout and "asked in both orders" in " ".join(r.stdout.split())
         sides = [s for s in server.seen if s.body["messages"][0]["content"] == SYSTEM]
         records = [json.loads(line) for line in (tmp_path / "one" / "B.battles.jsonl").read_text().splitlines()]
         asked = [x for x in records if x["source"] == "llm"]
