@@ -253,3 +253,28 @@ def test_attest_export_writes_the_side_by_side_questions_into_the_batch_files(tm
     records = [json.loads(line) for line in (tmp_path / "B.battles.jsonl").read_text().splitlines()]
     undecided = [x for x in records if max(x["p_a"], x["p_tie"], x["p_b"]) < 0.6]
     assert undecided and len(sides) == 2 * len(undecided)
+
+
+def test_assessors_battle_verdicts_are_final(tmp_path):
+    labels = tmp_path / "battles.jsonl"
+    lines = [
+        {"topic_id": "rag26-01", "run_a": "teamC-loose", "run_b": "teamA-grounded", "verdict": "A"},  # C better
+        {"topic_id": "rag26-02", "run_a": "teamA-grounded", "run_b": "teamB-partial", "verdict": None},
+    ]
+    labels.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = _battle(tmp_path / "out", "--nuggets", DATA / "nuggets.jsonl", "--labels", labels)
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in (tmp_path / "out" / "B.battles.jsonl").read_text().splitlines()]
+    human = [x for x in records if x["source"] == "human"]
+    assert [(x["topic_id"], x["run_a"], x["run_b"], x["verdict"], x["p_b"]) for x in human] == [
+        ("rag26-01", "teamA-grounded", "teamC-loose", "B", 1.0)  # kept with run_a first: the verdict turned round
+    ]
+    assert human[0]["explanation"].startswith(f"assessor ({labels} line 1)")
+    config = yaml.safe_load((tmp_path / "out" / "B.config.yml").read_text())
+    assert config["counts"]["battles_labelled"] == 1 and config["counts"]["battles"] == 9
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"topic_id": "rag26-01", "run_a": "x", "run_b": "y", "verdict": "better"}) + "\n")
+    r = cli_in_process("--judge", "battle", "--rag-responses", RUNS, "--corpus", DATA / "corpus.jsonl",
+                       "--out-dir", tmp_path / "o2", "--labels", bad)  # fmt: skip
+    assert r.returncode == 2 and f"{bad}:1: verdict: 'better': give A, B or tie" in r.stderr
+    assert not (tmp_path / "o2").exists() or not any((tmp_path / "o2").iterdir())

@@ -194,6 +194,7 @@ class Answers(NamedTuple):
     shown: dict = {}  # (run, topic) -> the answer as the LLM's side-by-side question shows it (Shown)
     settings: Any = None  # the session's Settings: its LLM, cache, asker and attest settings
     questions: dict = {}  # topic -> its text, shown above the two answers
+    labels: Any = None  # assessors' verdicts, final (judges.formats.battle_labels.BattleLabels; --labels)
 
     def asks(self) -> bool:
         """Whether the LLM is asked about the battles the evidence cannot decide: the session
@@ -214,6 +215,7 @@ def collect(
     counts: Optional[Counter] = None,
     citations: Optional[Mapping] = None,
     questions: Optional[dict] = None,
+    labels=None,
     **_,
 ) -> Answers:
     """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
@@ -245,4 +247,4 @@ def collect(
     log.event("battles", answers=len(words), rules={k: int(v) for k, v in sorted(rules.items())})
     counts = Counter() if counts is None else counts
     counts.update(rules)
-    return Answers(words, rules, has_nuggets, opponents, counts, shown, settings, dict(questions or {}))
+    return Answers(words, rules, has_nuggets, opponents, counts, shown, settings, dict(questions or {}), labels)

@@ -31,10 +31,10 @@ from typing import Callable, NamedTuple, Optional
 import numpy as np
 
 from judges.attest.kinds import BATTLE
-from judges.core.counts import BATTLES
+from judges.core.counts import BATTLES, BATTLES_LABELLED
 from judges.core.measures import BATTLE_SCORE
 from judges.engine import battle_design
-from judges.engine.battles import Answers, evidence, model_for, verdict
+from judges.engine.battles import Answers, Verdict, evidence, model_for, verdict
 from judges.engine.pairs import Kind, battle_kind
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
@@ -154,7 +154,6 @@ def ask_llm(answers: Answers, topics: dict[str, _Topic], questions: dict[str, st
 
     from judges.attest import sidebyside as sbs
     from judges.attest.client import ask_all
-    from judges.engine.battles import Verdict
 
     settings = answers.settings
     attest, endpoint = settings.workflow.attest, settings.llm
@@ -225,16 +224,26 @@ def judge_battles(answers: Answers, per_topic: dict, questions: Optional[dict] =
     records: list[dict] = []
     outcomes: dict[str, bt.Outcomes] = {}
     battles_of = dict.fromkeys(runs, 0)
+    labelled = answers.labels.labels if answers.labels is not None else {}
+    used_labels = 0
     for topic, t in topics.items():
         rows, local = [], []
         here = {r: k for k, r in enumerate(t.names)}
-        for k in t.chosen:
+        drawn = set(t.chosen.tolist())
+        judged = {k for k, (a, b) in enumerate(t.pairs) if (topic, a, b) in labelled}
+        for k in sorted(drawn | judged):
             (a, b), v = t.pairs[k], t.verdicts[k]
             source, said = "judge", None
-            if (topic, int(k)) in llm:
+            if (topic, a, b) in labelled:  # an assessor's verdict is final
+                human = labelled[(topic, a, b)]
+                p = {"A": 0.0, "tie": 0.0, "B": 0.0} | {human.verdict: 1.0}
+                v = Verdict(p["A"], p["tie"], p["B"], f"assessor ({human.path} line {human.line}); {v.explanation}")
+                source, said = "human", None
+                used_labels += 1
+            elif (topic, int(k)) in llm:
                 v, a_first, b_first = llm[(topic, int(k))]
                 source, said = "llm", {"a_first": a_first, "b_first": b_first}
-            w = 1.0 / t.inclusion[k]
+            w = 1.0 / t.inclusion[k] if k in drawn else 1.0
             rows.append((index[a], index[b], v.p_a, v.p_tie, v.p_b, w))
             local.append((here[a], here[b], v.p_a, v.p_tie, v.p_b, w))
             battles_of[a] += 1
@@ -249,7 +258,7 @@ def judge_battles(answers: Answers, per_topic: dict, questions: Optional[dict] =
                 "p_tie": round(v.p_tie, 4),
                 "p_b": round(v.p_b, 4),
                 "source": source,
-                "inclusion": round(float(t.inclusion[k]), 4),
+                "inclusion": round(float(t.inclusion[k]), 4) if k in drawn else 1.0,
                 "evidence": {"a": t.ev[a].describe(), "b": t.ev[b].describe()},
                 "explanation": v.explanation,
             }
@@ -262,6 +271,7 @@ def judge_battles(answers: Answers, per_topic: dict, questions: Optional[dict] =
             per_topic[(r, topic)][BATTLE_SCORE] = float(round(scores[here[r]], 6))
     ranking = bt.ranking(runs, outcomes)
     answers.counts[BATTLES] += len(records)
+    answers.counts[BATTLES_LABELLED] += used_labels
     return Battles(records, ranking, battles_of, figures)
 
 

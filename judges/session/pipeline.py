@@ -523,6 +523,7 @@ def judge_other_kinds(
             counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
             citations=battles.citations_shown([part.assessments for part in parts]),  # the LLM's side by side
             questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
+            labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
         )
         assert kind.outputs is not None
         judged[kind.name] = kind.outputs(result)
@@ -672,6 +673,12 @@ def write(
         warnings.append(
             f"the {len(unused.levels)} nugget labels in {', '.join(f['path'] for f in unused.files)} are not used: "
             "no nugget pair is judged (--nuggets with --judge nugget or argue)"
+        )
+    battle_labels = loaded.labels.battles if loaded.labels is not None else None
+    if battle_labels is not None and battle_labels.labels and "battle" not in judged.pairs:
+        warnings.append(
+            f"the {len(battle_labels.labels)} battle verdicts in {', '.join(f['path'] for f in battle_labels.files)} "
+            "are not used: no battle is judged (--judge battle)"
         )
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
