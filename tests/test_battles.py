@@ -278,3 +278,26 @@ def test_assessors_battle_verdicts_are_final(tmp_path):
                        "--out-dir", tmp_path / "o2", "--labels", bad)  # fmt: skip
     assert r.returncode == 2 and f"{bad}:1: verdict: 'better': give A, B or tie" in r.stderr
     assert not (tmp_path / "o2").exists() or not any((tmp_path / "o2").iterdir())
+
+
+def test_plan_assessments_draws_battles_for_assessors_round_by_round(judged, tmp_path):
+    import shutil
+
+    out, _ = judged
+    work = tmp_path / "set"
+    shutil.copytree(out, work)
+    r = run_cli("plan-assessments", work, "--name", "B", "--battles", "1")
+    assert r.returncode == 0, r.stderr
+    first = [json.loads(line) for line in (work / "B.assess-battles-1.jsonl").read_text().splitlines()]
+    assert first and all(x["verdict"] is None and 0 < x["inclusion_probability"] <= 1 for x in first)
+    r = run_cli("plan-assessments", work, "--name", "B", "--battles", "1")
+    assert r.returncode == 0 and f"left out the {len(first)} battles of earlier round" in r.stdout
+    second = [json.loads(line) for line in (work / "B.assess-battles-2.jsonl").read_text().splitlines()]
+    keys = lambda xs: {(x["topic_id"], x["run_a"], x["run_b"]) for x in xs}  # noqa: E731
+    assert not keys(first) & keys(second)
+    filled = work / "B.assess-battles-1.jsonl"
+    filled.write_text("".join(json.dumps(x | {"verdict": "tie"}) + "\n" for x in first))
+    r = _battle(tmp_path / "again", "--nuggets", DATA / "nuggets.jsonl", "--labels", filled)
+    assert r.returncode == 0, r.stderr
+    records = [json.loads(line) for line in (tmp_path / "again" / "B.battles.jsonl").read_text().splitlines()]
+    assert keys(x for x in records if x["source"] == "human") == keys(first)

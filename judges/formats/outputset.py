@@ -100,6 +100,14 @@ FILES: tuple[OutputFile, ...] = (
         beside=True,
     ),
     OutputFile(
+        "assess_battle_round",
+        "assess-battles-{round}.jsonl",
+        "JSON lines",
+        "judges.meta.battle_plan",
+        "plan-assessments --battles",
+        beside=True,
+    ),
+    OutputFile(
         "batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest", beside=True
     ),
 )
