@@ -301,3 +301,16 @@ def test_plan_assessments_draws_battles_for_assessors_round_by_round(judged, tmp
     assert r.returncode == 0, r.stderr
     records = [json.loads(line) for line in (tmp_path / "again" / "B.battles.jsonl").read_text().splitlines()]
     assert keys(x for x in records if x["source"] == "human") == keys(first)
+
+
+def test_topic_shards_merged_give_the_same_battles(judged, tmp_path):
+    out, _ = judged
+    common = ["--judge", "battle", "--rag-topics", DATA / "topics.jsonl", "--rag-responses", RUNS]
+    common += ["--corpus", DATA / "corpus.jsonl", "--nuggets", DATA / "nuggets.jsonl", "--name", "B", "--no-debug-log"]
+    for k in (1, 2, 3):
+        part = run_cli(*common, "--out-dir", tmp_path / "parts", "--shard", f"{k}/3")
+        assert part.returncode == 0, part.stderr
+    merged = run_cli("merge", tmp_path / "merged", "--name", "B", *sorted((tmp_path / "parts").glob("*.arrow")))
+    assert merged.returncode == 0, merged.stderr
+    for name in BATTLE_FILES:
+        assert (tmp_path / "merged" / f"B.{name}").read_bytes() == (out / f"B.{name}").read_bytes(), name
