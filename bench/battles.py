@@ -222,7 +222,7 @@ def standin(truth_of: dict, outcome: np.ndarray, error: float, first: float):
 def simulated_llm(out_dir, pairs, outcome, probs, topics_text, index, n, truth_vec, by_topic_outcomes) -> None:
     """The LLM stage on the battles the evidence cannot decide, with the loopback stand-in (SIMULATED)."""
     from judges.attest import sidebyside as sbs
-    from judges.session.battles import _shown
+    from judges.session.battles import shown_order
 
     shown = shown_answers(out_dir)
     empty = sbs.Shown(())
@@ -254,7 +254,7 @@ def simulated_llm(out_dir, pairs, outcome, probs, topics_text, index, n, truth_v
     one, both, first_one, first_both, first_truth = [], [], [], [], []
     for k, a in zip(undecided, asked):
         t, ra, rb = pairs[k]
-        a_shown_first = _shown(t, ra, rb)[0] == ra  # the order one question shows them in
+        a_shown_first = shown_order(t, ra, rb)[0] == ra  # the order one question shows them in
         single = a.a_first if a_shown_first else a.b_first
         v1 = None
         if single is not None:

@@ -26,6 +26,7 @@ from typing import Callable, NamedTuple, Optional, Sequence, Union
 
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Asker, Failure, Request
+from judges.core.counts import SIDE_CACHE_HITS, SIDE_CALLS, SIDE_FAILED, SIDE_OVER_COST
 from judges.core.vocabulary import SIDE_BY_SIDE
 
 ANSWERS = SIDE_BY_SIDE
@@ -173,7 +174,7 @@ class SideBySide:
                 continue
             cost = self.cost(msgs)
             if self.max_cost is not None and spent + cost > self.max_cost:
-                self.counts["over_cost"] += 1
+                self.counts[SIDE_OVER_COST] += 1
                 continue
             spent += cost
             asked.add(key)
@@ -183,9 +184,9 @@ class SideBySide:
             answers[request.key] = result
             if isinstance(result, Answer):
                 self.cache.put(request.key, self.model, result)
-                self.counts["calls"] += 1
+                self.counts[SIDE_CALLS] += 1
             else:
-                self.counts["failed"] += 1
+                self.counts[SIDE_FAILED] += 1
 
         if requests:
             self.ask(requests, on_result=on_result)
@@ -195,7 +196,7 @@ class SideBySide:
             result = answers.get(key)
             read[(i, a_first)] = parse(result.reply) if isinstance(result, Answer) else None
             hits[i] += key in cached
-        self.counts["cache_hits"] += sum(hits.values())
+        self.counts[SIDE_CACHE_HITS] += sum(hits.values())
         out = []
         for i in range(len(battles)):
             a, b = read[(i, True)], read[(i, False)]

@@ -55,9 +55,11 @@ def plan_battles(out_dir: Path, name: str, target: Path, opponents: float) -> Ba
     read_battle_labels(earlier_files)  # a bad verdict in an earlier round: its line, now
     by_topic: dict[str, list[dict]] = defaultdict(list)
     has_recall = False
-    for _, obj in iter_jsonl(source):
+    for line, obj in iter_jsonl(source):
         if isinstance(obj, InputError):
             raise obj
+        if not isinstance(obj, dict):
+            raise InputError(source, line, None, "not a battle record: judge again")
         if obj["source"] == "human" or (obj["topic_id"], obj["run_a"], obj["run_b"]) in earlier:
             continue
         by_topic[obj["topic_id"]].append(obj)

@@ -90,7 +90,45 @@ def outputs(answers: Answers) -> PairOutputs:
     )
 
 
-def _shown(topic: str, a: str, b: str) -> list[str]:
+def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None]) -> PairOutputs:
+    """The battle stage of a session (:func:`judges.session.pipeline.judge_other_kinds`, after the
+    other kinds): the answers read again (:func:`judges.engine.battles.collect`: words, the RAG
+    2026 rules of the run files' lines judged), each citation's status and evidence from the
+    citations' ``parts`` for the LLM's question, the assessors' verdicts; what is written of them."""
+    from judges.engine.pairs import judge_pairs
+    from judges.session.scan import reread
+
+    reports = reread(loaded.scan, None, inputs.dataset, settings.workflow.citations.max_per_sentence)
+    lines: dict = {}
+    for entries in loaded.scan.reports.values():
+        for path, line, offset in entries:
+            if offset >= 0 and Path(path).is_file():  # run files' lines (not a JSON array's, not records in memory)
+                lines.setdefault(path, set()).add(line)
+    result = judge_pairs(
+        kind(),
+        settings,
+        reports,
+        None,
+        log,
+        warn=warn,
+        rule_files=sorted(lines.items()),
+        has_nuggets=loaded.nuggets is not None,
+        opponents=inputs.battle_opponents,
+        counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
+        citations=citations_shown([part.assessments for part in parts]),
+        questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
+        labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
+    )
+    return outputs(result)
+
+
+def unused_labels(labels) -> str:
+    """The warning for battle verdicts given (``--labels``) to a session that judges no battle."""
+    where = ", ".join(f["path"] for f in labels.files)
+    return f"the {len(labels.labels)} battle verdicts in {where} are not used: no battle is judged (--judge battle)"
+
+
+def shown_order(topic: str, a: str, b: str) -> list[str]:
     """The order the two answers are shown in, at random but the same every run."""
     flip = zlib.crc32(f"{SEED}\t{topic}\t{a}\t{b}".encode("utf-8")) & 1
     return [b, a] if flip else [a, b]
@@ -252,7 +290,7 @@ def judge_battles(answers: Answers, per_topic: dict, questions: Optional[dict] =
                 "topic_id": topic,
                 "run_a": a,
                 "run_b": b,
-                "shown": _shown(topic, a, b),
+                "shown": shown_order(topic, a, b),
                 "verdict": v.verdict,
                 "p_a": round(v.p_a, 4),
                 "p_tie": round(v.p_tie, 4),
@@ -271,7 +309,8 @@ def judge_battles(answers: Answers, per_topic: dict, questions: Optional[dict] =
             per_topic[(r, topic)][BATTLE_SCORE] = float(round(scores[here[r]], 6))
     ranking = bt.ranking(runs, outcomes)
     answers.counts[BATTLES] += len(records)
-    answers.counts[BATTLES_LABELLED] += used_labels
+    if used_labels:
+        answers.counts[BATTLES_LABELLED] += used_labels
     return Battles(records, ranking, battles_of, figures)
 
 

@@ -503,30 +503,7 @@ def judge_other_kinds(
     if inputs.judge == "battle":  # last: its verdicts read the other kinds' measures (judges.session.battles)
         from judges.session import battles
 
-        kind = battles.kind()
-        reports = reread(loaded.scan, None, inputs.dataset, settings.workflow.citations.max_per_sentence)
-        lines: dict = {}
-        for entries in loaded.scan.reports.values():
-            for path, line, offset in entries:
-                if offset >= 0 and Path(path).is_file():  # run files' lines (not a JSON array's, not records in memory)
-                    lines.setdefault(path, set()).add(line)
-        result = judge_pairs(
-            kind,
-            settings,
-            reports,
-            None,
-            log,
-            warn=warnings.append,
-            rule_files=sorted(lines.items()),
-            has_nuggets=loaded.nuggets is not None,
-            opponents=inputs.battle_opponents,
-            counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
-            citations=battles.citations_shown([part.assessments for part in parts]),  # the LLM's side by side
-            questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
-            labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
-        )
-        assert kind.outputs is not None
-        judged[kind.name] = kind.outputs(result)
+        judged[battles.BATTLE.name] = battles.judge_stage(settings, inputs, loaded, parts, log, warnings.append)
     return judged, tuple(warnings)
 
 
@@ -674,12 +651,10 @@ def write(
             f"the {len(unused.levels)} nugget labels in {', '.join(f['path'] for f in unused.files)} are not used: "
             "no nugget pair is judged (--nuggets with --judge nugget or argue)"
         )
-    battle_labels = loaded.labels.battles if loaded.labels is not None else None
-    if battle_labels is not None and battle_labels.labels and "battle" not in judged.pairs:
-        warnings.append(
-            f"the {len(battle_labels.labels)} battle verdicts in {', '.join(f['path'] for f in battle_labels.files)} "
-            "are not used: no battle is judged (--judge battle)"
-        )
+    if loaded.labels is not None and loaded.labels.battles is not None and "battle" not in judged.pairs:
+        from judges.session.battles import unused_labels
+
+        warnings.append(unused_labels(loaded.labels.battles))
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
