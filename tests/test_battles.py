@@ -314,3 +314,17 @@ def test_topic_shards_merged_give_the_same_battles(judged, tmp_path):
     assert merged.returncode == 0, merged.stderr
     for name in BATTLE_FILES:
         assert (tmp_path / "merged" / f"B.{name}").read_bytes() == (out / f"B.{name}").read_bytes(), name
+
+
+def test_report_shows_the_battles_side_by_side(judged, tmp_path):
+    out, _ = judged
+    r = run_cli("report", out, "--name", "B", "--report-dir", tmp_path / "site")
+    assert r.returncode == 0, r.stderr
+    site = tmp_path / "site"
+    assert 'href="battles/index.html"' in (site / "index.html").read_text()
+    ranking = (site / "battles" / "index.html").read_text()
+    assert ranking.index("teamA-grounded") < ranking.index("teamB-partial") < ranking.index("teamC-loose")
+    pages = sorted((site / "battles").glob("t*.html"))
+    assert len(pages) == 3
+    page = pages[0].read_text()
+    assert page.count("<tr>") == 1 + 3 and "favours" in page and 'href="../runs/r' in page
