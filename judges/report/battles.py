@@ -41,7 +41,7 @@ def battle_pages(site, out_dir: Path, name: str) -> Iterator[tuple[str, str]]:
         href = f"../runs/r{i}/t{j}.html" if i is not None and j is not None and (run, topic) in answered else None
         return {"run": run, "href": href}
 
-    topics = []
+    topics: list[tuple[str, str, int]] = []
     for topic in sorted(by_topic):
         j = topic_index.get(topic, len(topic_index) + len(topics))
         rows = []
