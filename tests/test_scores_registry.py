@@ -20,7 +20,7 @@ def imported_with(patch: str, module: str) -> subprocess.CompletedProcess:
 def test_every_judged_measure_has_a_variance_function():
     for m in REGISTRY.values():
         if m.judge_error:
-            assert m.name in NUGGET_VARIANCE_OF or m.variance in VARIANCE_OF, m.name
+            assert m.name in NUGGET_VARIANCE_OF or m.variance in VARIANCE_OF or m.variance == "battle_bootstrap", m.name
         else:
             assert m.name in NO_JUDGE_ERROR and m.name not in MODELLED
 

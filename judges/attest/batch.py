@@ -48,7 +48,7 @@ from judges.attest.client import Failure, Request, read_completion
 from judges.core.config import AttestSettings
 from judges.core.errors import InputError
 from judges.formats.atomic import atomic_text
-from judges.core.vocabulary import ANSWERS
+from judges.core.vocabulary import READINGS
 
 MAX_REQUESTS = 50_000  # requests per Batch API input file
 MAX_BYTES = 200_000_000  # bytes per Batch API input file (200 MB)
@@ -104,7 +104,7 @@ def split(
 
 def question_of(answers: tuple[str, ...]) -> str:
     """The question (``attest.question``) whose answers these are."""
-    return next(q for q, words in ANSWERS.items() if tuple(words) == tuple(answers))
+    return next(q for q, words in READINGS.items() if tuple(words) == tuple(answers))
 
 
 def write_batch(
@@ -140,7 +140,7 @@ def write_batch(
             "name": name,
             "model": model,
             "url": URL,
-            "answers": {q: list(words) for q, words in ANSWERS.items()},
+            "answers": {q: list(words) for q, words in READINGS.items()},
             "prices": {
                 "price_per_1k_input": settings.price_per_1k_input,
                 "price_per_1k_output": settings.price_per_1k_output,

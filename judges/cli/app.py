@@ -257,6 +257,7 @@ def _request(o: JudgeOptions) -> _Request:
         allow_missing_text=o.allow_missing_text or (o.judge is JudgeName.nugget and o.corpus is None),
         nuggets=o.nuggets,
         judge=o.judge.value,
+        battle_opponents=o.battle_opponents,
         nugget_model=o.nugget_model,
     )
     outputs = Outputs(
@@ -287,10 +288,12 @@ def _endpoint(use_env_llm: bool, llm_config: Optional[Path], read: bool = True) 
 def _check_nugget_options(o: JudgeOptions) -> None:
     """``--judge nugget``/``argue`` need ``--nuggets`` (and only they take it); nuggets only need no
     corpus (the citations are judged ``missing``)."""
-    if o.judge is not JudgeName.citation and o.nuggets is None:
+    if o.judge in (JudgeName.nugget, JudgeName.argue) and o.nuggets is None:
         raise InputError("--judge", None, None, f"{o.judge.value} needs --nuggets FILE (a nugget bank)")
     if o.judge is JudgeName.citation and o.nuggets is not None:
-        raise InputError("--nuggets", None, None, "only with --judge nugget or --judge argue")
+        raise InputError("--nuggets", None, None, "only with --judge nugget, argue or battle")
+    if o.judge is not JudgeName.battle and o.battle_opponents is not None:
+        raise InputError("--battle-opponents", None, None, "only with --judge battle")
 
 
 def _run_session(request: _Request):

@@ -481,7 +481,17 @@ def plan_assessments(
         help="Plan the nugget pairs (answer, nugget) of a set judged with --nuggets instead of the citations: "
         "OUT_DIR/NAME.assess-nuggets-N.jsonl, labels support, partial_support, not_support.",
     ),
+    battles: Optional[float] = typer.Option(
+        None,
+        "--battles",
+        min=1,
+        help="Plan battles of a set judged with --judge battle instead: about this many opponents per run and "
+        "topic, each with its inclusion probability; OUT_DIR/NAME.assess-battles-N.jsonl, verdicts A, B or tie.",
+    ),
 ) -> None:
+    if battles is not None:
+        _plan_battle_assessments(out_dir, name, battles, output)
+        return
     if nuggets:
         _plan_nugget_assessments(out_dir, name, budget, count, output)
         return
@@ -513,6 +523,25 @@ def plan_assessments(
         "fill in each line's label (supported, partially, not_supported), then judge again with --labels for "
         "every round's file (or the directory of them)"
     )
+
+
+def _plan_battle_assessments(out_dir: Path, name: str, opponents: float, output) -> None:
+    try:
+        from judges.meta.assessing import next_round
+        from judges.meta.battle_plan import plan_battles
+
+        number, target = next_round(out_dir, name, "assess_battle_round")
+        target = output or target
+        plan = plan_battles(out_dir, name, target, opponents)
+    except InputError as e:
+        raise fail(e.render())
+    if plan.earlier:
+        say(f"left out the {plan.earlier} battles of earlier round file(s)")
+    say(
+        ("" if output else f"round {number}: ")
+        + f"drew {len(plan.lines)} of {plan.candidates} battles not judged by an assessor; wrote {target}"
+    )
+    say("fill in each line's verdict (A, B or tie), then judge again with --labels for every round's file")
 
 
 def _plan_nugget_assessments(out_dir: Path, name: str, budget, count, output) -> None:

@@ -181,6 +181,20 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         if nuggets.get("degenerate"):
             used = "used all the same" if nuggets["degenerate"]["used"] else "not used: the nugget model's stand"
             warn(f"{nuggets['degenerate']['message']} (nugget pairs); {used}")
+    battles = a.get("battles")
+    if battles:  # the battles' side-by-side questions (judges.session.battles.ask_llm)
+        position = battles["position"]
+        rows.append(
+            (
+                "LLM battle questions",
+                f"{battles['undecided']} battles the evidence cannot decide, asked in both orders: "
+                f"{battles.get('calls', 0)} calls, {battles.get('cache_hits', 0)} cache hits, "
+                f"{battles.get('over_cost', 0)} over max_cost, {battles.get('used', 0)} verdicts used; "
+                f"the first answer shown picked in {position['first']:.0%} of {position['answers']}",
+            )
+        )
+        if battles.get("degenerate"):
+            warn(f"{battles['degenerate']['message']}; not used: the battles keep the evidence's verdicts")
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
     if a.get("degenerate"):  # a warning line above, and a row of the table

@@ -69,6 +69,20 @@ def answer_tally(counts) -> dict[tuple[str, str], int]:
     }
 
 
+# Battles (--judge battle: judges.session.battles) and the RAG 2026 rules their answers break (judges.formats.rag26).
+BATTLES = "battles"  # battles judged (every pair per topic, or those a --battle-opponents budget drew)
+BATTLES_LABELLED = "battles_labelled"  # of them, decided by an assessor's verdict (--labels)
+# The side-by-side questions' own counts (judges.attest.sidebyside; the figures under attest.battles).
+SIDE_CALLS = "calls"  # questions answered by the LLM
+SIDE_FAILED = "failed"  # questions that failed
+SIDE_CACHE_HITS = "cache_hits"  # questions the cache answered
+SIDE_OVER_COST = "over_cost"  # questions not asked: attest.max_cost
+RAG26_SENTENCES_OVER_CITATIONS = "rag26_sentences_over_citations"  # sentences with more than 3 citations
+RAG26_REFERENCES_UNCITED = "rag26_references_uncited"  # references no sentence cites
+RAG26_ANSWERS_OVER_WORDS = "rag26_answers_over_words"  # answers of more than 1,024 words
+RAG26_ANSWERS_BREAKING = "rag26_answers_breaking"  # answers breaking any of the three
+
+
 ATTESTATION = (
     ATTEST_SELECTED,
     ATTEST_GUARDED,
@@ -99,6 +113,12 @@ KEYS = frozenset(
         QRELS_ROWS,
         DOC_QRELS_ROWS,
         *ATTESTATION,
+        BATTLES,
+        BATTLES_LABELLED,
+        RAG26_SENTENCES_OVER_CITATIONS,
+        RAG26_REFERENCES_UNCITED,
+        RAG26_ANSWERS_OVER_WORDS,
+        RAG26_ANSWERS_BREAKING,
     )
 )
 

@@ -24,6 +24,7 @@ Three steps: :func:`gather` reads the tables and the inputs (:class:`judges.repo
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import time
 from pathlib import Path
@@ -57,8 +58,11 @@ def build_report(
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:
         warn(message)
+    from judges.report.battles import battle_pages, has_battles
+
     sizes = []
-    for path, text in files(site):
+    with_battles = has_battles(store.out_dir, store.name)
+    for path, text in itertools.chain(files(site, with_battles), battle_pages(site, store.out_dir, store.name)):
         target = out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
@@ -84,11 +88,12 @@ def _clear(out: Path) -> None:
         shutil.rmtree(out)
 
 
-def files(site: pages.Site) -> Iterator[tuple[str, str]]:
-    """Every file of the report: (path under the report's directory, text)."""
+def files(site: pages.Site, battles: bool = False) -> Iterator[tuple[str, str]]:
+    """Every file of the report: (path under the report's directory, text); ``battles``: the index
+    links the side-by-side pages (:mod:`judges.report.battles`)."""
     yield "assets/report.css", render.stylesheet()
     yield "assets/report.js", render.script()
-    yield "index.html", render.page("index.html", 0, f"{site.name}: citejudge report", x=site.index)
+    yield "index.html", render.page("index.html", 0, f"{site.name}: citejudge report", x=site.index, battles=battles)
     headline = site.index["headline"]
     for p in site.answers:
         yield f"data/r{p.i}/t{p.j}.js", render.js("CJ_PAGE", p.data)

@@ -20,6 +20,9 @@ from judges.scores.levels import capped_levels, column, levels, weight_variances
 NO_JUDGE_ERROR = frozenset(m.name for m in REGISTRY.values() if not m.judge_error)
 #: the variances the nugget judgments give (judges.scores.nugget_intervals), not the citations
 NUGGET_VARIANCE = "nugget_assignment"
+#: the variances other modules give, not the citations': the nugget judgments'
+#: (judges.scores.nugget_intervals) and the battle ranking's bootstrap (judges.scores.battles)
+ELSEWHERE = (NUGGET_VARIANCE, "battle_bootstrap")
 
 
 class ReportSums(NamedTuple):
@@ -77,7 +80,7 @@ def check_registry() -> tuple[str, ...]:
     lacking = [
         f"{m.name} ({m.variance})"
         for m in REGISTRY.values()
-        if m.judge_error and m.variance != NUGGET_VARIANCE and m.variance not in VARIANCE_OF
+        if m.judge_error and m.variance not in ELSEWHERE and m.variance not in VARIANCE_OF
     ]
     if lacking:
         raise ImportError(

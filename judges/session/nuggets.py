@@ -64,7 +64,7 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
     """The leaderboard's measures for a judge: the citations', the nuggets', or both and F1."""
     if judge == "nugget":
         return NUGGET_MEASURES
-    if judge == "argue":
+    if judge in ("argue", "battle"):  # battle: argue's, and the battles' (judges.session.battles)
         return (*citation_measures, *NUGGET_MEASURES, F1)
     return citation_measures
 
@@ -140,7 +140,7 @@ def merge_measures(per_topic: dict, judge: str, result: NuggetResult) -> None:
     for key, values in result.measures.items():
         row = per_topic.setdefault(key, {})
         row.update(values)
-        if judge == "argue":
+        if judge in ("argue", "battle"):
             row[F1] = f1(row.get(PRECISION, 0.0), values["NUGGET_ALL"])
 
 

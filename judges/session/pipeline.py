@@ -33,7 +33,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -208,7 +208,7 @@ def check(
         else:
             files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
         if targets is None:
-            kinds = [k.name for k in kinds_of(inputs.nuggets is not None)]
+            kinds = [k.name for k in kinds_of(inputs.nuggets is not None, inputs.judge == "battle")]
             targets = output_targets(outputs, settings.workflow, kinds)
         check_targets(targets, files)
         log_path = outputs.log_path
@@ -432,7 +432,7 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
-    pairs, warnings = judge_other_kinds(session, loaded, log)
+    pairs, warnings = judge_other_kinds(session, loaded, log, parts)
     return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit, estimate)
 
 
@@ -473,7 +473,7 @@ def _refit_support(
 
 
 def judge_other_kinds(
-    session: Session, loaded: Loaded, log: DebugLog
+    session: Session, loaded: Loaded, log: DebugLog, parts: Sequence[Part] = ()
 ) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
     :func:`judges.session.nuggets.kind`): every answer of the scan against its topic's nuggets,
@@ -501,6 +501,10 @@ def judge_other_kinds(
         )
         assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"
         judged[kind.name] = kind.outputs(result)
+    if inputs.judge == "battle":  # last: its verdicts read the other kinds' measures (judges.session.battles)
+        from judges.session import battles
+
+        judged[battles.BATTLE.name] = battles.judge_stage(settings, inputs, loaded, parts, log, warnings.append)
     return judged, tuple(warnings)
 
 
@@ -648,6 +652,10 @@ def write(
             f"the {len(unused.levels)} nugget labels in {', '.join(f['path'] for f in unused.files)} are not used: "
             "no nugget pair is judged (--nuggets with --judge nugget or argue)"
         )
+    if loaded.labels is not None and loaded.labels.battles is not None and "battle" not in judged.pairs:
+        from judges.session.battles import unused_labels
+
+        warnings.append(unused_labels(loaded.labels.battles))
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
@@ -840,7 +848,9 @@ def questions(
         counts.update(part.counts)
     labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
     attest: dict = {}
-    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets)
+    measures = per_topic(judged)
+    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets; the battles' side by side)
+        kind.merge_measures(measures, inputs.judge)
         kind.summarize(attest, {})
     return Summary(
         counts=counts,

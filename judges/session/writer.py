@@ -215,6 +215,8 @@ def write_outputs(given: WriteSet) -> Written:
             "pairs": {run: [t for r, t in filled if r == run] for run in dict.fromkeys(r for r, _ in filled)},
         },
     }
+    if inputs.judge == "battle":  # the budget the battles were drawn under (None: every pair)
+        config["battle_opponents"] = inputs.battle_opponents
     if tally.labels:
         config["labels"] = tally.labels
     if tally.attest:
