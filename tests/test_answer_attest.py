@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sys
 
 import pytest
 import yaml
@@ -171,11 +170,3 @@ def test_an_attestation_the_call_cannot_carry_out_is_refused():
         judges.check_answer(
             ANSWER, SOURCES, workflow=alignment, attest={"OPENAI_BASE_URL": "http://x/v1", "OPENAI_MODEL": "m"}
         )
-
-
-def test_attestation_without_dspy_is_refused_as_the_batch_judge_refuses_it(monkeypatch):
-    """One set of checks (judges.session.pipeline.check_attestation), one exception type: no dspy is a
-    ValueError naming the extra to install, before anything is judged (it was an ImportError)."""
-    monkeypatch.setitem(sys.modules, "dspy", None)  # import dspy raises ImportError
-    with pytest.raises(ValueError, match="workflow attest.mode 'all' needs dspy, which is not installed"):
-        judges.check_answer(ANSWER, SOURCES, attest={"OPENAI_BASE_URL": "http://x/v1", "OPENAI_MODEL": "m"})

@@ -42,7 +42,7 @@ from judges.version import __version__
 from judges.attest.endpoint import Endpoint
 from judges.core.config import Workflow
 from judges.core.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
-from judges.core.errors import InputError, install_extra
+from judges.core.errors import InputError
 from judges.formats import docstore, outputset
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
@@ -246,12 +246,6 @@ def check_attestation(
     attest, where = settings.workflow.attest, settings.workflow_path or "workflow"
     if attest.mode != "none" and settings.llm is None and asks:
         raise InputError(where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: {how}")
-    if attest.mode != "none" and asks:
-        try:  # the attester's question is a dspy signature: fail before judging, not after
-            import dspy  # noqa: F401
-        except ImportError:
-            why = f"{attest.mode!r} needs dspy, which is not installed: {install_extra('attest')}"
-            raise InputError(where, None, "attest.mode", why) from None
     if attest.mode == "uncertain" and not is_probabilistic(settings.workflow.support.judge):
         why = "uncertain needs support.judge: model (its probabilities); or use mode all"
         raise InputError(where, None, "attest.mode", why)
