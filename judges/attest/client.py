@@ -35,6 +35,7 @@ class Request(NamedTuple):
     key: str
     body: dict  # the JSON body: model, messages and sampling parameters
     answers: tuple[str, ...] = ANSWERS["yes_no"]  # the question's answers (for P(YES) from log-probabilities)
+    check: bool = False  # a question of the check sample (judges.attest.check)
 
 
 #: Who answers questions: ``ask(requests, on_result=...)`` calls ``on_result(request, Answer |

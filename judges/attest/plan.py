@@ -128,6 +128,7 @@ class Plan:
 
     def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int, cost: Optional[float] = None):
         self.chosen, self.candidates, self.wanted, self.cost = chosen, candidates, wanted, cost
+        self.check: dict[tuple, str] = {}  # the check sample asked beside it (judges.attest.check.draw)
 
     def __len__(self) -> int:
         return len(self.chosen)

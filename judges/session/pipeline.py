@@ -398,32 +398,41 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     settings, scan = session.settings, loaded.scan
     attest = settings.workflow.attest
     planning = attest.mode == "uncertain" and attest.band is None
+    checking = attest.mode != "none" and attest.check_size > 0  # the check sample, drawn from a first pass
     refit = _refit_wanted(session, loaded)
     estimating = attest.mode != "none" and attest.answer_error == "estimate" and session.outset is not None
-    session.progress(0, total=scan.citations * (1 + planning + refit + estimating))
+    session.progress(0, total=scan.citations * (1 + (planning or checking) + refit + estimating))
     processes = _processes(session, loaded, scan.citations)
     plan = None
     first, support_refit = first_pass, None
     if refit:
         first, settings, support_refit = _refit_support(session, loaded, first_pass)
-    if planning:
+    asking = None  # what the pass asking the LLM sends by: the plan, or the check sample alone
+    if planning or checking:
         if first is None:
             first = judge_pass(session, loaded, settings.without_llm(), DebugLog(None), keep_corpus=True)
         else:
             session.progress(scan.citations)
-        plan = _plan(first, settings.workflow, scan)
-        log.event("PLAN", **plan.describe())
+        asking = plan = _plan(first, settings.workflow, scan) if planning else None
+        if plan is not None:
+            log.event("PLAN", **plan.describe())
+        if checking:
+            from judges.attest.check import citation_sample
+
+            if asking is None:
+                asking = Plan({}, 0, 0)
+            asking.check = citation_sample(pa.concat_tables([p.assessments for p in first]), attest, plan)
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
     guard = asks and not (session.strict_llm or session.use_degenerate_llm)
     estimate = None
     if estimating:
-        settings, estimate, asked = _estimated(session, loaded, settings, plan)
-    parts = judge_pass(session, loaded, settings, log, plan=plan, keep_corpus=guard)  # consumes the corpus
+        settings, estimate, asked = _estimated(session, loaded, settings, asking)
+    parts = judge_pass(session, loaded, settings, log, plan=asking, keep_corpus=guard)  # consumes the corpus
     if estimate is not None:  # the questions as the first pass asked them (this one read the cache)
         parts = _with_attestation_counts(parts, asked)
     degenerate = False
     if guard:
-        parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
+        parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
     pairs, warnings = judge_other_kinds(session, loaded, log)
     return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit, estimate)
