@@ -167,6 +167,29 @@ def parse_answer(text: Optional[str], question: str = "yes_no") -> Optional[str]
     return _ALIASES.get(question, {}).get(word, word)
 
 
+class UnreadableLogprobs(ValueError):
+    """Log-probabilities that cannot be read; ``field`` names where (e.g.
+    ``logprobs.content[0].top_logprobs[1].logprob``)."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}")
+        self.field, self.problem = field, problem
+
+
+LOGPROB_SLACK = 1e-3  # a log-probability above 0 by at most this is a rounding error (read as 0)
+
+
+def _logprob(value: object, field: str) -> float:
+    """A log-probability: a finite number at most 0 (:data:`LOGPROB_SLACK` above 0 is read as 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UnreadableLogprobs(field, f"{value!r} is not a number")
+    if not math.isfinite(value) and value != -math.inf:
+        raise UnreadableLogprobs(field, f"{value!r} is not a log-probability")
+    if value > LOGPROB_SLACK:
+        raise UnreadableLogprobs(field, f"{value!r} is not a log-probability (above 0)")
+    return min(float(value), 0.0)
+
+
 def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Optional[float]:
     """P(YES) (or, for other ``answers``, of the first, affirmative one: P(FULL)) at the first
     answer token, from an OpenAI-style ``choices[0].logprobs`` object.
@@ -176,21 +199,28 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
     probabilities of the top alternatives there are summed per answer they begin and
     renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
     ``None`` when the server sent no log-probabilities or no such token was among them.
+    :class:`UnreadableLogprobs` (naming the field) when the answer token's are not
+    log-probabilities (a number above 0, not a number) or its ``top_logprobs`` is not a list.
     """
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
         return None
-    for position in logprobs["content"]:
+    for n, position in enumerate(logprobs["content"]):
         if not isinstance(position, dict):
             return None
         if _side(position.get("token"), answers) is None:
             continue
+        where = f"logprobs.content[{n}]"
+        top = position.get("top_logprobs")
+        if top is not None and not isinstance(top, list):
+            raise UnreadableLogprobs(f"{where}.top_logprobs", f"{type(top).__name__} {top!r:.40} is not a list")
         mass = dict.fromkeys(answers, 0.0)
-        for alt in position.get("top_logprobs") or [position]:
-            if not isinstance(alt, dict) or not isinstance(alt.get("logprob"), (int, float)):
+        alternatives = [(f"{where}.top_logprobs[{k}]", alt) for k, alt in enumerate(top)] if top else []
+        for field, alt in alternatives or [(where, position)]:
+            if not isinstance(alt, dict):
                 continue
             side = _side(alt.get("token"), answers)
-            if side is not None:
-                mass[side] += math.exp(alt["logprob"])
+            if side is not None and "logprob" in alt:
+                mass[side] += math.exp(_logprob(alt["logprob"], f"{field}.logprob"))
         total = sum(mass.values())
         return round(mass[answers[0]] / total, 6) if total > 0 else None
     return None
