@@ -224,9 +224,9 @@ def test_the_batch_round_trip_runs_without_dspy_and_random_answers_are_not_used(
         result = run_without_dspy(*step)
         assert result.returncode == 0, result.stderr
     exported = result.stdout
-    assert "check questions (pairs the judge is sure of, to measure the LLM): 40" in exported
     manifest = json.loads((out / "x.batch" / "manifest.json").read_text())
-    assert len(manifest["check"]) == 40
+    assert 35 <= len(manifest["check"]) <= 40  # 20 pairs each way; pairs asking the same question ask it once
+    assert f"check questions (pairs the judge is sure of, to measure the LLM): {len(manifest['check'])}" in exported
     answers = tmp_path / "answers.jsonl"  # the stand-in answers YES or NO by a hash: at random
     standin_batch.answer_file(out / "x.batch" / "requests-0001.jsonl", answers)
     result = run_without_dspy("attest", "import", out, "--name", "x", "--cache-dir", cache, answers)
