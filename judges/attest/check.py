@@ -15,8 +15,9 @@ supported) and compared with the model's (:func:`figures`):
 
 **The rule.** The LLM passes when the interval's lower end is above 0: its agreement with the
 sure cases is better than chance at 95%. With 20 pairs each way, an LLM that answers at random
-passes about 2% of the time (it must agree on 27 of 40 by luck); one right 80% of the time, about
-always. It fails (``verdict: chance``) when the lower end is at or below 0, and it is
+passes 4% of the time (it must agree on about 26 of 40 by luck); one that agrees with the sure
+cases 80% of the time passes 99% of the time, 75%: 95%, 70%: 81% (exact binomial sums over
+:func:`figures`). It fails (``verdict: chance``) when the lower end is at or below 0, and it is
 ``unchecked`` when the sample was drawn but fewer than :data:`MIN_PER_SIDE` answers came back on
 a side (the questions failed, were unparsed, or a batch import lacked them): nothing then says
 its answers are better than chance. Failing and unchecked answers are **not used** by default,
