@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, needs_dspy, run_cli
 from llm_servers import Reply, ScriptedServer, by_hash
 
 import judges
@@ -97,6 +97,16 @@ def test_the_draw_takes_size_pairs_of_each_sure_side_the_same_whatever_the_order
     assert check.draw(keys[:12], p_any[:12], p_full[:12], [False] * 12, 20) == {}  # 4 of a side: too few
 
 
+def test_the_stored_prompt_templates_are_what_dspy_renders():
+    """Asking fills judges/attest/prompts.json (no dspy); dspy must still render exactly these messages."""
+    needs_dspy()
+    from judges.attest import prompt
+
+    assert prompt.render_templates() == json.loads(prompt.TEMPLATES.read_text(encoding="utf-8"))
+    said = prompt.messages("a \\1 {claim}", "the \x00EVIDENCE\x00 text")
+    assert said[-1]["content"].count("a \\1 {claim}") == 1 and "the \x00EVIDENCE\x00 text" in said[-1]["content"]
+
+
 # -- the reply reader --------------------------------------------------------------------------
 def _completion(logprobs) -> dict:
     return {
@@ -113,8 +123,13 @@ def test_a_log_probability_above_0_or_a_top_logprobs_that_is_no_list_is_one_unre
     number = {"content": [{"token": "YES", "logprob": -0.1, "top_logprobs": 5}]}
     failed = read_completion(_completion(number))
     assert isinstance(failed, Failure) and failed.detail.startswith("choices[0].logprobs.content[0].top_logprobs: int")
-    text = {"content": [{"token": "YES", "logprob": "-0.1"}]}
-    assert "'-0.1' is not a number" in read_completion(_completion(text)).detail
+    nan = {"content": [{"token": "YES", "logprob": float("nan")}]}
+    assert (
+        read_completion(_completion(nan)).detail
+        == "choices[0].logprobs.content[0].logprob: nan is not a log-probability"
+    )
+    text = {"content": [{"token": "YES", "logprob": "-0.1"}]}  # no number: passed over, as before
+    assert read_completion(_completion(text)) == Answer("YES", None, 10, 1)
     top = [{"token": "YES", "logprob": 1e-6}, {"token": "NO", "logprob": -1e6}]
     fine = {"content": [{"token": "YES", "logprob": 1e-6, "top_logprobs": top}]}
     assert read_completion(_completion(fine)) == Answer("YES", 1.0, 10, 1)  # rounding above 0 is 0; exp underflows

@@ -179,10 +179,8 @@ class UnreadableLogprobs(ValueError):
 LOGPROB_SLACK = 1e-3  # a log-probability above 0 by at most this is a rounding error (read as 0)
 
 
-def _logprob(value: object, field: str) -> float:
-    """A log-probability: a finite number at most 0 (:data:`LOGPROB_SLACK` above 0 is read as 0)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise UnreadableLogprobs(field, f"{value!r} is not a number")
+def _logprob(value: float, field: str) -> float:
+    """A log-probability: a number at most 0 or -inf (:data:`LOGPROB_SLACK` above 0 is read as 0)."""
     if not math.isfinite(value) and value != -math.inf:
         raise UnreadableLogprobs(field, f"{value!r} is not a log-probability")
     if value > LOGPROB_SLACK:
@@ -199,8 +197,9 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
     probabilities of the top alternatives there are summed per answer they begin and
     renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
     ``None`` when the server sent no log-probabilities or no such token was among them.
-    :class:`UnreadableLogprobs` (naming the field) when the answer token's are not
-    log-probabilities (a number above 0, not a number) or its ``top_logprobs`` is not a list.
+    :class:`UnreadableLogprobs` (naming the field) when a number there is no log-probability
+    (above 0, NaN, +inf) or its ``top_logprobs`` is not a list; a value that is no number at all
+    is passed over, as an absent one.
     """
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
         return None
@@ -218,9 +217,9 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
         for field, alt in alternatives or [(where, position)]:
             if not isinstance(alt, dict):
                 continue
-            side = _side(alt.get("token"), answers)
-            if side is not None and "logprob" in alt:
-                mass[side] += math.exp(_logprob(alt["logprob"], f"{field}.logprob"))
+            side, value = _side(alt.get("token"), answers), alt.get("logprob")
+            if side is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                mass[side] += math.exp(_logprob(value, f"{field}.logprob"))  # not a number: no mass, as absent
         total = sum(mass.values())
         return round(mass[answers[0]] / total, 6) if total > 0 else None
     return None

@@ -316,9 +316,14 @@ class Attester:
         reading = self.reading
         for i, key, _, _, selected, side in chosen:
             pair, result = pairs[i], answers[key]
-            parsed = parse_answer(result.reply, reading) if isinstance(result, Answer) else None
+            got = result if isinstance(result, Answer) else None
+            parsed = parse_answer(got.reply, reading) if got is not None else None
             if side is not None:  # the check: its answer measured against the model's sure decision
-                read = check.UNANSWERED if parsed is None else degenerate.answer_of(parsed, result.p_yes, reading)
+                read = (
+                    check.UNANSWERED
+                    if got is None or parsed is None
+                    else degenerate.answer_of(parsed, got.p_yes, reading)
+                )
                 counts[attest_check(read, side)] += 1
             if not selected:
                 continue

@@ -171,7 +171,7 @@ class AttestSettings(_Strict):
         ),
     )
     check_size: int = Field(
-        20,
+        default=20,
         ge=0,
         le=100_000,
         description=(
@@ -180,7 +180,7 @@ class AttestSettings(_Strict):
         ),
     )
     check_use: Literal["if_better_than_chance", "always"] = Field(
-        "if_better_than_chance",
+        default="if_better_than_chance",
         description=(
             "if_better_than_chance: answers whose check is no better than chance (or unchecked) are not used; "
             "always: used all the same"

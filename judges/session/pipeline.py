@@ -419,9 +419,8 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
         if checking:
             from judges.attest.check import citation_sample
 
-            if asking is None:
-                asking = Plan({}, 0, 0)
-            asking.check = citation_sample(pa.concat_tables([p.assessments for p in first]), attest, plan)
+            sample = citation_sample(pa.concat_tables([p.assessments for p in first]), attest, plan)
+            asking = (plan or Plan({}, 0, 0)).checking(sample)
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
     guard = asks and not (session.strict_llm or session.use_degenerate_llm)
     estimate = None
