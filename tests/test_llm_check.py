@@ -296,3 +296,31 @@ def test_an_unreadable_reply_in_an_answers_file_is_one_line_naming_the_field_and
     assert f"{answers}:6: {field}: int 5 is not a list" in result.stderr.splitlines()
     assert f"applied: {len(lines) - 2} new answers to the cache" in result.stdout  # the others are kept
     assert "rejected: 2 (2 malformed response)" in result.stdout
+
+
+# -- nugget pairs: the same check --------------------------------------------------------------------
+NUGGETS = ROOT / "datasets" / "rag24-nuggets-mini"
+
+
+def three_levels_at_random(n: int, body: dict) -> Reply:
+    """FULL, PARTIAL or NONE by a (salted) hash of the question: at random. Deterministic, so its
+    check is too (this salt's draw agrees with the sure pairs no better than chance)."""
+    digest = hashlib.sha256(("salt1" + json.dumps(body["messages"], sort_keys=True)).encode()).digest()
+    return Reply(content=("FULL", "PARTIAL", "NONE")[digest[0] % 3])
+
+
+def test_nugget_answers_at_random_are_checked_and_not_used(tmp_path):
+    args = ["--judge", "nugget", "--rag-topics", NUGGETS / "topics.jsonl", "--rag-responses", NUGGETS / "runs"]
+    args += ["--nuggets", NUGGETS / "nuggets.jsonl", "--out-dir", tmp_path / "o", "--name", "N", "--use-env-llm"]
+    with ScriptedServer(three_levels_at_random) as server:
+        result = run_cli(*args, "--cache-dir", tmp_path / "c", "--attest", "uncertain", env=server.env())
+        calls = len(server.seen)
+    assert result.returncode == 0, result.stderr
+    nuggets = yaml.safe_load((tmp_path / "o" / "N.config.yml").read_text())["attest"]["nuggets"]
+    assert calls == nuggets["calls"] > nuggets["selected"]  # the check questions beside the plan
+    assert nuggets["check"]["verdict"] == "chance" and nuggets["check"]["kappa_low"] <= 0
+    assert nuggets["degenerate"]["reason"] == "chance" and nuggets["degenerate"]["used"] is False
+    assert nuggets["changed"] == 0
+    assert "no better than chance (the interval reaches 0) (nugget pairs); not used" in result.stderr
+    assert "LLM nugget check" in result.stdout
+    assert judges.read_nuggets(tmp_path / "o", "N").llm_answer.isna().all()  # the nugget model's judgments stand

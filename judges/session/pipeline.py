@@ -409,7 +409,7 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
         first, settings, support_refit = _refit_support(session, loaded, first_pass)
     asking = None  # what the pass asking the LLM sends by: the plan, or the check sample alone
     if planning or checking:
-        if first is None:
+        if first is None or not sum(p.assessments.num_rows for p in first):  # shards may leave it to the merge
             first = judge_pass(session, loaded, settings.without_llm(), DebugLog(None), keep_corpus=True)
         else:
             session.progress(scan.citations)
@@ -431,7 +431,7 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
         parts = _with_attestation_counts(parts, asked)
     degenerate = False
     if guard:
-        parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first)
+        parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
     pairs, warnings = judge_other_kinds(session, loaded, log)
     return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit, estimate)
