@@ -136,6 +136,30 @@ def test_a_log_probability_above_0_or_a_top_logprobs_that_is_no_list_is_one_unre
     assert p_yes({"content": [{"token": "YES", "logprob": -0.5, "top_logprobs": None}]}) == 1.0
 
 
+def test_the_online_client_reads_a_reply_with_a_log_probability_of_800_as_one_failed_answer(tmp_path):
+    """The same reader online: the reply is retried, then one failed request; the others are answered."""
+    from judges.core.config import Workflow
+
+    bad = _completion(
+        {"content": [{"token": "YES", "logprob": 0.0, "top_logprobs": [{"token": "NO", "logprob": 800}]}]}
+    )
+
+    def script(n: int, body: dict) -> Reply:
+        first = "Revenue" in _sentence(body)  # the first sentence's question only
+        return Reply(body=json.dumps(bad).encode()) if first else Reply(content="NO")
+
+    workflow = Workflow.model_validate({"attest": {"mode": "all", "max_retries": 0}})
+    sources = [{"id": "q3", "text": "Q3 report: revenue rose 12% to $1.5 million, a record. Costs fell."}]
+    with ScriptedServer(script) as server:
+        checked = judges.check_answer(
+            "Revenue rose 12% to $1.5 million [q3]. Costs fell [q3].", sources, workflow=workflow,
+            attest=server.env(), cache_dir=tmp_path,
+        )  # fmt: skip
+    figures = checked.attestation
+    assert figures["failed_requests"] == {"malformed response": 1} and figures["failed"] == 1
+    assert figures["answers"] == {"NO": 1}  # the other answer is kept
+
+
 # -- the CLI against loopback stand-ins ------------------------------------------------------------
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory) -> Path:
