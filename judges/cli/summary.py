@@ -144,6 +144,18 @@ def _estimated_error(e: dict) -> str:
     return f"estimated {e['estimate']:.3f} (90% interval {e['low']:.3f}-{e['high']:.3f}) from {e['answers']} answers"
 
 
+def _check_line(c: dict) -> str:
+    """The check sample's line (:func:`judges.attest.check.figures`)."""
+    drawn = c["drawn"]
+    asked = f"{drawn['supported']} sure supported + {drawn['not_supported']} sure not asked"
+    if "kappa" not in c:
+        return f"{c['verdict']}: {asked}; {c['message']}"
+    return (
+        f"{c['verdict']}: {asked}; sensitivity {c['sensitivity']:.2f}, specificity {c['specificity']:.2f}, "
+        f"kappa {c['kappa']:.3f} (95% interval {c['kappa_low']:.3f} to {c['kappa_high']:.3f})"
+    )
+
+
 def _attest_rows(summary) -> list[tuple[str, str]]:
     """LLM attestation: what was asked, the answers, tokens and failures (a degenerate LLM warned)."""
     a = summary.attest
@@ -164,6 +176,8 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ),
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
+    if a.get("check"):  # the LLM's agreement on the check sample (judges.attest.check)
+        rows.append(("LLM check", _check_line(a["check"])))
     if (a.get("answer_error") or {}).get("answers"):  # estimated from this kind's answers (none: the prior)
         rows.append(("LLM answer error", _estimated_error(a["answer_error"])))
     nuggets = a.get("nuggets")
@@ -176,6 +190,8 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
                 f"{nuggets['changed']} changed" + (f"; answers {said}" if said else ""),
             )
         )
+        if nuggets.get("check"):
+            rows.append(("LLM nugget check", _check_line(nuggets["check"])))
         if (nuggets.get("answer_error") or {}).get("answers"):
             rows.append(("LLM nugget answer error", _estimated_error(nuggets["answer_error"])))
         if nuggets.get("degenerate"):
@@ -198,10 +214,14 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
     if a.get("degenerate"):  # a warning line above, and a row of the table
+        forced = a["degenerate"].get("forced")
         if summary.degenerate_not_used:
-            what = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them)"
+            what = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them"
+            what += ", or attest.check_use: always)" if a["degenerate"]["reason"] in ("chance", "unchecked") else ")"
+            if a["degenerate"].get("changed_unused"):
+                what += f"; they would have changed {a['degenerate']['changed_unused']} statuses"
         else:
-            what = "used all the same (--use-degenerate-llm)"
+            what = f"used all the same ({forced or '--use-degenerate-llm'})"
         warn(f"{a['degenerate']['message']}; {what}")
         rows.append(("warning", f"{a['degenerate']['message']}; {what}"))
     return rows

@@ -174,6 +174,22 @@ class AttestSettings(_Strict):
             "such citations are not sent and judged unsupported"
         ),
     )
+    check_size: int = Field(
+        default=20,
+        ge=0,
+        le=100_000,
+        description=(
+            "the check sample: pairs the judge is sure are supported, and as many it is sure are not, asked beside the "
+            "planned questions to measure the LLM's agreement (judges.attest.check); 0: no check"
+        ),
+    )
+    check_use: Literal["if_better_than_chance", "always"] = Field(
+        default="if_better_than_chance",
+        description=(
+            "if_better_than_chance: answers whose check is no better than chance (or unchecked) are not used; "
+            "always: used all the same"
+        ),
+    )
     max_tokens: int = Field(16, ge=1, le=100_000, description="completion tokens per answer")
     seed: int = Field(0, ge=-(2**63), lt=2**63, description="sent to servers that accept a seed")
     logprobs: bool = Field(True, description="ask for token log-probabilities (gives P(YES), or P(FULL))")

@@ -49,6 +49,7 @@ LLM_TOKENS_IN = "llm_tokens_in"
 LLM_TOKENS_OUT = "llm_tokens_out"
 ATTEST_FAILURE = "attest_failure: "  # + the reason: failed questions by reason
 ATTEST_ANSWER = "attest_answer: "  # + answer and model decision: parsed answers (judges.attest.degenerate)
+ATTEST_CHECK = "attest_check: "  # + answer and model decision: the check sample's answers (judges.attest.check)
 
 
 def attest_failure(reason: str) -> str:
@@ -60,6 +61,19 @@ def attest_answer(answer: str, decision: str) -> str:
     """The key counting the parsed answers ``answer`` (YES, NO, FULL...) to citations on which the
     support model's confident decision was ``decision`` (:func:`judges.attest.degenerate.model_decision`)."""
     return f"{ATTEST_ANSWER}{answer} {decision}"
+
+
+def attest_check(answer: str, decision: str) -> str:
+    """The key counting the check questions (:mod:`judges.attest.check`) answered ``answer``
+    (``unanswered``: none parsed) on pairs the model is sure are ``decision``."""
+    return f"{ATTEST_CHECK}{answer} {decision}"
+
+
+def check_tally(counts) -> dict[tuple[str, str], int]:
+    """The check answers of ``counts`` by (answer, model decision): :func:`attest_check` read back."""
+    return {
+        tuple(k[len(ATTEST_CHECK) :].split(" ", 1)): int(v) for k, v in counts.items() if k.startswith(ATTEST_CHECK)
+    }
 
 
 def answer_tally(counts) -> dict[tuple[str, str], int]:
@@ -126,4 +140,4 @@ KEYS = frozenset(
 def declared(key: str) -> bool:
     """Whether ``key`` is a declared count (a fixed key, ``attest_failure(reason)`` or
     ``attest_answer(answer, decision)``)."""
-    return key in KEYS or key.startswith((ATTEST_FAILURE, ATTEST_ANSWER))
+    return key in KEYS or key.startswith((ATTEST_FAILURE, ATTEST_ANSWER, ATTEST_CHECK))

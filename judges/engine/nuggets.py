@@ -218,6 +218,19 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
     return plan_pairs(NUGGET, plan_columns(rows), nuggets, answered, ruled_out, labelled, attest)
 
 
+def nugget_check_sample(result: NuggetResult, attest) -> dict:
+    """The check sample over the nugget pairs (:func:`judges.attest.check.draw`): pairs the nugget
+    model is sure of, neither labelled nor planned."""
+    from judges.attest.check import draw
+
+    rows = [j for key in sorted(result.judged) for j in result.judged[key]]
+    keys = [(j.run_id, j.topic_id, j.nugget_index) for j in rows]
+    plan = result.plan
+    excluded = [j.labelled or (plan is not None and plan.get(k) is not None) for j, k in zip(rows, keys)]
+    p_any = [1.0 - j.p_not for j in rows]
+    return draw(keys, p_any, [j.p_support for j in rows], excluded, attest.check_size, attest.seed)
+
+
 def attest_nuggets(
     result: NuggetResult, answered: dict[str, int], settings, log: DebugLog, strict_llm: bool, use_degenerate: bool
 ):
@@ -235,9 +248,11 @@ def attest_nuggets(
         result.plan = nugget_plan(result.judged, answered, attest)
         log.event("PLAN", kind=NUGGET.name, **result.plan.describe())
     counts: Counter = Counter()
+    check_sample = nugget_check_sample(result, attest)
     attester = Attester(
-        attest, settings.llm, settings.cache_dir, log, counts, rule(attest, result.plan), settings.ask, NUGGET
-    )
+        attest, settings.llm, settings.cache_dir, log, counts, rule(attest, result.plan), settings.ask, NUGGET,
+        check_sample,
+    )  # fmt: skip
     try:
         keys = sorted(result.judged)
         flat = [(key, j) for key in keys for j in result.judged[key]]

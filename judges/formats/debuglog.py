@@ -6,7 +6,8 @@ Events, each an object with ``ts`` and ``event``:
 * ``INPUT_ERROR`` -- a bad input record (path, line, field, problem), failed on or skipped;
 * ``CITATION_INPUT`` and ``CITATION_OUTPUT`` -- per judged citation: the sentence, the cited
   document and the candidate windows; then the alignment, features, judgment and the rule behind it;
-* ``ATTEST_INPUT`` and ``ATTEST_OUTPUT`` -- per citation asked of the LLM: the prompt; then the
+* ``ATTEST_INPUT`` and ``ATTEST_OUTPUT`` -- per citation asked of the LLM: the prompt (a question of the
+  check sample, judges.attest.check, says ``check``: it has no ATTEST_OUTPUT, its answer only measures); then the
   answer (or failure), where it came from (``cache``, ``llm`` or ``failed``) and the status it gave;
 * ``ATTEST_SUMMARY`` -- the session's attestation figures (only when the workflow attests);
 * ``summary`` -- counts, statuses and the files written.

@@ -42,7 +42,7 @@ from judges.version import __version__
 from judges.attest.endpoint import Endpoint
 from judges.core.config import Workflow
 from judges.core.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
-from judges.core.errors import InputError, install_extra
+from judges.core.errors import InputError
 from judges.formats import docstore, outputset
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
@@ -247,12 +247,6 @@ def check_attestation(
     attest, where = settings.workflow.attest, settings.workflow_path or "workflow"
     if attest.mode != "none" and settings.llm is None and asks:
         raise InputError(where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: {how}")
-    if attest.mode != "none" and asks:
-        try:  # the attester's question is a dspy signature: fail before judging, not after
-            import dspy  # noqa: F401
-        except ImportError:
-            why = f"{attest.mode!r} needs dspy, which is not installed: {install_extra('attest')}"
-            raise InputError(where, None, "attest.mode", why) from None
     if attest.mode == "uncertain" and not is_probabilistic(settings.workflow.support.judge):
         why = "uncertain needs support.judge: model (its probabilities); or use mode all"
         raise InputError(where, None, "attest.mode", why)
@@ -405,27 +399,35 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     settings, scan = session.settings, loaded.scan
     attest = settings.workflow.attest
     planning = attest.mode == "uncertain" and attest.band is None
+    checking = attest.mode != "none" and attest.check_size > 0  # the check sample, drawn from a first pass
     refit = _refit_wanted(session, loaded)
     estimating = attest.mode != "none" and attest.answer_error == "estimate" and session.outset is not None
-    session.progress(0, total=scan.citations * (1 + planning + refit + estimating))
+    session.progress(0, total=scan.citations * (1 + (planning or checking) + refit + estimating))
     processes = _processes(session, loaded, scan.citations)
     plan = None
     first, support_refit = first_pass, None
     if refit:
         first, settings, support_refit = _refit_support(session, loaded, first_pass)
-    if planning:
-        if first is None:
+    asking = None  # what the pass asking the LLM sends by: the plan, or the check sample alone
+    if planning or checking:
+        if first is None or not sum(p.assessments.num_rows for p in first):  # shards may leave it to the merge
             first = judge_pass(session, loaded, settings.without_llm(), DebugLog(None), keep_corpus=True)
         else:
             session.progress(scan.citations)
-        plan = _plan(first, settings.workflow, scan)
-        log.event("PLAN", **plan.describe())
+        asking = plan = _plan(first, settings.workflow, scan) if planning else None
+        if plan is not None:
+            log.event("PLAN", **plan.describe())
+        if checking:
+            from judges.attest.check import citation_sample
+
+            sample = citation_sample(pa.concat_tables([p.assessments for p in first]), attest, plan)
+            asking = (plan or Plan({}, 0, 0)).checking(sample)
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
     guard = asks and not (session.strict_llm or session.use_degenerate_llm)
     estimate = None
     if estimating:
-        settings, estimate, asked = _estimated(session, loaded, settings, plan)
-    parts = judge_pass(session, loaded, settings, log, plan=plan, keep_corpus=guard)  # consumes the corpus
+        settings, estimate, asked = _estimated(session, loaded, settings, asking)
+    parts = judge_pass(session, loaded, settings, log, plan=asking, keep_corpus=guard)  # consumes the corpus
     if estimate is not None:  # the questions as the first pass asked them (this one read the cache)
         parts = _with_attestation_counts(parts, asked)
     degenerate = False
