@@ -63,6 +63,14 @@ FILES: tuple[OutputFile, ...] = (
     OutputFile(
         "nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)", "nugget"
     ),
+    OutputFile(
+        "nugget_bank",
+        "nugget-bank.jsonl",
+        "JSON lines",
+        "judges.session.nuggets",
+        "the nugget bank judged by (NIST's nuggets.jsonl shape; a made bank's, to edit and give back)",
+        "nugget",
+    ),
     # written by other commands beside the set
     OutputFile(
         "assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments", beside=True
