@@ -20,7 +20,7 @@ the pyramid method.
    the seed's (the claim closest to the most runs: the group's most central wording), its
    ``alternate`` the member of another run most similar to the seed. At most :data:`CAP` (30, as
    nuggetizer caps a topic) nuggets, the most widely stated first; ``vital`` when stated by at
-   least ``vital_share`` of the topic's runs (and ``min_runs``), else ``okay``.
+   least ``vital_share`` of as many runs as the most widely stated one (and ``min_runs``), else ``okay``.
 
 Deterministic: the same answers give the same bank, byte for byte (no randomness, every tie
 broken by run id and position).
@@ -63,7 +63,7 @@ class Params:
 
     group: float = 0.5  # similarity at which two claims say the same
     min_runs: int = 3  # distinct runs a group needs to be a nugget
-    vital_share: float = 0.25  # share of the topic's runs that makes a nugget vital
+    vital_share: float = 0.5  # share of the most widely stated nugget's runs that makes a nugget vital
     cap: int = CAP
 
     def describe(self) -> dict:
@@ -180,9 +180,9 @@ def make_bank(
     """A topic's bank from its answers (``(run_id, text)``; see the module doc)."""
     claims = claims_of(encoder, query, answers)
     groups = group_claims(claims, similarities(claims), params.group)
-    n_runs = len({run for run, _ in answers})
-    vital_runs = max(params.min_runs, int(np.ceil(params.vital_share * n_runs)))
     kept = [g for g in groups if len(g.runs) >= params.min_runs]
+    widest = max((len(g.runs) for g in kept), default=0)
+    vital_runs = max(params.min_runs, int(np.ceil(params.vital_share * widest)))
     kept.sort(key=lambda g: -len(g.runs))  # stable: seeding order among equals
     kept = kept[: params.cap]
     nuggets, stated, text_from, alternates = [], [], [], []
