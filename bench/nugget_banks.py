@@ -151,6 +151,7 @@ def main() -> None:
             plain[p].update(judge_made(encoder, bank, judged_answers[q], models[q], False))
         scored(fair[p], wp)
         scored(plain[p], wp)
+        print(f"  grid {p.group} {p.min_runs}: {time.time() - started:.0f} s", file=sys.stderr, flush=True)
 
     def objective(per: dict, train: list) -> float:
         return float(np.mean([run_tau(per, truth, m, train) for m, _ in TARGETS]))
