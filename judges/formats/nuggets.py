@@ -238,8 +238,10 @@ def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
             nuggets.append(Nugget(text, importance_of(n.get("importance"))))
     made = None
     meta = obj.get("metadata")
-    if isinstance(meta, dict) and isinstance(meta.get("made"), dict) and isinstance(obj.get("claim_bank"), list):
-        raw = [n.get("metadata") or {} for n in obj["claim_bank"] if isinstance(n, dict)]
+    claims = obj.get("claim_bank")
+    claims = list(claims.values()) if isinstance(claims, dict) else claims  # autojudge-base keys them by text
+    if isinstance(meta, dict) and isinstance(meta.get("made"), dict) and isinstance(claims, list):
+        raw = [n.get("metadata") or {} for n in claims if isinstance(n, dict)]
         if len(raw) == len(nuggets):  # a made bank written as AutoJudge's (judges.formats.nuggetbanks)
             made = made_of(meta, raw, path, line)
     return NuggetBank(qid, query.strip(), tuple(nuggets), made)
