@@ -101,13 +101,13 @@ def write_runs(where: Path) -> tuple[Path, Path]:
 
 
 def test_the_facts_several_runs_state_become_nuggets_and_the_bank_is_deterministic():
-    bank = make_bank(F.Encoder(), "t1", QUERIES["t1"], answers_of("t1"), Params(0.5, 2))
+    bank = make_bank(F.Encoder(), "t1", QUERIES["t1"], answers_of("t1"), Params(0.5, 2, 0.5))
     assert len(bank.nuggets) == 3  # the fact only r5 states is no nugget
     assert [len(runs) for runs in bank.made.stated_by] == [5, 4, 2]
     assert [set(runs) for runs in bank.made.stated_by] == [set(r) for _, r in FACTS["t1"][:3]]
     assert "1889" in bank.nuggets[0].text and "Gustave" in bank.nuggets[1].text
     assert [n.importance for n in bank.nuggets] == ["vital", "vital", "okay"]  # >= half the widest group's 5
-    again = make_bank(F.Encoder(), "t1", QUERIES["t1"], list(reversed(answers_of("t1"))), Params(0.5, 2))
+    again = make_bank(F.Encoder(), "t1", QUERIES["t1"], list(reversed(answers_of("t1"))), Params(0.5, 2, 0.5))
     assert bank_text([again]) == bank_text([bank])  # byte for byte, whatever the order the answers come in
     assert len(make_bank(F.Encoder(), "t1", QUERIES["t1"], answers_of("t1"), Params(0.5, 5)).nuggets) == 1
 

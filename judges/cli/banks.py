@@ -33,9 +33,9 @@ def create_nuggets(
         None, "--rag-topics", help="Topics file(s): their titles are the banks' queries."
     ),
     shape: str = typer.Option("nist", "--shape", help="nist (nuggets.jsonl) or autojudge (NuggetBanks JSON)."),
-    group: float = typer.Option(0.5, "--group", help="Similarity (0-1) at which two claims say the same."),
+    group: float = typer.Option(0.4, "--group", help="Similarity (0-1) at which two claims say the same."),
     min_runs: int = typer.Option(3, "--min-runs", help="Distinct runs a nugget must be stated by."),
-    vital_share: float = typer.Option(0.5, "--vital-share", help="Share of the widest group's runs for vital."),
+    vital_share: float = typer.Option(0.3, "--vital-share", help="Share of the widest group's runs for vital."),
 ) -> None:
     from judges.formats.nuggetbanks import SHAPES, write_banks
     from judges.formats.topics import read_topics

@@ -63,9 +63,9 @@ class Params:
     """What a made bank depends on besides the answers (chosen in ``bench/nugget_banks.py`` by
     cross-validation grouped by topic)."""
 
-    group: float = 0.5  # similarity at which two claims say the same
+    group: float = 0.4  # similarity at which two claims say the same
     min_runs: int = 3  # distinct runs a group needs to be a nugget
-    vital_share: float = 0.5  # share of the most widely stated nugget's runs that makes a nugget vital
+    vital_share: float = 0.3  # share of the most widely stated nugget's runs that makes a nugget vital
     cap: int = CAP
 
     def describe(self) -> dict:
