@@ -186,6 +186,10 @@ def test_every_nugget_score_records_the_banks_sha256_and_source(track):
         config = yaml.safe_load((out / "N.config.yml").read_text())
         table = pd.read_parquet(out / "N.nuggets.parquet")
         results[name] = (config["nugget_bank"], table, (out / "N.nugget-bank.jsonl").read_bytes())
+    report = cli_in_process("report", where / "judged-auto", "--resamples", "0")
+    assert report.returncode == 0, report.stderr
+    index = (where / "judged-auto" / "N.report" / "index.html").read_text()
+    assert f"Nugget bank: answers (auto, sha256 {results['auto'][0]['sha256'][:12]})" in index
     auto, file = results["auto"], results["file"]
     assert auto[0]["source"] == file[0]["source"] == "answers"
     assert auto[0]["sha256"] == hashlib.sha256(auto[2]).hexdigest()  # the bank it wrote beside the scores
