@@ -156,24 +156,24 @@ def group_claims(claims: list[Claim], sim: np.ndarray, threshold: float) -> list
     order = sorted(range(n), key=lambda i: (-spread[i], -round(float(strength[i]), 9), runs[i], claims[i].position))
     taken = np.zeros(n, dtype=bool)
     groups = []
-    for seed in order:
+    for seed in map(int, order):
         if taken[seed]:
             continue
         taken[seed] = True
-        members, best_alt = [seed], None
+        members: list[int] = [seed]
+        best_alt: Optional[int] = None
         by_run: dict[str, int] = {}
-        for j in np.flatnonzero(close[seed] & ~taken):
-            j = int(j)
+        near = [int(j) for j in np.flatnonzero(close[seed] & ~taken)]
+        for j in near:
             best = by_run.get(runs[j])
             if best is None or sim[seed, j] > sim[seed, best]:
                 by_run[runs[j]] = j
-        for j in np.flatnonzero(close[seed] & ~taken):
-            taken[j] = True
+        taken[near] = True
         for run in sorted(by_run):
-            j = by_run[run]
-            members.append(j)
-            if best_alt is None or sim[seed, j] > sim[seed, best_alt]:
-                best_alt = j
+            k = by_run[run]
+            members.append(k)
+            if best_alt is None or sim[seed, k] > sim[seed, best_alt]:
+                best_alt = k
         group_runs = tuple(sorted({runs[m] for m in members}))
         groups.append(Group(seed, tuple(members), group_runs, best_alt))
     return groups
