@@ -163,8 +163,17 @@ class CitationJudge:
 
     # -- engine -----------------------------------------------------------------------------------
     def _run(
-        self, rag_responses, rag_topics, corpus: Optional[str], kwargs: dict, nuggets=None, judge: str = "citation"
+        self,
+        rag_responses,
+        rag_topics,
+        corpus: Optional[str],
+        kwargs: dict,
+        nuggets=None,
+        judge: str = "citation",
+        llm: Any = None,
     ) -> EngineResult:
+        """The engine over the reports and topics; ``nuggets``: a bank file (or ``auto``) judged with
+        ``judge``; ``llm``: ``(endpoint, cache_dir, ask)`` for the workflow's LLM questions."""
         from judges.scores.leaderboard import leaderboard_rows
         from judges.session import pipeline
         from judges.session.writer import qrels_table
@@ -205,6 +214,7 @@ class CitationJudge:
                     str(nuggets),
                     bank,
                     judge,
+                    None if llm is None else [str(llm[0].describe()), str(llm[1]), llm[2] is not None],
                 ]
             ).encode()
         ).hexdigest()
@@ -212,7 +222,11 @@ class CitationJudge:
             return self._last[1]
         if s["backend"]:
             wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": s["backend"]})})
-        settings = inputs.settings(wf, cache_dir=outdir)
+        if llm is None:
+            settings = inputs.settings(wf, cache_dir=outdir)
+        else:
+            endpoint, cache_dir, ask = llm
+            settings = inputs.settings(wf, cache_dir=cache_dir or outdir, llm=endpoint, ask=ask)
         outputs = pipeline.Outputs(out_dir=outdir, name=f"{base}.citejudge") if s["keep_outputs"] else None
         done = pipeline.carry_out(pipeline.check(inputs, outputs, settings, workers=s["workers"]))
         best = qrels_table(pipeline.assessments(done.judged), "qrels_doc_id").to_pydict()  # NAME.qrels' rows

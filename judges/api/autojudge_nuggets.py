@@ -15,8 +15,12 @@ autojudge-base saves the banks (``OUT/FILEBASE.nuggets.jsonl``) and hands them b
 scores record its SHA-256 and source (``answers``; ``post-edited`` when someone changed the bank
 between the two steps). Without banks handed over it makes them itself (``--nuggets auto``).
 
-Settings: the citation judge's (:mod:`judges.api.autojudge`), and ``min_runs``, ``group``,
-``vital_share`` (:class:`judges.nuggets.made.Params`). The LLM configuration is not used.
+Settings: the citation judge's (:mod:`judges.api.autojudge`), ``min_runs``, ``group``,
+``vital_share`` (:class:`judges.nuggets.made.Params`) and ``replay_only``. The bank is made without
+an LLM. When the judge workflow (``judge_workflow``) asks the LLM about nugget pairs (``attest.mode``),
+the questions go to autojudge-base's LLM configuration (``base_url``, ``model``, ``api_key``) and
+their answers to its ``cache_dir`` (default the out-dir); with ``replay_only: true`` every answer
+comes from that cache and the first question it lacks stops the run with one line naming it.
 """
 
 from __future__ import annotations
@@ -28,13 +32,14 @@ from typing import Any
 from autojudge_base import LeaderboardBuilder, LeaderboardSpec, MeasureSpec, NuggetBanks
 
 from judges.api.autojudge import CitationJudge
+from judges.attest.replay import CacheMiss
 from judges.core.measures import REGISTRY
 from judges.formats.nuggetbanks import bank_text
 from judges.nuggets.answers import joined
 from judges.nuggets.made import AUTO, Params, make_nuggets
 from judges.nuggets.measures import NUGGET_MEASURES
 
-BANK_SETTINGS = ("min_runs", "group", "vital_share")
+BANK_SETTINGS = ("min_runs", "group", "vital_share", "replay_only")
 
 
 def _params(kwargs: dict[str, Any]) -> tuple[Params, dict[str, Any]]:
@@ -49,7 +54,26 @@ def _params(kwargs: dict[str, Any]) -> tuple[Params, dict[str, Any]]:
         )
     except (TypeError, ValueError) as e:
         raise ValueError(f"judges.api.autojudge_nuggets.NuggetJudge: a bank setting is not a number: {e}") from None
+    if not isinstance(given.get("replay_only", False), bool):
+        raise ValueError(f"setting replay_only: {given['replay_only']!r} is not true or false")
     return params, rest
+
+
+def llm_of(llm_config, kwargs: dict, outdir: Path):
+    """``(endpoint, cache_dir, ask)`` for the nugget pairs' LLM questions (the judge workflow's
+    ``attest``): autojudge-base's LLM configuration, its cache directory (default the out-dir) and,
+    with ``replay_only``, an asker that answers from that cache alone
+    (:class:`judges.attest.replay.Replay`); ``None`` without a model."""
+    from judges.attest.endpoint import Endpoint
+    from judges.attest.replay import Replay
+
+    model = getattr(llm_config, "model", None)
+    if llm_config is None or not model:
+        return None
+    base_url = getattr(llm_config, "base_url", None) or "http://127.0.0.1:1/v1"  # replay-only asks no server
+    cache_dir = Path(getattr(llm_config, "cache_dir", None) or outdir)
+    ask = Replay(cache_dir) if kwargs.get("replay_only") else None
+    return Endpoint(str(base_url), str(model), str(getattr(llm_config, "api_key", None) or "")), cache_dir, ask
 
 
 class NuggetJudge(CitationJudge):
@@ -85,7 +109,11 @@ class NuggetJudge(CitationJudge):
                 mode="json", exclude_none=True, exclude={"banks": {"__all__": {"all_nuggets_view"}}}
             )
             bank.write_text(json.dumps(dumped, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        result = self._run(rag_responses, rag_topics, corpus, rest, nuggets=Path(bank), judge="nugget")
+        llm = llm_of(llm_config, kwargs, Path(rest.get("outdir") or "."))
+        try:
+            result = self._run(rag_responses, rag_topics, corpus, rest, nuggets=Path(bank), judge="nugget", llm=llm)
+        except CacheMiss as e:  # replay-only: one line naming the question
+            raise ValueError(e.render()) from None
         values: dict[tuple[str, str], dict[str, float]] = {}
         for run, topic, measure, value in result.per_topic:
             if measure in NUGGET_MEASURES:  # the nugget judge's leaderboard (run_judge.py --judge nugget)
