@@ -36,6 +36,14 @@ def create_nuggets(
     group: float = typer.Option(0.4, "--group", help="Similarity (0-1) at which two claims say the same."),
     min_runs: int = typer.Option(3, "--min-runs", help="Distinct runs a nugget must be stated by."),
     vital_share: float = typer.Option(0.3, "--vital-share", help="Share of the widest group's runs for vital."),
+    made_from: str = typer.Option(
+        "answers", "--from", help="answers (no LLM) or llm (nuggetizer's way, over the runs' cited documents)."
+    ),
+    use_env_llm: bool = typer.Option(False, "--use-env-llm", help="--from llm: the endpoint from OPENAI_* variables."),
+    llm_config: Optional[Path] = typer.Option(None, "--llm-config", help="--from llm: the endpoint from a file."),
+    cache_dir: Path = typer.Option(Path("."), "--cache-dir", help="--from llm: the answer cache's directory."),
+    corpus: Optional[Path] = typer.Option(None, "--corpus", help="--from llm: documents the runs cite by id."),
+    replay_only: bool = typer.Option(False, "--replay-only", help="--from llm: answers from the cache alone."),
 ) -> None:
     from judges.formats.nuggetbanks import SHAPES, write_banks
     from judges.formats.topics import read_topics
@@ -58,9 +66,59 @@ def create_nuggets(
                 if isinstance(t, InputError):
                     raise t
                 queries[t.topic_id] = t.title
-        made = make_nuggets(answers, queries, Params(group, min_runs, vital_share))
+        if made_from == "answers":
+            banks = make_nuggets(answers, queries, Params(group, min_runs, vital_share)).banks
+            source = "answers"
+        elif made_from == "llm":
+            banks, source = _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only)
+        else:
+            raise InputError("--from", None, None, f"{made_from!r} is not answers or llm")
     except InputError as e:
         raise fail(e.render())
-    write_banks(output, made.banks.values(), shape)
-    count = sum(len(b.nuggets) for b in made.banks.values())
-    say(f"wrote {output}: {count} nuggets for {len(made.banks)} topics (source answers, sha256 {made.sha256[:12]})")
+    write_banks(output, banks.values(), shape)
+    import hashlib
+
+    sha = hashlib.sha256(output.read_bytes()).hexdigest()
+    count = sum(len(b.nuggets) for b in banks.values())
+    say(f"wrote {output}: {count} nuggets for {len(banks)} topics (source {source}, sha256 {sha[:12]})")
+
+
+def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only):
+    """The banks an LLM makes over each topic's cited documents (judges.attest.nuggetize), most
+    cited first, and the source (``llm:MODEL``)."""
+    from collections import Counter
+
+    from judges.attest import endpoint as endpoints
+    from judges.attest.nuggetize import make_llm_banks
+    from judges.attest.replay import Replay
+    from judges.formats.corpus import read_corpus
+    from judges.formats.runs import read_reports
+    from judges.session.scan import run_files
+
+    if use_env_llm == (llm_config is not None):
+        raise InputError("--from", None, None, "llm needs one of --use-env-llm or --llm-config")
+    endpoint = endpoints.from_env() if use_env_llm else endpoints.from_file(llm_config)
+    cited: dict[str, Counter] = {}
+    texts: dict[str, str] = {}
+    for path in run_files(list(responses))[0]:
+        for _, rep in read_reports(path):
+            if isinstance(rep, InputError):
+                raise rep
+            ids = {c.doc_id for s in rep.sentences for c in s.citations if c.doc_id}
+            cited.setdefault(rep.topic_id, Counter()).update(ids)  # a run counts once per document
+            for doc_id, doc in rep.documents.items():
+                if doc is not None and doc_id in ids:
+                    texts.setdefault(doc_id, doc.text)
+    wanted = {d for c in cited.values() for d in c} - set(texts)
+    if wanted and corpus is not None:
+        for doc_id, doc in read_corpus(corpus, wanted, lambda e: None).items():
+            text = getattr(doc, "text", None)
+            if text:
+                texts[doc_id] = text
+    passages = {
+        topic: [texts[d] for d, _ in sorted(c.items(), key=lambda x: (-x[1], x[0])) if d in texts]
+        for topic, c in cited.items()
+    }
+    ask = Replay(cache_dir) if replay_only else None
+    banks, counts = make_llm_banks(endpoint, cache_dir, passages, queries, ask)
+    return banks, f"llm:{endpoint.model}"

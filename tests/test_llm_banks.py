@@ -1,0 +1,107 @@
+"""A nugget bank made by an LLM the way nuggetizer makes one (``create-nuggets --from llm``), end to end
+against a loopback stand-in (tests/llm_servers.ScriptedServer) that answers in nuggetizer's reply
+format: the topic's NIST nuggets, reworded, as a Python list; then vital/okay labels. The bank is
+the stand-in's, its source ``llm:MODEL``; a second run asks nothing (the answer cache); replay-only
+with an empty cache stops in one line naming the question; the nugget judge judges with the bank."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import yaml
+from conftest import ROOT, cli_in_process, run_cli
+from llm_servers import Reply, ScriptedServer
+
+from judges.attest.nuggetize import CREATE_SYSTEM, SCORE_SYSTEM
+from judges.formats.nuggets import read_nuggets, source_of
+
+MINI = ROOT / "datasets" / "rag24-nuggets-mini"
+TOPICS = {
+    json.loads(line)["title"]: json.loads(line)["id"] for line in (MINI / "topics.jsonl").read_text().splitlines()
+}
+NIST = read_nuggets(MINI / "nuggets.jsonl").banks
+
+
+def reworded(text: str) -> str:
+    return f"It is said that {text[0].lower()}{text[1:]}"
+
+
+def nuggetizer_standin(n: int, body: dict) -> Reply:
+    """Creation: the topic's NIST nuggets reworded (all of them, whatever the window); scoring: vital
+    for every other nugget, as a Python list."""
+    system, user = body["messages"][0]["content"], body["messages"][-1]["content"]
+    if system == CREATE_SYSTEM:
+        query = re.search(r"^Query: (.*)$", user, re.MULTILINE).group(1)
+        return Reply(content=repr([reworded(x.text) for x in NIST[TOPICS[query]].nuggets]))
+    assert system == SCORE_SYSTEM
+    count = int(re.search(r"each of these (\d+) nuggets", user).group(1))
+    return Reply(content=repr(["vital" if i % 2 == 0 else "okay" for i in range(count)]))
+
+
+def _create(out, cache, *extra, env=None):
+    args = ["create-nuggets", "--from", "llm", "--rag-responses", MINI / "runs", "--rag-topics", MINI / "topics.jsonl"]
+    args += ["--corpus", MINI / "segments.jsonl", "--cache-dir", cache, "--output", out, *extra]
+    return run_cli(*args, env=env)
+
+
+def test_an_llm_bank_end_to_end_through_the_cache(tmp_path):
+    cache, bank = tmp_path / "cache", tmp_path / "bank.jsonl"
+    with ScriptedServer(nuggetizer_standin) as server:
+        done = _create(bank, cache, "--use-env-llm", env=server.env())
+        assert done.returncode == 0, done.stderr
+        asked = len(server.seen)
+        made = read_nuggets(bank)
+        assert source_of(made) == "llm:scripted" and sorted(made.banks) == sorted(NIST)
+        for qid, b in made.banks.items():
+            assert [n.text for n in b.nuggets] == [reworded(x.text) for x in NIST[qid].nuggets][:30]
+            assert [n.importance for n in b.nuggets] == [
+                "vital" if i % 2 == 0 else "okay" for i in range(len(b.nuggets))
+            ]
+        first = bank.read_bytes()
+        again = _create(bank, cache, "--use-env-llm", env=server.env())
+        assert again.returncode == 0 and len(server.seen) == asked  # every answer from the cache
+        assert bank.read_bytes() == first
+    assert asked >= 2 * len(NIST)  # at least one creation and one scoring question a topic
+    replayed = _create(tmp_path / "replayed.jsonl", cache, "--use-env-llm", "--replay-only", env=server.env())
+    assert replayed.returncode == 0 and (tmp_path / "replayed.jsonl").read_bytes() == first
+    empty = cli_in_process(
+        "create-nuggets",
+        "--from",
+        "llm",
+        "--rag-responses",
+        MINI / "runs",
+        "--rag-topics",
+        MINI / "topics.jsonl",
+        "--corpus",
+        MINI / "segments.jsonl",
+        "--cache-dir",
+        tmp_path / "empty",
+        "--output",
+        tmp_path / "x.jsonl",
+        "--use-env-llm",
+        "--replay-only",
+        env=server.env(),
+    )
+    lines = empty.stderr.strip().splitlines()
+    assert empty.returncode == 2 and len(lines) == 1, empty.stderr
+    assert "replay_only: no cached answer to the question" in lines[0] and not (tmp_path / "x.jsonl").exists()
+    out = tmp_path / "judged"
+    judged = cli_in_process(
+        "--judge",
+        "nugget",
+        "--rag-topics",
+        MINI / "topics.jsonl",
+        "--rag-responses",
+        MINI / "runs",
+        "--nuggets",
+        bank,
+        "--backend",
+        "python",
+        "--out-dir",
+        out,
+        "--name",
+        "N",
+    )
+    assert judged.returncode == 0, judged.stderr
+    assert yaml.safe_load((out / "N.config.yml").read_text())["nugget_bank"]["source"] == "llm:scripted"
