@@ -105,3 +105,41 @@ def test_an_llm_bank_end_to_end_through_the_cache(tmp_path):
     )
     assert judged.returncode == 0, judged.stderr
     assert yaml.safe_load((out / "N.config.yml").read_text())["nugget_bank"]["source"] == "llm:scripted"
+
+
+def run_batch(directory, output):
+    """A Batch API job done by the stand-in: every request file's lines answered, in Batch output format."""
+    from llm_servers import completion
+
+    lines = []
+    for path in sorted(directory.glob("requests-*.jsonl")):
+        for line in path.read_text().splitlines():
+            request = json.loads(line)
+            content = nuggetizer_standin(0, request["body"]).content
+            body = json.loads(completion(content))
+            response = {"status_code": 200, "request_id": "r", "body": body}
+            lines.append({"id": "b", "custom_id": request["custom_id"], "response": response, "error": None})
+    output.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return len(lines)
+
+
+def test_an_llm_bank_through_batch_files_equals_the_online_one(tmp_path):
+    """Export, run, import, again: each round goes one question further for every topic; the bank
+    written at the end is byte for byte the online one, and no server is ever asked."""
+    with ScriptedServer(nuggetizer_standin) as server:
+        online = tmp_path / "online.jsonl"
+        assert _create(online, tmp_path / "online-cache", "--use-env-llm", env=server.env()).returncode == 0
+        env = server.env()
+    bank, cache, batch = tmp_path / "bank.jsonl", tmp_path / "cache", tmp_path / "batch"
+    outputs: list = []
+    for round_ in range(1, 8):
+        extra = [x for o in outputs for x in ("--batch-output", o)]
+        done = _create(bank, cache, "--use-env-llm", "--batch-dir", batch, *extra, env=env)
+        assert done.returncode == 0, done.stderr
+        if bank.exists():
+            break
+        assert "no bank written yet" in done.stdout
+        output = tmp_path / f"output-{round_}.jsonl"
+        assert run_batch(batch, output) == len(NIST)  # one question a topic a round
+        outputs = [output]
+    assert bank.read_bytes() == online.read_bytes() and round_ >= 3  # at least create, score, write

@@ -8,7 +8,9 @@ The questions go through the same endpoint and answer cache as the attestation q
 (:mod:`judges.attest.client`, :mod:`judges.attest.cache`: the key is the exact question asked, so a
 second run asks nothing); who answers a question the cache lacks is an asker
 (:data:`judges.attest.client.Asker`: online by default, :class:`judges.attest.replay.Replay` for
-cache-only). A reply that is no list, or a failed question, leaves the list as it was (creation) or
+cache-only, :class:`judges.attest.batch.Recorder` for batch files: each topic's next question is
+exported, its answers imported into the cache, and the next run goes one question further, until
+every topic's bank is made). A reply that is no list, or a failed question, leaves the list as it was (creation) or
 the nuggets ``okay`` (scoring), and is counted. The bank's source is ``llm:MODEL``.
 
 The prompts follow nuggetizer's shape (roles, the iterative update, its caps and window sizes); the
@@ -24,6 +26,7 @@ from functools import partial
 from pathlib import Path
 from typing import Optional
 
+from judges.attest.batch import NOT_ASKED
 from judges.attest.cache import AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
 from judges.attest.endpoint import Endpoint
@@ -79,6 +82,11 @@ def parse_list(reply: str) -> Optional[list[str]]:
     return [" ".join(v.split()) for v in value if v.strip()]
 
 
+class Pending(Exception):
+    """A question recorded for a batch file (:class:`judges.attest.batch.Recorder`): the topic's bank
+    waits for its answer."""
+
+
 class Asking:
     """One topic's questions, each answered from the cache or by the asker, then kept in the cache."""
 
@@ -97,6 +105,8 @@ class Asking:
         body = {"model": self.endpoint.model, "messages": messages, **PARAMS}
         self.ask([Request(key, body)], on_result=lambda request, result: got.update(result=result))
         result = got.get("result")
+        if isinstance(result, Failure) and result.reason == NOT_ASKED:
+            raise Pending(key)
         if result is None or isinstance(result, Failure):
             self.counts["failed"] += 1
             return None
@@ -143,12 +153,18 @@ def make_llm_banks(
     cap: int = CAP,
 ) -> tuple[dict[str, NuggetBank], Counter]:
     """Every topic's bank (``passages``: per topic, in the order to read them) and the counts
-    (asked, cache hits, failed, unparsed, tokens)."""
+    (asked, cache hits, failed, unparsed, tokens; ``pending_topics``: topics whose next question an
+    asker recorded for a batch file, :class:`judges.attest.batch.Recorder`, and which have no bank yet)."""
     cache = AnswerCache(Path(cache_dir))
     counts: Counter = Counter()
+    banks: dict[str, NuggetBank] = {}
     try:
         asking = Asking(endpoint, cache, ask, counts)
-        banks = {t: make_llm_bank(asking, t, queries.get(t, ""), passages[t], cap) for t in sorted(passages)}
+        for t in sorted(passages):
+            try:
+                banks[t] = make_llm_bank(asking, t, queries.get(t, ""), passages[t], cap)
+            except Pending:  # its next question went to a batch file: no bank yet
+                counts["pending_topics"] += 1
     finally:
         cache.close()
     return banks, counts

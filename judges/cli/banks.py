@@ -44,6 +44,14 @@ def create_nuggets(
     cache_dir: Path = typer.Option(Path("."), "--cache-dir", help="--from llm: the answer cache's directory."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="--from llm: documents the runs cite by id."),
     replay_only: bool = typer.Option(False, "--replay-only", help="--from llm: answers from the cache alone."),
+    batch_dir: Optional[Path] = typer.Option(
+        None, "--batch-dir", help="--from llm: write the questions the cache lacks as Batch API files here."
+    ),
+    batch_output: Optional[List[Path]] = typer.Option(
+        None,
+        "--batch-output",
+        help="--from llm: Batch API output files to read into the cache first (with --batch-dir).",
+    ),
 ) -> None:
     from judges.formats.nuggetbanks import SHAPES, write_banks
     from judges.formats.topics import read_topics
@@ -70,7 +78,14 @@ def create_nuggets(
             banks = make_nuggets(answers, queries, Params(group, min_runs, vital_share)).banks
             source = "answers"
         elif made_from == "llm":
-            banks, source = _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only)
+            if batch_output and batch_dir is None:
+                raise InputError("--batch-output", None, None, "needs --batch-dir (the export the answers are to)")
+            batch = (batch_dir, list(batch_output or []))
+            banks, source = _llm_banks(
+                responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch
+            )
+            if banks is None:
+                return
         else:
             raise InputError("--from", None, None, f"{made_from!r} is not answers or llm")
     except InputError as e:
@@ -83,7 +98,7 @@ def create_nuggets(
     say(f"wrote {output}: {count} nuggets for {len(banks)} topics (source {source}, sha256 {sha[:12]})")
 
 
-def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only):
+def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch):
     """The banks an LLM makes over each topic's cited documents (judges.attest.nuggetize), most
     cited first, and the source (``llm:MODEL``)."""
     from collections import Counter
@@ -119,6 +134,30 @@ def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, r
         topic: [texts[d] for d, _ in sorted(c.items(), key=lambda x: (-x[1], x[0])) if d in texts]
         for topic, c in cited.items()
     }
-    ask = Replay(cache_dir) if replay_only else None
+    batch_dir, outputs = batch
+    if outputs:  # a batch job's answers into the cache, as `attest import` reads them
+        from judges.attest.batch import apply, read_manifests, read_outputs
+
+        manifest = read_manifests(batch_dir)
+        found = read_outputs(outputs, manifest)
+        applied = apply(found, manifest, cache_dir)
+        say(f"read {applied.applied} new answers into the cache ({len(found.rejected)} lines not applied)")
+    recorder = None
+    if batch_dir is not None:
+        from judges.attest.batch import Recorder
+
+        recorder = Recorder()
+    ask = Replay(cache_dir) if replay_only else recorder
     banks, counts = make_llm_banks(endpoint, cache_dir, passages, queries, ask)
+    if recorder is not None and recorder.requests:
+        from judges.attest.batch import write_batch
+        from judges.core.config import AttestSettings
+
+        write_batch(batch_dir, "nuggets", list(recorder.requests.values()), endpoint.model, AttestSettings())
+        say(
+            f"{counts['pending_topics']} topic(s) wait for {len(recorder.requests)} question(s), "
+            f"written to {batch_dir}: "
+            "run them, then again with --batch-output FILE... (no bank written yet)"
+        )
+        return None, ""
     return banks, f"llm:{endpoint.model}"
