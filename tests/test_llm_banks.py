@@ -143,3 +143,27 @@ def test_an_llm_bank_through_batch_files_equals_the_online_one(tmp_path):
         assert run_batch(batch, output) == len(NIST)  # one question a topic a round
         outputs = [output]
     assert bank.read_bytes() == online.read_bytes() and round_ >= 3  # at least create, score, write
+
+
+def test_the_cost_cap_and_the_degenerate_guard_write_no_bank(tmp_path):
+    """attest.max_cost stops the questions before their estimated cost passes it; an LLM that gives every
+    topic no nugget is degenerate; each is one error line and no bank, unless told to use it."""
+    workflow = tmp_path / "wf.yml"
+    workflow.write_text(yaml.safe_dump({"attest": {"max_cost": 0.001, "price_per_1k_input": 1.0}}))
+    with ScriptedServer(nuggetizer_standin) as server:
+        capped = _create(
+            tmp_path / "capped.jsonl", tmp_path / "c1", "--use-env-llm", "--workflow", workflow, env=server.env()
+        )
+        assert len(server.seen) == 0  # the first question alone would pass the cap
+    lines = capped.stderr.strip().splitlines()
+    assert capped.returncode == 2 and len(lines) == 1 and "attest.max_cost" in lines[0], capped.stderr
+    assert not (tmp_path / "capped.jsonl").exists()
+    with ScriptedServer(lambda n, body: Reply(content="[]")) as server:
+        empty = _create(tmp_path / "empty.jsonl", tmp_path / "c2", "--use-env-llm", env=server.env())
+        lines = empty.stderr.strip().splitlines()
+        assert empty.returncode == 2 and len(lines) == 1 and "degenerate: no nugget for any of 2 topics" in lines[0]
+        assert not (tmp_path / "empty.jsonl").exists()
+        used = _create(
+            tmp_path / "empty.jsonl", tmp_path / "c2", "--use-env-llm", "--use-degenerate-llm", env=server.env()
+        )
+        assert used.returncode == 0, used.stderr

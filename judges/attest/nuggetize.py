@@ -13,6 +13,10 @@ exported, its answers imported into the cache, and the next run goes one questio
 every topic's bank is made). A reply that is no list, or a failed question, leaves the list as it was (creation) or
 the nuggets ``okay`` (scoring), and is counted. The bank's source is ``llm:MODEL``.
 
+With ``attest.max_cost`` (and prices) no question is asked that would take the estimated cost
+past it (an error: no bank). The banks are checked for a degenerate LLM (:func:`degenerate`: the same
+bank for every topic, no nugget at all, half the replies unparsed): an error unless told to use them.
+
 The prompts follow nuggetizer's shape (roles, the iterative update, its caps and window sizes); the
 wording is citejudge's own.
 """
@@ -87,11 +91,42 @@ class Pending(Exception):
     waits for its answer."""
 
 
+class OverBudget(Exception):
+    """The next question would take the estimated cost past ``attest.max_cost``."""
+
+
+def estimated_cost(messages: list[dict], settings) -> float:
+    """What asking ``messages`` costs at most, before it is asked (``settings``:
+    :class:`judges.core.config.AttestSettings`): the prompt at :data:`judges.attest.prompt.CHARS_PER_TOKEN`
+    characters a token and the reply at its ``max_tokens`` cap, at the workflow's prices."""
+    from judges.attest.prompt import CHARS_PER_TOKEN
+
+    tokens_in = sum(len(m["content"]) for m in messages) / CHARS_PER_TOKEN
+    return tokens_in / 1000 * settings.price_per_1k_input + PARAMS["max_tokens"] / 1000 * settings.price_per_1k_output
+
+
+def degenerate(banks: dict[str, NuggetBank], counts: Counter) -> Optional[str]:
+    """Why the LLM's banks say nothing, or ``None``: every topic's bank the same (3 topics or more),
+    no nugget at all, or at least half of the replies not a list."""
+    lists = [tuple(n.text for n in b.nuggets) for b in banks.values()]
+    replies = counts["asked"] + counts["cache_hits"]
+    if len(lists) >= 3 and len(set(lists)) == 1:
+        return f"the same {len(lists[0])} nuggets for every one of {len(lists)} topics"
+    if lists and not any(lists):
+        return f"no nugget for any of {len(lists)} topics"
+    if replies and counts["unparsed"] * 2 >= replies:
+        return f"{counts['unparsed']} of {replies} replies not a list of the expected length"
+    return None
+
+
 class Asking:
     """One topic's questions, each answered from the cache or by the asker, then kept in the cache."""
 
-    def __init__(self, endpoint: Endpoint, cache: AnswerCache, ask=None, counts: Optional[Counter] = None):
-        self.endpoint, self.cache = endpoint, cache
+    def __init__(
+        self, endpoint: Endpoint, cache: AnswerCache, ask=None, counts: Optional[Counter] = None, settings=None
+    ):
+        self.endpoint, self.cache, self.settings = endpoint, cache, settings
+        self.spent = 0.0  # the estimated cost of the questions asked (attest.max_cost)
         self.ask = ask or partial(ask_all, endpoint, concurrency=1, max_retries=3, timeout_s=120.0, backoff_s=1.0)
         self.counts = counts if counts is not None else Counter()
 
@@ -101,6 +136,11 @@ class Asking:
         if cached is not None:
             self.counts["cache_hits"] += 1
             return cached.reply
+        if self.settings is not None and self.settings.max_cost is not None:
+            cost = estimated_cost(messages, self.settings)
+            if self.spent + cost > self.settings.max_cost:
+                raise OverBudget(f"{self.spent:.4f} spent of attest.max_cost {self.settings.max_cost:g}")
+            self.spent += cost
         got: dict = {}
         body = {"model": self.endpoint.model, "messages": messages, **PARAMS}
         self.ask([Request(key, body)], on_result=lambda request, result: got.update(result=result))
@@ -151,15 +191,18 @@ def make_llm_banks(
     queries: dict[str, str],
     ask=None,
     cap: int = CAP,
+    settings=None,
 ) -> tuple[dict[str, NuggetBank], Counter]:
     """Every topic's bank (``passages``: per topic, in the order to read them) and the counts
-    (asked, cache hits, failed, unparsed, tokens; ``pending_topics``: topics whose next question an
+    (asked, cache hits, failed, unparsed, tokens; ``settings``: the workflow's ``attest``, whose
+    ``max_cost`` stops the questions (:class:`OverBudget`) before their estimated cost passes it;
+    ``pending_topics``: topics whose next question an
     asker recorded for a batch file, :class:`judges.attest.batch.Recorder`, and which have no bank yet)."""
     cache = AnswerCache(Path(cache_dir))
     counts: Counter = Counter()
     banks: dict[str, NuggetBank] = {}
     try:
-        asking = Asking(endpoint, cache, ask, counts)
+        asking = Asking(endpoint, cache, ask, counts, settings)
         for t in sorted(passages):
             try:
                 banks[t] = make_llm_bank(asking, t, queries.get(t, ""), passages[t], cap)

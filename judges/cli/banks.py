@@ -4,6 +4,7 @@ for ``--nuggets FILE`` (as made, or after an assessor edited it)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import List, Optional
 
@@ -44,6 +45,12 @@ def create_nuggets(
     cache_dir: Path = typer.Option(Path("."), "--cache-dir", help="--from llm: the answer cache's directory."),
     corpus: Optional[Path] = typer.Option(None, "--corpus", help="--from llm: documents the runs cite by id."),
     replay_only: bool = typer.Option(False, "--replay-only", help="--from llm: answers from the cache alone."),
+    workflow: Optional[Path] = typer.Option(
+        None, "--workflow", help="--from llm: a workflow whose attest sets prices and max_cost."
+    ),
+    use_degenerate_llm: bool = typer.Option(
+        False, "--use-degenerate-llm", help="--from llm: write the banks even if the LLM looks degenerate."
+    ),
     batch_dir: Optional[Path] = typer.Option(
         None, "--batch-dir", help="--from llm: write the questions the cache lacks as Batch API files here."
     ),
@@ -81,9 +88,20 @@ def create_nuggets(
             if batch_output and batch_dir is None:
                 raise InputError("--batch-output", None, None, "needs --batch-dir (the export the answers are to)")
             batch = (batch_dir, list(batch_output or []))
-            banks, source = _llm_banks(
-                responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch
+            from judges.core.config import load_workflow
+
+            attest = load_workflow(workflow).attest
+            banks, source, counts = _llm_banks(
+                responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch, attest
             )
+            if banks is not None:
+                from judges.attest.nuggetize import degenerate
+
+                why = degenerate(banks, counts)
+                if why and not use_degenerate_llm:
+                    raise InputError(
+                        "--from", None, None, f"the LLM looks degenerate: {why}; no bank written (--use-degenerate-llm)"
+                    )
             if banks is None:
                 return
         else:
@@ -98,13 +116,12 @@ def create_nuggets(
     say(f"wrote {output}: {count} nuggets for {len(banks)} topics (source {source}, sha256 {sha[:12]})")
 
 
-def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch):
+def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch, attest):
     """The banks an LLM makes over each topic's cited documents (judges.attest.nuggetize), most
-    cited first, and the source (``llm:MODEL``)."""
-    from collections import Counter
-
+    cited first, the source (``llm:MODEL``) and the questions' counts; no banks (``None``) while
+    questions wait in a batch file."""
     from judges.attest import endpoint as endpoints
-    from judges.attest.nuggetize import make_llm_banks
+    from judges.attest.nuggetize import OverBudget, make_llm_banks
     from judges.attest.replay import Replay
     from judges.formats.corpus import read_corpus
     from judges.formats.runs import read_reports
@@ -148,7 +165,10 @@ def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, r
 
         recorder = Recorder()
     ask = Replay(cache_dir) if replay_only else recorder
-    banks, counts = make_llm_banks(endpoint, cache_dir, passages, queries, ask)
+    try:
+        banks, counts = make_llm_banks(endpoint, cache_dir, passages, queries, ask, settings=attest)
+    except OverBudget as e:
+        raise InputError("attest.max_cost", None, None, f"the next question would pass it ({e}): no bank written")
     if recorder is not None and recorder.requests:
         from judges.attest.batch import write_batch
         from judges.core.config import AttestSettings
@@ -159,5 +179,5 @@ def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, r
             f"written to {batch_dir}: "
             "run them, then again with --batch-output FILE... (no bank written yet)"
         )
-        return None, ""
-    return banks, f"llm:{endpoint.model}"
+        return None, "", counts
+    return banks, f"llm:{endpoint.model}", counts
