@@ -24,7 +24,8 @@ Printed: the cross-validated taus with their intervals for the made bank judged 
 only by nuggets other runs state, never by its own wording: :func:`judges.nuggets.made.view_for`),
 the same bank with no exclusion (every run by the whole bank), a bank rebuilt without each run
 (true leave-one-run-out, at the chosen parameters), NIST's bank, and support alone (the citation
-judge's ``WEIGHTED_PRECISION``, the real CLI); the parameters each fold chose; the share of NIST's
+judge's ``WEIGHTED_PRECISION``, the real CLI); the parameters each fold chose; the same at the shipped
+defaults with only the claims the run's cited documents ground (in-sample); the share of NIST's
 nuggets a made bank recovers (each NIST nugget judged by the nugget judge in the made bank's
 nuggets as one text: support, or support or partial); the bank sizes.
 """
@@ -135,6 +136,65 @@ def judge_made(encoder, bank, judged_answers, model, fair: bool) -> dict:
     return {(run, bank.qid): answer_measures(js) for (run, _), js in zip(judged_answers, out)}
 
 
+def cited_text(d: Path) -> dict:
+    """Per topic and run, the text of the segments the run's answer cites (``segments.jsonl``)."""
+    import json
+
+    from judges.formats.runs import read_reports
+    from judges.session.scan import run_files
+
+    segments = {}
+    for line in (d / "segments.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        segments[r["docid"]] = r["segment"]
+    out: dict = defaultdict(dict)
+    for path in run_files([d / "runs"])[0]:
+        for _, rep in read_reports(path):
+            ids = sorted({c.doc_id for s in rep.sentences for c in s.citations if c.doc_id})
+            out[rep.topic_id][rep.run_id] = " ".join(segments.get(i, "") for i in ids)
+    return out
+
+
+def print_grounded(d: Path, default: Params, ctx: tuple) -> None:
+    """Run taus at the shipped defaults when only the claims the run's cited documents ground count (in-sample)."""
+    encoder, nist, all_answers, judged_answers, models, truth, topics, wp = ctx
+    cited = cited_text(d)
+    for share in (0.5, 0.7):
+        grounded: dict = {}
+        for q in topics:
+            bank = make_bank(
+                encoder, q, nist.banks[q].query, all_answers[q], replace(default, grounded=share), cited[q]
+            )
+            grounded.update(judge_made(encoder, bank, judged_answers[q], models[q], True))
+        scored(grounded, wp)
+        print(
+            f"grounded in the cited documents (share {share}; shipped defaults, in-sample): "
+            + ", ".join(f"{m} {run_tau(grounded, truth, m, topics):.3f}" for m, _ in TARGETS)
+        )
+
+
+def print_recovery(banks: dict, chosen: dict, default: Params, ctx: tuple) -> None:
+    """The share of NIST's nuggets the made banks recover, judged by the nugget judge."""
+    encoder, nist, all_answers, judged_answers, models, truth, topics, wp = ctx
+    for name, pick in (("chosen per fold", lambda q: chosen[q]), ("default", lambda q: default)):
+        full = anyp = n = 0
+        sizes, vitals = [], []
+        for q in topics:
+            bank = banks[(pick(q), q)]
+            sizes.append(len(bank.nuggets))
+            vitals.append(sum(x.vital for x in bank.nuggets))
+            text = " ".join(x.text.rstrip(".") + "." for x in bank.nuggets)
+            js = judge_topic(encoder, nist.banks[q], [("made", text)], models[q])[0]
+            full += sum(j.assignment == "support" for j in js)
+            anyp += sum(j.assignment != "not_support" for j in js)
+            n += len(js)
+        print(
+            f"NIST nuggets recovered by the made bank ({name}): support {full}/{n} = {full / n:.1%}, "
+            f"support or partial {anyp}/{n} = {anyp / n:.1%}; made nuggets per topic {sizes} (vital {vitals}); "
+            f"NIST's {[len(nist.banks[q].nuggets) for q in topics]}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
@@ -237,24 +297,9 @@ def main() -> None:
         + ", ".join(f"{m} {run_tau(fair[default], truth, m, topics):.3f}" for m, _ in TARGETS)
     )
 
-    # recovery of NIST's nuggets
-    for name, pick in (("chosen per fold", lambda q: chosen[q]), ("default", lambda q: default)):
-        full = anyp = n = 0
-        sizes, vitals = [], []
-        for q in topics:
-            bank = banks[(pick(q), q)]
-            sizes.append(len(bank.nuggets))
-            vitals.append(sum(x.vital for x in bank.nuggets))
-            text = " ".join(x.text.rstrip(".") + "." for x in bank.nuggets)
-            js = judge_topic(encoder, nist.banks[q], [("made", text)], models[q])[0]
-            full += sum(j.assignment == "support" for j in js)
-            anyp += sum(j.assignment != "not_support" for j in js)
-            n += len(js)
-        print(
-            f"NIST nuggets recovered by the made bank ({name}): support {full}/{n} = {full / n:.1%}, "
-            f"support or partial {anyp}/{n} = {anyp / n:.1%}; made nuggets per topic {sizes} (vital {vitals}); "
-            f"NIST's {[len(nist.banks[q].nuggets) for q in topics]}"
-        )
+    ctx = (encoder, nist, all_answers, judged_answers, models, truth, topics, wp)
+    print_grounded(d, default, ctx)
+    print_recovery(banks, chosen, default, ctx)
     print(f"({time.time() - started:.0f} s)")
 
 

@@ -237,3 +237,18 @@ def test_rag24_made_bank_is_a_normal_bank():
     )
     assert 5 <= len(bank.nuggets) <= 30 and any(n.vital for n in bank.nuggets)
     assert all(len(runs) >= 3 for runs in bank.made.stated_by)
+
+
+def test_with_cited_documents_only_grounded_claims_count():
+    """Given what each run cites, a claim its documents do not hold states nothing."""
+    cited = {run: "The Eiffel Tower was completed in 1889 for the World Fair held in Paris." for run in RUNS}
+    bank = make_bank(F.Encoder(), "t1", QUERIES["t1"], answers_of("t1"), Params(0.5, 2, 0.5), cited)
+    assert len(bank.nuggets) == 1 and "1889" in bank.nuggets[0].text
+    assert (
+        len(
+            make_bank(
+                F.Encoder(), "t1", QUERIES["t1"], answers_of("t1"), Params(0.5, 2, 0.5, grounded=0), cited
+            ).nuggets
+        )
+        == 3
+    )
