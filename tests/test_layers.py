@@ -122,7 +122,8 @@ def test_the_folders_import_each_other_one_way():
 
 
 def test_at_most_four_loose_modules():
-    """__init__ (the notebook facade), __main__, startup and version: everything else lives in the folder of its floor."""
+    """__init__ (the notebook facade), __main__, startup and version: everything else lives in the folder of
+    its floor."""
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(loose) <= 4, loose
 

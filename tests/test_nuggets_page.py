@@ -275,12 +275,12 @@ def test_a_bad_nugget_file_for_check_answer_is_one_line_naming_file_line_and_fie
     assert r.stderr.strip() == f"error: {bad}:2: nuggets[0].text: is empty"
 
 
-def test_the_readme_nugget_example_prints_what_it_shows(capsys):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_guides_nugget_example_prints_what_it_shows(capsys):
+    readme = (ROOT / "docs" / "guides" / "one-answer.md").read_text(encoding="utf-8")
     section = readme.split("**Nuggets of one answer.**")[1]
     code = section.split("```python\n")[1].split("```")[0]
     shown = section.split("```text\n")[1].split("```")[0]
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guides/one-answer.md", "exec"), {})
     assert capsys.readouterr().out == shown
 
 

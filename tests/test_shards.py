@@ -198,15 +198,15 @@ def test_shard_options_are_checked():
     assert shards.parse_shard("2/8") == (2, 8)
 
 
-# -- the README's SLURM recipe, as subprocesses ----------------------------------------------------------
+# -- the SLURM recipe of the scale-out guide, as subprocesses ---------------------------------------------
 def readme_block(marker: str) -> str:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "guides" / "scale-out.md").read_text()
     found = re.search(r"```bash\n(# " + re.escape(marker) + r"\n.*?)```", text, re.S)
     assert found, marker
     return found.group(1)
 
 
-def test_the_readmes_slurm_array_recipe(tmp_path):
+def test_the_guides_slurm_array_recipe(tmp_path):
     """The array script once per task (SLURM_ARRAY_TASK_ID), then the merge job's script."""
     for name in ("datasets", "runs", "workflows", "run_judge.py"):
         (tmp_path / name).symlink_to(ROOT / name)
