@@ -252,3 +252,25 @@ def test_with_cited_documents_only_grounded_claims_count():
         )
         == 3
     )
+
+
+def test_a_plan_and_its_labels_work_with_a_made_bank(track):
+    """plan-assessments --nuggets over a session judged by a made bank names pairs of it; the labels filled in
+    are taken back (labelled pairs in the Parquet, the plan's draws in the intervals)."""
+    where, runs, topics = track
+    first = where / "planned"
+    done = _judge(runs, topics, first, "auto")
+    assert done.returncode == 0, done.stderr
+    planned = run_cli("plan-assessments", first, "--name", "N", "--nuggets", "--count", "3")
+    assert planned.returncode == 0, planned.stderr
+    lines = [json.loads(x) for x in (first / "N.assess-nuggets-1.jsonl").read_text().splitlines()]
+    table = pd.read_parquet(first / "N.nuggets.parquet").set_index(["run_id", "topic_id", "nugget_index"])
+    assert len(lines) == 3 and all((x["run_id"], x["topic_id"], x["nugget_index"]) in table.index for x in lines)
+    filled = where / "filled.jsonl"
+    filled.write_text("".join(json.dumps({**x, "label": "support"}) + "\n" for x in lines))
+    labelled = where / "labelled"
+    done = _judge(runs, topics, labelled, "auto", "--labels", filled)
+    assert done.returncode == 0, done.stderr
+    again = pd.read_parquet(labelled / "N.nuggets.parquet")
+    assert int(again.labelled.sum()) == 3 and set(again[again.labelled].assignment) == {"support"}
+    assert (labelled / "N.intervals.tsv").exists()
