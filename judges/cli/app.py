@@ -46,6 +46,7 @@ from judges.cli.options import (
 from judges.core.process import finished, started
 from judges.cli.attest import app as attest_app
 from judges.cli.meta import app as meta_app
+from judges.cli.banks import app as banks_app
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
@@ -788,6 +789,7 @@ def corpus_info(
 
 app.add_typer(corpus_app, name="corpus", short_help="A docstore for big corpora: index, lookup, info.")
 app.add_typer(attest_app, name="attest", short_help="The LLM stage through batch files: export, import.")
+app.add_typer(banks_app)  # create-nuggets
 app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate(-nuggets), plan-assessments
 
 

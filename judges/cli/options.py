@@ -157,7 +157,8 @@ class JudgeOptions:
             "--nuggets",
             help=(
                 "Nugget bank file for --judge nugget/argue: NIST's nuggets.jsonl or nugget_assignment.*.jl, "
-                "nuggetizer output, or AutoJudge NuggetBanks (JSON Lines or JSON)."
+                "nuggetizer output, or AutoJudge NuggetBanks (JSON Lines or JSON); 'auto': a bank made from the "
+                "answers (no LLM; a run judged only by the nuggets other runs state)."
             ),
         ),
     ] = None

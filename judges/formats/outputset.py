@@ -87,6 +87,14 @@ FILES: tuple[OutputFile, ...] = (
         "per ordered pair of runs: P(the first ranks above the second), over topic resamples",
         "battle",
     ),
+    OutputFile(
+        "nugget_bank",
+        "nugget-bank.jsonl",
+        "JSON lines",
+        "judges.session.nuggets",
+        "the nugget bank judged by (NIST's nuggets.jsonl shape; a made bank's, to edit and give back)",
+        "nugget",
+    ),
     # written by other commands beside the set
     OutputFile(
         "assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments", beside=True

@@ -150,6 +150,7 @@ def gather(
         attest_mode=(store.config.get("attest") or {}).get("mode"),
         unavailable=store.unavailable(),
         nuggets=_nuggets(out_dir, name),
+        nugget_bank=store.config.get("nugget_bank"),
     )
 
 

@@ -117,6 +117,7 @@ class Tables:
     attest_mode: Optional[str] = None
     unavailable: list = field(default_factory=list)  # (option, path) of document inputs not found
     nuggets: Optional[pd.DataFrame] = None  # NAME.nuggets.parquet (judges.read_nuggets), when the judge wrote it
+    nugget_bank: Optional[dict] = None  # the bank the nuggets were judged by: path, sha256, source (NAME.config.yml)
 
 
 # -- what comes out --------------------------------------------------------------------------------
@@ -645,6 +646,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
             f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in t.thresholds.items()
         ),
         "attest_mode": t.attest_mode,
+        "nugget_bank": t.nugget_bank,
         "against": t.against,
         "plots": plots(ctx),
         "topics": [(f"topics/t{ctx.topic_ix[x]}.html", x, short(t.titles.get(x, ""), 90)) for x in ctx.topics],

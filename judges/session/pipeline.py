@@ -269,7 +269,10 @@ def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pat
 
         files += discover(list(inputs.labels), "--labels")
     if inputs.nuggets is not None:
-        files.append(Path(inputs.nuggets))
+        from judges.nuggets.made import is_auto
+
+        if not is_auto(inputs.nuggets):  # auto: made from the runs, already listed
+            files.append(Path(inputs.nuggets))
         if inputs.nugget_model.endswith(".json") or "/" in inputs.nugget_model:
             files.append(Path(inputs.nugget_model))
     model = Path(workflow.support.model)
@@ -329,7 +332,12 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         from judges.engine.pairs import nugget_kind
         from judges.formats.nuggets import read_nuggets
 
-        nuggets = read_nuggets(inputs.nuggets)
+        from judges.nuggets.made import is_auto
+
+        if is_auto(inputs.nuggets):  # made from the answers (judges.nuggets.made), every run's
+            nuggets = made_bank(loaded_scan=scan, inputs=inputs, topics=topics, limit=limit)
+        else:
+            nuggets = read_nuggets(inputs.nuggets)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
         check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
@@ -337,6 +345,19 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
 
             check_nugget_labels(labels.nuggets, nuggets.banks, nuggets.path)
     return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
+
+
+def made_bank(loaded_scan: Scan, inputs, topics: dict, limit) -> "Nuggets":
+    """``--nuggets auto``: the banks made from the answers of the scan's runs
+    (:func:`judges.nuggets.made.make_nuggets`), the topics' titles as queries."""
+    from judges.nuggets.answers import answer_text
+    from judges.nuggets.made import make_nuggets
+
+    answers: dict[str, list[tuple[str, str]]] = {}
+    for report in reread(loaded_scan, None, inputs.dataset, limit):
+        if report is not None:
+            answers.setdefault(report.topic_id, []).append((report.run_id, answer_text(report)))
+    return make_nuggets(answers, {t: topic.title for t, topic in topics.items()})
 
 
 def check_bank_topics(nuggets: "Nuggets", scan: Scan) -> None:
@@ -664,7 +685,8 @@ def write(
         kind.summarize(attest, labels)
     workflow, kinds = session.settings.workflow, tuple(judged.pairs.values())
     scores = score(inputs, workflow, loaded, measures_of_reports, table, measures, kinds, attest)
-    tally = Tally(counts, statuses, judged.plan, labels, attest)
+    bank = next((k.provenance for k in judged.pairs.values() if k.provenance), None)
+    tally = Tally(counts, statuses, judged.plan, labels, attest, bank)
     given = WriteSet(
         inputs, outputs, workflow, tally, table, scan, loaded.topics, scores, outset.stage, hashed_inputs, kinds
     )

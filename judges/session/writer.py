@@ -57,6 +57,7 @@ class Tally(NamedTuple):
     plan: Optional["Plan"] = None
     labels: Optional[dict] = None
     attest: Optional[dict] = None
+    bank: Optional[dict] = None  # the nugget bank's provenance (PairOutputs.provenance)
 
 
 class Written(NamedTuple):
@@ -91,6 +92,7 @@ class PairOutputs(NamedTuple):
     summarize: Callable[[dict, dict], None]
     write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
     trust: Callable[..., Any]
+    provenance: Optional[dict] = None  # of what the pairs were judged by (the nugget bank: path, sha256, source)
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
@@ -217,6 +219,8 @@ def write_outputs(given: WriteSet) -> Written:
     }
     if inputs.judge == "battle":  # the budget the battles were drawn under (None: every pair)
         config["battle_opponents"] = inputs.battle_opponents
+    if tally.bank:
+        config["nugget_bank"] = tally.bank
     if tally.labels:
         config["labels"] = tally.labels
     if tally.attest:
@@ -299,7 +303,11 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
     if given.labels:
         inputs["labels"] = describe(list(given.labels), "--labels")
     if given.nuggets is not None:
-        inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
+        auto = str(given.nuggets) == "auto"  # made from the answers (judges.nuggets.made.is_auto)
+        if auto:  # no file: the bank's own SHA-256 is the config's nugget_bank
+            inputs["nuggets"] = {"path": "auto", "sha256": ""} if with_hashes else "auto"
+        else:
+            inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model
     if given.topic_records or given.report_records:  # handed over in memory (the AutoJudge adapter)
         inputs["in_memory"] = {"topics": len(given.topic_records), "reports": len(given.report_records)}
