@@ -506,7 +506,7 @@ def corpus_family(base: Path) -> list[Case]:
             "accept",
             None,
             None,
-            (r"(\d+) (?:documents|lines? skipped)", 10),
+            (r"(?m)^ids\s+(\d+)", 11),
             beside,
         )
     )
@@ -582,12 +582,12 @@ def labels_family(base: Path) -> list[Case]:
         ("label unknown", "label", "maybe", "refuse"),
         ("label null (unlabelled)", "label", None, "either"),
         ("label an int", "label", 2, "refuse"),
-        ("run_id unknown", "run_id", "no-such-run", "refuse"),
-        ("topic_id unknown", "topic_id", "no-such-topic", "refuse"),
-        ("sentence_index 999", "sentence_index", 999, "refuse"),
+        ("run_id unknown", "run_id", "no-such-run", "either"),
+        ("topic_id unknown", "topic_id", "no-such-topic", "either"),
+        ("sentence_index 999", "sentence_index", 999, "either"),
         ("sentence_index -1", "sentence_index", -1, "refuse"),
         ("sentence_index a string", "sentence_index", "1", "refuse"),
-        ("doc_id not cited there", "doc_id", "msmarco_v2.1_doc_00_0#0_0", "refuse"),
+        ("doc_id not cited there", "doc_id", "msmarco_v2.1_doc_00_0#0_0", "either"),
         ("doc_id missing", "doc_id", DELETE, "refuse"),
         ("extra field", "zz", 1, "accept"),
     ]:
@@ -750,12 +750,13 @@ def plan_family(base: Path) -> list[Case]:
         ("--budget and --count", ["--budget", "5%", "--count", "3"], "refuse"),
         ("--count 100000", ["--count", "100000"], "either"),
         ("--output an existing file", ["--count", "2", "--output", "out/citejudge.qrels"], "refuse"),
-        ("--output in a missing dir", ["--count", "2", "--output", "in/nodir/x.jsonl"], "refuse"),
+        ("--output in a missing dir", ["--count", "2", "--output", "in/nodir/x.jsonl"], "either"),
         ("--name of no set", ["--count", "2", "--name", "nosuch"], "refuse"),
     ]:
         names = {"--output an existing file": "citejudge.qrels", "--name of no set": "nosuch"}.get(name)
         argv = pa_ + extra if name != "--name of no set" else ["plan-assessments", "out", *extra]
-        cases.append(Case("plan", name, argv, None, expect, names))
+        beside = ("nodir",) if "missing dir" in name else ()  # an explicit --output may make its directory
+        cases.append(Case("plan", name, argv, None, expect, names, writes_beside=beside))
     count = ["--count", "3"]
     for name, fn, names in [
         ("config.yml truncated", _trunc_out("citejudge.config.yml"), "citejudge.config.yml"),
