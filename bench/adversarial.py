@@ -66,6 +66,7 @@ class Case:
     count: Optional[tuple[str, int]] = None  # (regex with one group on stdout, the count the input holds)
     writes_beside: tuple[str, ...] = ()  # paths under in/ a success may create (corpus index)
     fault: Optional[tuple[str, str]] = None  # (signal name, trigger: "event" | "time")
+    same_as_good: bool = False  # exit 0 is ok when out/ then equals the good set (a forged value ignored)
     may_change: tuple[str, ...] = ()  # out/ files a failing command may change (attest import: the cache)
 
 
@@ -1125,7 +1126,16 @@ def merge_family(base: Path) -> list[Case]:
     ]
     for name, kind, what in forgeries:
         cases.append(
-            Case("merge", f"forged: {name}", mg, _forge(p2, kind, what), "refuse", "p.part-2-of-2.arrow", "merged")
+            Case(
+                "merge",
+                f"forged: {name}",
+                mg,
+                _forge(p2, kind, what),
+                "refuse",
+                "p.part-2-of-2.arrow",
+                "merged",
+                same_as_good=True,
+            )
         )
     return cases
 
@@ -1165,7 +1175,11 @@ def _forge(rel: str, kind: str, what: object) -> Make:
         from judges.formats import part
 
         path = d / rel[3:]
-        got = part.read(path)
+        copy = Path(tempfile.mkdtemp()) / path.name  # read a copy: the rows stay mapped while the part is rewritten
+        shutil.copy(path, copy)
+        if part.log_path(path).exists():
+            shutil.copy(part.log_path(path), part.log_path(copy))
+        got = part.read(copy)
         table, manifest, state = got.table, json.loads(json.dumps(got.manifest)), json.loads(json.dumps(got.state))
         if kind == "col":
             col, value = what  # type: ignore[misc]
@@ -1238,9 +1252,10 @@ def meta_family(base: Path) -> list[Case]:
             "--output into a missing dir",
             [*me, "--output", "in/nodir/x.jsonl"],
             None,
-            "refuse",
+            "either",
             "x.jsonl",
             None,
+            writes_beside=("nodir",),
         )
     )
     cases.append(Case("meta", "--output .txt suffix", [*me, "--output", "in/x.txt"], None, "refuse", "x.txt", None))
@@ -1623,6 +1638,8 @@ class Result:
 
 
 TRACEBACK = "Traceback (most recent call last)"
+GOOD_KEYS = [f"p.{x}" for x in ("qrels", "doc.qrels", "leaderboard.txt", "pairs.tsv", "intervals.tsv", "coverage.tsv")]
+GOOD_KEYS += ["p.assessments.parquet", "p.leaderboard.parquet"]
 
 
 def prepare(case: Case, cdir: Path) -> None:
@@ -1671,6 +1688,11 @@ def classify(
         if not err.strip():
             return "misleading", "failed without a message"
         return "ok", "refused"
+    if case.expect == "refuse" and case.same_as_good:
+        differ = [k for k in GOOD_KEYS if k in before and after.get(k) != before[k]]
+        if differ:
+            return "misleading", "exit 0, and the forged value reached " + ", ".join(differ)
+        return "ok", "accepted, the forged value reached no output"
     if case.expect == "refuse":
         return "misleading", "exit 0 on an input that should be refused"
     if case.count:
@@ -1863,6 +1885,8 @@ def main() -> int:
         for f in futures:
             res = f.result()
             results.append(res)
+            if a.json:  # saved as it goes
+                a.json.write_text(json.dumps([r.__dict__ for r in results], indent=1))
             if res.verdict != "ok":
                 print(f"  {res.verdict:11} {res.family}: {res.name}", flush=True)
     print()
