@@ -1782,7 +1782,14 @@ def run_fault(case: Case, cdir: Path, command: str) -> Result:
         proc.kill()
         out, err = proc.communicate()
         return Result(
-            case.family, case.name, command, "crash", f"no exit after {sig} ({fired})", None, [], time.monotonic() - t0
+            case.family,
+            case.name,
+            command,
+            "crash",
+            f"no exit after {sig} ({fired})",
+            None,
+            [],
+            seconds=time.monotonic() - t0,
         )
     rc = proc.returncode
     head = err.strip().splitlines()[:4]
@@ -1807,7 +1814,14 @@ def run_fault(case: Case, cdir: Path, command: str) -> Result:
             r = cli(case.args, cdir)
         except subprocess.TimeoutExpired:
             return Result(
-                case.family, case.name, command, "crash", "the re-run did not exit", rc, head, time.monotonic() - t0
+                case.family,
+                case.name,
+                command,
+                "crash",
+                "the re-run did not exit",
+                rc,
+                head,
+                seconds=time.monotonic() - t0,
             )
         if r.returncode != 0 and not ("plan-assessments" in command or "attest" in command):
             verdict, why = "damage", f"{sig} {fired}: the re-run failed: {r.stderr.strip().splitlines()[-1:]}"
@@ -1822,7 +1836,7 @@ def run_fault(case: Case, cdir: Path, command: str) -> Result:
                 verdict, why = "damage", f"{sig} {fired}: after a re-run {', '.join(bad)} differ from the good set"
     if verdict == "ok":
         shutil.rmtree(cdir, ignore_errors=True)
-    return Result(case.family, case.name, command, verdict, why, rc, head, time.monotonic() - t0)
+    return Result(case.family, case.name, command, verdict, why, rc, head, seconds=time.monotonic() - t0)
 
 
 def all_cases(base: Path, only: list[str]) -> list[Case]:
