@@ -1891,6 +1891,8 @@ def main() -> int:
     if not BASE_DIR.exists():
         print(f"building inputs and good sets in {work} (the first judge call compiles the kernels) ...", flush=True)
         build(work)
+    shutil.rmtree(work / "cases", ignore_errors=True)  # the directories of an earlier run's non-ok cases
+    (work / "cases").mkdir()
     cases = [c for c in all_cases(BASE_DIR, a.only) if not a.match or a.match in c.name]
     print(f"{len(cases)} cases, {a.jobs} at a time; built in {time.monotonic() - t0:.0f} s", flush=True)
     results: list[Result] = []
