@@ -167,3 +167,27 @@ def browser():
     driver = chrome()
     yield driver
     driver.quit()
+
+
+# -- the bundled sample judged once per worker -------------------------------------------------------
+#: the name the shared judged sample's outputs carry (``SAMPLE_NAME.assessments.parquet``, ...)
+SAMPLE_NAME = "a"
+
+
+@pytest.fixture(scope="session")
+def judged_sample(tmp_path_factory) -> Path:
+    """The bundled RAG 2025 sample (:data:`BUNDLED`) judged once per worker process with the default
+    workflow, its outputs named :data:`SAMPLE_NAME`: a real CLI run (``judge_cli``), shared by every
+    test that reads a judged sample instead of judging it again. Read it, never write into it; a test
+    that writes beside the outputs (plan-assessments, a second judge run) takes a copy first
+    (:func:`copy_judged`)."""
+    out = tmp_path_factory.mktemp("judged-sample")
+    judge_cli(*BUNDLED, out=out, name=SAMPLE_NAME)
+    return out
+
+
+def copy_judged(judged: Path, dest: Path) -> Path:
+    """A copy of a judged output directory (:func:`judged_sample`) in ``dest``, for a test that
+    writes beside its outputs; returns ``dest``."""
+    shutil.copytree(judged, dest, dirs_exist_ok=True)
+    return dest
