@@ -18,6 +18,21 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config) -> None:
+    """Under pytest-xdist, compile (or load) the Numba kernels once in the controlling process
+    before the workers start: from a fresh clone each worker's first CLI subprocesses would
+    otherwise all compile them at the same time (30-90 CPU seconds each under load) before one
+    of them has written the cache (``cache=True``, beside the kernels) that the others read."""
+    if hasattr(config, "workerinput") or getattr(config.option, "dist", "no") == "no" or config.option.collectonly:
+        return
+    from judges.core.config import load_workflow
+    from judges.session.pipeline import prepare
+
+    prepare(load_workflow(None))
+
+
 SHARED = Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared")) / "data"
 
 
