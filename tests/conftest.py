@@ -18,6 +18,21 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config) -> None:
+    """Under pytest-xdist, compile (or load) the Numba kernels once in the controlling process
+    before the workers start: from a fresh clone each worker's first CLI subprocesses would
+    otherwise all compile them at the same time (30-90 CPU seconds each under load) before one
+    of them has written the cache (``cache=True``, beside the kernels) that the others read."""
+    if hasattr(config, "workerinput") or getattr(config.option, "dist", "no") == "no" or config.option.collectonly:
+        return
+    from judges.core.config import load_workflow
+    from judges.session.pipeline import prepare
+
+    prepare(load_workflow(None))
+
+
 SHARED = Path(os.environ.get("CITEJUDGE_SHARED", ROOT.parent / "shared")) / "data"
 
 
@@ -167,3 +182,27 @@ def browser():
     driver = chrome()
     yield driver
     driver.quit()
+
+
+# -- the bundled sample judged once per worker -------------------------------------------------------
+#: the name the shared judged sample's outputs carry (``SAMPLE_NAME.assessments.parquet``, ...)
+SAMPLE_NAME = "a"
+
+
+@pytest.fixture(scope="session")
+def judged_sample(tmp_path_factory) -> Path:
+    """The bundled RAG 2025 sample (:data:`BUNDLED`) judged once per worker process with the default
+    workflow, its outputs named :data:`SAMPLE_NAME`: a real CLI run (``judge_cli``), shared by every
+    test that reads a judged sample instead of judging it again. Read it, never write into it; a test
+    that writes beside the outputs (plan-assessments, a second judge run) takes a copy first
+    (:func:`copy_judged`)."""
+    out = tmp_path_factory.mktemp("judged-sample")
+    judge_cli(*BUNDLED, out=out, name=SAMPLE_NAME)
+    return out
+
+
+def copy_judged(judged: Path, dest: Path) -> Path:
+    """A copy of a judged output directory (:func:`judged_sample`) in ``dest``, for a test that
+    writes beside its outputs; returns ``dest``."""
+    shutil.copytree(judged, dest, dirs_exist_ok=True)
+    return dest

@@ -8,7 +8,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import judge_cli, run_cli
+from conftest import cli_in_process, judge_cli, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -261,13 +261,13 @@ def test_cli_corpus_index_lookup_and_info(corpus, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "msmarco-v2.1-segmented" in r.stdout and str(SEGMENTS) in r.stdout
     assert (bare / docstore.STORE_NAME).read_bytes() == (shards / docstore.STORE_NAME).read_bytes()  # deterministic
-    r = run_cli("corpus", "lookup", bare, ids[4], "nope")
+    r = cli_in_process("corpus", "lookup", bare, ids[4], "nope")
     assert r.returncode == 1
     assert json.loads(r.stdout)["text"] == json.loads(lines[ids[4]])["segment"]
     assert r.stderr.strip() == "missing: nope: not in corpus"
     r = run_cli("corpus", "info", bare / docstore.STORE_NAME)
     assert r.returncode == 0 and f"lines: {SEGMENTS}" in r.stdout
-    r = run_cli("corpus", "info", tmp_path)
+    r = cli_in_process("corpus", "info", tmp_path)
     assert (
         r.returncode == 2
         and r.stderr.strip() == f"error: {tmp_path}: no docstore here: run `run_judge.py corpus index` first"

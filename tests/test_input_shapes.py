@@ -141,7 +141,7 @@ def test_iter_array_errors_are_input_errors(text):
 
 # -- runs ----------------------------------------------------------------------------------------
 
-from conftest import judge_cli, run_cli  # noqa: E402
+from conftest import cli_in_process, judge_cli, run_cli  # noqa: E402
 
 import judges  # noqa: E402
 from judges.formats.jsonl import discover  # noqa: E402
@@ -252,7 +252,7 @@ NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses
 
 
 def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
-    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    result = cli_in_process(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
     assert result.returncode == 2
     assert result.stderr.strip().startswith(
         "error: --corpus: none of the 14 citations can be resolved to a document text"
@@ -264,7 +264,7 @@ def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
 def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
     wrong = tmp_path / "other.jsonl"
     wrong.write_text('{"id": "x", "text": "Unrelated."}\n')
-    result = run_cli(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    result = cli_in_process(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
     assert (
         result.returncode == 2
         and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
@@ -447,7 +447,7 @@ def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp
         "--name",
         "x",
     ]
-    result = run_cli(*args)
+    result = cli_in_process(*args)
     assert (
         result.returncode == 2 and "error: --corpus: none of the" in result.stderr and "pass --corpus" in result.stderr
     )
@@ -518,15 +518,13 @@ def test_an_error_in_a_file_read_as_a_run_file_says_so(tmp_path):
     glued = tmp_path / "runs.jsonl"  # two reports glued on one line: not JSON Lines, and no topics either
     report = (TEAM_FOLDERS / "dragun-team" / "starter.jsonl").read_text().strip()
     glued.write_text(report + report + "\n")
-    result = judge_cli(
+    result = cli_in_process(
         *PYTHON,
         "--rag-responses",
         glued,
         "--rag-topics",
         TEAM_FOLDERS / "ragtime-team" / "topics_small.jsonl",
-        out=tmp_path / "out",
-        name="t",
-        ok=False,
+        *("--out-dir", tmp_path / "out", "--name", "t"),
     )
     assert result.returncode == 2
     column = len(report) + 1

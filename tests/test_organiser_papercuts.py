@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import ROOT, judge_cli
+from conftest import ROOT, cli_in_process, judge_cli
 
 TOPICS = ROOT / "datasets/rag25/topics.jsonl"
 RUNS = ROOT / "runs/rag25"
@@ -57,7 +57,7 @@ def test_without_any_document_text_there_is_no_ranking(tmp_path):
 def test_a_topics_tsv_given_as_runs_is_named_as_topics(tmp_path):
     tsv = tmp_path / "topics.tsv"
     tsv.write_text("rag25-01\tHow do honeybees find their way?\nrag25-02\tWhat is tidal power?\n")
-    result = judge_cli("--rag-responses", tsv, out=tmp_path / "out", name="t", ok=False)
+    result = cli_in_process("--rag-responses", tsv, "--out-dir", tmp_path / "out", "--name", "t")
     assert result.returncode == 2 and "invalid JSON" not in result.stderr
     assert f"warning: {tsv}: not read as a run file: its records are topics, not reports" in result.stderr
     assert "judging the 0 topic(s)" not in result.stderr
@@ -85,7 +85,7 @@ def test_use_env_llm_without_the_variables_is_no_error_when_nothing_is_asked(tmp
     )  # the default workflow's attest.mode: none
     assert result.returncode == 0, result.stderr
     assert "warning: --use-env-llm: the workflow's attest.mode is none: no LLM is asked" in result.stderr
-    asked = judge_cli(*args, "--attest", "all", out=tmp_path / "all" / "out", name="t", ok=False, env=NO_LLM)
+    asked = cli_in_process(*args, "--attest", "all", "--out-dir", tmp_path / "all" / "out", "--name", "t", env=NO_LLM)
     assert asked.returncode == 2 and asked.stderr.startswith("error: environment: OPENAI_BASE_URL: missing")
 
 
