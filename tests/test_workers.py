@@ -79,10 +79,10 @@ def test_automatic_workers_start_during_the_first_pass_once_enough_citations_are
     """Their start-up overlaps the rest of the first pass and the corpus read, as with --workers N."""
     import os
 
-    from judges.session import pipeline
+    from judges.session import loading, pipeline
 
     events: list = []
-    real_scan, real_workers = pipeline.scan_runs, pipeline.Workers
+    real_scan, real_workers = loading.scan_runs, loading.Workers
 
     def scan(*args, **kw):
         try:
@@ -95,16 +95,16 @@ def test_automatic_workers_start_during_the_first_pass_once_enough_citations_are
             events.append(f"{n} workers started")
             super().__init__(settings, n)
 
-    monkeypatch.setattr(pipeline, "scan_runs", scan)
-    monkeypatch.setattr(pipeline, "Workers", Workers)
-    monkeypatch.setattr(pipeline, "AUTO_PARALLEL_CITATIONS", 10)
+    monkeypatch.setattr(loading, "scan_runs", scan)
+    monkeypatch.setattr(loading, "Workers", Workers)
+    monkeypatch.setattr(loading, "AUTO_PARALLEL_CITATIONS", 10)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     auto = pipeline.run(*_session(tmp_path), workers=0)
     assert events == ["2 workers started", "first pass done"]
     n = auto.counts["citations"]
     assert n >= 10 and auto.processes == f"2 worker processes (automatic: {n:,} citations >= 10)"
     events.clear()
-    monkeypatch.setattr(pipeline, "AUTO_PARALLEL_CITATIONS", n + 1)
+    monkeypatch.setattr(loading, "AUTO_PARALLEL_CITATIONS", n + 1)
     below = pipeline.run(*_session(tmp_path / "below"), workers=0)
     assert events == ["first pass done"] and below.processes.startswith("1 process (automatic")
     one = pipeline.run(*_session(tmp_path / "one"), workers=1)

@@ -1,0 +1,96 @@
+"""The records a session's stages hand on (:mod:`judges.session.pipeline`): the checked
+:class:`Session`, what :func:`~judges.session.pipeline.load` read (:class:`Loaded`) and what
+:func:`~judges.session.pipeline.judge` produced (:class:`Judged`); and the debug log's first
+event (:func:`session_start`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
+
+from judges.attest.plan import Plan
+from judges.engine.judge import Part
+from judges.engine.settings import Settings
+from judges.formats.debuglog import DebugLog
+from judges.formats.outset import OutputSet
+from judges.session.scan import Scan
+from judges.session.spec import Inputs, Outputs
+from judges.session.workers import Workers
+from judges.session.writer import PairOutputs
+from judges.version import __version__
+
+if TYPE_CHECKING:
+    from judges.formats.labels import LabelFiles
+    from judges.formats.nuggets import Nuggets
+
+
+def quiet(msg: str) -> None:
+    """No one is told (a session's default ``warn``)."""
+
+
+def no_progress(n: int, total: Optional[int] = None) -> None:
+    """No bar advances (a session's default ``progress``)."""
+
+
+@dataclass(frozen=True)
+class Session:
+    """A session's options, checked (:func:`judges.session.pipeline.check`): what it reads, writes
+    (``outputs`` and ``outset`` None: nothing, as :func:`judges.session.pipeline.questions`), how it
+    judges, and who is told."""
+
+    inputs: Inputs
+    outputs: Optional[Outputs]
+    settings: Settings
+    described: dict  # the inputs as recorded (judges.session.writer.describe_inputs)
+    workers: int = 1  # wanted: 0 automatic, 1 this process, N worker processes
+    strict_llm: bool = False  # a degenerate LLM is an error
+    use_degenerate_llm: bool = False  # a degenerate LLM's answers are used all the same
+    warn: Callable[[str], None] = quiet
+    progress: Callable = no_progress
+    outset: Optional[OutputSet] = None  # where the set is staged and committed
+    stale_log: Optional[Path] = None  # --no-debug-log: the previous set's log, removed with it
+
+
+class Loaded(NamedTuple):
+    """What :func:`judges.session.pipeline.load` read: the topics, the first pass over the runs,
+    the cited documents, the counts of reading them, the labels and nugget bank, and the worker
+    processes started."""
+
+    topics: dict
+    scan: Scan
+    corpus: dict  # doc id -> Document (emptied by workers that took their share)
+    counts: Counter  # of reading the inputs (judges.core.counts); the session's counts from here on
+    labels: Optional["LabelFiles"] = None  # --labels, as read
+    nuggets: Optional["Nuggets"] = None  # --nuggets, as read
+    workers: Optional[Workers] = None  # started (they overlap the first pass and the corpus read)
+
+
+class Judged(NamedTuple):
+    """What :func:`judges.session.pipeline.judge` produced: the citations' parts (disjoint topic
+    groups), how many processes judged, the plan, whether a degenerate LLM's answers were left out,
+    and the judgments of every other kind of pair the session was asked for, by kind
+    (:func:`judges.engine.pairs.kinds_of`; ``{"nugget": NuggetResult}`` with ``--nuggets``)."""
+
+    parts: list[Part]
+    processes: str
+    plan: Optional[Plan] = None
+    degenerate_not_used: bool = False
+    pairs: dict[str, PairOutputs] = {}
+    warnings: tuple[str, ...] = ()  # lines for the summary
+    support_refit: Optional[dict] = None  # --refit-support: what the re-fit did (config.yml labels.support_refit)
+    answer_error: Optional[dict] = None  # attest.answer_error estimate: the citations' (ErrorEstimate.describe)
+
+
+def session_start(session: Session, log: DebugLog, workers: Optional[int] = None) -> None:
+    """The debug log's first event (``workers``: as recorded, default the session's)."""
+    log.event(
+        "session_start",
+        version=__version__,
+        backend=session.settings.workflow.alignment.backend,
+        name=session.outputs.name if session.outputs is not None else None,
+        workers=session.workers if workers is None else workers,
+        workflow=session.settings.workflow.model_dump(),
+        inputs=session.described,
+    )
