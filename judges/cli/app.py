@@ -255,6 +255,7 @@ def _request(o: JudgeOptions) -> _Request:
         on_error=o.on_error.value,
         # nuggets only: the citations' documents are not needed
         allow_missing_text=o.allow_missing_text or (o.judge is JudgeName.nugget and o.corpus is None),
+        allow_few_topics=o.allow_few_topics,
         nuggets=o.nuggets,
         judge=o.judge.value,
         nugget_model=o.nugget_model,

@@ -258,6 +258,16 @@ class JudgeOptions:
             ),
         ),
     ] = False
+    allow_few_topics: Annotated[
+        bool,
+        typer.Option(
+            "--allow-few-topics",
+            help=(
+                "Judge though under half of the runs' reports are of a topic of --rag-topics (a subset of the "
+                "topics on purpose); without it that is an error. Topics none of the reports answer are always one."
+            ),
+        ),
+    ] = False
     strict_llm: StrictLlm = False
     use_degenerate_llm: UseDegenerateLlm = False
     shard: Annotated[

@@ -32,6 +32,7 @@ class Inputs:
     max_runs: Optional[int] = None
     on_error: str = "fail"  # fail | skip
     allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')
+    allow_few_topics: bool = False  # judge though under half of the reports are of a topic given (--allow-few-topics)
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
     judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets

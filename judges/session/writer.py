@@ -217,6 +217,7 @@ def write_outputs(
         "backend": workflow.alignment.backend,
         "dataset": inputs.dataset,
         "on_error": inputs.on_error,
+        "allow_few_topics": inputs.allow_few_topics,
         "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
         "inputs": hashed_inputs if hashed_inputs is not None else describe_inputs(inputs, with_hashes=True),
         "runs": sorted(scan.runs),

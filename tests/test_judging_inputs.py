@@ -1,0 +1,104 @@
+"""Inputs that would judge too little or the wrong thing are refused before anything is written:
+topics of another track, few of the runs' topics (unless ``--allow-few-topics``), a run file
+given as topics; through every judge and the shard path."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from conftest import ROOT, cli_in_process, run_cli, shared
+
+MINI = ROOT / "datasets" / "rag24-mini"
+NUGGETS = ROOT / "datasets" / "rag24-nuggets-mini"
+RAG25 = ROOT / "datasets" / "rag25" / "topics.jsonl"
+
+
+def _previous_set(out):
+    """A previous output set in ``out``: what a refused session must leave as it is."""
+    out.mkdir()
+    files = {"x.leaderboard.txt": "good\tall\tWEIGHTED_PRECISION\t0.8\n", "x.config.yml": "name: x\n"}
+    for name, text in files.items():
+        (out / name).write_text(text)
+    return files
+
+
+def _unchanged(out, files):
+    assert {p.name: p.read_text() for p in out.iterdir()} == files
+
+
+def test_topics_of_another_track_are_an_error_and_the_previous_set_stays(tmp_path):
+    out = tmp_path / "out"
+    files = _previous_set(out)
+    r = run_cli("--rag-topics", RAG25, "--rag-responses", MINI / "runs", "--out-dir", out, "--name", "x")
+    assert r.returncode == 2, r.stdout
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: {RAG25}: --rag-topics: none of the 123 reports is of one of these topics")
+    _unchanged(out, files)
+
+
+@pytest.mark.parametrize(
+    "judge",
+    [
+        ("--judge", "nugget", "--nuggets", NUGGETS / "nuggets.jsonl"),
+        ("--judge", "argue", "--nuggets", NUGGETS / "nuggets.jsonl", "--corpus", NUGGETS / "segments.jsonl"),
+        ("--shard", "1/2", "--corpus", MINI / "segments.jsonl"),
+    ],
+    ids=["nugget", "argue", "shard"],
+)
+def test_every_judge_and_the_shards_check_the_topics(tmp_path, judge):
+    out = tmp_path / "out"
+    r = cli_in_process(
+        "--rag-topics", RAG25, "--rag-responses", NUGGETS / "runs", *judge, "--out-dir", out, "--name", "x"
+    )  # fmt: skip
+    assert r.returncode == 2, r.stdout
+    assert f"error: {RAG25}: --rag-topics: none of the" in r.stderr
+    assert not out.exists()
+
+
+@pytest.mark.shared
+def test_last_years_dragun_topics_on_real_dragun_runs(tmp_path):
+    runs = shared("real-runs", "dragun25")
+    topics = ROOT / "datasets" / "dragun" / "topics.jsonl"
+    r = cli_in_process("--rag-topics", topics, "--rag-responses", runs, "--out-dir", tmp_path / "o", "--name", "x")
+    assert r.returncode == 2
+    assert f"error: {topics}: --rag-topics: none of the 90 reports is of one of these topics" in r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_run_file_given_as_topics_is_refused(tmp_path):
+    run = next(iter(sorted((MINI / "runs").iterdir())))
+    r = cli_in_process("--rag-topics", run, "--rag-responses", MINI / "runs", "--out-dir", tmp_path / "o")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"error: {run}: --rag-topics: its records are a run's reports, not topics "
+        "(give run files as --rag-responses, topics as --rag-topics)"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_run_record_among_topics_is_not_a_topic(tmp_path):
+    topics = tmp_path / "topics.jsonl"
+    first = (MINI / "topics.jsonl").read_text().splitlines()[0]
+    report = '{"metadata": {"run_id": "r", "topic_id": "t"}, "answer": []}'
+    topics.write_text(f"{first}\n{report}\n")
+    r = cli_in_process("--rag-topics", topics, "--rag-responses", MINI / "runs", "--out-dir", tmp_path / "o")
+    assert r.returncode == 2
+    assert f"error: {topics}:2: a run's report, not a topic" in r.stderr
+
+
+def test_few_topics_need_allow_few_topics_and_config_records_it(tmp_path):
+    one = tmp_path / "one.jsonl"
+    one.write_text((MINI / "topics.jsonl").read_text().splitlines()[0] + "\n")
+    args = ("--rag-topics", one, "--rag-responses", MINI / "runs", "--corpus", MINI / "segments.jsonl")
+    r = cli_in_process(*args, "--out-dir", tmp_path / "o", "--name", "x")
+    assert r.returncode == 2
+    assert (
+        f"error: {one}: --rag-topics: only 42 of the 123 reports are of one of these topics (81 would not be "
+        "judged): are they the runs' topics? Give --allow-few-topics to judge these topics only"
+    ) in r.stderr
+    assert not (tmp_path / "o").exists()
+    r = cli_in_process(*args, "--out-dir", tmp_path / "o", "--name", "x", "--allow-few-topics")
+    assert r.returncode == 0, r.stderr
+    config = yaml.safe_load((tmp_path / "o" / "x.config.yml").read_text())
+    assert config["allow_few_topics"] is True and config["topics"] == 1
+    assert config["counts"]["reports_unknown_topic"] == 81
