@@ -4,6 +4,10 @@ given as topics; through every judge and the shard path."""
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
 import pytest
 import yaml
 from conftest import ROOT, cli_in_process, run_cli, shared
@@ -102,3 +106,59 @@ def test_few_topics_need_allow_few_topics_and_config_records_it(tmp_path):
     config = yaml.safe_load((tmp_path / "o" / "x.config.yml").read_text())
     assert config["allow_few_topics"] is True and config["topics"] == 1
     assert config["counts"]["reports_unknown_topic"] == 81
+
+
+# -- --labels DIR: the label files of a directory, the rounds of an out-dir ------------------------
+
+
+def _argue(out, *extra, run=run_cli):
+    return run(
+        "--judge", "argue", "--rag-topics", NUGGETS / "topics.jsonl", "--rag-responses", NUGGETS / "runs",
+        "--nuggets", NUGGETS / "nuggets.jsonl", "--corpus", NUGGETS / "segments.jsonl",
+        "--out-dir", out, "--name", "N", *extra,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def rounds(tmp_path_factory):
+    """An argue set with a citation round not labelled yet and a nugget round labelled (4 pairs)."""
+    out = tmp_path_factory.mktemp("rounds")
+    assert _argue(out).returncode == 0
+    for extra in ((), ("--nuggets",)):
+        r = run_cli("plan-assessments", out, "--name", "N", "--budget", "5%", *extra)
+        assert r.returncode == 0, r.stderr
+    nugget_round = out / "N.assess-nuggets-1.jsonl"
+    lines = [json.loads(line) for line in nugget_round.read_text().splitlines()]
+    nugget_round.write_text("".join(json.dumps({**line, "label": "support"}) + "\n" for line in lines))
+    return out, len(lines)
+
+
+def test_labels_dir_of_an_out_dir_reads_its_rounds_only(tmp_path, rounds):
+    out = tmp_path / "set"
+    shutil.copytree(rounds[0], out)
+    r = _argue(out, "--labels", out, "--no-debug-log")
+    assert r.returncode == 0, r.stderr
+    # not the set's own N.nuggets.jsonl (75 pairs) nor its debug log: the labelled round's 4 pairs
+    assert f"nugget labels            {rounds[1]} nugget pairs: their assignment is final" in r.stdout
+    # the citation round not labelled yet is skipped with a note, not refused
+    assert f"  not labelled yet       {out / 'N.assess-1.jsonl'}: 2 lines, skipped (fill them in)" in r.stdout
+    config = yaml.safe_load((out / "N.config.yml").read_text())
+    assert [Path(f["path"]).name for f in config["inputs"]["labels"]] == [
+        "N.assess-1.jsonl",
+        "N.assess-nuggets-1.jsonl",
+    ]
+    assert config["labels"]["nugget_pairs"] == rounds[1]
+
+
+def test_labels_dir_reads_label_files_only(tmp_path, rounds):
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    shutil.copy(rounds[0] / "N.jsonl", labels / "N.jsonl")  # a debug log: no label in it
+    (labels / "notes.jsonl").write_text('{"note": "round two next week"}\n')
+    shutil.copy(rounds[0] / "N.assess-nuggets-1.jsonl", labels / "mine.jsonl")  # labels by their records
+    r = _argue(tmp_path / "o", "--labels", labels, run=cli_in_process)
+    assert r.returncode == 0, r.stderr
+    assert f"nugget labels            {rounds[1]} nugget pairs" in r.stdout
+    r = _argue(tmp_path / "o2", "--labels", tmp_path / "o", run=cli_in_process)  # an out-dir without rounds
+    assert r.returncode == 2
+    assert f"error: {tmp_path / 'o'}: --labels: no label files" in r.stderr

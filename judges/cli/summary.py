@@ -134,6 +134,10 @@ def _status_rows(summary) -> list[tuple[str, str]]:
             rows.append(("    support model", what))
     if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.engine.nuggets.apply_labels)
         rows.append(("nugget labels", f"{summary.labels['nugget_pairs']} nugget pairs: their assignment is final"))
+    if not counts[HUMAN_LABELLED]:  # else named under "human labels"; a round not labelled yet is skipped
+        for f in summary.labels.get("files", ()):
+            if not f["labels"] and f["not_labelled"]:
+                rows.append(("  not labelled yet", f"{f['path']}: {f['not_labelled']} lines, skipped (fill them in)"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows

@@ -270,9 +270,9 @@ def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pat
     if inputs.workflow_path is not None:
         files.append(Path(inputs.workflow_path))
     if inputs.labels:
-        from judges.formats.jsonl import discover
+        from judges.formats.labels import label_paths
 
-        files += discover(list(inputs.labels), "--labels")
+        files += label_paths(inputs.labels)
     if inputs.nuggets is not None:
         files.append(Path(inputs.nuggets))
         if inputs.nugget_model.endswith(".json") or "/" in inputs.nugget_model:

@@ -377,7 +377,9 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
     if given.workflow_path is not None:
         inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
     if given.labels:
-        inputs["labels"] = describe(list(given.labels), "--labels")
+        from judges.formats.labels import label_paths  # a directory's label files only
+
+        inputs["labels"] = describe(label_paths(given.labels), "--labels")
     if given.nuggets is not None:
         inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model
