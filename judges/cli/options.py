@@ -258,6 +258,17 @@ class JudgeOptions:
             ),
         ),
     ] = False
+    headline: Annotated[
+        Optional[str],
+        typer.Option(
+            "--headline",
+            metavar="MEASURE",
+            help=(
+                "The measure the summary and the report rank runs by (a measure of the leaderboard); default "
+                "the judge's: WEIGHTED_PRECISION (citation), NUGGET_ALL (nugget), NUGGET_F1 (argue)."
+            ),
+        ),
+    ] = None
     allow_few_topics: Annotated[
         bool,
         typer.Option(

@@ -197,6 +197,7 @@ STATE_SHAPE = {
         "on_error": str,
         "allow_missing_text": bool,
         "allow_few_topics?": bool,
+        "headline?": Opt(str),
         "nuggets?": Opt(str),  # the nugget stage's (judges.session.nuggets): judged by the merge
         "judge?": str,
         "nugget_model?": str,

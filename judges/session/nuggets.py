@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -21,6 +22,7 @@ from typing import Callable, Iterable, Optional
 import pyarrow as pa
 
 from judges.attest.kinds import NUGGET
+from judges.core.counts import NUGGET_ASSIGNED, NUGGET_PAIRS
 from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
@@ -126,9 +128,15 @@ def trust(
     return intervals.nugget_trust(per_topic, runs, topics, judged, wanted, None, draws, unknown, citation_spreads)
 
 
-def summarize(result: NuggetResult, attest: dict, labels: dict) -> None:
-    """The nugget pairs' questions (``attest``) and assessors' assignments in effect (``labels``,
-    ``--labels``), beside the citations' in the summary and ``NAME.config.yml``."""
+def summarize(result: NuggetResult, attest: dict, labels: dict, counts: Optional[Counter] = None) -> None:
+    """The nugget pairs' questions (``attest``), assessors' assignments in effect (``labels``,
+    ``--labels``) and the pairs judged by assignment (``counts``), beside the citations' in the
+    summary and ``NAME.config.yml``."""
+    if counts is not None:
+        judged = [j for pairs in result.judged.values() for j in pairs]
+        counts[NUGGET_PAIRS] = len(judged)
+        for assignment, n in Counter(j.assignment for j in judged).items():
+            counts[NUGGET_ASSIGNED[assignment]] = n
     if result.attest:
         attest["nuggets"] = result.attest
     if result.labelled:

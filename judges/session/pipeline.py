@@ -64,7 +64,7 @@ from judges.session.scan import (
 )
 from judges.session.spec import Inputs, Outputs, Summary
 from judges.engine.settings import Settings
-from judges.core.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.support.judges import is_probabilistic
 from judges.core.vocabulary import STATUSES
 from judges.session.workers import Workers
@@ -650,7 +650,7 @@ def write(
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
-        kind.summarize(attest, labels)
+        kind.summarize(attest, labels, counts)
     written = write_outputs(
         inputs,
         outputs,
@@ -688,6 +688,8 @@ def write(
         plan=judged.plan,
         degenerate_not_used=judged.degenerate_not_used,
         labels=labels,
+        judge=inputs.judge,
+        headline=judge_headline(inputs.judge, inputs.headline),
     )
 
 
@@ -847,7 +849,7 @@ def questions(
     labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
     attest: dict = {}
     for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets)
-        kind.summarize(attest, {})
+        kind.summarize(attest, {}, counts)
     return Summary(
         counts=counts,
         attest=attest,

@@ -273,6 +273,7 @@ def state_data(
             "on_error": inputs.on_error,
             "allow_missing_text": inputs.allow_missing_text,
             "allow_few_topics": inputs.allow_few_topics,
+            "headline": inputs.headline,
             **(
                 {"nuggets": str(inputs.nuggets), "judge": inputs.judge, "nugget_model": inputs.nugget_model}
                 if inputs.nuggets is not None
@@ -332,6 +333,7 @@ def state_objects(part: partfile.Part) -> dict:
         on_error=i["on_error"],
         allow_missing_text=i["allow_missing_text"],
         allow_few_topics=i.get("allow_few_topics", False),
+        headline=i.get("headline"),
         nuggets=_path(i.get("nuggets")),
         judge=i.get("judge", "citation"),
         nugget_model=i.get("nugget_model", "rag24"),

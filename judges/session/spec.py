@@ -36,6 +36,7 @@ class Inputs:
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
     judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
+    headline: Optional[str] = None  # the measure runs are ranked by (--headline; None: the judge's own)
     refit_support: bool = False  # --labels re-fit the support model's intercepts to this track (--refit-support)
     # In memory, besides (or instead of) the files: records in the shapes a topics file and a run
     # file hold (JSON objects as dicts), read by the same checks (judges.session.scan).
@@ -116,3 +117,5 @@ class Summary:
     plan: Optional[object] = None  # the session's plan (judges.attest.plan.Plan), when attest.mode uncertain planned
     degenerate_not_used: bool = False  # the LLM's answers looked degenerate: the citations kept the model's judgment
     labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)
+    judge: str = "citation"  # the session's --judge (the summary shows its pairs' figures)
+    headline: str = ""  # the measure runs are ranked by (judges.core.measures.judge_headline)

@@ -29,7 +29,7 @@ import yaml
 from judges.version import __version__
 from judges.attest.kinds import PairKind
 from judges.core.counts import DOC_QRELS_ROWS, QRELS_ROWS
-from judges.core.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
@@ -76,7 +76,7 @@ class PairOutputs(NamedTuple):
 
     * ``merge_measures(per_topic, judge)``: its measures into the session's per-topic measures;
     * ``measures_of(judge, measures)``: the leaderboard's measures for ``--judge`` ``judge``;
-    * ``summarize(attest, labels)``: its questions and labels in effect, into the summary's;
+    * ``summarize(attest, labels, counts)``: its questions, labels in effect and judgments, into the summary's;
     * ``write(out_dir, name, place)``: its files of the output set
       (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
     * ``trust(per_topic, runs, topics, reports, measures, label_files, citation_spreads)``: the
@@ -86,7 +86,7 @@ class PairOutputs(NamedTuple):
     kind: PairKind
     merge_measures: Callable[[dict, str], None]
     measures_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]
-    summarize: Callable[[dict, dict], None]
+    summarize: Callable[..., None]
     write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
     trust: Callable[..., Any]
 
@@ -218,6 +218,7 @@ def write_outputs(
         "dataset": inputs.dataset,
         "on_error": inputs.on_error,
         "allow_few_topics": inputs.allow_few_topics,
+        "headline": judge_headline(inputs.judge, inputs.headline),
         "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
         "inputs": hashed_inputs if hashed_inputs is not None else describe_inputs(inputs, with_hashes=True),
         "runs": sorted(scan.runs),
@@ -263,7 +264,8 @@ def _write_coverage_and_leaderboards(
     coverage = outputset.path(out_dir, name, "coverage")
     write_coverage(place(coverage), covered)
     files["coverage"] = str(coverage)
-    warning = missing_warning(covered)
+    judges_citations = any(m in MEASURE_NAMES for m in measures or MEASURE_NAMES)  # not --judge nugget alone
+    warning = missing_warning(covered) if judges_citations else None
     for fmt in outputs.leaderboard_formats:
         path = outputset.path(out_dir, name, outputset.leaderboard(fmt))
         trec.write_leaderboard(place(path), rows, fmt)
