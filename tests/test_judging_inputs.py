@@ -5,7 +5,9 @@ given as topics; through every judge and the shard path."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -162,3 +164,76 @@ def test_labels_dir_reads_label_files_only(tmp_path, rounds):
     r = _argue(tmp_path / "o2", "--labels", tmp_path / "o", run=cli_in_process)  # an out-dir without rounds
     assert r.returncode == 2
     assert f"error: {tmp_path / 'o'}: --labels: no label files" in r.stderr
+
+
+# -- the headline follows the judge ------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def argued(tmp_path_factory):
+    out = tmp_path_factory.mktemp("argued")
+    r = _argue(out)
+    assert r.returncode == 0, r.stderr
+    return out, r
+
+
+def test_argue_ranks_by_nugget_f1_and_counts_its_nugget_pairs(argued):
+    out, r = argued
+    assert "top runs by NUGGET_F1 (mean over topics):" in r.stdout
+    assert "adjacent runs by NUGGET_F1" in r.stdout and "adjacent runs by WEIGHTED_PRECISION" not in r.stdout
+    config = yaml.safe_load((out / "N.config.yml").read_text())
+    assert config["headline"] == "NUGGET_F1"
+    counts = config["counts"]
+    pairs = [json.loads(line) for line in (out / "N.nuggets.jsonl").read_text().splitlines()]
+    assigned = Counter(n["assignment"] for record in pairs for n in record["nuggets"])
+    assert counts["nugget_pairs"] == sum(assigned.values()) == 75
+    assert {a: counts.get(f"nugget_{a}", 0) for a in assigned} == dict(assigned)
+    n = counts["nugget_pairs"]
+    assert f"nugget pairs judged      {n}\n" in r.stdout
+    assert f"  support                {assigned['support']} ({100 * assigned['support'] / n:.1f}%)" in r.stdout
+    assert "citations judged         33" in r.stdout  # argue judges both
+
+
+def test_nugget_judge_summary_is_of_nugget_pairs_without_a_word_on_citations_text(tmp_path):
+    r = cli_in_process(
+        "--judge", "nugget", "--rag-topics", NUGGETS / "topics.jsonl", "--rag-responses", NUGGETS / "runs",
+        "--nuggets", NUGGETS / "nuggets.jsonl", "--out-dir", tmp_path, "--name", "N",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "nugget pairs judged      75" in r.stdout
+    assert "citations judged" not in r.stdout and "  supported " not in r.stdout
+    assert "document text" not in r.stdout + r.stderr  # it needs no corpus: no warning that text lacks
+    assert "top runs by NUGGET_ALL" in r.stdout
+
+
+def test_headline_chosen_and_checked(tmp_path):
+    base = (
+        "--judge", "nugget", "--rag-topics", NUGGETS / "topics.jsonl", "--rag-responses", NUGGETS / "runs",
+        "--nuggets", NUGGETS / "nuggets.jsonl", "--out-dir", tmp_path / "o", "--name", "N",
+    )  # fmt: skip
+    r = cli_in_process(*base, "--headline", "NUGGET_VITAL")
+    assert r.returncode == 0, r.stderr
+    assert "top runs by NUGGET_VITAL (mean over topics):" in r.stdout
+    r = run_cli(*base, "--headline", "NUGGET_X")
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1].startswith("error: --headline: 'NUGGET_X' is not a measure; expected one")
+    r = cli_in_process(*base, "--headline", "WEIGHTED_PRECISION")
+    assert r.returncode == 2
+    assert "error: --headline: WEIGHTED_PRECISION is not on --judge nugget's leaderboard" in r.stderr
+
+
+def test_report_truth_pairs_human_x_with_x(tmp_path, argued):
+    """A truth of HUMAN_NUGGET_ALL is set against the judge's NUGGET_ALL (not the headline): a truth
+    equal to the judge's NUGGET_ALL gives tau 1 whatever the other measures' order."""
+    out = tmp_path / "set"
+    shutil.copytree(argued[0], out)
+    board = [line.split() for line in (out / "N.leaderboard.txt").read_text().splitlines()]
+    truth = tmp_path / "truth.txt"
+    truth.write_text(
+        "".join(f"{run} {topic} HUMAN_{m} {v}\n" for run, topic, m, v in board if m in ("NUGGET_ALL", "NUGGET_VITAL"))
+    )
+    r = run_cli("report", out, "--truth", truth, "--resamples", "20")
+    assert r.returncode == 0, r.stderr
+    index = (out / "N.report" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r"Judge against truth: Kendall's tau 1\.000 over 3 runs \(NUGGET_ALL against the truth's "
+                     r"HUMAN_NUGGET_ALL\)", index), index[:2000]  # fmt: skip
