@@ -229,8 +229,9 @@ def citation_statuses(labels: Labels) -> dict[tuple, str]:
 
 def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     """Per labelled citation (keys as :func:`citation_statuses`), the probability the plan drew it
-    with (its line's :data:`PROBABILITY`, a number in (0, 1]); citations whose line has none are left
-    out (an organiser's own labels: the intervals take them as drawn at random)."""
+    with (its line's :data:`PROBABILITY`, a number in (0, 1]); citations whose line has none, or
+    ``null``, are left out (an organiser's own labels, not drawn with a known probability: the
+    intervals take them as drawn at random)."""
     t = labels.table
     if PROBABILITY not in t.columns or labels.level != "citation":
         return {}
@@ -238,7 +239,7 @@ def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     for run, topic, sentence, doc, value, line in zip(
         t.run_id, t.topic_id, t.sentence_index, t.doc_id, t[PROBABILITY], t[LINE]
     ):
-        if value is None:
+        if value is None or pd.isna(value):  # null or no such key on the line: no known probability
             continue
         try:
             p = float(value)
@@ -468,6 +469,7 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
                 )
             if key not in statuses:
                 statuses[key], sources[key] = found[key], (path, int(line))
+        citation_probabilities(labels)  # a bad probability: one line now, before anything is written
         files.append(labels)
     if not statuses and not (nuggets is not None and nuggets.levels):
         pending = sum(f.unlabelled for f in files) + (sum(f["not_labelled"] for f in nuggets.files) if nuggets else 0)
