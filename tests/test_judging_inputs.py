@@ -237,3 +237,109 @@ def test_report_truth_pairs_human_x_with_x(tmp_path, argued):
     index = (out / "N.report" / "index.html").read_text(encoding="utf-8")
     assert re.search(r"Judge against truth: Kendall's tau 1\.000 over 3 runs \(NUGGET_ALL against the truth's "
                      r"HUMAN_NUGGET_ALL\)", index), index[:2000]  # fmt: skip
+
+
+# -- quiet or misleading inputs -------------------------------------------------------------------
+
+
+def _nugget_judge(tmp_path, nuggets, run=cli_in_process):
+    return run(
+        "--judge", "nugget", "--rag-topics", NUGGETS / "topics.jsonl", "--rag-responses", NUGGETS / "runs",
+        "--nuggets", nuggets, "--out-dir", tmp_path / "o", "--name", "N",
+    )  # fmt: skip
+
+
+def test_an_empty_nugget_bank_is_warned_as_a_missing_one(tmp_path):
+    records = [json.loads(line) for line in (NUGGETS / "nuggets.jsonl").read_text().splitlines()]
+    records[1]["nuggets"] = []
+    bank = tmp_path / "bank.jsonl"
+    bank.write_text("".join(json.dumps(r) + "\n" for r in records))
+    r = _nugget_judge(tmp_path, bank)
+    assert r.returncode == 0, r.stderr
+    topic = records[1]["qid"]
+    said = f"1 topic(s) have an empty nugget bank in {bank}, their nugget measures are 0: {topic}"
+    assert f"warning                  {said}" in r.stdout  # as a topic without a bank is warned
+
+
+@pytest.mark.parametrize(
+    "bank, field",
+    [
+        ({"n1": {"question": "Who?"}, "n2": {"question": "When?"}}, "nugget_bank.n1"),
+        (
+            [{"question_id": "q", "question": "Who?"}, {"question_id": "q", "question": "When?"}],
+            "nugget_bank[1].question_id",
+        ),
+    ],
+    ids=["object", "list"],
+)
+def test_an_autojudge_nugget_id_given_twice_is_an_error_line(tmp_path, bank, field):
+    path = tmp_path / "banks.jsonl"
+    text = json.dumps({"query_id": "2024-153051", "title_query": "q", "nugget_bank": bank})
+    path.write_text(text.replace('"n2"', '"n1"') + "\n")  # JSON keeps the last of a key given twice
+    r = _nugget_judge(tmp_path, path, run=run_cli)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1].startswith(f"error: {path}:1: {field}: nugget id ")
+    assert not (tmp_path / "o").exists()
+
+
+def _labels_with(tmp_path, probabilities):
+    lines = [json.loads(line) for line in (MINI / "labels.jsonl").read_text().splitlines()[: len(probabilities)]]
+    path = tmp_path / "labels.jsonl"
+    path.write_text(
+        "".join(json.dumps({**line, "inclusion_probability": p}) + "\n" for line, p in zip(lines, probabilities))
+    )
+    return path
+
+
+def test_inclusion_probability_null_is_a_label_not_drawn_with_a_known_probability(tmp_path):
+    args = (
+        "--rag-topics",
+        MINI / "topics.jsonl",
+        "--rag-responses",
+        MINI / "runs",
+        "--corpus",
+        MINI / "segments.jsonl",
+    )
+    bad = _labels_with(tmp_path, [0.5, 2])
+    r = cli_in_process(*args, "--labels", bad, "--out-dir", tmp_path / "bad", "--name", "x")
+    assert r.returncode == 2
+    assert (
+        r.stderr.strip().splitlines()[-1] == f"error: {bad}:2: inclusion_probability: must be a number in (0, 1], got 2"
+    )
+    assert not (tmp_path / "bad").exists()  # an error creates nothing
+    labels = _labels_with(tmp_path, [0.5, None, 1.0, None])
+    r = cli_in_process(*args, "--labels", labels, "--out-dir", tmp_path / "o", "--name", "x")
+    assert r.returncode == 0, r.stderr
+    config = yaml.safe_load((tmp_path / "o" / "x.config.yml").read_text())
+    assert config["labels"]["files"][0]["labels"] == 4
+
+
+def test_nuggets_given_a_directory_is_one_line(tmp_path):
+    r = _nugget_judge(tmp_path, NUGGETS, run=run_cli)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"error: {NUGGETS}: --nuggets: is a directory: give the nugget bank file itself (e.g. nuggets.jsonl)"
+    ]
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "damage, problem",
+    [
+        (lambda p: p.write_bytes(p.read_bytes()[:300]), ":1: truncated record"),
+        (lambda p: p.unlink(), ": no such file: judge with --nuggets again to write it"),
+        (
+            lambda p: p.write_bytes(b'{"qid": "2024-153051", "run_id": "r", "answer_text": "caf\xe9"}\n'),
+            ":1: not UTF-8",
+        ),
+    ],
+    ids=["cut", "missing", "latin-1"],
+)
+def test_plan_nuggets_names_a_damaged_nuggets_file(tmp_path, argued, damage, problem):
+    out = tmp_path / "set"
+    shutil.copytree(argued[0], out)
+    damage(out / "N.nuggets.jsonl")
+    r = cli_in_process("plan-assessments", out, "--name", "N", "--nuggets", "--budget", "5%")
+    assert r.returncode == 2, r.stdout
+    assert r.stderr.strip().splitlines()[-1].startswith(f"error: {out / 'N.nuggets.jsonl'}{problem}"), r.stderr
+    assert not list(out.glob("N.assess-nuggets-*"))
