@@ -25,19 +25,15 @@ _DECODER = json.JSONDecoder()
 class KeyedObject(dict):
     """A JSON object that remembers the keys given twice in it (``twice``; JSON keeps the last)."""
 
-    twice: tuple[str, ...] = ()
-
-
-def _keyed(pairs: list[tuple[str, object]]) -> dict:
-    obj = KeyedObject(pairs)
-    if len(obj) < len(pairs):
+    def __init__(self, pairs: list[tuple[str, object]]):
+        super().__init__(pairs)
         seen: set[str] = set()
-        obj.twice = tuple(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-    return obj
+        self.twice = tuple(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+
 
 
 #: A decoder whose objects are :class:`KeyedObject`: for readers to which a key given twice is an error.
-KEYED_DECODER = json.JSONDecoder(object_pairs_hook=_keyed)
+KEYED_DECODER = json.JSONDecoder(object_pairs_hook=KeyedObject)
 
 
 def read_text(path: Path) -> str:
