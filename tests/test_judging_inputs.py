@@ -235,8 +235,8 @@ def test_report_truth_pairs_human_x_with_x(tmp_path, argued):
     r = run_cli("report", out, "--truth", truth, "--resamples", "20")
     assert r.returncode == 0, r.stderr
     index = (out / "N.report" / "index.html").read_text(encoding="utf-8")
-    assert re.search(r"Judge against truth: Kendall's tau 1\.000 over 3 runs \(NUGGET_ALL against the truth's "
-                     r"HUMAN_NUGGET_ALL\)", index), index[:2000]  # fmt: skip
+    assert re.search(r"Judge against truth: Kendall's tau 1\.000 over 3 runs", index), index[:2000]
+    assert "The judge's NUGGET_ALL against the truth's HUMAN_NUGGET_ALL." in index
 
 
 # -- quiet or misleading inputs -------------------------------------------------------------------
