@@ -197,23 +197,11 @@ class _Request(NamedTuple):
     dask_shards: Optional[int] = None
 
 
-def _headline(o: JudgeOptions) -> str:
-    """``--headline``, checked: a measure of the registry that this judge's leaderboard holds."""
-    from judges.core.measures import MEASURE_NAMES, judge_headline
-    from judges.session.nuggets import measures_of
-
-    headline = judge_headline(o.judge.value, o.headline)
-    held = measures_of(o.judge.value, MEASURE_NAMES)
-    if headline not in held:
-        why = f"{headline} is not on --judge {o.judge.value}'s leaderboard ({', '.join(held)})"
-        raise InputError("--headline", None, None, why)
-    return headline
-
-
 def _request(o: JudgeOptions) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
     with the command line's ``--attest`` and ``--backend`` folded in (config.yml records them)."""
     from judges.core.config import load_workflow
+    from judges.session.nuggets import session_headline
     from judges.session.spec import Inputs, Outputs
 
     if o.workers is not None and not 1 <= o.workers <= MAX_WORKERS:
@@ -269,7 +257,7 @@ def _request(o: JudgeOptions) -> _Request:
         # nuggets only: the citations' documents are not needed
         allow_missing_text=o.allow_missing_text or (o.judge is JudgeName.nugget and o.corpus is None),
         allow_few_topics=o.allow_few_topics,
-        headline=_headline(o),
+        headline=session_headline(o.judge.value, o.headline),
         nuggets=o.nuggets,
         judge=o.judge.value,
         nugget_model=o.nugget_model,
@@ -406,10 +394,7 @@ def report(
         None, "--truth", help="Truth leaderboard (any format meta-evaluate reads), shown beside the judge's."
     ),
     truth_measure: Optional[str] = typer.Option(
-        None,
-        "--truth-measure",
-        help="The truth's measure to show (default: HUMAN_<headline> when the truth has it, else its first); "
-        "HUMAN_X is compared with the judge's X when the leaderboard has it, else with the headline.",
+        None, "--truth-measure", help="The truth's measure, HUMAN_X set against X (default HUMAN_<headline>)."
     ),
     labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels JSONL: disagreements become a filter."),
     responses: MovedResponses = [],  # noqa: B006 (typer reads it; never mutated)

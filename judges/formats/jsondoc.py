@@ -31,7 +31,6 @@ class KeyedObject(dict):
         self.twice = tuple(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
 
 
-
 #: A decoder whose objects are :class:`KeyedObject`: for readers to which a key given twice is an error.
 KEYED_DECODER = json.JSONDecoder(object_pairs_hook=KeyedObject)
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 from judges.attest.kinds import NUGGET
 from judges.core.counts import NUGGET_ASSIGNED, NUGGET_PAIRS
 from judges.core.errors import InputError
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.runs import read_reports
@@ -69,6 +70,18 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
     if judge == "argue":
         return (*citation_measures, *NUGGET_MEASURES, F1)
     return citation_measures
+
+
+def session_headline(judge: str, chosen: Optional[str] = None) -> str:
+    """The measure a session ranks runs by (``--headline``, else the judge's,
+    :func:`judges.core.measures.judge_headline`), checked: one of this judge's leaderboard."""
+    headline = judge_headline(judge, chosen)
+    held = measures_of(judge, MEASURE_NAMES)
+    if headline not in held:
+        raise InputError(
+            "--headline", None, None, f"{headline} is not on --judge {judge}'s leaderboard ({', '.join(held)})"
+        )
+    return headline
 
 
 @lru_cache(maxsize=1)

@@ -197,10 +197,6 @@ def check(
     if hashed is None:
         if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
             docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
-        if inputs.nuggets is not None:
-            from judges.formats.nuggets import check_nugget_path
-
-            check_nugget_path(inputs.nuggets)
         described = describe_inputs(inputs)
     else:
         described = hashed

@@ -383,6 +383,9 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
 
         inputs["labels"] = describe(label_paths(given.labels), "--labels")
     if given.nuggets is not None:
+        from judges.formats.nuggets import check_nugget_path
+
+        check_nugget_path(given.nuggets)  # one file: a directory is one error line
         inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model
     if given.topic_records or given.report_records:  # handed over in memory (the AutoJudge adapter)
