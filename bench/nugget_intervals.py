@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import subprocess
 import sys
@@ -287,7 +286,9 @@ def main() -> None:  # noqa: C901
             "predictive (as judges/scores/intervals.json); regime_sd per measure: the spread between topics "
             "(assessors) of the mean residual, restricted maximum likelihood (judges.scores.intervals.fit_regime)",
         }
-        args.write.write_text(json.dumps(doc, indent=2) + "\n")
+        from judges.formats.intervals import write_spreads
+
+        write_spreads(args.write, doc)  # the file's shape: judges.formats.intervals
         print(f"wrote {args.write}")
 
     citations = citation_side(d) if args.f1 else None

@@ -170,12 +170,12 @@ def test_batch_round_trip_equals_the_online_run_on_rag24_support(tmp_path):
     assert "587 to ask, 561 distinct: 561 requests" in done["export"]
 
 
-def test_the_readme_batch_recipe_runs_as_written_and_its_last_step_makes_no_call(tmp_path):
-    """README "Batch files": steps 1 to 5 as written, on the bundled sample, with the stand-in in
+def test_the_guides_batch_recipe_runs_as_written_and_its_last_step_makes_no_call(tmp_path):
+    """The LLM guide's "Batch files": steps 1 to 5 as written, on the bundled sample, with the stand-in in
     place of `python -m vllm.entrypoints.openai.run_batch` (same -i, -o, --model)."""
     needs_dspy()
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("### Batch files")[1].split("```bash\n")[1].split("```")[0]
+    readme = (ROOT / "docs" / "guides" / "llm.md").read_text()
+    block = readme.split("## Batch files")[1].split("```bash\n")[1].split("```")[0]
     steps = [line for line in block.splitlines() if line and not line.startswith("#")]
     assert len(steps) == 5 and "python -m vllm.entrypoints.openai.run_batch -i " in steps[2]
     with ScriptedServer(lambda n, body: Reply(status=500)) as server:

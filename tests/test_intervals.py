@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import ROOT, run_cli, shared
+from conftest import BUNDLED, ROOT, judge_cli, run_cli, shared, track
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,22 +27,7 @@ from judges.engine.weights import citation_weight
 from judges.session.writer import assessment_order
 
 LEVEL_WEIGHT = (0.0, 0.5, 1.0)
-SAMPLE = [
-    "--rag-topics",
-    ROOT / "datasets" / "rag25" / "topics.jsonl",
-    "--rag-responses",
-    ROOT / "runs" / "rag25",
-    "--corpus",
-    ROOT / "datasets" / "rag25" / "corpus.jsonl",
-    "--workflow",
-    ROOT / "workflows" / "citation.yml",
-]
-
-
-def judge_sample(out, *extra):
-    result = run_cli("--judge", "citation", *SAMPLE, "--out-dir", out, "--name", "s", *extra)
-    assert result.returncode == 0, result.stderr
-    return result
+SAMPLE = [*BUNDLED, "--workflow", ROOT / "workflows" / "citation.yml"]
 
 
 # -- per citation ------------------------------------------------------------------------------------
@@ -427,7 +412,7 @@ def test_trust_pairs_and_topic_sampling():
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample")
-    return out, judge_sample(out)
+    return out, judge_cli("--judge", "citation", *SAMPLE, out=out, name="s")
 
 
 def test_the_intervals_file_brackets_each_leaderboard_value(sample):
@@ -493,8 +478,8 @@ def test_the_summary_names_runs_that_cannot_be_told_apart(sample):
 
 
 def test_worker_processes_write_the_same_intervals_and_pairs(tmp_path):
-    judge_sample(tmp_path / "one", "--workers", "1")
-    judge_sample(tmp_path / "two", "--workers", "2")
+    judge_cli("--judge", "citation", *SAMPLE, "--workers", "1", out=tmp_path / "one", name="s")
+    judge_cli("--judge", "citation", *SAMPLE, "--workers", "2", out=tmp_path / "two", name="s")
     for f in ("s.intervals.tsv", "s.intervals.parquet", "s.pairs.tsv", "s.pairs.parquet"):
         assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
 
@@ -508,7 +493,7 @@ def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
     labels = tmp_path / "labels.jsonl"
     row = {"run_id": run, "topic_id": c.topic_id, "sentence_index": int(c.sentence_index), "doc_id": c.doc_id}
     labels.write_text(json.dumps({**row, "label": "partially"}) + "\n")
-    judge_sample(tmp_path / "labelled", "--labels", labels)
+    judge_cli("--judge", "citation", *SAMPLE, "--labels", labels, out=tmp_path / "labelled", name="s")
 
     def wp(frame):
         r = frame[(frame.run_id == run) & (frame.measure == "WEIGHTED_PRECISION")].iloc[0]
@@ -549,12 +534,7 @@ def test_the_shipped_model_records_its_spreads():
 def test_calibrate_fits_the_shipped_spreads(tmp_path):
     data = shared("rag24-support")
     r = run_cli(
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         tmp_path,
         "--name",
@@ -704,7 +684,7 @@ def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval
         line["label"] = "not_supported"  # stricter than the judge: every planned citation unsupported
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    judge_sample(tmp_path / "labelled", "--labels", labels)
+    judge_cli("--judge", "citation", *SAMPLE, "--labels", labels, out=tmp_path / "labelled", name="s")
     frame = judges.read_intervals(tmp_path / "labelled", "s")
     wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
     per_run = pd.Series([line["run_id"] for line in lines]).value_counts()
@@ -720,7 +700,7 @@ def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval
     for line in lines:
         del line["inclusion_probability"]
     labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    judge_sample(tmp_path / "own", "--labels", labels)
+    judge_cli("--judge", "citation", *SAMPLE, "--labels", labels, out=tmp_path / "own", name="s")
     own = judges.read_intervals(tmp_path / "own", "s")
     made = set(own[(own.measure == "WEIGHTED_PRECISION") & (own.labels > 0)].made)
     assert made and all(m.endswith("taken as drawn at random (no inclusion probabilities)") for m in made)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, cli_in_process, run_cli, shared
+from conftest import BUNDLED, ROOT, cli_in_process, run_cli, shared
 from scipy import stats
 
 from judges.core.measures import MEASURE_NAMES
@@ -159,12 +159,7 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
     r = run_cli(
         "--judge",
         "citation",
-        "--rag-topics",
-        ROOT / "datasets" / "rag25" / "topics.jsonl",
-        "--rag-responses",
-        ROOT / "runs" / "rag25",
-        "--corpus",
-        ROOT / "datasets" / "rag25" / "corpus.jsonl",
+        *BUNDLED,
         "--out-dir",
         out,
         "--name",

@@ -13,7 +13,6 @@ import shutil
 
 import pytest
 from conftest import ROOT, run_cli
-from test_report import _browser
 
 import judges
 from judges.formats.nuggets import read_nuggets
@@ -44,13 +43,6 @@ def argued(tmp_path_factory):
         rows.setdefault((row.run_id, row.topic_id), []).append(row)
     texts = {k: a.answer_text for k, a in read_nuggets(out / "N.nuggets.jsonl").assignments.items()}
     return {"root": root, "out": out, "report": out / "N.report", "rows": rows, "texts": texts}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
 
 
 def _data(report, page: str) -> dict:
@@ -276,12 +268,12 @@ def test_a_bad_nugget_file_for_check_answer_is_one_line_naming_file_line_and_fie
     assert r.stderr.strip() == f"error: {bad}:2: nuggets[0].text: is empty"
 
 
-def test_the_readme_nugget_example_prints_what_it_shows(capsys):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_guides_nugget_example_prints_what_it_shows(capsys):
+    readme = (ROOT / "docs" / "guides" / "one-answer.md").read_text(encoding="utf-8")
     section = readme.split("**Nuggets of one answer.**")[1]
     code = section.split("```python\n")[1].split("```")[0]
     shown = section.split("```text\n")[1].split("```")[0]
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guides/one-answer.md", "exec"), {})
     assert capsys.readouterr().out == shown
 
 

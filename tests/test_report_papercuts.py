@@ -9,7 +9,6 @@ from html import unescape
 
 import pytest
 from conftest import ROOT, run_cli
-from test_report import _browser
 
 import judges
 from judges.scores.intervals import NO_JUDGE_ERROR
@@ -30,13 +29,6 @@ def sample(tmp_path_factory):
     report = run_cli("report", out, "--name", "s")
     assert report.returncode == 0, report.stderr
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
 
 
 # -- 42.5: two intervals, each labelled, the numbers of NAME.intervals.tsv ---------------------------

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, needs_dspy, run_cli, shared
+from conftest import ROOT, needs_dask, needs_dspy, run_cli, shared, this_python_first
 
 from judges.session import pipeline
 from judges.session import shards
@@ -198,21 +198,21 @@ def test_shard_options_are_checked():
     assert shards.parse_shard("2/8") == (2, 8)
 
 
-# -- the README's SLURM recipe, as subprocesses ----------------------------------------------------------
+# -- the SLURM recipe of the scale-out guide, as subprocesses ---------------------------------------------
 def readme_block(marker: str) -> str:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "guides" / "scale-out.md").read_text()
     found = re.search(r"```bash\n(# " + re.escape(marker) + r"\n.*?)```", text, re.S)
     assert found, marker
     return found.group(1)
 
 
-def test_the_readmes_slurm_array_recipe(tmp_path):
+def test_the_guides_slurm_array_recipe(tmp_path):
     """The array script once per task (SLURM_ARRAY_TASK_ID), then the merge job's script."""
     for name in ("datasets", "runs", "workflows", "run_judge.py"):
         (tmp_path / name).symlink_to(ROOT / name)
     shard_script, merge_script = readme_block("shards.sbatch"), readme_block("merge.sbatch")
     n = int(re.search(r"--array=1-(\d+)", shard_script).group(1))
-    env = {"PYTHONPATH": str(ROOT)}
+    env = {"PYTHONPATH": str(ROOT), **this_python_first(tmp_path / "py")}  # the script runs `python`: this one
     for k in range(1, n + 1):
         done = subprocess.run(
             ["bash", "-c", shard_script],
@@ -320,6 +320,7 @@ def test_nugget_judgments_in_topic_shards_merge_into_one_process_set(argue_one_p
 
 
 @pytest.mark.slow
+@needs_dask
 def test_nugget_judgments_on_dask_are_one_process_set(argue_one_process):
     base = argue_one_process
     out = base / "out"

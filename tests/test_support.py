@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, run_cli, shared
+from conftest import ROOT, run_cli, shared, track
 from test_cli import base_args
 from judges.align.backends import get_backend
 from judges.support.features import (
@@ -168,12 +168,7 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
 def test_calibrate_writes_the_same_model_twice(tmp_path):
     data = shared("rag24-support")  # CITEJUDGE_SHARED or ../shared, skipped when absent
     r = run_cli(
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         tmp_path,
         "--name",

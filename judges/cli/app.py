@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
-HELP_WIDTH = 104  # --help is as wide as the terminal up to this (README's CLI reference: COLUMNS=104)
+HELP_WIDTH = 104  # --help is as wide as the terminal up to this
 
 
 class Commands(TyperGroup):

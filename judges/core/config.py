@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import TYPE_CHECKING, Literal, Optional, Union
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -18,6 +18,10 @@ from judges.core.errors import InputError
 from judges.core.vocabulary import ANSWERS, BACKENDS
 
 _BACKEND_NAMES = tuple(sorted(BACKENDS))
+if TYPE_CHECKING:  # a Literal of names computed at import is no type to mypy
+    BackendName = str
+else:
+    BackendName = Literal[_BACKEND_NAMES]
 ANSWER_ERROR_PRIOR = 0.1  # attest.answer_error: the default, and the centre of estimate's prior
 
 
@@ -31,7 +35,7 @@ class AlignmentSettings(_Strict):
     match: int = Field(2, gt=0, le=1000, description="score of two equal tokens")
     mismatch: int = Field(-1, lt=0, ge=-1000, description="score of two different tokens")
     gap: int = Field(-1, lt=0, ge=-1000, description="score of a token aligned to nothing")
-    backend: Literal[_BACKEND_NAMES] = Field("numba", description="alignment engine; --backend overrides")
+    backend: BackendName = Field("numba", description="alignment engine; --backend overrides")
 
 
 class WindowSettings(_Strict):

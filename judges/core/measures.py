@@ -9,7 +9,7 @@ status the support model decided weighs, by default (``leaderboard.weights: expe
 the judge's estimate of the human measure, and the expectation estimates a run's mean better
 than the weights of thresholded statuses (bench/support_agreement.py).
 
-``python -m judges.core.measures`` prints the Markdown table that the README embeds.
+``python -m judges.core.measures`` prints the Markdown table that the manual's measures page embeds (docs/hooks.py).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Optional
 
 import orjson
 
@@ -43,7 +43,7 @@ class DebugLog:
         self.path = path
         self.file: Optional[Path] = None  # the file written (``path``'s temporary file, or the one started)
         self._stack = contextlib.ExitStack()
-        self._f = None
+        self._f: Optional[BinaryIO] = None
         self._buffer: Optional[list[bytes]] = None
         self._ms, self._ts = -1, ""
         self._heads: dict[str, bytes] = {}
@@ -124,7 +124,7 @@ class DebugLog:
         return self
 
     def __exit__(self, *exc) -> bool:
-        return self._stack.__exit__(*exc)
+        return bool(self._stack.__exit__(*exc))
 
     @property
     def enabled(self) -> bool:
@@ -162,9 +162,11 @@ class DebugLog:
 
     def _copy_then_sync(self, ranges: list) -> None:
         try:
-            _copy_ranges(self._f, ranges)
-            self._f.flush()
-            _sync(self._f.fileno())
+            f = self._f
+            assert f is not None, "a copy is started on an open log"
+            _copy_ranges(f, ranges)
+            f.flush()
+            _sync(f.fileno())
         except BaseException as e:  # raised again by the thread that waits for the copy
             self._copy_failed = e
 
@@ -210,7 +212,7 @@ class DebugLog:
                 self._f.write(line)
             except OSError as e:
                 raise self._write_failed(e) from None
-        else:
+        elif self._buffer is not None:  # deferred (enabled: one of the two)
             self._buffer.append(line)
 
 

@@ -76,11 +76,16 @@ def label_key(value: object) -> Optional[str]:
     underscores; an integer as its digits; anything else has none."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return None
-    return "_".join(str(value).strip().lower().replace("-", " ").split())
+    return text_key(str(value))
+
+
+def text_key(text: str) -> str:
+    """:func:`label_key` of a string."""
+    return "_".join(text.strip().lower().replace("-", " ").split())
 
 
 #: Every way of writing a label (:func:`label_key`) -> the label.
-SYNONYMS = {label_key(w): label for label in LABELS for w in (label, *LABEL_SYNONYMS[label])}
+SYNONYMS = {text_key(w): label for label in LABELS for w in (label, *LABEL_SYNONYMS[label])}
 
 
 def parse_label_map(items: Iterable[str], option: str = "--label-map") -> dict[str, str]:
@@ -91,12 +96,12 @@ def parse_label_map(items: Iterable[str], option: str = "--label-map") -> dict[s
         source, eq, target = item.partition("=")
         if not eq or label_key(source) in (None, ""):
             raise InputError(option, None, None, f"{item!r}: expected FROM=TO, e.g. attributable=supported")
-        label = SYNONYMS.get(label_key(target))
+        label = SYNONYMS.get(text_key(target))
         if label is None:
             raise InputError(
                 option, None, None, f"{item!r}: {target.strip()!r} is not a label; expected {', '.join(LABELS)}"
             )
-        found[label_key(source)] = label
+        found[text_key(source)] = label
     return found
 
 
@@ -177,7 +182,8 @@ class _Reader:
         return rec
 
     def _label(self, line: int, value: object) -> str:
-        label = self.names.get(label_key(value))
+        key = label_key(value)
+        label = self.names.get(key) if key is not None else None
         if label is None:
             raise InputError(
                 self.path,

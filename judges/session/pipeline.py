@@ -68,7 +68,8 @@ from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.support.judges import is_probabilistic
 from judges.core.vocabulary import STATUSES
 from judges.session.workers import Workers
-from judges.session.writer import PairOutputs, Tally, describe_inputs, output_targets, write_outputs
+from judges.session.score import score
+from judges.session.writer import PairOutputs, Tally, WriteSet, describe_inputs, output_targets, write_outputs
 
 if TYPE_CHECKING:
     from judges.formats.nuggets import Nuggets
@@ -651,20 +652,13 @@ def write(
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
         kind.summarize(attest, labels, counts)
-    written = write_outputs(
-        inputs,
-        outputs,
-        session.settings.workflow,
-        Tally(counts, statuses, judged.plan, labels, attest),
-        measures_of_reports,
-        table,
-        scan,
-        loaded.topics,
-        outset.stage,
-        hashed_inputs,
-        measures,
-        tuple(judged.pairs.values()),
+    workflow, kinds = session.settings.workflow, tuple(judged.pairs.values())
+    scores = score(inputs, workflow, loaded, measures_of_reports, table, measures, kinds, attest)
+    tally = Tally(counts, statuses, judged.plan, labels, attest)
+    given = WriteSet(
+        inputs, outputs, workflow, tally, table, scan, loaded.topics, scores, outset.stage, hashed_inputs, kinds
     )
+    written = write_outputs(given)
     files.update(written.files)
     for stale in outputset.of_set():  # a file of the previous set this one lacks (nugget files, plan) goes with it
         if stale.kind not in files and stale.kind != "debug_log":  # the log: stale_log's
