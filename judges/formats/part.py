@@ -177,6 +177,7 @@ MANIFEST_SHAPE = {
             "max_topics": Opt(int),
             "max_runs": Opt(int),
             "allow_missing_text": bool,
+            "allow_few_topics?": bool,
             "workers": int,
         },
         "outputs": {"debug_log": Opt(str), "no_debug_log": bool, "leaderboard_formats": [str]},
@@ -195,6 +196,8 @@ STATE_SHAPE = {
         "max_runs": Opt(int),
         "on_error": str,
         "allow_missing_text": bool,
+        "allow_few_topics?": bool,
+        "headline?": Opt(str),
         "nuggets?": Opt(str),  # the nugget stage's (judges.session.nuggets): judged by the merge
         "judge?": str,
         "battle_opponents?": Opt(NUMBER),  # --judge battle's budget (None: every pair)

@@ -221,6 +221,7 @@ def plan_nugget_assessments(
     from judges.attest.kinds import NUGGET
     from judges.formats.tables import read_config, read_table
     from judges.formats.labels import read_nugget_labels
+    from judges.formats.nuggets import answer_texts
     from judges.engine.nuggets import plan_columns
     from judges.attest.plan import make_plan
 
@@ -245,11 +246,7 @@ def plan_nugget_assessments(
     plan = make_plan(
         columns, answered, np.zeros(len(rows), bool), share, count, exclude, order=False, mix=PLAN_MIX, key=NUGGET.key
     )
-    texts = {}
-    with open(outputset.path(out_dir, name, "nuggets_jsonl"), encoding="utf-8") as f:
-        for raw in f:
-            record = json.loads(raw)
-            texts[(record["run_id"], record["qid"])] = record["answer_text"]
+    texts = answer_texts(outputset.path(out_dir, name, "nuggets_jsonl"))
     at = {k: i for i, k in enumerate(keys)}
     with atomic_text(target) as f:
         for (run, topic, index), chosen in sorted(plan.chosen.items(), key=lambda kv: kv[1].rank):

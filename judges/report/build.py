@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from judges.core.measures import JUDGE_HEADLINES
 from judges.formats import outputset
 from judges.formats.documents import DocumentStore
 from judges.formats.tables import read_assessments, read_leaderboard
@@ -129,7 +130,8 @@ def gather(
         from judges.formats.leaderboards import read_any_leaderboard
 
         truth_df = read_any_leaderboard(truth)
-    b = board(lb, truth_df, truth_measure, resamples=resamples, **_trust(out_dir, name))
+    headline = store.config.get("headline") or JUDGE_HEADLINES.get(store.config.get("judge", "citation"))
+    b = board(lb, truth_df, truth_measure, resamples=resamples, headline=headline, **_trust(out_dir, name))
     paths = (Path(truth), outputset.path(out_dir, name, "leaderboard_parquet")) if truth is not None else ()
     corpus_ids = set(df.loc[(df["doc_source"] == "corpus") & df["doc_id"].notna(), "doc_id"])
     missing = store.config.get("filled_by_on_missing") or {}

@@ -116,6 +116,7 @@ def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: di
             "max_topics": inputs.max_topics,
             "max_runs": inputs.max_runs,
             "allow_missing_text": inputs.allow_missing_text,
+            "allow_few_topics": inputs.allow_few_topics,
             "workers": workers,
         },
         "outputs": {
@@ -271,6 +272,8 @@ def state_data(
             "max_runs": inputs.max_runs,
             "on_error": inputs.on_error,
             "allow_missing_text": inputs.allow_missing_text,
+            "allow_few_topics": inputs.allow_few_topics,
+            "headline": inputs.headline,
             **(
                 {"nuggets": str(inputs.nuggets), "judge": inputs.judge, "nugget_model": inputs.nugget_model}
                 if inputs.nuggets is not None
@@ -333,6 +336,8 @@ def state_objects(part: partfile.Part) -> dict:
         max_runs=i["max_runs"],
         on_error=i["on_error"],
         allow_missing_text=i["allow_missing_text"],
+        allow_few_topics=i.get("allow_few_topics", False),
+        headline=i.get("headline"),
         nuggets=_path(i.get("nuggets")),
         judge=i.get("judge", "citation"),
         battle_opponents=i.get("battle_opponents"),
