@@ -85,6 +85,18 @@ class AnswerCache:
             (key, model, *answer),
         )
 
+    def put_all(self, items: list[tuple[str, str, Answer]]) -> None:
+        """Store every (key, model, answer) of ``items`` in one transaction: all of them, or, if
+        anything fails or interrupts it (a full disk, Ctrl-C), none (the cache as it was)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for key, model, answer in items:
+                self.put(key, model, answer)
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
 

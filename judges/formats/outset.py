@@ -43,7 +43,7 @@ import shutil
 import signal
 import stat
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from judges.core.errors import InputError
 from judges.formats.atomic import naming
@@ -237,6 +237,18 @@ def _unlock(path: Path, fd: int) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
     os.close(fd)  # releases the flock
+
+
+@contextlib.contextmanager
+def held(path: Path) -> Iterator[bool]:
+    """Hold the lock file at ``path`` (``flock``, not waiting) for the block: yields whether it
+    is held (``False``: another process holds it). The file is removed when let go of."""
+    fd = _lock(Path(path))
+    try:
+        yield fd is not None
+    finally:
+        if fd is not None:
+            _unlock(Path(path), fd)
 
 
 def settle(out_dir: Path, name: str) -> None:
