@@ -244,8 +244,9 @@ def citation_statuses(labels: Labels) -> dict[tuple, str]:
 
 def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     """Per labelled citation (keys as :func:`citation_statuses`), the probability the plan drew it
-    with (its line's :data:`PROBABILITY`, a number in [:data:`MIN_INCLUSION_PROBABILITY`, 1]); citations whose line has none are left
-    out (an organiser's own labels: the intervals take them as drawn at random)."""
+    with (its line's :data:`PROBABILITY`, a number in [:data:`MIN_INCLUSION_PROBABILITY`, 1]); citations
+    whose line has none are left out (an organiser's own labels: the intervals take them as drawn at
+    random)."""
     t = labels.table
     if PROBABILITY not in t.columns or labels.level != "citation":
         return {}

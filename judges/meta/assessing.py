@@ -16,9 +16,9 @@ labelled citations are final and left out of the next plan: an organiser can go 
 Each round is its own file, never overwritten: ``NAME.assess-1.jsonl``, ``NAME.assess-2.jsonl``,
 ... in the output directory (:func:`next_round`), created exclusively (published by ``link(2)``,
 which fails when the name exists: a round, once there, is never replaced), by one plan at a time
-(:func:`one_plan`: a second ``plan-assessments`` on the same set meanwhile stops with one line). A plan leaves out every citation on a line of an
-earlier round's file, labelled or not (a citation is put to the assessors once), as well as those
-the judged set has a label for.
+(:func:`one_plan`: a second ``plan-assessments`` on the same set meanwhile stops with one line).
+A plan leaves out every citation on a line of an earlier round's file, labelled or not (a citation
+is put to the assessors once), as well as those the judged set has a label for.
 """
 
 from __future__ import annotations
