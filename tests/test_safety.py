@@ -227,3 +227,48 @@ def test_an_inclusion_probability_below_the_floor_is_one_line(judged, tmp_path, 
         "(estimates weigh a label by 1/probability)"
     )
     assert not (tmp_path / "again").exists() or not list((tmp_path / "again").iterdir())
+
+
+# -- Ctrl-C while worker processes start ----------------------------------------------------------
+def _workers_of(pid: int) -> list[int]:
+    """The pool's worker processes among ``pid``'s children (spawned: ``spawn_main`` in their command line)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline:
+                found.append(int(child))
+    return found
+
+
+def test_ctrl_c_while_the_workers_start_is_one_line_without_a_traceback(tmp_path):
+    """A Ctrl-C reaches the whole process group: a worker still importing once printed an importlib
+    traceback. The signal is sent the moment a worker process exists (its start-up)."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "run_judge.py"), *map(str, SAMPLE), *map(str, CORPUS)]
+        + ["--out-dir", str(tmp_path / "out"), "--name", "w", "--workers", "2"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a group of its own, as a terminal's job: the signal goes to every process of it
+    )
+    deadline = time.monotonic() + EVENT_LIMIT_S
+    while not _workers_of(proc.pid):
+        assert proc.poll() is None, proc.stderr.read()
+        assert time.monotonic() < deadline, "no worker process ever started"
+        time.sleep(0.001)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=EVENT_LIMIT_S)
+    lines = stderr.strip().splitlines()
+    assert "Traceback" not in stderr and len(lines) == 1 and lines[0].startswith("interrupted"), stderr
+    assert proc.returncode == 130, stderr
+    assert not (tmp_path / "out").exists() or not [p for p in (tmp_path / "out").iterdir() if p.name != ".w.lock"]

@@ -145,7 +145,12 @@ class Workers:
             for _ in range(n):
                 self.pool.submit(_started)  # a spawned pool starts its processes here, in this thread
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C meanwhile reaches this process now
+            try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C meanwhile reaches this process now
+            except BaseException:  # that Ctrl-C: the workers go as on any interrupt
+                if hasattr(self, "pool"):
+                    self.__exit__(KeyboardInterrupt, None, None)
+                raise
 
     def __enter__(self) -> "Workers":
         return self
