@@ -248,9 +248,26 @@ def _workers_of(pid: int) -> list[int]:
     return found
 
 
+def _sigint_mask(pid: int) -> dict[str, bool]:
+    """Whether the process blocks (``SigBlk``), ignores (``SigIgn``) or catches (``SigCgt``: Python's
+    own handler, which raises KeyboardInterrupt wherever the process is, e.g. importing) SIGINT."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return {}
+    bit = 1 << (signal.SIGINT - 1)
+    return {
+        x.split(":")[0]: bool(int(x.split()[1], 16) & bit)
+        for x in status.splitlines()
+        if x.startswith(("SigBlk", "SigIgn", "SigCgt"))
+    }
+
+
 def test_ctrl_c_while_the_workers_start_is_one_line_without_a_traceback(tmp_path):
     """A Ctrl-C reaches the whole process group: a worker still importing once printed an importlib
-    traceback. The signal is sent the moment a worker process exists (its start-up)."""
+    traceback (when its parent had not killed it first). From the moment a worker process exists
+    until it is ready, SIGINT is held or ignored in it, never caught (watched in /proc); then a
+    Ctrl-C to the group while they start is the parent's one line."""
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "run_judge.py"), *map(str, SAMPLE), *map(str, CORPUS)]
         + ["--out-dir", str(tmp_path / "out"), "--name", "w", "--workers", "2"],
@@ -262,13 +279,18 @@ def test_ctrl_c_while_the_workers_start_is_one_line_without_a_traceback(tmp_path
         start_new_session=True,  # a group of its own, as a terminal's job: the signal goes to every process of it
     )
     deadline = time.monotonic() + EVENT_LIMIT_S
-    while not _workers_of(proc.pid):
+    seen: dict[int, list] = {}
+    while len(seen) < 2 or not all(masks and masks[-1].get("SigIgn") for masks in seen.values()):
         assert proc.poll() is None, proc.stderr.read()
-        assert time.monotonic() < deadline, "no worker process ever started"
+        assert time.monotonic() < deadline, f"the workers were never ready: {seen}"
+        for worker in _workers_of(proc.pid):
+            mask = _sigint_mask(worker)
+            if mask:
+                seen.setdefault(worker, []).append(mask)
+                assert not (mask["SigCgt"] and not mask["SigBlk"]), f"worker {worker} would take a Ctrl-C: {mask}"
         time.sleep(0.001)
     os.killpg(proc.pid, signal.SIGINT)
     _, stderr = proc.communicate(timeout=EVENT_LIMIT_S)
     lines = stderr.strip().splitlines()
     assert "Traceback" not in stderr and len(lines) == 1 and lines[0].startswith("interrupted"), stderr
     assert proc.returncode == 130, stderr
-    assert not (tmp_path / "out").exists() or not [p for p in (tmp_path / "out").iterdir() if p.name != ".w.lock"]

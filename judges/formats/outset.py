@@ -398,8 +398,16 @@ def _apply(staged: Optional[str | Path], target: str | Path) -> None:
 
 
 def _hook(point: str) -> None:
-    """Test hook: ``CITEJUDGE_TEST_PAUSE=staging|commit|rename`` sleeps there (a window for signals)."""
+    """Test hook: ``CITEJUDGE_TEST_PAUSE=staging|commit|rename`` stops there (for signals): until
+    the file ``CITEJUDGE_TEST_PAUSE_UNTIL`` exists (the test's event; at most 30 minutes), else for
+    ``CITEJUDGE_TEST_PAUSE_S`` seconds."""
     if os.environ.get("CITEJUDGE_TEST_PAUSE") == point:
         import time
 
+        until = os.environ.get("CITEJUDGE_TEST_PAUSE_UNTIL")
+        if until:
+            deadline = time.monotonic() + 1800
+            while not os.path.exists(until) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return
         time.sleep(float(os.environ.get("CITEJUDGE_TEST_PAUSE_S", "0.3")))
