@@ -187,7 +187,8 @@ def import_answers(
     except InputError as e:
         raise fail(e.render())
     except (OSError, sqlite3.Error) as e:  # a full disk: the cache as it was (apply: all or nothing)
-        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        filename = getattr(e, "filename", None)  # an OSError's; sqlite3's errors name no file
+        where = f"{filename}: " if filename else ""
         raise fail(f"{where}{getattr(e, 'strerror', None) or e}; no answer stored (the cache is as it was)")
     for where, reason, detail in found.rejected:
         say(f"{where}: {reason}: {detail}", err)

@@ -151,8 +151,9 @@ class _Reader:
             self.pending.append(tuple(rec.values()))
             return
         rec["label"] = self._label(line, obj["label"])
-        if obj.get(PROBABILITY) is not None and inclusion_problem(obj[PROBABILITY]):
-            raise InputError(self.path, line, PROBABILITY, inclusion_problem(obj[PROBABILITY]))
+        problem = inclusion_problem(obj[PROBABILITY]) if obj.get(PROBABILITY) is not None else None
+        if problem:
+            raise InputError(self.path, line, PROBABILITY, problem)
         rec[LINE] = line
         rec.update(self._extras(line, obj))
         key = tuple(rec[k] for k in ((*KEY, "doc_id") if self.level == "citation" else KEY))
@@ -332,8 +333,9 @@ def _nugget_records(path: Path):
         value = obj.get("label")
         level = None if value is None else _nugget_level(value, path, line, "label")
         p = obj.get(PROBABILITY)
-        if p is not None and inclusion_problem(p):
-            raise InputError(path, line, PROBABILITY, inclusion_problem(p))
+        problem = inclusion_problem(p) if p is not None else None
+        if problem:
+            raise InputError(path, line, PROBABILITY, problem)
         yield (run, topic, index), level, line, p, ("nugget", obj.get("nugget"))
 
 

@@ -57,20 +57,20 @@ def replacing(target: Path) -> Iterator[Path]:
     try:
         yield new
         held: list[int] = []
-        previous = {}
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        previous: dict = {}
+        for signum in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(ValueError):  # not the main thread
-                previous[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
+                previous[signum] = signal.signal(signum, lambda n, frame: held.append(n))
         try:
             had = os.path.lexists(target)
             if had:
                 os.rename(target, old)
             os.rename(new, target)
         finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-            for sig in held[:1]:
-                signal.raise_signal(sig)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            for n in held[:1]:
+                signal.raise_signal(n)
     except BaseException:
         shutil.rmtree(new, ignore_errors=True)
         raise
