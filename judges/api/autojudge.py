@@ -82,9 +82,7 @@ class EngineResult(NamedTuple):
 def _settings(kwargs: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(kwargs) - set(SETTINGS) - set(FRAMEWORK_SETTINGS))
     if unknown:
-        raise ValueError(
-            f"judges.api.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}"
-        )
+        raise ValueError(f"judges.api.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     s = {k: kwargs.get(k) for k in SETTINGS}
     if s["backend"] is not None and s["backend"] not in BACKENDS:
         raise ValueError(f"setting backend: {s['backend']!r} is not {' or '.join(sorted(BACKENDS))}")
