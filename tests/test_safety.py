@@ -208,6 +208,27 @@ def test_ctrl_c_during_report_leaves_the_previous_report_whole(judged, tmp_path)
     assert again.returncode == 0 and files_of(report).keys() == before.keys(), again.stderr
 
 
+def test_a_report_a_killed_swap_set_aside_is_put_back(tmp_path):
+    """kill -9 between the swap's two renames leaves the previous report as .NAME.old-PID: the next
+    report puts it back first (and removes a dead process's unfinished one); an error then leaves it."""
+    from judges.formats.swapdir import replacing
+
+    dead = 2**22 + 12345  # above the default pid_max: no such process
+    old = tmp_path / f".r.report.old-{dead}"
+    old.mkdir()
+    (old / "index.html").write_text("old")
+    (tmp_path / f".r.report.new-{dead}").mkdir()
+    with pytest.raises(OSError), replacing(tmp_path / "r.report") as new:
+        (new / "index.html").write_text("new, cut short")
+        raise OSError(28, "No space left on device")
+    assert (tmp_path / "r.report" / "index.html").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.report"]
+    with replacing(tmp_path / "r.report") as new:
+        (new / "index.html").write_text("new")
+    assert (tmp_path / "r.report" / "index.html").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.report"]
+
+
 # -- labels ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("probability", [5e-324, 1e-300])
 def test_an_inclusion_probability_below_the_floor_is_one_line(judged, tmp_path, probability):

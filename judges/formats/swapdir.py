@@ -14,6 +14,7 @@ processes no longer running are removed).
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import signal
@@ -31,9 +32,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _remove(path: Path) -> None:
+    """Remove the directory (or symbolic link to one) at ``path``, as far as possible."""
+    if path.is_symlink():
+        with contextlib.suppress(OSError):
+            path.unlink()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
 def _leftovers(target: Path) -> None:
     """Put back a previous directory a killed swap left aside, remove dead processes' new ones."""
-    for entry in sorted(target.parent.glob(f".{target.name}.*-*")):
+    for entry in sorted(target.parent.glob(f".{glob.escape(target.name)}.*-*")):
         kind, _, pid = entry.name[len(target.name) + 2 :].rpartition("-")
         if kind not in ("new", "old") or not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
             continue
@@ -41,7 +51,7 @@ def _leftovers(target: Path) -> None:
             if kind == "old" and not os.path.lexists(target):
                 os.rename(entry, target)
             else:
-                shutil.rmtree(entry)
+                _remove(entry)
 
 
 @contextlib.contextmanager
@@ -75,4 +85,4 @@ def replacing(target: Path) -> Iterator[Path]:
         shutil.rmtree(new, ignore_errors=True)
         raise
     if had:
-        shutil.rmtree(old, ignore_errors=True)
+        _remove(old)
