@@ -9,6 +9,7 @@ file. Failed requests are not stored: a later run asks again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -93,7 +94,9 @@ class AnswerCache:
             for key, model, answer in items:
                 self.put(key, model, answer)
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
 

@@ -142,12 +142,14 @@ def started() -> bool:
     """A command starts: Ctrl-C raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated` (the
     command cleans up, says what it did). Whether this is the program's command (not the command
     line called as a library)."""
+    program = False
     if signal.getsignal(signal.SIGTERM) is _interrupted:
         signal.signal(signal.SIGTERM, _terminated)
+        program = True
     if signal.getsignal(signal.SIGINT) is _interrupted:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        return True
-    return False
+        program = True
+    return program
 
 
 def finished() -> None:
