@@ -403,7 +403,7 @@ def read_parts(paths: list[Path], name: str) -> list[partfile.Part]:
                 f"{_short(value)} differs from {_short(expected)} in {first.path}: a part of another session",
             )
     for part in parts[1:]:  # what every shard read alike: the session's runs and topics
-        for field in ("topics", "scan.runs", "outputs"):
+        for field in ("topics", "scan.runs"):  # (their outputs: the fingerprint's, compared above)
             if _at(part.state, field) != _at(first.state, field):
                 raise InputError(
                     part.path, None, f"state.{field}", f"differs from {first.path}'s: parts of one session share it"
