@@ -263,8 +263,8 @@ def test_a_restart_removes_what_killed_sessions_left(out_a, refs):
 
 def test_a_debug_log_elsewhere_is_staged_beside_it_and_cleaned_after_a_kill(out_a, refs, tmp_path):
     logs = tmp_path / "logs"
-    proc = start(out_a, RUN_B, "--debug-log", logs / "x.jsonl", pause="staging")
-    wait_for(lambda: any(".stage-" in p.name for p in out_a.iterdir()) and any(logs.glob(".x.jsonl.stage-*.tmp")), proc)
+    proc = start(out_a, RUN_B, "--debug-log", logs / "x.jsonl", pause="commit")  # its log staged, not yet renamed
+    wait_for(lambda: journal_path(out_a, "t").exists() and any(logs.glob(".x.jsonl.stage-*.tmp")), proc)
     proc.kill()
     proc.wait()
     code, err = finish(start(out_a, RUN_B, "--debug-log", logs / "x.jsonl"))
