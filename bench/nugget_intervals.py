@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import subprocess
 import sys
@@ -280,6 +279,7 @@ def main() -> None:  # noqa: C901
                 del f[k]
         doc = {
             "source": "rag24-nuggets",
+            "topic_ids": sorted({str(t) for t in topic_ids}),  # what the session's topics are checked against
             "measures": fitted,
             "fitted_on": "rag24-nuggets (NIST's nugget assignments of 45 TREC 2024 RAG runs on 8 topics, 4,408 pairs): "
             "residuals human minus judge per answer, the nugget model's probabilities cross-validated by topic",
@@ -287,7 +287,9 @@ def main() -> None:  # noqa: C901
             "predictive (as judges/scores/intervals.json); regime_sd per measure: the spread between topics "
             "(assessors) of the mean residual, restricted maximum likelihood (judges.scores.intervals.fit_regime)",
         }
-        args.write.write_text(json.dumps(doc, indent=2) + "\n")
+        from judges.formats.intervals import write_spreads
+
+        write_spreads(args.write, doc)  # the file's shape: judges.formats.intervals
         print(f"wrote {args.write}")
 
     citations = citation_side(d) if args.f1 else None

@@ -47,7 +47,7 @@ def __getattr__(name: str):
 
         return getattr(tables, name)
     if name in ("read_intervals", "read_pairs"):
-        from judges.scores import intervals
+        from judges.formats import intervals
 
         return getattr(intervals, name)
     if name == "check_answer":

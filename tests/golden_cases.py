@@ -9,7 +9,6 @@ import json
 import math
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -55,21 +54,12 @@ TRACKS: dict[str, list[str]] = {
 
 
 def judge_track(track: str, out_dir: Path, backend: str = "python", *extra: str) -> subprocess.CompletedProcess:
-    cmd = [
-        sys.executable,
-        "run_judge.py",
-        "--judge",
-        "citation",
-        *TRACKS[track],
-        "--out-dir",
-        str(out_dir),
-        "--name",
-        track,
-        "--backend",
-        backend,
-        *extra,
-    ]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    """The golden track ``track`` judged into ``out_dir`` (:func:`conftest.judge_cli`)."""
+    from conftest import judge_cli
+
+    return judge_cli(
+        "--judge", "citation", *TRACKS[track], "--backend", backend, *extra, out=out_dir, name=track, ok=False
+    )
 
 
 def _rows(path: Path) -> str:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, run_cli
 
 import judges
 from judges.formats.corpus import read_corpus
@@ -161,7 +161,7 @@ def test_the_check_answer_command_prints_a_table_or_json(tmp_path):
     ]
     table = run_cli("check-answer", "--answer", answer, *sources)
     assert table.returncode == 0 and "q3.txt supported" in table.stdout and "uncited" in table.stdout
-    bad = run_cli("check-answer", "--answer", tmp_path / "nowhere.txt", *sources)
+    bad = cli_in_process("check-answer", "--answer", tmp_path / "nowhere.txt", *sources)
     assert bad.returncode == 2 and f"{tmp_path / 'nowhere.txt'}: --answer: no such file" in bad.stderr
 
 
@@ -184,9 +184,9 @@ def test_several_source_files_follow_one_sources_option_as_the_readme_writes(tmp
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
     q3, more = _sources(tmp_path)[1::2]
-    one = run_cli("check-answer", "--answer", answer, "--sources", q3, more, "--json")
+    one = cli_in_process("check-answer", "--answer", answer, "--sources", q3, more, "--json")
     assert one.returncode == 0, one.stderr
-    repeated = run_cli("check-answer", "--answer", answer, "--sources", q3, "--sources", more, "--json")
+    repeated = cli_in_process("check-answer", "--answer", answer, "--sources", q3, "--sources", more, "--json")
     assert one.stdout == repeated.stdout
     assert '"source_id": "board"' in one.stdout
 
@@ -196,7 +196,7 @@ def test_a_sentence_discovery_leaves_without_a_source_says_why(tmp_path):
 
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
-    got = run_cli("check-answer", "--answer", answer, *_sources(tmp_path), "--json")
+    got = cli_in_process("check-answer", "--answer", answer, *_sources(tmp_path), "--json")
     assert got.returncode == 0, got.stderr
     first, second, third = json.loads(got.stdout)["sentences"]
     assert first["citations"] == []  # q3 states 12%, not 15%: judged, then left out
@@ -226,7 +226,7 @@ def test_a_sentence_discovery_leaves_without_a_source_says_why(tmp_path):
 def test_a_json_answer_it_cannot_read_is_refused_in_one_line(tmp_path, name, text, said):
     answer = tmp_path / name
     answer.write_text(text)
-    got = run_cli("check-answer", "--answer", answer, *_sources(tmp_path))
+    got = cli_in_process("check-answer", "--answer", answer, *_sources(tmp_path))
     assert got.returncode == 2 and got.stdout == ""
     assert got.stderr.startswith(f"error: {tmp_path}/{said}") and got.stderr.count("\n") == 1
 
@@ -250,14 +250,14 @@ def test_source_errors_name_the_file_and_line(tmp_path):
     (tmp_path / "c.jsonl").write_text('{"id": "q6", "text": 5}\n')
     (tmp_path / "d.jsonl").write_text('{"id": "q7", "text": "x"}\n{"id": "q8", "text": "y"\n')
     both = ["--sources", tmp_path / "a.jsonl", "--sources", tmp_path / "b.jsonl"]
-    twice = run_cli("check-answer", "--answer", answer, *both)
+    twice = cli_in_process("check-answer", "--answer", answer, *both)
     assert twice.returncode == 2
     assert twice.stderr == f"error: {tmp_path}/b.jsonl:3: id 'q3' given twice (first in {tmp_path}/a.jsonl:1)\n"
-    text = run_cli(
+    text = cli_in_process(
         "check-answer", "--answer", answer, "--sources", tmp_path / "a.jsonl", "--sources", tmp_path / "c.jsonl"
     )
     assert text.returncode == 2 and text.stderr == f"error: {tmp_path}/c.jsonl:1: its text is not a string\n"
-    cut = run_cli("check-answer", "--answer", answer, "--sources", tmp_path / "d.jsonl")
+    cut = cli_in_process("check-answer", "--answer", answer, "--sources", tmp_path / "d.jsonl")
     assert cut.returncode == 2 and cut.stderr.startswith(f"error: {tmp_path}/d.jsonl:2: truncated record")
 
 

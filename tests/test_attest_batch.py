@@ -170,15 +170,16 @@ def test_batch_round_trip_equals_the_online_run_on_rag24_support(tmp_path):
     d = shared("rag24-support")
     done = round_trip(tmp_path, d / "topics.jsonl", d / "runs", d / "segments.jsonl")
     assert done["asked"] > done["requests"]  # the same question in several runs: one request
-    assert "587 to ask, 561 distinct: 561 requests" in done["export"]
+    assert "587 to ask, 599 distinct: 599 requests" in done["export"]  # 561 planned + 38 check questions
+    assert "check questions (pairs the judge is sure of, to measure the LLM): 38" in done["export"]
 
 
-def test_the_readme_batch_recipe_runs_as_written_and_its_last_step_makes_no_call(tmp_path):
-    """README "Batch files": steps 1 to 5 as written, on the bundled sample, with the stand-in in
+def test_the_guides_batch_recipe_runs_as_written_and_its_last_step_makes_no_call(tmp_path):
+    """The LLM guide's "Batch files": steps 1 to 5 as written, on the bundled sample, with the stand-in in
     place of `python -m vllm.entrypoints.openai.run_batch` (same -i, -o, --model)."""
     needs_dspy()
-    readme = (ROOT / "README.md").read_text()
-    block = readme.split("### Batch files")[1].split("```bash\n")[1].split("```")[0]
+    readme = (ROOT / "docs" / "guides" / "llm.md").read_text()
+    block = readme.split("## Batch files")[1].split("```bash\n")[1].split("```")[0]
     steps = [line for line in block.splitlines() if line and not line.startswith("#")]
     assert len(steps) == 5 and "python -m vllm.entrypoints.openai.run_batch -i " in steps[2]
     with ScriptedServer(lambda n, body: Reply(status=500)) as server:
@@ -248,6 +249,9 @@ def test_a_truncated_or_foreign_answers_file_is_reported_line_by_line_and_nothin
 
     result = run_cli("attest", "import", out, "--name", "r", truncated, foreign)
     assert result.returncode == 1
+    check = set(json.loads((out / "r.batch" / "manifest.json").read_text())["check"])  # the check sample's
+    applied = {g["custom_id"] for g in good[:2]}
+    assert check and check <= {r["custom_id"] for r in requests}
     assert result.stderr.splitlines() == [
         f"{truncated}:3: malformed JSON: Unterminated string starting at (cut short?)",
         f"{foreign}:1: unknown custom_id: ffffffffffffffff... is not a question of {out}/r.batch/manifest.json",
@@ -257,6 +261,9 @@ def test_a_truncated_or_foreign_answers_file_is_reported_line_by_line_and_nothin
         f"{foreign}:5: duplicate custom_id: answered before at {truncated}:1",
         f"warning: {len(requests) - 2} of the export's {len(requests)} questions have no answer in the cache: the next "
         "judge run asks them online (or export again)",
+        f"warning: {len(check - applied)} of the {len(check)} check questions (pairs the judge is sure of, asked to "
+        "measure the LLM) have no answer: until they do, the LLM is unchecked and the judge does not use its answers "
+        "(attest.check_use: always uses them all the same)",
     ], result.stderr
     assert "applied: 2 new answers to the cache" in result.stdout
     assert "rejected: 6 (1 duplicate custom_id, 1 error, 1 http 500, 1 malformed JSON, 1 malformed response, " in (

@@ -219,12 +219,16 @@ def test_an_llm_that_always_says_yes_is_flagged_recorded_and_not_used(tmp_path, 
     assert result.returncode == 0, result.stderr
     message = f"the LLM answered YES to all {resolvable} questions: its answers look degenerate"
     not_used = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them)"
+    figures = attest_figures(tmp_path / "y")
+    would = figures["degenerate"]["changed_unused"]  # answers not used change nothing: changed counts 0
+    assert would > 0 and figures["changed"] == 0
+    not_used += f"; they would have changed {would} statuses"
     assert f"warning: {message}; {not_used}" in result.stderr.splitlines()
     assert f"warning {message}; {not_used}" in " ".join(result.stdout.split())  # a row of the summary
-    figures = attest_figures(tmp_path / "y")
+    assert "LLM attestation all: 35 selected (94.6%), 0 guarded, 0 changed" in " ".join(result.stdout.split())
     assert figures["answers"] == {"YES": resolvable} and figures["calls"] == resolvable  # asked, and paid for
     expected = {"reason": "constant", "answer": "YES", "answers": resolvable, "message": message, "used": False}
-    assert figures["degenerate"] == expected
+    assert figures["degenerate"] == expected | {"changed_unused": would}
     assert summary_event(tmp_path / "y")["degenerate"] == figures["degenerate"]
     for f in ("x.leaderboard.txt", "x.qrels"):  # the model's judgment, as judged without the LLM
         assert (tmp_path / "y" / f).read_bytes() == (plain / f).read_bytes(), f

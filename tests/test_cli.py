@@ -1,11 +1,12 @@
-"""The CLI as a subprocess: bad input gives one line and exit code 2; skip mode counts; outputs parse."""
+"""The CLI: bad input gives one line and exit code 2 (in this process: ``cli_in_process``; the real
+subprocess of each kind of error is in tests/test_robustness.py); skip mode counts; outputs parse."""
 
 import json
 
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, run_cli
 
 import judges
 
@@ -49,7 +50,7 @@ def test_malformed_record_fails_with_one_line_naming_file_line_and_field(tmp_pat
     path = bad_run(
         tmp_path, [GOOD, '{"metadata": {"run_id": "x", "topic_id": "dg-2"}, "responses": [{"citations": []}]}']
     )
-    result = run_cli(*base_args(tmp_path, path))
+    result = cli_in_process(*base_args(tmp_path, path))
     assert result.returncode == 2
     assert result.stderr.strip() == f"error: {path}:2: responses[0].text: missing"
     assert "Traceback" not in result.stderr
@@ -71,7 +72,7 @@ def test_skip_mode_skips_counts_and_finishes(tmp_path):
 
 def test_duplicate_report_is_an_error(tmp_path):
     path = bad_run(tmp_path, [GOOD, GOOD])
-    result = run_cli(*base_args(tmp_path, path))
+    result = cli_in_process(*base_args(tmp_path, path))
     assert result.returncode == 2
     assert (
         result.stderr.strip()
@@ -82,25 +83,25 @@ def test_duplicate_report_is_an_error(tmp_path):
 def test_unknown_workflow_key_is_named(tmp_path):
     wf = tmp_path / "wf.yml"
     wf.write_text("support:\n  suported: 0.5\n")
-    result = run_cli(*base_args(tmp_path), "--workflow", wf)
+    result = cli_in_process(*base_args(tmp_path), "--workflow", wf)
     assert result.returncode == 2
     assert result.stderr.strip() == f"error: {wf}: support.suported: unknown key"
 
 
 def test_missing_input_path_and_bad_name(tmp_path):
-    result = run_cli(*base_args(tmp_path, tmp_path / "nope"))
+    result = cli_in_process(*base_args(tmp_path, tmp_path / "nope"))
     assert (
         result.returncode == 2
         and result.stderr.strip() == f"error: {tmp_path / 'nope'}: --rag-responses: no such file or directory"
     )
-    result = run_cli(*base_args(tmp_path)[:-4], "--name", "a/b")
+    result = cli_in_process(*base_args(tmp_path)[:-4], "--name", "a/b")
     assert result.returncode == 2 and "must be a plain file name" in result.stderr
 
 
 def test_on_missing_error_policy_stops_before_judging(tmp_path):
     wf = tmp_path / "wf.yml"
     wf.write_text("leaderboard:\n  on_missing: error\n")
-    result = run_cli(*base_args(tmp_path, bad_run(tmp_path, [GOOD])), "--workflow", wf)
+    result = cli_in_process(*base_args(tmp_path, bad_run(tmp_path, [GOOD])), "--workflow", wf)
     assert result.returncode == 2
     assert "leaderboard.on_missing: error: 1 (run, topic) pair(s) without a report: x/dg-2" in result.stderr
 

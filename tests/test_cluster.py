@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from conftest import ROOT, run_cli
+from conftest import DASK_REASON, ROOT, run_cli
 from test_shards import BUNDLED, same_outputs, shared_inputs
 
 from judges.session import cluster
@@ -17,7 +17,7 @@ from judges.session import pipeline
 from judges.core.config import Workflow
 from judges.session.spec import Inputs, Outputs
 
-pytest.importorskip("distributed", reason="--dask needs the dask extra: pip install -e '.[dask]'")
+pytest.importorskip("distributed", reason=DASK_REASON)
 
 ARGS = ["--rag-topics", ROOT / "datasets/rag25/topics.jsonl", "--rag-responses", ROOT / "runs/rag25"]
 ARGS += ["--corpus", ROOT / "datasets/rag25/corpus.jsonl", "--name", "x", "--workers", "1"]

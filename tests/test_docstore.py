@@ -8,7 +8,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import run_cli
+from conftest import cli_in_process, judge_cli, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +18,7 @@ from judges.formats.corpus import read_corpus
 from judges.formats.synthcorpus import write_corpus
 
 SEGMENTS = 1400
+CITATION = ("--judge", "citation", "--backend", "python")
 
 
 @pytest.fixture(scope="module")
@@ -128,26 +129,6 @@ def test_stale_store_is_refused(corpus, tmp_path):
 # -- the CLI, as a subprocess ---------------------------------------------------------------------
 
 
-def _judge(tmp_path, corpus_arg, name, topics, runs):
-    result = run_cli(
-        "--judge",
-        "citation",
-        "--rag-topics",
-        topics,
-        "--rag-responses",
-        runs,
-        "--corpus",
-        corpus_arg,
-        "--out-dir",
-        tmp_path / name,
-        "--name",
-        "t",
-        "--backend",
-        "python",
-    )
-    return result
-
-
 def _run_files(tmp_path, ids, lines):
     """Two rag-shaped runs citing corpus ids: copied sentences (supported), wrong ids, a missing id and bad offsets."""
     topics = tmp_path / "topics.jsonl"
@@ -193,7 +174,18 @@ def test_cli_shard_dir_gives_the_same_outputs_as_one_plain_jsonl(corpus, tmp_pat
     bare = tmp_path / "bare"
     shutil.copytree(shards, bare, ignore=shutil.ignore_patterns("*.sqlite"))
     results = {
-        name: _judge(tmp_path, arg, name, topics, runs)
+        name: judge_cli(
+            *CITATION,
+            "--rag-topics",
+            topics,
+            "--rag-responses",
+            runs,
+            "--corpus",
+            arg,
+            out=tmp_path / name,
+            name="t",
+            ok=False,
+        )
         for name, arg in [("plain", plain), ("dir", shards), ("store", shards / docstore.STORE_NAME), ("bare", bare)]
     }
     for name, r in results.items():
@@ -241,7 +233,18 @@ def test_cli_corrupt_shard_is_one_clean_error(corpus, tmp_path):
     )
     assert not (bare / docstore.STORE_NAME).exists() and not list(bare.glob("*.tmp"))
     topics, runs, _ = _run_files(tmp_path, [i for i in ids if victim.name[-10:-8] == i.split("_")[3]] * 40, lines)
-    r = _judge(tmp_path, bare, "out", topics, runs)
+    r = judge_cli(
+        *CITATION,
+        "--rag-topics",
+        topics,
+        "--rag-responses",
+        runs,
+        "--corpus",
+        bare,
+        out=tmp_path / "out",
+        name="t",
+        ok=False,
+    )
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert (
         re.match(rf"error: {re.escape(str(victim))}:\d+: corrupt gzip data: ", r.stderr)
@@ -258,13 +261,13 @@ def test_cli_corpus_index_lookup_and_info(corpus, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "msmarco-v2.1-segmented" in r.stdout and str(SEGMENTS) in r.stdout
     assert (bare / docstore.STORE_NAME).read_bytes() == (shards / docstore.STORE_NAME).read_bytes()  # deterministic
-    r = run_cli("corpus", "lookup", bare, ids[4], "nope")
+    r = cli_in_process("corpus", "lookup", bare, ids[4], "nope")
     assert r.returncode == 1
     assert json.loads(r.stdout)["text"] == json.loads(lines[ids[4]])["segment"]
     assert r.stderr.strip() == "missing: nope: not in corpus"
     r = run_cli("corpus", "info", bare / docstore.STORE_NAME)
     assert r.returncode == 0 and f"lines: {SEGMENTS}" in r.stdout
-    r = run_cli("corpus", "info", tmp_path)
+    r = cli_in_process("corpus", "info", tmp_path)
     assert (
         r.returncode == 2
         and r.stderr.strip() == f"error: {tmp_path}: no docstore here: run `run_judge.py corpus index` first"

@@ -3,7 +3,6 @@ RAGTIME request files, NeuCLIR report runs (JSONL and JSON array), JSON-array ru
 run files without or with an upper-case extension."""
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -142,7 +141,7 @@ def test_iter_array_errors_are_input_errors(text):
 
 # -- runs ----------------------------------------------------------------------------------------
 
-from conftest import run_cli  # noqa: E402
+from conftest import cli_in_process, judge_cli, run_cli  # noqa: E402
 
 import judges  # noqa: E402
 from judges.formats.jsonl import discover  # noqa: E402
@@ -253,7 +252,7 @@ NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses
 
 
 def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
-    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    result = cli_in_process(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
     assert result.returncode == 2
     assert result.stderr.strip().startswith(
         "error: --corpus: none of the 14 citations can be resolved to a document text"
@@ -265,7 +264,7 @@ def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
 def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
     wrong = tmp_path / "other.jsonl"
     wrong.write_text('{"id": "x", "text": "Unrelated."}\n')
-    result = run_cli(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
+    result = cli_in_process(*NEUCLIR, "--corpus", wrong, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
     assert (
         result.returncode == 2
         and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
@@ -448,7 +447,7 @@ def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp
         "--name",
         "x",
     ]
-    result = run_cli(*args)
+    result = cli_in_process(*args)
     assert (
         result.returncode == 2 and "error: --corpus: none of the" in result.stderr and "pass --corpus" in result.stderr
     )
@@ -468,18 +467,15 @@ def test_real_runs_are_read_completely_and_without_a_corpus_the_user_is_told(tmp
 # -- team folders as filed (issue 32): a topics file beside the runs, runs without topics ------------
 
 TEAM_FOLDERS = Path(__file__).parent / "fixtures" / "team-folders"
-
-
-def _judge_folder(tmp_path: Path, folder: Path, *extra) -> subprocess.CompletedProcess:
-    return run_cli(
-        "--rag-responses", folder, "--out-dir", tmp_path / "out", "--name", "t", "--backend", "python", *extra
-    )
+PYTHON = ("--backend", "python")
 
 
 def test_a_topics_file_among_the_runs_is_skipped_with_a_warning(tmp_path):
     folder = TEAM_FOLDERS / "ragtime-team"
     topics = folder / "topics_small.jsonl"
-    with_topics = _judge_folder(tmp_path, folder, "--rag-topics", topics)
+    with_topics = judge_cli(
+        *PYTHON, "--rag-responses", folder, "--rag-topics", topics, out=tmp_path / "out", name="t", ok=False
+    )
     assert with_topics.returncode == 0, with_topics.stderr
     skipped = (
         f"warning: {topics}: not read as a run file: its records are topics, not reports (give it as --rag-topics)"
@@ -491,7 +487,9 @@ def test_a_topics_file_among_the_runs_is_skipped_with_a_warning(tmp_path):
 
 
 def test_without_rag_topics_the_topics_are_those_the_runs_answer(tmp_path):
-    result = _judge_folder(tmp_path, TEAM_FOLDERS / "dragun-team")
+    result = judge_cli(
+        *PYTHON, "--rag-responses", TEAM_FOLDERS / "dragun-team", out=tmp_path / "out", name="t", ok=False
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines() == [
         "warning: no --rag-topics: judging the 2 topic(s) the run files answer; their titles are unknown "
@@ -501,7 +499,16 @@ def test_without_rag_topics_the_topics_are_those_the_runs_answer(tmp_path):
     lb = judges.read_leaderboard(tmp_path / "out", "t")
     assert sorted(lb.topic_id.unique()) == ["all", "msmarco_v2.1_doc_04_420132660", "msmarco_v2.1_doc_13_1"]
     # the RAGTIME folder alone: its topics file skipped, the topics taken from the runs
-    alone = _judge_folder(tmp_path / "ragtime", TEAM_FOLDERS / "ragtime-team", "--max-topics", "1")
+    alone = judge_cli(
+        *PYTHON,
+        "--rag-responses",
+        TEAM_FOLDERS / "ragtime-team",
+        "--max-topics",
+        "1",
+        out=tmp_path / "ragtime" / "out",
+        name="t",
+        ok=False,
+    )
     assert alone.returncode == 0, alone.stderr
     assert "topics_small.jsonl: not read as a run file" in alone.stderr
     assert "topics                   1\n" in alone.stdout
@@ -511,7 +518,14 @@ def test_an_error_in_a_file_read_as_a_run_file_says_so(tmp_path):
     glued = tmp_path / "runs.jsonl"  # two reports glued on one line: not JSON Lines, and no topics either
     report = (TEAM_FOLDERS / "dragun-team" / "starter.jsonl").read_text().strip()
     glued.write_text(report + report + "\n")
-    result = _judge_folder(tmp_path, glued, "--rag-topics", TEAM_FOLDERS / "ragtime-team" / "topics_small.jsonl")
+    result = cli_in_process(
+        *PYTHON,
+        "--rag-responses",
+        glued,
+        "--rag-topics",
+        TEAM_FOLDERS / "ragtime-team" / "topics_small.jsonl",
+        *("--out-dir", tmp_path / "out", "--name", "t"),
+    )
     assert result.returncode == 2
     column = len(report) + 1
     assert result.stderr == f"error: {glued}:1: invalid JSON (Extra data at column {column}); read as a run file\n"

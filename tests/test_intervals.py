@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import ROOT, run_cli, shared
+from conftest import BUNDLED, ROOT, judge_cli, run_cli, shared, track
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,22 +27,7 @@ from judges.engine.weights import citation_weight
 from judges.session.writer import assessment_order
 
 LEVEL_WEIGHT = (0.0, 0.5, 1.0)
-SAMPLE = [
-    "--rag-topics",
-    ROOT / "datasets" / "rag25" / "topics.jsonl",
-    "--rag-responses",
-    ROOT / "runs" / "rag25",
-    "--corpus",
-    ROOT / "datasets" / "rag25" / "corpus.jsonl",
-    "--workflow",
-    ROOT / "workflows" / "citation.yml",
-]
-
-
-def judge_sample(out, *extra):
-    result = run_cli("--judge", "citation", *SAMPLE, "--out-dir", out, "--name", "s", *extra)
-    assert result.returncode == 0, result.stderr
-    return result
+SAMPLE = [*BUNDLED, "--workflow", ROOT / "workflows" / "citation.yml"]
 
 
 # -- per citation ------------------------------------------------------------------------------------
@@ -427,7 +412,7 @@ def test_trust_pairs_and_topic_sampling():
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample")
-    return out, judge_sample(out)
+    return out, judge_cli("--judge", "citation", *SAMPLE, out=out, name="s")
 
 
 def test_the_intervals_file_brackets_each_leaderboard_value(sample):
@@ -493,8 +478,8 @@ def test_the_summary_names_runs_that_cannot_be_told_apart(sample):
 
 
 def test_worker_processes_write_the_same_intervals_and_pairs(tmp_path):
-    judge_sample(tmp_path / "one", "--workers", "1")
-    judge_sample(tmp_path / "two", "--workers", "2")
+    judge_cli("--judge", "citation", *SAMPLE, "--workers", "1", out=tmp_path / "one", name="s")
+    judge_cli("--judge", "citation", *SAMPLE, "--workers", "2", out=tmp_path / "two", name="s")
     for f in ("s.intervals.tsv", "s.intervals.parquet", "s.pairs.tsv", "s.pairs.parquet"):
         assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "two" / f).read_bytes(), f
 
@@ -508,7 +493,7 @@ def test_an_assessors_label_narrows_its_runs_interval(sample, tmp_path):
     labels = tmp_path / "labels.jsonl"
     row = {"run_id": run, "topic_id": c.topic_id, "sentence_index": int(c.sentence_index), "doc_id": c.doc_id}
     labels.write_text(json.dumps({**row, "label": "partially"}) + "\n")
-    judge_sample(tmp_path / "labelled", "--labels", labels)
+    judge_cli("--judge", "citation", *SAMPLE, "--labels", labels, out=tmp_path / "labelled", name="s")
 
     def wp(frame):
         r = frame[(frame.run_id == run) & (frame.measure == "WEIGHTED_PRECISION")].iloc[0]
@@ -533,7 +518,8 @@ def test_the_shipped_model_records_its_spreads():
     # the shipped model's file predates the spreads' uncertainty: the intervals take the re-fit beside the module
     shipped = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
     honest = iv.Spreads(shipped["report_sd"], shipped["run_sd"], shipped["bias"], shipped["regime_sd"], "rag24-support")
-    assert iv.session_spreads(model) == iv.session_spreads(None) == honest
+    honest = honest._replace(topics=tuple(shipped["topic_ids"]))  # rag24-support's 14 topics, to tell a session's apart
+    assert iv.session_spreads(model) == iv.session_spreads(None) == honest and len(honest.topics) == 14
     assert honest.run_sd > model.intervals["run_sd"] and honest.regime_sd > 0
     assert "rag24-support" in shipped["fitted_on"]
     assert 0.0 < model.intervals["run_sd"] < model.intervals["report_sd"] < 0.5
@@ -549,12 +535,7 @@ def test_the_shipped_model_records_its_spreads():
 def test_calibrate_fits_the_shipped_spreads(tmp_path):
     data = shared("rag24-support")
     r = run_cli(
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         tmp_path,
         "--name",
@@ -584,7 +565,10 @@ def test_calibrate_fits_the_shipped_spreads(tmp_path):
     )
     assert iv.session_spreads(type(load_model("rag24")).from_dict(fitted)) == iv.Spreads.honest(
         fitted["intervals"], iv.REGIME_SD
-    )._replace(source=fitted["training"]["data"].split(":")[0])  # the labels calibrate learned them on
+    )._replace(  # the labels calibrate learned them on, and their topics
+        source=fitted["training"]["data"].split(":")[0], topics=tuple(honest["topic_ids"])
+    )
+    assert fitted["training"]["topic_ids"] == honest["topic_ids"]
     assert {k: fitted[k] for k in ("standardise", "p_any", "p_full", "thresholds")} == {
         k: shipped[k] for k in ("standardise", "p_any", "p_full", "thresholds")
     }
@@ -704,7 +688,7 @@ def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval
         line["label"] = "not_supported"  # stricter than the judge: every planned citation unsupported
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    judge_sample(tmp_path / "labelled", "--labels", labels)
+    judge_cli("--judge", "citation", *SAMPLE, "--labels", labels, out=tmp_path / "labelled", name="s")
     frame = judges.read_intervals(tmp_path / "labelled", "s")
     wp = frame[frame.measure == "WEIGHTED_PRECISION"].set_index("run_id")
     per_run = pd.Series([line["run_id"] for line in lines]).value_counts()
@@ -720,7 +704,7 @@ def test_planned_labels_come_back_with_their_probabilities_and_make_the_interval
     for line in lines:
         del line["inclusion_probability"]
     labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    judge_sample(tmp_path / "own", "--labels", labels)
+    judge_cli("--judge", "citation", *SAMPLE, "--labels", labels, out=tmp_path / "own", name="s")
     own = judges.read_intervals(tmp_path / "own", "s")
     made = set(own[(own.measure == "WEIGHTED_PRECISION") & (own.labels > 0)].made)
     assert made and all(m.endswith("taken as drawn at random (no inclusion probabilities)") for m in made)
@@ -1072,3 +1056,41 @@ def test_the_bench_matched_world_keeps_each_run_its_own_number_of_reports():
     resid = {x: bench.rep_truth_minus_judge(c, x) for x in c.runs}
     old = [bench.resampled_truths(c, rng, "own", resid)["b"] for _ in range(20)]
     assert any(h != pytest.approx(own["b"]) for h in old)
+
+
+def test_the_intervals_say_when_the_model_was_fitted_on_these_topics(tmp_path):
+    """rag24-mini's three topics are among the fourteen of rag24-support the shipped model's errors
+    were learned on: the summary and the report say so, and no longer "not on these topics"."""
+    from judges.report.leaderboard import board
+    from judges.report.pages import intervals_legend
+
+    mini = ROOT / "datasets" / "rag24-mini"
+    r = run_cli(
+        "--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
+        "--out-dir", tmp_path, "--name", "M",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    said = " ".join(r.stdout.split())
+    assert (
+        "they rest on the judge's errors learned on rag24-support, 3 of these 3 topics among them "
+        "(the model was fitted on them: narrower than on new topics)"
+    ) in said
+    assert "not on these topics" not in said
+    table = judges.read_intervals(tmp_path, "M")
+    assert set(table[table.measure == "WEIGHTED_PRECISION"].made) == {
+        "model (errors learned on rag24-support; 3 of these topics among them)"
+    }
+    legend = intervals_legend(board(judges.read_leaderboard(tmp_path, "M"), intervals=table), "M")
+    assert "3 of these 3 topics among them" in legend and "not on these topics" not in legend
+
+
+def test_learned_on_counts_only_the_sessions_topics_the_model_has():
+    from judges.scores.basis import basis, learned_on
+
+    learned = ("rag24-support", ("t1", "t2"))
+    assert learned_on(*learned, ["t3", "t4"]) == "model (errors learned on rag24-support)"
+    assert basis(learned_on(*learned, ["t3", "t4"]), 2) == ("errors learned on rag24-support", "not on these topics")
+    made = learned_on(*learned, ["t2", "t3"]) + " and 4 labels, drawn at random"
+    where, these = basis(made, 2)
+    assert where == "errors learned on rag24-support" and these.startswith("1 of these 2 topics among them")
+    assert learned_on("", (), ["t1"]) == "model" and basis("model", 1)[1] == "not on these topics"

@@ -9,7 +9,7 @@ import pandas as pd
 import yaml
 import pytest
 
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, copy_judged, judge_cli, run_cli
 
 import judges
 
@@ -17,14 +17,8 @@ SAMPLE = ("--rag-topics", ROOT / "datasets/rag25/topics.jsonl", "--rag-responses
 CORPUS = ("--corpus", ROOT / "datasets/rag25/corpus.jsonl")
 
 
-def judge(out, name, *extra):
-    result = run_cli(*SAMPLE, *CORPUS, "--out-dir", out, "--name", name, *extra)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
-def test_plan_label_and_judge_again_in_rounds(tmp_path):
-    judge(tmp_path, "a")
+def test_plan_label_and_judge_again_in_rounds(judged_sample, tmp_path):
+    copy_judged(judged_sample, tmp_path)  # SAMPLE and CORPUS judged as "a"
     result = run_cli("plan-assessments", tmp_path, "--name", "a", "--count", "4")
     assert result.returncode == 0, result.stderr
     assert "chose 4 of " in result.stdout
@@ -45,7 +39,7 @@ def test_plan_label_and_judge_again_in_rounds(tmp_path):
         line["label"] = "not_supported"
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    result = judge(tmp_path, "b", "--labels", labels)
+    result = judge_cli(*SAMPLE, *CORPUS, "--labels", labels, out=tmp_path, name="b")
     assert "human labels" in result.stdout and "3: their level is final" in result.stdout
     a = judges.read_assessments(tmp_path, "b")
     done = a[a.human_label.notna()]
@@ -70,24 +64,24 @@ def test_plan_label_and_judge_again_in_rounds(tmp_path):
     assert len(again) == judgeable - 3 and not chosen & keys  # the next round: the unlabelled ones
 
 
-def test_bad_label_files_and_options_are_one_line(tmp_path):
-    judge(tmp_path, "a")
+def test_bad_label_files_and_options_are_one_line(judged_sample, tmp_path):
+    copy_judged(judged_sample, tmp_path)  # SAMPLE and CORPUS judged as "a"
     per_sentence = tmp_path / "sentences.jsonl"
     per_sentence.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "supported"}))
-    result = run_cli(*SAMPLE, *CORPUS, "--out-dir", tmp_path, "--name", "x", "--labels", per_sentence)
+    result = cli_in_process(*SAMPLE, *CORPUS, "--out-dir", tmp_path, "--name", "x", "--labels", per_sentence)
     assert result.returncode == 2
     assert f"{per_sentence}: doc_id: --labels needs one label per citation" in result.stderr
     assert not (tmp_path / "x.qrels").exists()
     unknown = tmp_path / "unknown.jsonl"
     row = {"run_id": "nobody", "topic_id": "t", "sentence_index": 0, "doc_id": "d", "label": "supported"}
     unknown.write_text(json.dumps(row) + "\n")
-    result = judge(tmp_path, "y", "--labels", unknown)
+    result = judge_cli(*SAMPLE, *CORPUS, "--labels", unknown, out=tmp_path, name="y")
     assert "1 of the 1 labels in" in result.stdout + result.stderr
-    result = run_cli("plan-assessments", tmp_path, "--name", "a")
+    result = cli_in_process("plan-assessments", tmp_path, "--name", "a")
     assert result.returncode == 2 and "give either --budget or --count" in result.stderr
-    result = run_cli("plan-assessments", tmp_path, "--name", "a", "--budget", "half")
+    result = cli_in_process("plan-assessments", tmp_path, "--name", "a", "--budget", "half")
     assert result.returncode == 2 and "'half' is not a share" in result.stderr
-    result = run_cli("plan-assessments", tmp_path, "--name", "nothing", "--count", "3")
+    result = cli_in_process("plan-assessments", tmp_path, "--name", "nothing", "--count", "3")
     assert result.returncode == 2 and "no nothing.assessments.parquet here" in result.stderr
 
 
@@ -103,9 +97,9 @@ def write_lines(path, lines):
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
 
 
-def test_rounds_are_never_overwritten_and_the_next_plan_leaves_out_every_earlier_round(tmp_path):
+def test_rounds_are_never_overwritten_and_the_next_plan_leaves_out_every_earlier_round(judged_sample, tmp_path):
     """Issue 42 item 1: a second plan once rewrote the file the assessors had filled (labels gone, exit 0)."""
-    judge(tmp_path, "a")
+    copy_judged(judged_sample, tmp_path)  # SAMPLE and CORPUS judged as "a"
     result = run_cli("plan-assessments", tmp_path, "--name", "a", "--count", "4")
     assert result.returncode == 0, result.stderr
     one = tmp_path / "a.assess-1.jsonl"
@@ -124,20 +118,20 @@ def test_rounds_are_never_overwritten_and_the_next_plan_leaves_out_every_earlier
     second = read_lines(tmp_path / "a.assess-2.jsonl")
     assert len(second) == 4 and not keys_of(second) & keys_of(lines)  # asked once, labelled or not
 
-    result = run_cli("plan-assessments", tmp_path, "--name", "a", "--count", "1", "--output", one)
+    result = cli_in_process("plan-assessments", tmp_path, "--name", "a", "--count", "1", "--output", one)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert f"{one}: exists: plan-assessments never overwrites a round's file" in result.stderr
     assert one.read_bytes() == filled
     bad = dict(lines[0], label="suported")  # a typo in an earlier round: one line naming it, nothing written
     write_lines(one, [bad, *lines[1:]])
-    result = run_cli("plan-assessments", tmp_path, "--name", "a", "--count", "1")
+    result = cli_in_process("plan-assessments", tmp_path, "--name", "a", "--count", "1")
     assert result.returncode == 2 and result.stderr.startswith(f'error: {one}:1: label: unknown "suported"')
     assert not (tmp_path / "a.assess-3.jsonl").exists()
 
 
-def test_labels_given_several_times_are_all_in_effect_and_a_conflict_is_one_error_line(tmp_path):
+def test_labels_given_several_times_are_all_in_effect_and_a_conflict_is_one_error_line(judged_sample, tmp_path):
     """Issue 42 item 2: a second --labels once replaced the first, silently."""
-    judge(tmp_path, "a")
+    copy_judged(judged_sample, tmp_path)  # SAMPLE and CORPUS judged as "a"
     plan = tmp_path / "plan.jsonl"
     result = run_cli("plan-assessments", tmp_path, "--name", "a", "--count", "8", "--output", plan)
     assert result.returncode == 0, result.stderr
@@ -153,7 +147,9 @@ def test_labels_given_several_times_are_all_in_effect_and_a_conflict_is_one_erro
     folder = tmp_path / "folder"  # a directory given to --labels: a folder of label files
     folder.mkdir()
     (folder / "two.jsonl").write_bytes(two.read_bytes())
-    result = judge(tmp_path, "b", "--labels", one, "--labels", folder, "--labels", two)  # two twice: counted once
+    result = judge_cli(
+        *SAMPLE, *CORPUS, "--labels", one, "--labels", folder, "--labels", two, out=tmp_path, name="b"
+    )  # two twice: counted once
     assert "7: their level is final" in result.stdout
     shown = " ".join(result.stdout.split())
     assert "3 labels, 1 lines not labelled yet" in shown and shown.count(": 4 labels") == 2
@@ -172,7 +168,9 @@ def test_labels_given_several_times_are_all_in_effect_and_a_conflict_is_one_erro
     other = dict(first[0], label="supported")  # one.jsonl says not_supported
     conflict = tmp_path / "conflict.jsonl"
     write_lines(conflict, [second[0], other])
-    result = run_cli(*SAMPLE, *CORPUS, "--out-dir", tmp_path, "--name", "c", "--labels", one, "--labels", conflict)
+    result = cli_in_process(
+        *SAMPLE, *CORPUS, "--out-dir", tmp_path, "--name", "c", "--labels", one, "--labels", conflict
+    )
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"{conflict}:2: label: supported for " in result.stderr
     assert f"labelled unsupported in {one} line 1: one citation labelled two ways" in result.stderr

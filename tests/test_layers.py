@@ -122,7 +122,8 @@ def test_the_folders_import_each_other_one_way():
 
 
 def test_at_most_four_loose_modules():
-    """__init__ (the notebook facade), __main__, startup and version: everything else lives in the folder of its floor."""
+    """__init__ (the notebook facade), __main__, startup and version: everything else lives in the folder of
+    its floor."""
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert len(loose) <= 4, loose
 
@@ -130,8 +131,9 @@ def test_at_most_four_loose_modules():
 # mypy's errors over judges/ may only fall: lower this when they do (the pinned mypy of the test extra and the
 # settings in pyproject.toml; 221 on 2026-11-27, 212 after the CLI options were typed and the session's stages
 # became typed functions; 202 after the merges of 2026-11-27; 199 after the engine took both kinds of pair;
-# 198 once both kinds shared their decision rules).
-MYPY_CEILING = 198
+# 198 once both kinds shared their decision rules; 99 with pydantic's mypy plugin, PyYAML taken as untyped, and
+# judges/core and judges/formats typed: 0 and 1 errors).
+MYPY_CEILING = 99
 
 
 def test_mypy_errors_only_fall():

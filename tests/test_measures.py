@@ -115,7 +115,8 @@ def test_every_judge_reads_the_one_registry():
     from judges.nuggets import measures as nugget_measures
 
     assert MEASURE_NAMES == tuple(REGISTRY)[: len(MEASURES)]  # the citation judge's first, in leaderboard order
-    assert set(nugget_measures.NUGGET_MEASURES) | {nugget_measures.F1} == set(REGISTRY) - set(MEASURE_NAMES)
+    others = set(REGISTRY) - set(MEASURE_NAMES)
+    assert set(nugget_measures.NUGGET_MEASURES) | {nugget_measures.F1, "BATTLE_SCORE"} == others
     assert answer.SENTENCE_MEASURES == (
         *("SENTENCE_SUPPORT", "WEIGHTED_RECALL", "GROUNDEDNESS"),
         *("NUMERIC_GROUNDED", "ENTITY_GROUNDED", "PLACEHOLDER_FREE"),

@@ -321,6 +321,89 @@ def test_auto_judge_run_with_the_workflow(ajb, nltk_env, tmp_path):
         out,
     )
     assert r.returncode == 0, r.stderr
-    assert len(out.read_text().splitlines()) == 5
+    assert len(out.read_text().splitlines()) == 7  # the default correlations of one measure pair
     # the agreement command reads the judge's own assessments kept beside the AutoJudge outputs
     assert Path(tmp_path / "default.citejudge.leaderboard.txt").exists()
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_auto_judge_run_makes_a_bank_from_the_answers_and_judges_with_it(ajb, nltk_env, tmp_path):
+    """The nugget judge's workflow: autojudge-base calls create_nuggets (a bank made from the answers,
+    no LLM), saves it, hands it to judge, which judges every answer by the nuggets other runs state;
+    the leaderboard passes autojudge-base's verification and the scores name the bank (SHA-256, source)."""
+    import subprocess
+
+    import yaml
+
+    from judges.formats.nuggets import read_nuggets, source_of
+
+    kiddie = shared("kiddie")
+    cmd = [sys.executable, "-c", "from autojudge_base.cli import main; main()", "run"]
+    cmd += ["--workflow", str(ROOT / "workflows" / "autojudge-nuggets.yml")]
+    cmd += [
+        "--rag-responses",
+        str(kiddie / "runs" / "repgen"),
+        "--rag-topics",
+        str(kiddie / "topics" / "kiddie-topics.jsonl"),
+    ]
+    cmd += ["--out-dir", str(tmp_path), "--set", "backend=python", "--set", "min_runs=1", "--set", "group=0.3"]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **nltk_env}, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    banks = ajb.NuggetBanks.model_validate_json  # the saved bank is autojudge-base's own container
+    saved = tmp_path / "default.nuggets.jsonl"
+    assert saved.exists() and sorted(read_nuggets(saved).banks) == KIDDIE_TOPICS
+    judged_by = tmp_path / "default.citejudge.nugget-bank.json"
+    assert banks(judged_by.read_text()).banks.keys() == set(KIDDIE_TOPICS)
+    assert source_of(read_nuggets(judged_by)) == "answers"
+    config = yaml.safe_load((tmp_path / "default.citejudge.config.yml").read_text())
+    assert config["nugget_bank"]["source"] == "answers" and config["judge"] == "nugget"
+    lb = ajb.Leaderboard.load(tmp_path / "default.eval.txt", "ir_measures")
+    ajb.LeaderboardVerification(lb, on_missing="default", expected_topic_ids=KIDDIE_TOPICS).all()
+    means = {}
+    for line in (tmp_path / "default.eval.txt").read_text().splitlines():
+        run, topic, measure, value = line.split()
+        if topic == "all" and measure == "NUGGET_ALL":
+            means[run] = float(value)
+    assert sorted(means) == ["run1", "run2", "run3", "run4"]
+    assert means["run1"] > means["run3"] and means["run2"] > means["run3"]  # the fake truth's order, roughly
+
+
+@pytest.mark.shared
+def test_nugget_judge_asks_into_autojudges_cache_and_replays_from_it_alone(ajb, tmp_path):
+    """The nugget judge's LLM questions (its judge workflow's attest) go to autojudge-base's LLM
+    configuration and into its cache_dir; replay_only answers from that cache alone, the same
+    leaderboard with no server, and a question the cache lacks stops it in one line naming it."""
+    from conftest import needs_dspy
+    from llm_servers import ScriptedServer, by_hash
+
+    from judges.api.autojudge_nuggets import NuggetJudge
+
+    needs_dspy()
+    from autojudge_base.llm_config import LlmConfigBase
+
+    reports, topics = load_kiddie(ajb)
+    workflow = tmp_path / "wf.yml"
+    workflow.write_text("attest:\n  mode: all\n")
+    settings = {"backend": "python", "min_runs": 1, "group": 0.3, "judge_workflow": str(workflow)}
+    banks = NuggetJudge().create_nuggets(reports, topics, None, **settings, outdir=tmp_path / "made")
+    cache = tmp_path / "autojudge-cache"
+    with ScriptedServer(by_hash) as server:
+        config = LlmConfigBase(model="scripted", base_url=server.base_url, cache_dir=cache)
+        first = NuggetJudge().judge(reports, topics, config, banks, **settings, outdir=tmp_path / "one", filebase="d")
+        asked = len(server.seen)
+    assert asked > 0 and cache.is_dir() and any(cache.iterdir())  # answers kept where AutoJudge said
+    offline = LlmConfigBase(model="scripted", base_url="http://127.0.0.1:9/v1", cache_dir=cache)
+    again = NuggetJudge().judge(
+        reports, topics, offline, banks, **settings, replay_only=True, outdir=tmp_path / "two", filebase="d"
+    )
+    assert again.entries == first.entries
+    first_claim = next(iter(banks.banks["bee"].claim_bank.values()))
+    first_claim.claim = "Bees dance to tell each other where the flowers are."  # a question never asked
+    with pytest.raises(ValueError) as e:
+        NuggetJudge().judge(
+            reports, topics, offline, banks, **settings, replay_only=True, outdir=tmp_path / "three", filebase="d"
+        )
+    line = str(e.value)
+    assert "\n" not in line and line.startswith(f"{cache}: replay_only: no cached answer to the question ")
+    assert "Bees dance to tell each other where the flowers are." in line

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import ROOT, cli_in_process, run_cli, shared
+from conftest import BUNDLED, ROOT, cli_in_process, run_cli, shared
 from scipy import stats
 
 from judges.core.measures import MEASURE_NAMES
@@ -84,7 +84,7 @@ def test_meta_evaluate_outputs_and_byte_identical_rerun(tmp_path, boards):
         outs.append((out.read_bytes(), vals.read_bytes()))
     assert outs[0] == outs[1]
     rows = {d["method"]: d for d in map(json.loads, outs[0][0].decode().splitlines())}
-    assert list(rows) == ["kendall", "spearman", "pearson", "tau_ap", "kendall@10"]
+    assert list(rows) == ["kendall", "spearman", "pearson", "tau_ap", "tau_ap_b", "kendall@10", "pearson_per_topic"]
     assert rows["kendall"]["value"] == pytest.approx(2 / 3) and rows["tau_ap"]["value"] == pytest.approx(1 / 3)
     assert rows["kendall"]["runs"] == 4 and rows["kendall"]["topics"] == 2 and rows["kendall"]["ranking"] == "all"
     values = pd.read_csv(tmp_path / "v1.csv")
@@ -109,7 +109,7 @@ def test_names_are_shown_as_written(tmp_path):
         (
             ("--correlation", "kendal"),
             "error: --correlation: unknown correlation 'kendal'; known: kendall, spearman, pearson, "
-            "tau_ap, kendall@K (K >= 2)",
+            "tau_ap, tau_ap_b, pearson_per_topic, kendall_per_topic, spearman_per_topic, kendall@K (K >= 2)",
             run_cli,  # one real process; the other cases in this one
         ),
         (
@@ -159,12 +159,7 @@ def test_judge_leaderboards_round_trip_through_every_format(tmp_path):
     r = run_cli(
         "--judge",
         "citation",
-        "--rag-topics",
-        ROOT / "datasets" / "rag25" / "topics.jsonl",
-        "--rag-responses",
-        ROOT / "runs" / "rag25",
-        "--corpus",
-        ROOT / "datasets" / "rag25" / "corpus.jsonl",
+        *BUNDLED,
         "--out-dir",
         out,
         "--name",
@@ -370,7 +365,11 @@ def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
         r = run_cli("meta-evaluate", "--truth", truth, tmp_path / lb, "--bootstrap", "100", "--output", out)
         assert r.returncode == 0, r.stderr
         rows = pd.read_json(out, lines=True)
-        assert len(rows) == len(MEASURE_NAMES) * 5 and set(rows.runs) == {4} and set(rows.topics) == {5}
+        assert len(rows) == len(MEASURE_NAMES) * 7 and set(rows.runs) == {4}
+        assert set(rows[rows.method != "pearson_per_topic"].topics) == {5}  # per topic: the topics with a value
+        assert set(rows[rows.ci_low.notna()].interval) == {"BCa"} and set(rows[rows.ci_low.isna()].interval) <= {""}
+        iv = rows[rows.ci_low.notna()]
+        assert ((iv.ci_low <= iv.value + 1e-12) & (iv.value <= iv.ci_high + 1e-12)).all()
         # the kendall values are SciPy's tau-b of the two files' all rows
         t = read_any_leaderboard(truth)
         j = read_any_leaderboard(tmp_path / "kiddie.leaderboard.txt")
@@ -533,3 +532,29 @@ def test_calibrate_reads_recoded_labels_with_synonyms_and_label_map(tmp_path):
         assert r.returncode == 0, r.stderr
         models.append(out.read_bytes())
     assert models[0] == models[1]
+
+
+def test_every_interval_on_real_runs_contains_its_estimate(tmp_path):
+    """The bundled real TREC 2024 RAG runs (rag24-mini, NIST's human leaderboard beside them),
+    judged, then meta-evaluated: every correlation's BCa interval contains its estimate (the
+    percentile interval it replaced sat below it: Kendall 0.713 [0.549, 0.791] on rag24-support),
+    and the output says which interval it is."""
+    mini = ROOT / "datasets" / "rag24-mini"
+    r = run_cli(
+        "--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
+        "--out-dir", tmp_path, "--name", "M",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "meta.jsonl"
+    r = run_cli(
+        "meta-evaluate", "--truth", mini / "truth.eval.txt", tmp_path / "M.leaderboard.txt", "--truth-topics",
+        "--bootstrap", "300", "--output", out,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "95% BCa CI" in r.stdout and "intervals: 95% BCa bootstrap" in r.stdout
+    rows = pd.read_json(out, lines=True)
+    assert {"tau_ap_b", "pearson_per_topic"} <= set(rows.method) and len(rows) >= 50
+    shown = rows[rows.ci_low.notna()]  # none where the value is undefined or a per-topic one has one topic
+    assert len(shown) >= len(rows) - 4 and set(shown.interval) == {"BCa"}
+    inside = (shown.ci_low <= shown.value + 1e-12) & (shown.value <= shown.ci_high + 1e-12)
+    assert inside.all(), shown[~inside][["eval_measure", "method", "value", "ci_low", "ci_high"]]

@@ -14,8 +14,10 @@ from judges.meta.correlation import (
     kendall_at_k,
     parse_method,
     pearson,
+    per_topic_values,
     spearman,
     tau_ap,
+    tau_ap_b,
     top_k,
 )
 
@@ -109,7 +111,64 @@ def test_rows_equal_one_at_a_time(data):
     vec = st.lists(st.integers(0, 3).map(float), min_size=n, max_size=n)
     t = np.array([data.draw(vec) for _ in range(rows)])
     j = np.array([data.draw(vec) for _ in range(rows)])
-    for m in ("kendall", "spearman", "pearson", "tau_ap", "kendall@3"):
+    for m in ("kendall", "spearman", "pearson", "tau_ap", "tau_ap_b", "kendall@3"):
         batch = correlate_rows(t, j, m)
         single = np.array([correlate(a, b, m) for a, b in zip(t, j)])
         np.testing.assert_allclose(batch, single, rtol=1e-12, atol=1e-12, equal_nan=True)
+
+
+def test_tau_ap_b_by_hand_with_ties():
+    """truth a > b > c > d; judge b > a > c = d.
+    Judge's list weighted (truth's verdicts): a has b above, which the truth puts below (0 of 1);
+    c and d have b, a strictly above their tie group, both above them in the truth (2 of 2 each):
+    mean 2/3, tau 1/3. Truth's list weighted (judge's verdicts): b has a above, the judge disagrees
+    (0 of 1); c has a, b above, the judge agrees (2 of 2); d has a, b, c above, the judge agrees on
+    a and b and ties c with d, which counts as not right (2 of 3): mean 5/9, tau 1/9.
+    tau_ap_b = (1/3 + 1/9) / 2 = 2/9."""
+    judged = [3.0, 4.0, 1.0, 1.0]
+    assert tau_ap_b(TRUTH, judged) == pytest.approx(2 / 9)
+    assert tau_ap_b(judged, TRUTH) == pytest.approx(2 / 9)
+
+
+def test_tau_ap_b_without_ties_is_the_mean_of_tau_ap_both_ways():
+    """The AutoJudge evaluation code's own test values (a swap at the top of ten, at the bottom)."""
+    a = list(range(1, 11))
+    assert tau_ap_b(a, [10, 20, 30, 40, 50, 60, 70, 80, 100, 90]) == pytest.approx(0.7777777777)
+    assert tau_ap_b(a, [20, 10, 30, 40, 50, 60, 70, 80, 90, 100]) == pytest.approx(0.9753086)
+    b = [10, 20, 30, 40, 50, 60, 70, 80, 100, 90]
+    assert tau_ap_b(a, b) == pytest.approx((tau_ap(a, b) + tau_ap(b, a)) / 2)
+    assert tau_ap_b(a, [-x for x in a]) == pytest.approx(-1.0)
+    assert math.isnan(tau_ap_b([1, 2, 3], [5, 5, 5]))  # a constant side: undefined
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_tau_ap_b_properties(data):
+    """With itself 1, symmetric in its arguments, in [-1, 1], unchanged by a monotone rescaling."""
+    n = data.draw(st.integers(2, 9))
+    vec = st.lists(st.integers(0, 4).map(float), min_size=n, max_size=n)
+    x, y = np.array(data.draw(vec)), np.array(data.draw(vec))
+    if np.ptp(x) > 0:
+        assert tau_ap_b(x, x) == pytest.approx(1.0)
+        assert tau_ap_b(x, 3 * x + 7) == pytest.approx(1.0)
+    if np.ptp(x) > 0 and np.ptp(y) > 0:
+        v = tau_ap_b(x, y)
+        assert v == pytest.approx(tau_ap_b(y, x)) and -1 - 1e-12 <= v <= 1 + 1e-12
+        assert tau_ap_b(x, np.exp(y)) == pytest.approx(v)
+    else:
+        assert math.isnan(tau_ap_b(x, y))
+
+
+def test_per_topic_pearson_by_hand():
+    """Topic 1: the judge orders runs as the truth, Pearson 1. Topic 2: truth (1, 2, 3), judge
+    (1, 3, 2): deviations (-1, 0, 1) and (-1, 1, 0), Pearson 1 / 2. Topic 3: two runs only, left
+    out. Topic 4: the judge gives every run one value, left out. Mean (1 + 0.5) / 2 = 0.75."""
+    nan = float("nan")
+    truth = np.array([[1, 1, 1, 1], [2, 2, 2, 2], [3, 3, nan, 3]], dtype=float)  # runs x topics
+    judged = np.array([[10, 1, 5, 2], [20, 3, 6, 2], [30, 2, 7, 2]], dtype=float)
+    per = per_topic_values(truth, judged, "pearson_per_topic")
+    np.testing.assert_allclose(per, [1.0, 0.5, nan, nan], equal_nan=True)
+    assert np.nanmean(per) == pytest.approx(0.75)
+    assert parse_method("pearson_per_topic") == ("pearson_per_topic", None)
+    with pytest.raises(ValueError, match="per-topic values"):
+        correlate([1, 2, 3], [1, 2, 3], "pearson_per_topic")

@@ -45,8 +45,10 @@ def test_all_rows_give_the_ranking():
     res, _ = run()
     assert value(res, "kendall") == pytest.approx(2 / 3)
     assert value(res, "tau_ap") == pytest.approx(1 / 3)
-    assert set(res.correlations.ranking) == {"all"}
-    assert res.correlations.runs.tolist() == [4] * 5
+    ranked = res.correlations[res.correlations.method != "pearson_per_topic"]
+    assert set(ranked.ranking) == {"all"}
+    assert res.correlations.runs.tolist() == [4] * len(res.correlations)
+    assert value(res, "tau_ap_b") == pytest.approx((1 / 3 + 1 / 3) / 2)  # one swap at the top, either list weighted
 
 
 def test_recompute_over_a_topic_subset():
@@ -136,3 +138,50 @@ def test_bootstrap_of_a_constant_statistic_and_of_too_few_topics():
 def test_point_estimate_matches_a_direct_computation():
     res, _ = run(resamples=0, methods=("kendall",))
     assert value(res, "kendall") == pytest.approx(kendall([4, 3, 2, 1], [3, 4, 2, 1]))
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_bca_equals_scipys_bootstrap_bca(seed):
+    """topic_intervals' BCa bounds equal SciPy's ``bootstrap(method="BCa")`` on the same resamples,
+    for a skewed sample and three statistics at once (mean, median, standard deviation)."""
+    from scipy import stats
+
+    x = np.random.default_rng(5).lognormal(size=15)
+    fns = (np.mean, np.median, np.std)
+    iv = bootstrap.topic_intervals(
+        len(x), lambda idx: np.stack([f(x[idx], axis=-1) for f in fns]), 3, resamples=999, seed=seed
+    )
+    for i, f in enumerate(fns):
+        ref = stats.bootstrap(
+            (x,),
+            lambda s, axis=-1, f=f: f(s, axis=axis),
+            vectorized=True,
+            batch=bootstrap.BATCH,
+            n_resamples=999,
+            method="BCa",
+            rng=np.random.default_rng(seed),
+        ).confidence_interval
+        assert (iv.low[i], iv.high[i]) == pytest.approx((ref.low, ref.high), rel=1e-12)
+
+
+def test_per_topic_pearson_in_the_correlations_table():
+    """Per topic over the runs, then the mean over topics (RAG4Reports' agreement), with a BCa
+    interval over topics; t3's judge values are constant, so it is left out."""
+    truth = board({"a": [1, 1, 1], "b": [2, 2, 2], "c": [3, 3, 3]}, "REL", label="truth")
+    judge = board({"a": [10, 1, 5], "b": [20, 3, 5], "c": [30, 2, 5]}, label="judge")
+    res, _ = run(judge, truth, methods=("pearson_per_topic", "tau_ap_b"), resamples=200)
+    row = res.correlations.set_index("method").loc["pearson_per_topic"]
+    assert row.value == pytest.approx(0.75) and row.topics == 2 and row.runs == 3
+    assert row.ranking == metaeval.PER_TOPIC_RANKING and row.interval == "BCa"
+    assert row.ci_low <= row.value <= row.ci_high
+    assert value(res, "tau_ap_b") == pytest.approx(1.0)  # all rows: a 16/3 < b 28/3 < c 37/3, as the truth
+
+
+def test_bca_without_a_finite_bias_correction_gives_no_interval():
+    """An estimate above every resample (the share below it is 1) has no BCa interval: NaN, not
+    the extreme resample on both sides, which would not contain it."""
+    low, high = bootstrap.bca(
+        np.array([1.0, 0.5]), np.array([[0.2, 0.4, 0.6], [0.2, 0.5, 0.9]]), np.zeros((2, 3)), 0.95
+    )
+    assert np.isnan(low[0]) and np.isnan(high[0])
+    assert low[1] <= 0.5 <= high[1]

@@ -125,7 +125,7 @@ def test_bad_nugget_file_is_one_line_and_nothing_written(tmp_path):
     "args,message,run",
     [
         (("--judge", "argue"), "argue needs --nuggets", run_cli),  # one real process, one in this one
-        (("--nuggets", MINI / "nuggets.jsonl"), "only with --judge nugget or --judge argue", cli_in_process),
+        (("--nuggets", MINI / "nuggets.jsonl"), "only with --judge nugget, argue or battle", cli_in_process),
     ],
 )
 def test_options_checked(tmp_path, args, message, run):

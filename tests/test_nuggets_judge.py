@@ -154,3 +154,40 @@ def test_left_out_by_topic_the_partial_band_keeps_the_assessors_mix():
     assert refit.features == shipped.features
     assert np.abs(refit.probabilities(x)[1] - shipped.probabilities(x)[1]).max() < 0.02
     assert np.abs(refit.probabilities(x)[0] - shipped.probabilities(x)[0]).max() < 0.02
+
+
+TELEPHONE = NuggetBank(
+    "t2",
+    "did people trust the telephone when it was invented",
+    (
+        Nugget("The telephone was initially neglected by the public.", "vital"),
+        Nugget("Many viewed the telephone with suspicion and fear.", "vital"),
+        Nugget("The telephone revolutionized business communication.", "okay"),
+        Nugget("The telephone made emergency services more accessible.", "okay"),
+    ),
+)
+
+
+def test_the_span_of_a_found_nugget_is_where_the_answer_states_it():
+    """The highlighted span of a supported nugget is the text that states it: in the sentence
+    holding most of its rare words, from its first word of the nugget to its last; not "the
+    telephone", the topic's subject every nugget shares (the whole-answer alignment's pick)."""
+    answer = (
+        "Alexander Graham Bell patented the telephone in 1876. "
+        "At first many people viewed the new device with suspicion and fear, calling it a toy. "
+        "Within decades the telephone was in most homes of the cities."
+    )
+    got = judge_topic(F.Encoder(), TELEPHONE, [("r", answer)], load_model())[0]
+    fear = got[1]
+    assert fear.assignment != "not_support"
+    stated = "many people viewed the new device with suspicion and fear"
+    assert [answer[s:e] for s, e in fear.spans] == [stated]
+    # every span of every found nugget starts and ends on a word of that nugget
+    enc = F.Encoder()
+    for j in got:
+        if j.assignment == "not_support":
+            continue
+        nugget_stems = set(enc.encode([j.nugget])[0].stems.tolist())
+        for s, e in j.spans:
+            words = enc.encode([answer[s:e]])[0]
+            assert words.stems[0] in nugget_stems and words.stems[-1] in nugget_stems, answer[s:e]

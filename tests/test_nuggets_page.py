@@ -13,7 +13,6 @@ import shutil
 
 import pytest
 from conftest import ROOT, run_cli
-from test_report import _browser
 
 import judges
 from judges.formats.nuggets import read_nuggets
@@ -44,13 +43,6 @@ def argued(tmp_path_factory):
         rows.setdefault((row.run_id, row.topic_id), []).append(row)
     texts = {k: a.answer_text for k, a in read_nuggets(out / "N.nuggets.jsonl").assignments.items()}
     return {"root": root, "out": out, "report": out / "N.report", "rows": rows, "texts": texts}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
 
 
 def _data(report, page: str) -> dict:
@@ -138,7 +130,7 @@ def test_found_nuggets_are_highlighted_at_the_parquets_offsets(argued, browser):
         found = [r for r in argued["rows"][key] if r.assignment in FOUND]
         assert [g["id"] for g in got] == [f"n{r.nugget_index}" for r in found]
         for g, r in zip(got, found):
-            assert g["text"] == argued["texts"][key] and g["on"] and g["hash"] == f"#n={r.nugget_index}"
+            assert g["text"] == argued["texts"][key] and g["on"] and g["hash"] == f"#n={r.nugget_index + 1}"
             assert [m[:2] for m in g["marks"]] == [[s["char_start"], s["char_end"]] for s in r.spans]
             assert [m[2] for m in g["marks"]] == list(r.span_text)
             assert g["head"].endswith(r.nugget) and ("vital" in g["head"]) == (r.importance == "vital")
@@ -181,11 +173,32 @@ def test_a_link_to_an_answers_nuggets_opens_them(argued, browser):
     page = target.split("#")[0]
     key = next(k for k, p in _pages(argued).items() if page.endswith(p))
     row = next(r for r in argued["rows"][key] if r.assignment in FOUND)
-    browser.get(f"{page}#n={row.nugget_index}")  # a link to one nugget
+    browser.get(f"{page}#n={row.nugget_index + 1}")  # a link to one nugget, by the number the page shows
     head = browser.find_element(By.CSS_SELECTOR, "#nugget-panel h3").text
     assert head.endswith(row.nugget) and f"nugget {row.nugget_index + 1} " in head
     assert browser.find_element(By.ID, f"n{row.nugget_index}").get_attribute("class") == "nugget on"
     assert browser.find_element(By.ID, "nugget-mark").text == row.span_text[0]
+
+
+def test_a_link_to_nugget_k_opens_the_nugget_numbered_k(argued, browser):
+    """``#n=2`` opens the nugget the page numbers 2 (the bank's second, index 1), found or missing,
+    and clicking a nugget writes its shown number into the address."""
+    from selenium.webdriver.common.by import By
+
+    for key, page in _pages(argued).items():
+        uri = (argued["report"] / "runs" / page).as_uri()
+        for row in argued["rows"][key][:3]:
+            browser.get("about:blank")
+            browser.get(f"{uri}#n={row.nugget_index + 1}")
+            head = browser.find_element(By.CSS_SELECTOR, "#nugget-panel h3").text
+            assert f" nugget {row.nugget_index + 1} " in f" {head}" and head.endswith(row.nugget), head
+            on = browser.find_elements(By.CSS_SELECTOR, "li.nugget.on")
+            assert [li.get_attribute("id") for li in on] == [f"n{row.nugget_index}"]
+            assert on[0].get_attribute("value") == str(row.nugget_index + 1)  # the number shown beside it
+        browser.get("about:blank")
+        browser.get(f"{uri}#n=2")
+        head = browser.find_element(By.CSS_SELECTOR, "#nugget-panel h3").text
+        assert " nugget 2 " in f" {head}" and head.endswith(argued["rows"][key][1].nugget), head
 
 
 # -- one answer ------------------------------------------------------------------------------------
@@ -275,12 +288,12 @@ def test_a_bad_nugget_file_for_check_answer_is_one_line_naming_file_line_and_fie
     assert r.stderr.strip() == f"error: {bad}:2: nuggets[0].text: is empty"
 
 
-def test_the_readme_nugget_example_prints_what_it_shows(capsys):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_guides_nugget_example_prints_what_it_shows(capsys):
+    readme = (ROOT / "docs" / "guides" / "one-answer.md").read_text(encoding="utf-8")
     section = readme.split("**Nuggets of one answer.**")[1]
     code = section.split("```python\n")[1].split("```")[0]
     shown = section.split("```text\n")[1].split("```")[0]
-    exec(compile(code, "README.md", "exec"), {})
+    exec(compile(code, "docs/guides/one-answer.md", "exec"), {})
     assert capsys.readouterr().out == shown
 
 

@@ -6,16 +6,12 @@ from __future__ import annotations
 import json
 
 import yaml
-from conftest import ROOT, run_cli
+from conftest import ROOT, cli_in_process, judge_cli
 
 TOPICS = ROOT / "datasets/rag25/topics.jsonl"
 RUNS = ROOT / "runs/rag25"
 CORPUS = ROOT / "datasets/rag25/corpus.jsonl"
 NO_LLM = {"OPENAI_BASE_URL": "", "OPENAI_MODEL": "", "OPENAI_API_KEY": ""}
-
-
-def judge(tmp_path, *args, env=None):
-    return run_cli("--out-dir", tmp_path / "out", "--name", "t", *args, env=env)
 
 
 def test_max_topics_counts_the_topics_it_leaves_out_apart_from_unknown_ones(tmp_path):
@@ -24,7 +20,9 @@ def test_max_topics_counts_the_topics_it_leaves_out_apart_from_unknown_ones(tmp_
     line["metadata"]["narrative_id"] = "rag25-99"
     other.write_text(json.dumps(line) + "\n")
     runs = ("--rag-responses", RUNS, "--rag-responses", other)
-    result = judge(tmp_path, "--rag-topics", TOPICS, *runs, "--corpus", CORPUS, "--max-topics", "1")
+    result = judge_cli(
+        "--rag-topics", TOPICS, *runs, "--corpus", CORPUS, "--max-topics", "1", out=tmp_path / "out", name="t", ok=False
+    )
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     assert "not judged 5 reports of topics beyond --max-topics" in out
@@ -40,7 +38,16 @@ def test_without_any_document_text_there_is_no_ranking(tmp_path):
     text = (RUNS / "teamS-raw24.jsonl").read_text()  # cites MS MARCO ids and embeds no text
     (runs / "a.jsonl").write_text(text)
     (runs / "b.jsonl").write_text(text.replace('"run_id": "teamS-raw24"', '"run_id": "teamS-raw25"'))
-    result = judge(tmp_path, "--rag-topics", TOPICS, "--rag-responses", runs, "--allow-missing-text")
+    result = judge_cli(
+        "--rag-topics",
+        TOPICS,
+        "--rag-responses",
+        runs,
+        "--allow-missing-text",
+        out=tmp_path / "out",
+        name="t",
+        ok=False,
+    )
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     assert "no ranking: no document text (all 26 citations are 'missing'" in out
@@ -50,12 +57,22 @@ def test_without_any_document_text_there_is_no_ranking(tmp_path):
 def test_a_topics_tsv_given_as_runs_is_named_as_topics(tmp_path):
     tsv = tmp_path / "topics.tsv"
     tsv.write_text("rag25-01\tHow do honeybees find their way?\nrag25-02\tWhat is tidal power?\n")
-    result = judge(tmp_path, "--rag-responses", tsv)
+    result = cli_in_process("--rag-responses", tsv, "--out-dir", tmp_path / "out", "--name", "t")
     assert result.returncode == 2 and "invalid JSON" not in result.stderr
     assert f"warning: {tsv}: not read as a run file: its records are topics, not reports" in result.stderr
     assert "judging the 0 topic(s)" not in result.stderr
-    beside = judge(
-        tmp_path, "--rag-topics", TOPICS, "--rag-responses", RUNS, "--rag-responses", tsv, "--corpus", CORPUS
+    beside = judge_cli(
+        "--rag-topics",
+        TOPICS,
+        "--rag-responses",
+        RUNS,
+        "--rag-responses",
+        tsv,
+        "--corpus",
+        CORPUS,
+        out=tmp_path / "out",
+        name="t",
+        ok=False,
     )
     assert beside.returncode == 0, beside.stderr  # skipped with the warning, the runs judged
     assert "its records are topics" in beside.stderr
@@ -63,10 +80,12 @@ def test_a_topics_tsv_given_as_runs_is_named_as_topics(tmp_path):
 
 def test_use_env_llm_without_the_variables_is_no_error_when_nothing_is_asked(tmp_path):
     args = ("--rag-topics", TOPICS, "--rag-responses", RUNS, "--corpus", CORPUS, "--use-env-llm")
-    result = judge(tmp_path, *args, env=NO_LLM)  # the default workflow's attest.mode: none
+    result = judge_cli(
+        *args, out=tmp_path / "out", name="t", ok=False, env=NO_LLM
+    )  # the default workflow's attest.mode: none
     assert result.returncode == 0, result.stderr
     assert "warning: --use-env-llm: the workflow's attest.mode is none: no LLM is asked" in result.stderr
-    asked = judge(tmp_path / "all", *args, "--attest", "all", env=NO_LLM)
+    asked = cli_in_process(*args, "--attest", "all", "--out-dir", tmp_path / "all" / "out", "--name", "t", env=NO_LLM)
     assert asked.returncode == 2 and asked.stderr.startswith("error: environment: OPENAI_BASE_URL: missing")
 
 
@@ -92,7 +111,7 @@ def test_the_summary_names_the_runs_it_can_tell_apart(tmp_path):
                 )
             )
         (runs / f"{run}.jsonl").write_text("\n".join(lines) + "\n")
-    result = judge(tmp_path, "--rag-responses", runs)
+    result = judge_cli("--rag-responses", runs, out=tmp_path / "out", name="t", ok=False)
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     assert (
@@ -100,7 +119,17 @@ def test_the_summary_names_the_runs_it_can_tell_apart(tmp_path):
         f"judge does): good above bad (P 1.00); every pair in {tmp_path / 'out' / 't.pairs.tsv'}"
     ) in out
     assert "cannot be told apart" not in out
-    close = judge(tmp_path / "close", "--rag-topics", TOPICS, "--rag-responses", RUNS, "--corpus", CORPUS)
+    close = judge_cli(
+        "--rag-topics",
+        TOPICS,
+        "--rag-responses",
+        RUNS,
+        "--corpus",
+        CORPUS,
+        out=tmp_path / "close" / "out",
+        name="t",
+        ok=False,
+    )
     assert "told apart: 0 of 2 adjacent runs by WEIGHTED_PRECISION" in " ".join(close.stdout.split())
 
 

@@ -91,10 +91,10 @@ def test_one_entry_point_judges_nuggets_as_one_answer_does(judged):
 
 
 def test_output_set_table_names_each_kinds_files(tmp_path):
-    assert [f.kind for f in outputset.of_pair_kind("nugget")] == ["nuggets_jsonl", "nuggets_parquet"]
+    assert [f.kind for f in outputset.of_pair_kind("nugget")] == ["nuggets_jsonl", "nuggets_parquet", "nugget_bank"]
     assert outputset.of_pair_kind("citation") == ()  # the citations' files are the session's own
     outputs = Outputs(tmp_path, "N")
     plain = output_targets(outputs, Workflow())
     both = output_targets(outputs, Workflow(), [k.name for k in kinds_of(True)])
-    assert set(both) - set(plain) == {"nuggets_jsonl", "nuggets_parquet"}
+    assert set(both) - set(plain) == {"nuggets_jsonl", "nuggets_parquet", "nugget_bank"}
     assert both["nuggets_parquet"] == (tmp_path / "N.nuggets.parquet", "--out-dir")

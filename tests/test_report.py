@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, shared
+from conftest import run_cli, shared, track
 
 import judges
 from judges.engine.explain import explain
 from judges.core.records import Judgment
 from judges.formats.documents import locate
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
 MODEL = {"judge": "model", "p_supported": 0.454, "p_partial": 0.648}
 ALIGN = {"judge": "alignment", "norm_supported": 0.4, "norm_partial": 0.25}
@@ -281,33 +278,6 @@ def test_report_is_self_contained_and_paged(judged):
     assert "disagreements" in index
 
 
-def _browser():
-    pytest.importorskip("selenium", reason="selenium not installed (pip install '.[test]')")
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.skip("chromium and chromium-driver not installed (apt-get install -y chromium chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-    ):
-        options.add_argument(arg)
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)  # the driver given: nothing downloaded
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
-
-
 def _loaded_only_local_files(driver) -> None:
     """Every script, stylesheet and link of the page is a local file; nothing was fetched from elsewhere."""
     urls = driver.execute_script(
@@ -381,12 +351,7 @@ def test_rag24_support_every_citation_explained_and_report_built(tmp_path):
     result = run_cli(
         "--judge",
         "citation",
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         out,
         "--name",

@@ -8,18 +8,12 @@ import json
 from pathlib import Path
 
 import yaml
-from conftest import ROOT, run_cli
+from conftest import ROOT, judge_cli, run_cli
 
 EN = {
     "e1": "The Eiffel Tower is 330 metres tall and was finished in 1889. It stands in Paris on the Champ de Mars.",
     "e2": "The Great Wall of China stretches across the northern frontier. Most of it was built in the Ming dynasty.",
 }
-
-
-def _judge(*args, cwd: Path = ROOT):
-    result = run_cli("--judge", "citation", *args, "--backend", "python", cwd=cwd)
-    assert result.returncode == 0, result.stderr
-    return result
 
 
 def _doc_texts(report: Path) -> str:
@@ -36,12 +30,13 @@ def _small_track(root: Path) -> None:
     )
 
 
+CITATION = ("--judge", "citation", "--backend", "python")
 RELATIVE = ["--rag-topics", "topics.jsonl", "--rag-responses", "runs", "--corpus", "corpus.jsonl"]
 
 
 def test_report_from_another_directory_finds_the_documents(tmp_path):
     _small_track(tmp_path / "track")
-    _judge(*RELATIVE, "--out-dir", "../out", "--name", "t", cwd=tmp_path / "track")
+    judge_cli(*CITATION, *RELATIVE, cwd=tmp_path / "track", out="../out", name="t")
     config = yaml.safe_load((tmp_path / "out" / "t.config.yml").read_text())
     assert config["inputs"]["corpus"]["path"] == (tmp_path / "track" / "corpus.jsonl").as_posix()
     result = run_cli("report", tmp_path / "out", "--resamples", "0", cwd=ROOT)  # another working directory
@@ -54,7 +49,7 @@ def test_relative_paths_of_older_configs_are_resolved(tmp_path):
     """Configs written before paths were absolute: against the config's directory, then the cwd."""
     _small_track(tmp_path / "track")
     for out_dir, cwd in ((".", ROOT), ("../out", tmp_path / "track")):  # config beside the inputs; the judge's cwd
-        _judge(*RELATIVE, "--out-dir", out_dir, "--name", "t", cwd=tmp_path / "track")
+        judge_cli(*CITATION, *RELATIVE, cwd=tmp_path / "track", out=out_dir, name="t")
         config_path = (tmp_path / "track" / out_dir / "t.config.yml").resolve()
         config = yaml.safe_load(config_path.read_text())
         inputs = config["inputs"]
@@ -70,7 +65,7 @@ def test_relative_paths_of_older_configs_are_resolved(tmp_path):
 
 def test_documents_not_found_are_said_loudly(tmp_path):
     _small_track(tmp_path / "track")
-    _judge(*RELATIVE, "--out-dir", "../out", "--name", "t", cwd=tmp_path / "track")
+    judge_cli(*CITATION, *RELATIVE, cwd=tmp_path / "track", out="../out", name="t")
     (tmp_path / "track" / "corpus.jsonl").rename(tmp_path / "elsewhere.jsonl")
     result = run_cli("report", tmp_path / "out", "--resamples", "0")
     assert result.returncode == 0, result.stderr

@@ -8,35 +8,23 @@ import re
 from html import unescape
 
 import pytest
-from conftest import ROOT, run_cli
-from test_report import _browser
+from conftest import SAMPLE_NAME, copy_judged, run_cli
 
 import judges
 from judges.scores.intervals import NO_JUDGE_ERROR
 from judges.report.svg import NOT_ANSWERED
 
-SAMPLE = ("datasets/rag25/topics.jsonl", "runs/rag25", "datasets/rag25/corpus.jsonl")
+S = SAMPLE_NAME  # the name of the judged sample's outputs
 
 
 @pytest.fixture(scope="module")
-def sample(tmp_path_factory):
-    """The bundled RAG 2025 sample (teamR-run-b did not answer rag25-02), judged and reported."""
-    out = tmp_path_factory.mktemp("papercuts") / "out"
-    topics, runs, corpus = (ROOT / p for p in SAMPLE)
-    judged = run_cli(
-        "--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus, "--out-dir", out, "--name", "s"
-    )
-    assert judged.returncode == 0, judged.stderr
-    report = run_cli("report", out, "--name", "s")
+def sample(judged_sample, tmp_path_factory):
+    """The bundled RAG 2025 sample (teamR-run-b did not answer rag25-02), judged (once per worker:
+    ``judged_sample``: conftest's BUNDLED) and reported, its outputs named S."""
+    out = copy_judged(judged_sample, tmp_path_factory.mktemp("papercuts") / "out")
+    report = run_cli("report", out, "--name", S)
     assert report.returncode == 0, report.stderr
     return out
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
 
 
 # -- 42.5: two intervals, each labelled, the numbers of NAME.intervals.tsv ---------------------------
@@ -50,9 +38,9 @@ def _notes(html: str, value: float, measure: str = "") -> list[tuple[str, str]]:
 
 
 def test_every_interval_says_what_it_is_with_the_numbers_of_intervals_tsv(sample):
-    frame = judges.read_intervals(sample, "s")
-    index = (sample / "s.report" / "index.html").read_text(encoding="utf-8")
-    run_pages = {p: p.read_text(encoding="utf-8") for p in (sample / "s.report" / "runs").glob("r*.html")}
+    frame = judges.read_intervals(sample, S)
+    index = (sample / f"{S}.report" / "index.html").read_text(encoding="utf-8")
+    run_pages = {p: p.read_text(encoding="utf-8") for p in (sample / f"{S}.report" / "runs").glob("r*.html")}
     checked = 0
     for row in frame.itertuples():
         pages = [(index, "")] if row.measure == "WEIGHTED_PRECISION" else []
@@ -77,10 +65,10 @@ def test_without_intervals_the_bootstrap_interval_says_so(sample, tmp_path):
     import shutil
 
     out = tmp_path / "out"
-    shutil.copytree(sample, out, ignore=shutil.ignore_patterns("s.report", "s.intervals.*"))
-    result = run_cli("report", out, "--name", "s", "--resamples", "50")
+    shutil.copytree(sample, out, ignore=shutil.ignore_patterns(f"{S}.report", f"{S}.intervals.*"))
+    result = run_cli("report", out, "--name", S, "--resamples", "50")
     assert result.returncode == 0, result.stderr
-    index = unescape((out / "s.report" / "index.html").read_text(encoding="utf-8"))
+    index = unescape((out / f"{S}.report" / "index.html").read_text(encoding="utf-8"))
     assert '<small class="topics">topic bootstrap [' in index and "assessors [" not in index
     assert "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics" in index
 
@@ -138,7 +126,7 @@ def test_a_link_to_a_citation_opens_with_the_panel_heading_and_the_evidence_in_s
 
 
 def test_the_heatmap_tells_a_topic_not_answered_from_a_zero_and_has_a_legend(sample, browser):
-    browser.get((sample / "s.report" / "index.html").as_uri())
+    browser.get((sample / f"{S}.report" / "index.html").as_uri())
     got = browser.execute_script(
         "var s = document.querySelector('svg[aria-label$=\"per run and topic\"]'), out = {};"
         "s.querySelectorAll('rect').forEach(function (r) { var t = r.querySelector('title');"

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, run_cli, shared
-from test_report import _browser
+from conftest import ROOT, judge_cli, run_cli, shared
 
 import judges
 from judges.core.vocabulary import STATUS_COLOUR, STATUS_TINT, STATUSES
@@ -62,12 +61,6 @@ def crawl(root: Path) -> tuple[list, set]:
     return broken, seen
 
 
-def _judge(*args, cwd: Path = ROOT):
-    result = run_cli("--judge", "citation", *args, "--backend", "python", cwd=cwd)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     """The bundled RAG 2025 sample (teamR-run-b did not answer rag25-02), judged with one
@@ -80,19 +73,14 @@ def sample(tmp_path_factory):
         + "\n"
     )
     out = root / "out"
-    _judge(*SAMPLE, "--labels", labels, "--out-dir", out, "--name", "rag25")
+    judge_cli(
+        "--judge", "citation", *SAMPLE, "--labels", labels, "--out-dir", out, "--name", "rag25", "--backend", "python"
+    )
     truth = root / "truth.txt"  # the truth ranks the runs in the reverse of their names
     truth.write_text("teamR-run-a all H 0.2\nteamR-run-b all H 0.5\nteamS-raw24 all H 0.9\n")
     result = run_cli("report", out, "--truth", truth, "--resamples", "50")
     assert result.returncode == 0, result.stderr
     return {"out": out, "report": out / "rag25.report", "stderr": result.stderr}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver = _browser()
-    yield driver
-    driver.quit()
 
 
 # -- 2. links ------------------------------------------------------------------------------------
@@ -111,8 +99,8 @@ def test_no_broken_link_where_a_run_did_not_answer_a_topic(sample):
 def test_no_broken_link_on_rag24_support(tmp_path):
     data = shared("rag24-support")
     out = tmp_path / "out"
-    _judge("--rag-topics", data / "topics.jsonl", "--rag-responses", data / "runs",
-           "--corpus", data / "segments.jsonl", "--out-dir", out, "--name", "r24")  # fmt: skip
+    judge_cli("--judge", "citation", "--rag-topics", data / "topics.jsonl", "--rag-responses", data / "runs",
+              "--corpus", data / "segments.jsonl", "--backend", "python", out=out, name="r24")  # fmt: skip
     result = run_cli("report", out, "--truth", data / "truth.eval.txt", "--labels", data / "labels.jsonl",
                      "--resamples", "0")  # fmt: skip
     assert result.returncode == 0, result.stderr
@@ -166,8 +154,9 @@ def cross(tmp_path_factory):
         json.dumps({"run_id": "zh", "topic_id": "x", "sentence_index": 0, "doc_id": "e1", "label": "supported"}) + "\n"
     )
     out = root / "out"
-    _judge("--rag-topics", root / "topics.jsonl", "--rag-responses", root / "runs", "--corpus",
-           root / "corpus.jsonl", "--labels", labels, "--out-dir", out, "--name", "x")  # fmt: skip
+    judge_cli("--judge", "citation", "--rag-topics", root / "topics.jsonl", "--rag-responses", root / "runs",
+              "--corpus", root / "corpus.jsonl", "--labels", labels, "--backend", "python",
+              out=out, name="x")  # fmt: skip
     result = run_cli("report", out, "--labels", labels, "--resamples", "0")
     assert result.returncode == 0, result.stderr
     return {"out": out, "report": out / "x.report", "stderr": result.stderr}

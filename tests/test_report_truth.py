@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import run_cli, shared
+from conftest import cli_in_process, run_cli, shared
 from scipy.stats import kendalltau
 
 import judges
@@ -118,7 +118,7 @@ def test_plain_meta_evaluate_names_truth_topics_when_the_truth_judged_runs_on_di
     truth, judged = _leaderboards(tmp_path)
     fmt = ("--truth-format", "ir_measures", "--eval-format", "ir_measures")
     for extra in ((), ("--recompute",), ("--recompute", "--bootstrap", "0")):
-        failed = run_cli("meta-evaluate", "--truth", truth, judged, *fmt, *extra)
+        failed = cli_in_process("meta-evaluate", "--truth", truth, judged, *fmt, *extra)
         assert failed.returncode == 2 and failed.stderr.count("\n") == 1, (extra, failed.stderr)
         assert "without a row for some run" in failed.stderr and "--truth-topics" in failed.stderr, extra
     warned = run_cli("meta-evaluate", "--truth", truth, judged, *fmt, "--on-missing", "warn")
@@ -126,12 +126,12 @@ def test_plain_meta_evaluate_names_truth_topics_when_the_truth_judged_runs_on_di
     assert all("--truth-topics" in line for line in warned.stderr.splitlines() if "without a row" in line)
     assert "without a row" in warned.stderr
     # recomputing, the warned topics leave none: the error says so, and names --truth-topics
-    none_left = run_cli("meta-evaluate", "--truth", truth, judged, *fmt, "--recompute", "--on-missing", "skip")
+    none_left = cli_in_process("meta-evaluate", "--truth", truth, judged, *fmt, "--recompute", "--on-missing", "skip")
     assert none_left.returncode == 2 and "no topic left" in none_left.stderr and "--truth-topics" in none_left.stderr
     # a judge lacking rows the truth has: --truth-topics would not help, and is not named
     judged.write_text("a t1 J 0.8\nb t1 J 0.0\nb t2 J 0.6\nc t1 J 0.2\nc t2 J 0.2\n")
     truth.write_text("a t1 H 0.9\na t2 H 0.1\nb t1 H 0.5\nb t2 H 0.5\nc t1 H 0.1\nc t2 H 0.3\n")
-    lacking = run_cli("meta-evaluate", "--truth", truth, judged, *fmt, "--recompute")
+    lacking = cli_in_process("meta-evaluate", "--truth", truth, judged, *fmt, "--recompute")
     assert lacking.returncode == 2 and "--truth-topics" not in lacking.stderr
     # and with --truth-topics the first pair goes through
     truth, judged = _leaderboards(tmp_path)

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, needs_dspy, run_cli, shared
+from conftest import ROOT, cli_in_process, needs_dask, needs_dspy, run_cli, shared, this_python_first
 
 from judges.session import pipeline
 from judges.session import shards
@@ -151,9 +151,10 @@ def parts(tmp_path_factory) -> Path:
     return where
 
 
-def refused(parts: list, tmp_path: Path, name: str = "x") -> str:
+def refused(parts: list, tmp_path: Path, name: str = "x", run=cli_in_process) -> str:
+    """``merge``'s one error line for these parts (in this process; ``run=run_cli``: a real one)."""
     out = tmp_path / "merged"
-    result = run_cli("merge", out, "--name", name, *parts)
+    result = run("merge", out, "--name", name, *parts)
     assert result.returncode == 2 and not out.exists(), result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, lines
@@ -161,7 +162,9 @@ def refused(parts: list, tmp_path: Path, name: str = "x") -> str:
 
 
 def test_a_missing_part_is_one_error_line_and_nothing_is_written(parts, tmp_path):
-    line = refused([parts / "x.part-1-of-3.arrow", parts / "x.part-3-of-3.arrow"], tmp_path)
+    line = refused(
+        [parts / "x.part-1-of-3.arrow", parts / "x.part-3-of-3.arrow"], tmp_path, run=run_cli
+    )  # the real one
     assert line == f"error: {parts / 'x.part-2-of-3.arrow'}: PART: part 2 of 3 missing: nothing written"
 
 
@@ -198,21 +201,21 @@ def test_shard_options_are_checked():
     assert shards.parse_shard("2/8") == (2, 8)
 
 
-# -- the README's SLURM recipe, as subprocesses ----------------------------------------------------------
+# -- the SLURM recipe of the scale-out guide, as subprocesses ---------------------------------------------
 def readme_block(marker: str) -> str:
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "guides" / "scale-out.md").read_text()
     found = re.search(r"```bash\n(# " + re.escape(marker) + r"\n.*?)```", text, re.S)
     assert found, marker
     return found.group(1)
 
 
-def test_the_readmes_slurm_array_recipe(tmp_path):
+def test_the_guides_slurm_array_recipe(tmp_path):
     """The array script once per task (SLURM_ARRAY_TASK_ID), then the merge job's script."""
     for name in ("datasets", "runs", "workflows", "run_judge.py"):
         (tmp_path / name).symlink_to(ROOT / name)
     shard_script, merge_script = readme_block("shards.sbatch"), readme_block("merge.sbatch")
     n = int(re.search(r"--array=1-(\d+)", shard_script).group(1))
-    env = {"PYTHONPATH": str(ROOT)}
+    env = {"PYTHONPATH": str(ROOT), **this_python_first(tmp_path / "py")}  # the script runs `python`: this one
     for k in range(1, n + 1):
         done = subprocess.run(
             ["bash", "-c", shard_script],
@@ -273,7 +276,7 @@ def test_shard_option_conflicts_are_one_error_line(tmp_path):
         (["--shard", "1/2", "--dask", "local:1"], "error: --dask: give either --dask or --shard, not both"),
         (["--dask-shards", "2"], "error: --dask-shards: only with --dask"),
     ):
-        result = run_cli(*given, *extra)
+        result = cli_in_process(*given, *extra)
         assert result.returncode == 2 and result.stderr.strip().splitlines()[-1].startswith(expected), result.stderr
     assert not (tmp_path / "out").exists()
 
@@ -320,6 +323,7 @@ def test_nugget_judgments_in_topic_shards_merge_into_one_process_set(argue_one_p
 
 
 @pytest.mark.slow
+@needs_dask
 def test_nugget_judgments_on_dask_are_one_process_set(argue_one_process):
     base = argue_one_process
     out = base / "out"

@@ -5,7 +5,7 @@ import json
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import run_cli, shared
+from conftest import run_cli, shared, track
 
 import judges
 
@@ -62,12 +62,7 @@ def test_kiddie_backends_agree(tmp_path, backend):
 def test_spot_check_with_corpus_file(tmp_path):
     spot = shared("spot-check", "spot-check-dataset")
     result = run_cli(
-        "--rag-topics",
-        spot / "queries.jsonl",
-        "--rag-responses",
-        spot / "runs",
-        "--corpus",
-        spot / "corpus.jsonl.gz",
+        *track(spot, topics="queries.jsonl", corpus="corpus.jsonl.gz"),
         "--out-dir",
         tmp_path,
         "--name",

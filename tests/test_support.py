@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, run_cli, shared
+from conftest import ROOT, cli_in_process, run_cli, shared, track
 from test_cli import base_args
 from judges.align.backends import get_backend
 from judges.support.features import (
@@ -150,7 +150,7 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
     old["p_full_quantiles"] = old.pop("expected_error_quantiles")
     (tmp_path / "old.json").write_text(json.dumps(old))
     (tmp_path / "wf.yml").write_text("support:\n  model: old.json\n")
-    r = run_cli(
+    r = cli_in_process(
         *base_args(tmp_path),
         "--corpus",
         ROOT / "datasets" / "rag25" / "corpus.jsonl",
@@ -168,12 +168,7 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
 def test_calibrate_writes_the_same_model_twice(tmp_path):
     data = shared("rag24-support")  # CITEJUDGE_SHARED or ../shared, skipped when absent
     r = run_cli(
-        "--rag-topics",
-        data / "topics.jsonl",
-        "--rag-responses",
-        data / "runs",
-        "--corpus",
-        data / "segments.jsonl",
+        *track(data),
         "--out-dir",
         tmp_path,
         "--name",
@@ -199,7 +194,9 @@ def test_calibrate_writes_the_same_model_twice(tmp_path):
     assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
     bad = tmp_path / "labels.jsonl"
     bad.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "supported"}) + "\n")
-    c = run_cli("calibrate", "--assessments", tmp_path, "--name", "r", "--labels", bad, "--output", tmp_path / "c.json")
+    c = cli_in_process(
+        "calibrate", "--assessments", tmp_path, "--name", "r", "--labels", bad, "--output", tmp_path / "c.json"
+    )
     assert c.returncode == 2 and "doc_id" in c.stderr
 
 
@@ -214,5 +211,5 @@ def test_meta_evaluate_truth_topics_averages_each_run_over_the_topics_people_jud
     assert r.returncode == 0, r.stderr
     kendall = next(line for line in r.stdout.splitlines() if "kendall " in line + " ")
     assert "1.000" in kendall  # a 0.8 > b 0.6 > c 0.2, as a 0.9 > b 0.5 > c 0.2
-    plain = run_cli("meta-evaluate", "--truth", truth, judged, "--recompute", *fmt)
+    plain = cli_in_process("meta-evaluate", "--truth", truth, judged, "--recompute", *fmt)
     assert plain.returncode == 2 and "without a row for some run" in plain.stderr

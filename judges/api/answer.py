@@ -297,14 +297,18 @@ def _judge(
     from judges.attest.cascade import Attester, summarize
     from judges.attest.selection import rule
 
-    attest, plan = workflow.attest, None
-    if attest.mode == "uncertain" and attest.band is None:  # as the batch judge: plan after a pass without it
+    attest, plan, sample = workflow.attest, None, None
+    planning = attest.mode == "uncertain" and attest.band is None
+    if planning or attest.check_size > 0:  # as the batch judge: plan and check sample after a pass without it
+        from judges.attest.check import citation_sample
         from judges.attest.plan import attest_plan
 
-        plan = attest_plan(_judge_pass(settings, report).table(), {report.run_id: 1}, workflow)
+        first = _judge_pass(settings, report).table()
+        plan = attest_plan(first, {report.run_id: 1}, workflow) if planning else None
+        sample = citation_sample(first, attest, plan)
     counts: Counter = Counter()
     cache = Path(cache_dir or default_cache_dir())
-    attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan))
+    attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan), check_sample=sample)
     try:
         out = _judge_pass(settings, report, attester)
     finally:

@@ -65,7 +65,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 from judges.core.config import load_workflow
 from judges.formats.runs import DATASETS as RUN_DATASETS
-from judges.core.measures import MEASURES
+from judges.core.measures import MEASURE_NAMES, MEASURES
 from judges.core.vocabulary import BACKENDS
 
 SETTINGS = ("judge_workflow", "backend", "workers", "dataset", "keep_outputs")
@@ -82,7 +82,9 @@ class EngineResult(NamedTuple):
 def _settings(kwargs: dict[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(kwargs) - set(SETTINGS) - set(FRAMEWORK_SETTINGS))
     if unknown:
-        raise ValueError(f"judges.api.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+        raise ValueError(
+            f"judges.api.autojudge.CitationJudge: unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}"
+        )
     s = {k: kwargs.get(k) for k in SETTINGS}
     if s["backend"] is not None and s["backend"] not in BACKENDS:
         raise ValueError(f"setting backend: {s['backend']!r} is not {' or '.join(sorted(BACKENDS))}")
@@ -160,7 +162,18 @@ class CitationJudge:
         return builder.build(expected_topic_ids=[t.request_id for t in rag_topics], on_missing=on_missing)
 
     # -- engine -----------------------------------------------------------------------------------
-    def _run(self, rag_responses, rag_topics, corpus: Optional[str], kwargs: dict) -> EngineResult:
+    def _run(
+        self,
+        rag_responses,
+        rag_topics,
+        corpus: Optional[str],
+        kwargs: dict,
+        nuggets=None,
+        judge: str = "citation",
+        llm: Any = None,
+    ) -> EngineResult:
+        """The engine over the reports and topics; ``nuggets``: a bank file (or ``auto``) judged with
+        ``judge``; ``llm``: ``(endpoint, cache_dir, ask)`` for the workflow's LLM questions."""
         from judges.scores.leaderboard import leaderboard_rows
         from judges.session import pipeline
         from judges.session.writer import qrels_table
@@ -186,21 +199,48 @@ class CitationJudge:
             dataset=s["dataset"],
             topic_records=topic_records,
             report_records=report_records,
+            nuggets=nuggets,  # a bank file (judges.api.autojudge_nuggets), judged with --judge nugget/argue
+            judge=judge,
+        )
+        bank = (
+            "" if nuggets is None or str(nuggets) == "auto" else hashlib.sha256(Path(nuggets).read_bytes()).hexdigest()
         )
         key = hashlib.sha256(
-            json.dumps([inputs.records_sha256(), {k: str(v) for k, v in s.items()}, str(corpus_path)]).encode()
+            json.dumps(
+                [
+                    inputs.records_sha256(),
+                    {k: str(v) for k, v in s.items()},
+                    str(corpus_path),
+                    str(nuggets),
+                    bank,
+                    judge,
+                    None if llm is None else [str(llm[0].describe()), str(llm[1]), llm[2] is not None],
+                ]
+            ).encode()
         ).hexdigest()
         if self._last is not None and self._last[0] == key:
             return self._last[1]
         if s["backend"]:
             wf = wf.model_copy(update={"alignment": wf.alignment.model_copy(update={"backend": s["backend"]})})
-        settings = inputs.settings(wf, cache_dir=outdir)
+        if llm is None:
+            settings = inputs.settings(wf, cache_dir=outdir)
+        else:
+            endpoint, cache_dir, ask = llm
+            settings = inputs.settings(wf, cache_dir=cache_dir or outdir, llm=endpoint, ask=ask)
         outputs = pipeline.Outputs(out_dir=outdir, name=f"{base}.citejudge") if s["keep_outputs"] else None
         done = pipeline.carry_out(pipeline.check(inputs, outputs, settings, workers=s["workers"]))
         best = qrels_table(pipeline.assessments(done.judged), "qrels_doc_id").to_pydict()  # NAME.qrels' rows
         qrels = [(t, d, int(g)) for t, d, g in zip(best["topic_id"], best["doc_id"], best["grade"])]
         scan, topics = done.loaded.scan, list(done.loaded.topics)
-        rows = leaderboard_rows(pipeline.per_topic(done.judged), scan.runs, topics, wf.leaderboard.on_missing)
+        measured = pipeline.per_topic(done.judged)
+        for (
+            kind
+        ) in done.judged.pairs.values():  # the nugget measures (judge nugget/argue), as pipeline.write merges them
+            kind.merge_measures(measured, judge)
+        names = MEASURE_NAMES
+        for kind in done.judged.pairs.values():
+            names = kind.measures_of(judge, MEASURE_NAMES)
+        rows = leaderboard_rows(measured, scan.runs, topics, wf.leaderboard.on_missing, names)
         per_topic = [(r, t, m, float(v)) for r, t, m, v in rows if t != "all"]  # the leaderboard's, without 'all'
         result = EngineResult(qrels, per_topic, wf.leaderboard.on_missing)
         self._last = (key, result)

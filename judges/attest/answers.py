@@ -167,6 +167,27 @@ def parse_answer(text: Optional[str], question: str = "yes_no") -> Optional[str]
     return _ALIASES.get(question, {}).get(word, word)
 
 
+class UnreadableLogprobs(ValueError):
+    """Log-probabilities that cannot be read; ``field`` names where (e.g.
+    ``logprobs.content[0].top_logprobs[1].logprob``)."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}")
+        self.field, self.problem = field, problem
+
+
+LOGPROB_SLACK = 1e-3  # a log-probability above 0 by at most this is a rounding error (read as 0)
+
+
+def _logprob(value: float, field: str) -> float:
+    """A log-probability: a number at most 0 or -inf (:data:`LOGPROB_SLACK` above 0 is read as 0)."""
+    if not math.isfinite(value) and value != -math.inf:
+        raise UnreadableLogprobs(field, f"{value!r} is not a log-probability")
+    if value > LOGPROB_SLACK:
+        raise UnreadableLogprobs(field, f"{value!r} is not a log-probability (above 0)")
+    return min(float(value), 0.0)
+
+
 def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Optional[float]:
     """P(YES) (or, for other ``answers``, of the first, affirmative one: P(FULL)) at the first
     answer token, from an OpenAI-style ``choices[0].logprobs`` object.
@@ -176,21 +197,29 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
     probabilities of the top alternatives there are summed per answer they begin and
     renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
     ``None`` when the server sent no log-probabilities or no such token was among them.
+    :class:`UnreadableLogprobs` (naming the field) when a number there is no log-probability
+    (above 0, NaN, +inf) or its ``top_logprobs`` is not a list; a value that is no number at all
+    is passed over, as an absent one.
     """
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
         return None
-    for position in logprobs["content"]:
+    for n, position in enumerate(logprobs["content"]):
         if not isinstance(position, dict):
             return None
         if _side(position.get("token"), answers) is None:
             continue
+        where = f"logprobs.content[{n}]"
+        top = position.get("top_logprobs")
+        if top is not None and not isinstance(top, list):
+            raise UnreadableLogprobs(f"{where}.top_logprobs", f"{type(top).__name__} {top!r:.40} is not a list")
         mass = dict.fromkeys(answers, 0.0)
-        for alt in position.get("top_logprobs") or [position]:
-            if not isinstance(alt, dict) or not isinstance(alt.get("logprob"), (int, float)):
+        alternatives = [(f"{where}.top_logprobs[{k}]", alt) for k, alt in enumerate(top)] if top else []
+        for field, alt in alternatives or [(where, position)]:
+            if not isinstance(alt, dict):
                 continue
-            side = _side(alt.get("token"), answers)
-            if side is not None:
-                mass[side] += math.exp(alt["logprob"])
+            side, value = _side(alt.get("token"), answers), alt.get("logprob")
+            if side is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+                mass[side] += math.exp(_logprob(value, f"{field}.logprob"))  # not a number: no mass, as absent
         total = sum(mass.values())
         return round(mass[answers[0]] / total, 6) if total > 0 else None
     return None

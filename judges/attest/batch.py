@@ -14,7 +14,9 @@ key is ever written. A question asked several times in the session (the same sen
 evidence in several runs) is one request. The lines are split into files of at most
 :data:`MAX_REQUESTS` requests and :data:`MAX_BYTES` bytes (the Batch API's limits; :func:`split`),
 ``requests-0001.jsonl`` ..., beside a ``manifest.json``: the model, each key's question and the
-answers its log-probabilities are read for, the prices and the Batch discount. An export again
+answers its log-probabilities are read for, which questions are the check sample's
+(:mod:`judges.attest.check`: an import that lacks their answers says so, since the LLM is then
+unchecked and its answers are not used), the prices and the Batch discount. An export again
 into the same directory replaces the request files but keeps every earlier export's manifest, as
 ``manifest-1.json``, ``manifest-2.json``, ... (first export first): the answers a Batch job
 returns for an earlier export stay known.
@@ -39,7 +41,7 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, NamedTuple, Optional
 
 from pydantic import ValidationError
 
@@ -48,7 +50,7 @@ from judges.attest.client import Failure, Request, read_completion
 from judges.core.config import AttestSettings
 from judges.core.errors import InputError
 from judges.formats.atomic import atomic_text
-from judges.core.vocabulary import ANSWERS
+from judges.core.vocabulary import READINGS
 
 MAX_REQUESTS = 50_000  # requests per Batch API input file
 MAX_BYTES = 200_000_000  # bytes per Batch API input file (200 MB)
@@ -73,7 +75,9 @@ class Recorder:
 
     def __call__(self, requests: list[Request], on_result) -> None:
         for request in requests:
-            self.requests.setdefault(request.key, request)
+            known = self.requests.setdefault(request.key, request)
+            if request.check and not known.check:  # asked to check the LLM too (judges.attest.check)
+                self.requests[request.key] = known._replace(check=True)
             on_result(request, Failure(NOT_ASKED, 0))
 
 
@@ -104,7 +108,7 @@ def split(
 
 def question_of(answers: tuple[str, ...]) -> str:
     """The question (``attest.question``) whose answers these are."""
-    return next(q for q, words in ANSWERS.items() if tuple(words) == tuple(answers))
+    return next(q for q, words in READINGS.items() if tuple(words) == tuple(answers))
 
 
 def write_batch(
@@ -140,7 +144,7 @@ def write_batch(
             "name": name,
             "model": model,
             "url": URL,
-            "answers": {q: list(words) for q, words in ANSWERS.items()},
+            "answers": {q: list(words) for q, words in READINGS.items()},
             "prices": {
                 "price_per_1k_input": settings.price_per_1k_input,
                 "price_per_1k_output": settings.price_per_1k_output,
@@ -148,6 +152,7 @@ def write_batch(
             },
             "files": files,
             "questions": {r.key: question_of(r.answers) for r in requests},
+            "check": sorted(r.key for r in requests if r.check),
         }
         with atomic_text(stage / MANIFEST) as f:
             json.dump(manifest, f, ensure_ascii=False, indent=1)
@@ -209,6 +214,7 @@ class Manifest:
     prices: dict
     models: dict[str, str] = field(default_factory=dict)  # custom_id -> model, where an earlier export's differs
     earlier: int = 0  # earlier exports' manifests read with it (read_manifests)
+    check: set[str] = field(default_factory=set)  # the check sample's questions (judges.attest.check)
 
     def model_of(self, key: str) -> str:
         return self.models.get(key, self.model)
@@ -232,7 +238,7 @@ def read_manifests(directory: Path) -> Manifest:
     questions.update(last.questions)
     answers.update(last.answers)
     models = {k: v for k, v in models.items() if k not in last.questions and v != last.model}
-    return Manifest(last.path, last.model, questions, answers, last.prices, models, len(earlier))
+    return Manifest(last.path, last.model, questions, answers, last.prices, models, len(earlier), last.check)
 
 
 def read_manifest(path: Path) -> Manifest:
@@ -250,7 +256,8 @@ def read_manifest(path: Path) -> Manifest:
         if not set(questions.values()) <= set(answers):
             raise ValueError("a question without its answers")
         AttestSettings(**data["prices"])  # valid prices
-        return Manifest(Path(path), str(data["model"]), questions, answers, dict(data["prices"]))
+        check = {str(k) for k in data.get("check", [])} & set(questions)
+        return Manifest(Path(path), str(data["model"]), questions, answers, dict(data["prices"]), check=check)
     except (KeyError, TypeError, ValueError, AttributeError, ValidationError) as e:
         raise InputError(path, None, None, f"damaged export manifest ({e})") from None
 
@@ -320,18 +327,21 @@ def _read_line(raw: bytes, manifest: Manifest, found: Imported) -> tuple[Optiona
         return key, (f"http {status}", "the request failed")
     result = read_completion(response.get("body"), manifest.answers[manifest.questions[key]])
     if isinstance(result, Failure):
-        return key, (result.reason, "the body is not a chat completion with text")
+        return key, (
+            result.reason,
+            f"response.body.{result.detail}" if result.detail else "the body is not a chat completion with text",
+        )
     return key, result
 
 
-@dataclass
-class Applied:
+class Applied(NamedTuple):
     applied: int  # answers stored
     cached: int  # answers the cache already had (not stored again)
     missing: int  # questions of the manifest with no answer in the cache now
     tokens_in: int
     tokens_out: int
     cost: float  # estimated, with the Batch discount
+    missing_check: int = 0  # of them, questions of the check sample (the last export's)
 
 
 def apply(found: Imported, manifest: Manifest, cache_dir: Path) -> Applied:
@@ -342,10 +352,12 @@ def apply(found: Imported, manifest: Manifest, cache_dir: Path) -> Applied:
         keys = sorted(found.answers)
         had = set(cache.get_many(keys))
         cache.put_all([(k, manifest.model_of(k), a) for k, a in found.answers.items() if k not in had])  # all or none
-        missing = len(set(manifest.questions) - set(cache.get_many(sorted(manifest.questions))))
+        unanswered = set(manifest.questions) - set(cache.get_many(sorted(manifest.questions)))
+        missing = len(unanswered)
     finally:
         cache.close()
     tokens_in = sum(a.tokens_in for a in found.answers.values())
     tokens_out = sum(a.tokens_out for a in found.answers.values())
     cost = AttestSettings(**manifest.prices).cost(tokens_in, tokens_out, batch=True)
-    return Applied(len(keys) - len(had), len(had), missing, tokens_in, tokens_out, round(cost, 6))
+    applied = Applied(len(keys) - len(had), len(had), missing, tokens_in, tokens_out, round(cost, 6))
+    return applied._replace(missing_check=len(unanswered & manifest.check))

@@ -50,12 +50,12 @@ import re
 from collections import Counter
 from functools import partial
 from pathlib import Path
-from typing import Callable, NamedTuple, Optional, Union
+from typing import Callable, Mapping, NamedTuple, Optional, Union
 
 import numpy as np
 
 from judges.align.passages import DocIndex
-from judges.attest import degenerate
+from judges.attest import check, degenerate
 from judges.attest.answers import affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
 from judges.attest.client import Asker, Failure, Request, ask_all
@@ -78,7 +78,9 @@ from judges.core.counts import (
     LLM_TOKENS_OUT,
     answer_tally,
     attest_answer,
+    attest_check,
     attest_failure,
+    check_tally,
 )
 from judges.formats.debuglog import DebugLog
 from judges.core.records import Judgment
@@ -157,11 +159,14 @@ class Attester:
         selection: Optional[Rule] = None,
         ask: Optional[Asker] = None,
         kind: PairKind = CITATION,
+        check_sample: Optional[Mapping[tuple, str]] = None,
     ):
         """``selection``: the rule ``uncertain`` sends by (a band, or the session's plan); ``ask``:
         who answers the questions the cache does not (default: the endpoint, online); ``kind``:
-        which kind of pair it asks about (:mod:`judges.attest.kinds`)."""
+        which kind of pair it asks about (:mod:`judges.attest.kinds`); ``check_sample``: the pairs
+        asked to check the LLM, by key the model's sure decision (:func:`judges.attest.check.draw`)."""
         self.s, self.endpoint, self.log, self.counts = settings, endpoint, log, counts
+        self.check_sample = dict(check_sample or {})
         self.kind = kind
         self.question, self.reading = kind.question(settings.question), kind.answers(settings.question)
         self.selection = selection
@@ -173,7 +178,7 @@ class Attester:
             timeout_s=settings.timeout_s,
             backoff_s=settings.backoff_s,
         )
-        from judges.attest import prompt  # imports dspy (seconds): only when attesting
+        from judges.attest import prompt
 
         self.messages = prompt.messages
         self.answers = ANSWERS[self.reading]
@@ -281,42 +286,19 @@ class Attester:
         and the status in the citation's words (see the module doc)."""
         counts = self.counts
         out: list[Optional[Decided]] = [None] * len(pairs)
-        chosen: list[tuple[int, str, list, int]] = []  # (pair index, key, messages, evidence tokens)
-        for i, pair in enumerate(pairs):
-            if not self.selects(pair.key, pair):
-                continue
-            counts[ATTEST_SELECTED] += 1
-            evidence, n_tokens = evidence_of(i)
-            if self.guard.search(pair.claim) or self.guard.search(evidence):
-                counts[ATTEST_GUARDED] += 1
-                counts[ATTEST_CHANGED] += pair.status != "unsupported"
-                guarded = out[i] = Decided("guarded", "guarded", "unsupported")
-                self._log_output(pair, None, guarded, None)
-                continue
-            msgs = self.messages(pair.claim, evidence, self.question)
-            key = question_key(self.endpoint.model, msgs, self.params)
-            chosen.append((i, key, msgs, n_tokens))
-            if self.log.enabled:
-                self.log.event(
-                    "ATTEST_INPUT",
-                    **self._ids(pair),
-                    model=self.endpoint.model,
-                    prompt_key=key,
-                    evidence_tokens=n_tokens,
-                    prompt=msgs[-1]["content"],
-                )
+        chosen = self._questions(pairs, evidence_of, out)
         if not chosen:
             return out
 
-        answers: dict[str, Union[Answer, Failure]] = dict(self.cache.get_many(sorted({k for _, k, _, _ in chosen})))
+        answers: dict[str, Union[Answer, Failure]] = dict(self.cache.get_many(sorted({c[1] for c in chosen})))
         cached = set(answers)
+        checking = {c[1] for c in chosen if c[5] is not None}
         requests, asked = [], set()
-        for _, key, msgs, _ in chosen:
+        for _, key, msgs, _, _, _ in chosen:
             if key not in answers and key not in asked:
                 asked.add(key)
-                requests.append(
-                    Request(key, {"model": self.endpoint.model, "messages": msgs, **self.params}, self.answers)
-                )
+                body = {"model": self.endpoint.model, "messages": msgs, **self.params}
+                requests.append(Request(key, body, self.answers, key in checking))
 
         def on_result(request: Request, result: Union[Answer, Failure]) -> None:
             answers[request.key] = result
@@ -332,8 +314,19 @@ class Attester:
         self.ask(requests, on_result=on_result)
 
         reading = self.reading
-        for i, key, _, _ in chosen:
+        for i, key, _, _, selected, side in chosen:
             pair, result = pairs[i], answers[key]
+            got = result if isinstance(result, Answer) else None
+            parsed = parse_answer(got.reply, reading) if got is not None else None
+            if side is not None:  # the check: its answer measured against the model's sure decision
+                read = (
+                    check.UNANSWERED
+                    if got is None or parsed is None
+                    else degenerate.answer_of(parsed, got.p_yes, reading)
+                )
+                counts[attest_check(read, side)] += 1
+            if not selected:
+                continue
             aligned = pair.status
             if isinstance(result, Failure):
                 counts[ATTEST_FAILED] += 1
@@ -341,7 +334,6 @@ class Attester:
             else:
                 source = "cache" if key in cached else "llm"
                 counts[ATTEST_CACHE_HITS] += key in cached
-                parsed = parse_answer(result.reply, reading)
                 if parsed is None:
                     counts[ATTEST_UNPARSED] += 1
                     answer, status = "unparsed", self._unparsed(aligned)
@@ -354,6 +346,54 @@ class Attester:
             out[i] = decided
             self._log_output(pair, key, decided, result)
         return out
+
+    def _questions(
+        self, pairs: list[Pair], evidence_of: Callable[[int], tuple[str, int]], out: list[Optional[Decided]]
+    ) -> list[tuple[int, str, list, int, bool, Optional[str]]]:
+        """The questions to ask, per pair selected or in the check sample: (pair index, key, messages,
+        evidence tokens, selected, the model's sure decision if a check pair); guarded pairs are
+        decided in ``out`` here."""
+        counts = self.counts
+        # (pair index, key, messages, evidence tokens, selected, the model's sure decision if a check pair)
+        chosen: list[tuple[int, str, list, int, bool, Optional[str]]] = []
+        for i, pair in enumerate(pairs):
+            selected = self.selects(pair.key, pair)
+            side = self.checks(pair)
+            if not selected and side is None:
+                continue
+            counts[ATTEST_SELECTED] += selected
+            evidence, n_tokens = evidence_of(i)
+            if self.guard.search(pair.claim) or self.guard.search(evidence):
+                if side is not None:
+                    counts[attest_check(check.UNANSWERED, side)] += 1
+                if not selected:
+                    continue
+                counts[ATTEST_GUARDED] += 1
+                counts[ATTEST_CHANGED] += pair.status != "unsupported"
+                guarded = out[i] = Decided("guarded", "guarded", "unsupported")
+                self._log_output(pair, None, guarded, None)
+                continue
+            msgs = self.messages(pair.claim, evidence, self.question)
+            key = question_key(self.endpoint.model, msgs, self.params)
+            chosen.append((i, key, msgs, n_tokens, selected, side))
+            if self.log.enabled:
+                self.log.event(
+                    "ATTEST_INPUT",
+                    **self._ids(pair),
+                    model=self.endpoint.model,
+                    prompt_key=key,
+                    evidence_tokens=n_tokens,
+                    prompt=msgs[-1]["content"],
+                    **({"check": side} if side is not None else {}),
+                )
+        return chosen
+
+    def checks(self, pair: Pair) -> Optional[str]:
+        """The model's sure decision on ``pair`` when it is in the check sample (None: it is not);
+        a missing or labelled pair never is."""
+        if not self.check_sample or self.s.mode == "none" or pair.status == "missing" or pair.human_label is not None:
+            return None
+        return self.check_sample.get(pair.key)
 
     def _unparsed(self, aligned: str) -> str:
         return aligned if self.s.on_unparsed == "judge" else "unsupported"
@@ -393,7 +433,8 @@ def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> 
     ``cache_hits`` are citations answered from the cache; the cost estimate prices this
     session's calls only. ``answers`` counts the parsed answers, ``confident`` those to citations
     the support model is sure of, ``kappa`` is their agreement with the model there, and
-    ``degenerate`` is ``None`` or why the answers look degenerate (:mod:`judges.attest.degenerate`).
+    ``check`` is the LLM's agreement on the check sample (:mod:`judges.attest.check`), and
+    ``degenerate`` is ``None`` or why the answers are not to be used (:mod:`judges.attest.degenerate`).
     """
     mine = {k: counts.pop(k) for k in [k for k in counts if k.startswith(ATTESTATION_PREFIXES)]}
     counts = Counter(mine)  # taken out of the session's counts: they are reported here
@@ -414,5 +455,5 @@ def summarize(counts: Counter, settings: AttestSettings, endpoint: Endpoint) -> 
         "tokens_out": tokens_out,
         "estimated_cost": round(cost, 6),
         "failed_requests": failures,
-        **degenerate.figures(answer_tally(counts)),
+        **degenerate.figures(answer_tally(counts), check.figures(check_tally(counts), settings.check_size), settings),
     }

@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple, Optional, Union
 
 import httpx
 
-from judges.attest.answers import p_yes
+from judges.attest.answers import UnreadableLogprobs, p_yes
 from judges.core.vocabulary import ANSWERS
 from judges.attest.cache import Answer
 from judges.attest.endpoint import Endpoint
@@ -29,12 +29,14 @@ MALFORMED = "malformed response"  # a reply that is not a chat completion with t
 class Failure(NamedTuple):
     reason: str  # e.g. "http 500", "timeout", "connection error", "malformed response"
     attempts: int
+    detail: str = ""  # what could not be read, when known (a field and its problem)
 
 
 class Request(NamedTuple):
     key: str
     body: dict  # the JSON body: model, messages and sampling parameters
     answers: tuple[str, ...] = ANSWERS["yes_no"]  # the question's answers (for P(YES) from log-probabilities)
+    check: bool = False  # a question of the check sample (judges.attest.check)
 
 
 #: Who answers questions: ``ask(requests, on_result=...)`` calls ``on_result(request, Answer |
@@ -44,9 +46,9 @@ Asker = Callable[..., None]
 
 
 class _Retryable(Exception):
-    def __init__(self, reason: str, delay: Optional[float] = None):
+    def __init__(self, reason: str, delay: Optional[float] = None, detail: str = ""):
         super().__init__(reason)
-        self.reason, self.delay = reason, delay
+        self.reason, self.delay, self.detail = reason, delay, detail
 
 
 async def _ask_once(
@@ -69,7 +71,7 @@ async def _ask_once(
         raise _Retryable(MALFORMED) from None
     result = read_completion(data, answers)
     if isinstance(result, Failure):
-        raise _Retryable(result.reason)
+        raise _Retryable(result.reason, detail=result.detail)
     return result
 
 
@@ -89,9 +91,11 @@ def read_completion(data: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) 
         logprobs = choice.get("logprobs")
     except (KeyError, IndexError, TypeError, AttributeError):
         return Failure(MALFORMED, 1)
-    return Answer(
-        reply, p_yes(logprobs, answers), _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
-    )
+    try:
+        p = p_yes(logprobs, answers)
+    except UnreadableLogprobs as e:  # the reply is not read: not answered (the others are kept)
+        return Failure(MALFORMED, 1, f"choices[0].{e.field}: {e.problem}")
+    return Answer(reply, p, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
 
 
 def _int(value: object) -> int:
@@ -113,7 +117,7 @@ async def _ask(client, endpoint: Endpoint, request: Request, max_retries: int, b
             return result if isinstance(result, Answer) else result._replace(attempts=attempt + 1)
         except _Retryable as e:
             if attempt >= max_retries:
-                return Failure(e.reason, attempt + 1)
+                return Failure(e.reason, attempt + 1, e.detail)
             delay = e.delay if e.delay is not None else backoff_s * (2**attempt) * (0.5 + rng.random())
             attempt += 1
             await asyncio.sleep(delay)

@@ -23,6 +23,13 @@ nothing about support, and its answers would still move the leaderboard. A sessi
    or below 0 in under 1% of sessions (70% of the time: under 5%), while one that ignores the
    citation (kappa 0 on average) is flagged in about half.
 
+After both, the **check sample** (:mod:`judges.attest.check`, ``chance`` or ``unchecked``):
+the LLM's answers on pairs the judge is sure of, asked beside the planned questions, no better
+than chance (the 95% interval of Cohen's kappa reaches 0), or too few of them answered. Its
+answers are then not used either, unless ``attest.check_use: always`` (``forced``) or
+``--use-degenerate-llm``. Answers not used change no status: ``changed`` is then 0 and
+``changed_unused`` says how many they would have changed.
+
 With ``attest.mode: uncertain`` the citations sent are mostly those the model is unsure of, so
 the second test often has too few confident citations and is not made (``confident`` in the
 figures says how many there were); the first still is. Unparsed, failed and guarded questions
@@ -68,24 +75,35 @@ def answer_of(parsed: str, p_yes: Optional[float], question: str) -> str:
     return parsed
 
 
-def figures(tally: dict[tuple[str, str], int]) -> dict:
+def figures(tally: dict[tuple[str, str], int], checked: Optional[dict] = None, settings=None) -> dict:
     """What ``summarize`` reports: ``answers`` (parsed answers by answer), ``confident`` (those to
     citations the model is sure of), ``kappa`` (Cohen's kappa with the model's confident decisions,
     ``None`` when too few to test) and ``degenerate`` (:func:`check`).
 
     ``tally``: parsed answers by (answer, model decision), as :func:`answer_of` and
-    :func:`model_decision` give them (:func:`judges.core.counts.answer_tally`)."""
+    :func:`model_decision` give them (:func:`judges.core.counts.answer_tally`); ``checked``: the
+    check sample's figures (:func:`judges.attest.check.figures`), reported as ``check``: a check
+    no better than chance, or unchecked, is the third rule (after ``constant`` and
+    ``below_chance``); ``settings`` (``attest``): its ``check_use: always`` marks it ``forced``."""
     order = {a: i for i, a in enumerate(("YES", "NO", "FULL", "PARTIAL", "NONE"))}
     answers: dict[str, int] = {}
     for (answer, _), n in sorted(tally.items(), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0])):
         answers[answer] = answers.get(answer, 0) + n
     agreement = _agreement(tally)
-    return {
+    found = check(tally)
+    if checked is not None and found is None and checked.get("verdict") in ("chance", "unchecked"):
+        found = {"reason": checked["verdict"], "message": checked["message"]}
+        if settings is not None and settings.check_use == "always":
+            found["forced"] = "attest.check_use: always"
+    out = {
         "answers": answers,
         "confident": agreement["confident"],
         "kappa": agreement.get("kappa"),
-        "degenerate": check(tally),
+        "degenerate": found,
     }
+    if checked is not None:
+        out["check"] = checked
+    return out
 
 
 def answers_used(figures: dict, *, strict: bool, used: bool, pairs: str = "") -> bool:
@@ -97,9 +115,13 @@ def answers_used(figures: dict, *, strict: bool, used: bool, pairs: str = "") ->
     found = figures.get("degenerate")
     if not found:
         return True
+    used = used or bool(found.get("forced"))
     found["used"] = used
-    if strict:
+    if strict and not found.get("forced"):
         raise InputError("--strict-llm", None, None, f"{found['message']} ({pairs}no output replaced)")
+    if not used and figures.get("changed"):  # only answers used change a status
+        found["changed_unused"] = figures["changed"]
+        figures["changed"] = 0
     return used
 
 

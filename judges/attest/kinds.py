@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from judges.core.measures import MEASURE_NAMES
+from judges.core.measures import BATTLE_SCORE, MEASURE_NAMES
 from judges.nuggets.measures import F1, NUGGET_MEASURES
 
 
@@ -64,4 +64,15 @@ NUGGET = PairKind(
     "support_level",
     {"supported": "support", "partial": "partial_support", "unsupported": "not_support"},
     (*NUGGET_MEASURES, F1),
+)
+
+#: A battle: two answers to one topic side by side (judges.engine.battles); its verdict is the
+#: evidence's (no question asked of an LLM yet: ``prompt`` names the side-by-side question to come).
+BATTLE = PairKind(
+    "battle",
+    ("topic_id", "run_a", "run_b"),
+    "side_by_side",
+    None,
+    {"supported": "A", "partial": "tie", "unsupported": "B"},
+    (BATTLE_SCORE,),
 )

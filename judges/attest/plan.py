@@ -126,8 +126,20 @@ class Planned(NamedTuple):
 class Plan:
     """The chosen citations of a session, by key (:data:`KEY`), with their rank and gain."""
 
-    def __init__(self, chosen: dict[tuple, Planned], candidates: int, wanted: int, cost: Optional[float] = None):
+    def __init__(
+        self,
+        chosen: dict[tuple, Planned],
+        candidates: int,
+        wanted: int,
+        cost: Optional[float] = None,
+        check: Optional[dict[tuple, str]] = None,
+    ):
         self.chosen, self.candidates, self.wanted, self.cost = chosen, candidates, wanted, cost
+        self.check: dict[tuple, str] = check or {}  # the check sample asked beside it (judges.attest.check.draw)
+
+    def checking(self, sample: dict[tuple, str]) -> "Plan":
+        """The same plan with the check sample ``sample`` asked beside it."""
+        return Plan(self.chosen, self.candidates, self.wanted, self.cost, sample)
 
     def __len__(self) -> int:
         return len(self.chosen)

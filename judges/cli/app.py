@@ -46,6 +46,7 @@ from judges.cli.options import (
 from judges.core.process import finished, started
 from judges.cli.attest import app as attest_app
 from judges.cli.meta import app as meta_app
+from judges.cli.banks import app as banks_app
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
 COMPILED_S = 5.0  # loading the cached kernels takes under a second; longer means they were compiled
-HELP_WIDTH = 104  # --help is as wide as the terminal up to this (README's CLI reference: COLUMNS=104)
+HELP_WIDTH = 104  # --help is as wide as the terminal up to this
 
 
 class Commands(TyperGroup):
@@ -257,6 +258,7 @@ def _request(o: JudgeOptions) -> _Request:
         allow_missing_text=o.allow_missing_text or (o.judge is JudgeName.nugget and o.corpus is None),
         nuggets=o.nuggets,
         judge=o.judge.value,
+        battle_opponents=o.battle_opponents,
         nugget_model=o.nugget_model,
     )
     outputs = Outputs(
@@ -287,10 +289,12 @@ def _endpoint(use_env_llm: bool, llm_config: Optional[Path], read: bool = True) 
 def _check_nugget_options(o: JudgeOptions) -> None:
     """``--judge nugget``/``argue`` need ``--nuggets`` (and only they take it); nuggets only need no
     corpus (the citations are judged ``missing``)."""
-    if o.judge is not JudgeName.citation and o.nuggets is None:
+    if o.judge in (JudgeName.nugget, JudgeName.argue) and o.nuggets is None:
         raise InputError("--judge", None, None, f"{o.judge.value} needs --nuggets FILE (a nugget bank)")
     if o.judge is JudgeName.citation and o.nuggets is not None:
-        raise InputError("--nuggets", None, None, "only with --judge nugget or --judge argue")
+        raise InputError("--nuggets", None, None, "only with --judge nugget, argue or battle")
+    if o.judge is not JudgeName.battle and o.battle_opponents is not None:
+        raise InputError("--battle-opponents", None, None, "only with --judge battle")
 
 
 def _run_session(request: _Request):
@@ -787,6 +791,7 @@ def corpus_info(
 
 app.add_typer(corpus_app, name="corpus", short_help="A docstore for big corpora: index, lookup, info.")
 app.add_typer(attest_app, name="attest", short_help="The LLM stage through batch files: export, import.")
+app.add_typer(banks_app)  # create-nuggets
 app.add_typer(meta_app)  # meta-evaluate, agreement, convert-labelled, calibrate(-nuggets), plan-assessments
 
 

@@ -132,6 +132,7 @@ def export(
         )
     to_ask = counts[ATTEST_FAILED] + (nuggets["failed"] if nuggets else 0)
     say(f"questions: {to_ask:,} to ask, {len(requests):,} distinct: {len(requests):,} requests")
+    say(f"check questions (pairs the judge is sure of, to measure the LLM): {sum(r.check for r in requests):,}")
     for f in files:
         say(f"wrote {target / f['file']} ({f['requests']:,} requests, {f['bytes'] / 1e6:,.1f} MB)")
     say(f"wrote {target / 'manifest.json'} (model {chosen}) in {time.perf_counter() - started:.1f} s")
@@ -206,6 +207,12 @@ def import_answers(
         warn(
             f"{done.missing:,} of the {exports} {len(manifest.questions):,} questions have no answer in the cache: "
             "the next judge run asks them online (or export again)"
+        )
+    if done.missing_check:
+        warn(
+            f"{done.missing_check:,} of the {len(manifest.check):,} check questions (pairs the judge is sure of, "
+            "asked to measure the LLM) have no answer: until they do, the LLM is unchecked and the judge does "
+            "not use its answers (attest.check_use: always uses them all the same)"
         )
     if found.rejected:
         raise typer.Exit(1)

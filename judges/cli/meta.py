@@ -68,7 +68,7 @@ def _with_ci(value, low, high) -> str:
     short_help="Correlation of judge leaderboards with a truth leaderboard, with intervals.",
     help=(
         "Correlate judge leaderboards with a truth leaderboard (Kendall tau-b, Spearman, Pearson, tau_ap, "
-        "Kendall@k), with bootstrap confidence intervals over topics."
+        "tau_ap_b, Kendall@k, per-topic Pearson), with BCa bootstrap confidence intervals over topics."
     ),
 )
 def meta_evaluate(
@@ -97,7 +97,11 @@ def meta_evaluate(
     correlation: List[str] = typer.Option(
         [],
         "--correlation",
-        help="kendall, spearman, pearson, tau_ap or kendall@K; repeatable (default: all five, K=10).",
+        help=(
+            "kendall, spearman, pearson, tau_ap, tau_ap_b, kendall@K, pearson_per_topic, kendall_per_topic or "
+            "spearman_per_topic; repeatable (default: kendall, spearman, pearson, tau_ap, tau_ap_b, kendall@10, "
+            "pearson_per_topic)."
+        ),
     ),
     topic: List[str] = typer.Option(
         [], "--topic", help="Rank by the mean over these topics' rows, not the all rows; repeatable."
@@ -171,6 +175,11 @@ def meta_evaluate(
     except InputError as e:
         raise fail(e.render())
     _print_correlations(result.correlations, methods, resamples > 0, confidence)
+    if resamples > 0:
+        say(
+            f"intervals: {confidence:.0%} BCa bootstrap (bias-corrected and accelerated) over topics, "
+            f"{resamples} resamples, seed {seed}"
+        )
     if show_values:
         _print_values(result.values)
 
@@ -179,9 +188,12 @@ def _print_correlations(df, methods, with_ci: bool, confidence: float) -> None:
     """One table per judge leaderboard: a row per (truth measure, judge measure, correlation)."""
     import pandas as pd
 
-    ci = f"{confidence:.0%} CI" if with_ci else None
+    from judges.meta.metaeval import PER_TOPIC_RANKING
+
+    ci = f"{confidence:.0%} BCa CI" if with_ci else None
     for ev, part in df.groupby("eval", sort=False):
-        how = "all rows" if (part["ranking"] == "all").all() else "mean over the selected topics"
+        ranked = part[part["ranking"] != PER_TOPIC_RANKING]
+        how = "all rows" if (ranked["ranking"] == "all").all() else "mean over the selected topics"
         say(f"meta-evaluation of {ev} (runs ranked by their {how})")  # a line: a path never folds in a title
         table = Table()
         for name in ("truth measure", "judge measure", "correlation", "value", *([ci] if ci else []), "runs", "topics"):
@@ -469,7 +481,17 @@ def plan_assessments(
         help="Plan the nugget pairs (answer, nugget) of a set judged with --nuggets instead of the citations: "
         "OUT_DIR/NAME.assess-nuggets-N.jsonl, labels support, partial_support, not_support.",
     ),
+    battles: Optional[float] = typer.Option(
+        None,
+        "--battles",
+        min=1,
+        help="Plan battles of a set judged with --judge battle instead: about this many opponents per run and "
+        "topic, each with its inclusion probability; OUT_DIR/NAME.assess-battles-N.jsonl, verdicts A, B or tie.",
+    ),
 ) -> None:
+    if battles is not None:
+        _plan_battle_assessments(out_dir, name, battles, output)
+        return
     if nuggets:
         _plan_nugget_assessments(out_dir, name, budget, count, output)
         return
@@ -504,6 +526,25 @@ def plan_assessments(
         "fill in each line's label (supported, partially, not_supported), then judge again with --labels for "
         "every round's file (or the directory of them)"
     )
+
+
+def _plan_battle_assessments(out_dir: Path, name: str, opponents: float, output) -> None:
+    try:
+        from judges.meta.assessing import next_round
+        from judges.meta.battle_plan import plan_battles
+
+        number, target = next_round(out_dir, name, "assess_battle_round")
+        target = output or target
+        plan = plan_battles(out_dir, name, target, opponents)
+    except InputError as e:
+        raise fail(e.render())
+    if plan.earlier:
+        say(f"left out the {plan.earlier} battles of earlier round file(s)")
+    say(
+        ("" if output else f"round {number}: ")
+        + f"drew {len(plan.lines)} of {plan.candidates} battles not judged by an assessor; wrote {target}"
+    )
+    say("fill in each line's verdict (A, B or tie), then judge again with --labels for every round's file")
 
 
 def _plan_nugget_assessments(out_dir: Path, name: str, budget, count, output) -> None:

@@ -31,6 +31,7 @@ class JudgeName(str, Enum):
     citation = "citation"
     nugget = "nugget"  # nugget recall only (--nuggets)
     argue = "argue"  # citations and nuggets in one session, and NUGGET_F1 (--nuggets)
+    battle = "battle"  # argue's (nuggets with --nuggets) and battles: two answers per topic side by side
 
 
 Dataset = Enum("Dataset", {n: n for n in DATASETS}, type=str)  # type: ignore[misc]
@@ -136,17 +137,28 @@ class JudgeOptions:
         JudgeName,
         typer.Option(
             "--judge",
-            help="Judge to run: citation (citation support), nugget (nugget recall, needs --nuggets) or argue "
-            "(both in one session, and NUGGET_F1).",
+            help="Judge to run: citation (citation support), nugget (nugget recall, needs --nuggets), argue "
+            "(both in one session, and NUGGET_F1) or battle (citations, nuggets with --nuggets, and every "
+            "pair of answers to a topic side by side: verdicts, Bradley-Terry ranking, BATTLE_SCORE).",
         ),
     ] = JudgeName.citation
+    battle_opponents: Annotated[
+        Optional[float],
+        typer.Option(
+            "--battle-opponents",
+            min=1,
+            help="--judge battle under a budget: about this many opponents per run and topic, drawn where the "
+            "outcome is least certain, each battle with a known probability (default: every pair).",
+        ),
+    ] = None
     nuggets: Annotated[
         Optional[Path],
         typer.Option(
             "--nuggets",
             help=(
                 "Nugget bank file for --judge nugget/argue: NIST's nuggets.jsonl or nugget_assignment.*.jl, "
-                "nuggetizer output, or AutoJudge NuggetBanks (JSON Lines or JSON)."
+                "nuggetizer output, or AutoJudge NuggetBanks (JSON Lines or JSON); 'auto': a bank made from the "
+                "answers (no LLM; a run judged only by the nuggets other runs state)."
             ),
         ),
     ] = None

@@ -144,6 +144,18 @@ def _estimated_error(e: dict) -> str:
     return f"estimated {e['estimate']:.3f} (90% interval {e['low']:.3f}-{e['high']:.3f}) from {e['answers']} answers"
 
 
+def _check_line(c: dict) -> str:
+    """The check sample's line (:func:`judges.attest.check.figures`)."""
+    drawn = c["drawn"]
+    asked = f"{drawn['supported']} sure supported + {drawn['not_supported']} sure not asked"
+    if "kappa" not in c:
+        return f"{c['verdict']}: {asked}; {c['message']}"
+    return (
+        f"{c['verdict']}: {asked}; sensitivity {c['sensitivity']:.2f}, specificity {c['specificity']:.2f}, "
+        f"kappa {c['kappa']:.3f} (95% interval {c['kappa_low']:.3f} to {c['kappa_high']:.3f})"
+    )
+
+
 def _attest_rows(summary) -> list[tuple[str, str]]:
     """LLM attestation: what was asked, the answers, tokens and failures (a degenerate LLM warned)."""
     a = summary.attest
@@ -164,6 +176,8 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
         ),
         ("LLM tokens", f"{a['tokens_in']} in, {a['tokens_out']} out (estimated cost {a['estimated_cost']:.4f})"),
     ]
+    if a.get("check"):  # the LLM's agreement on the check sample (judges.attest.check)
+        rows.append(("LLM check", _check_line(a["check"])))
     if (a.get("answer_error") or {}).get("answers"):  # estimated from this kind's answers (none: the prior)
         rows.append(("LLM answer error", _estimated_error(a["answer_error"])))
     nuggets = a.get("nuggets")
@@ -176,18 +190,38 @@ def _attest_rows(summary) -> list[tuple[str, str]]:
                 f"{nuggets['changed']} changed" + (f"; answers {said}" if said else ""),
             )
         )
+        if nuggets.get("check"):
+            rows.append(("LLM nugget check", _check_line(nuggets["check"])))
         if (nuggets.get("answer_error") or {}).get("answers"):
             rows.append(("LLM nugget answer error", _estimated_error(nuggets["answer_error"])))
         if nuggets.get("degenerate"):
             used = "used all the same" if nuggets["degenerate"]["used"] else "not used: the nugget model's stand"
             warn(f"{nuggets['degenerate']['message']} (nugget pairs); {used}")
+    battles = a.get("battles")
+    if battles:  # the battles' side-by-side questions (judges.session.battles.ask_llm)
+        position = battles["position"]
+        rows.append(
+            (
+                "LLM battle questions",
+                f"{battles['undecided']} battles the evidence cannot decide, asked in both orders: "
+                f"{battles.get('calls', 0)} calls, {battles.get('cache_hits', 0)} cache hits, "
+                f"{battles.get('over_cost', 0)} over max_cost, {battles.get('used', 0)} verdicts used; "
+                f"the first answer shown picked in {position['first']:.0%} of {position['answers']}",
+            )
+        )
+        if battles.get("degenerate"):
+            warn(f"{battles['degenerate']['message']}; not used: the battles keep the evidence's verdicts")
     if a["failed_requests"]:
         rows.append(("LLM failures", ", ".join(f"{k} x {reason}" for reason, k in a["failed_requests"].items())))
     if a.get("degenerate"):  # a warning line above, and a row of the table
+        forced = a["degenerate"].get("forced")
         if summary.degenerate_not_used:
-            what = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them)"
+            what = "not used: the citations keep the support model's judgment (--use-degenerate-llm uses them"
+            what += ", or attest.check_use: always)" if a["degenerate"]["reason"] in ("chance", "unchecked") else ")"
+            if a["degenerate"].get("changed_unused"):
+                what += f"; they would have changed {a['degenerate']['changed_unused']} statuses"
         else:
-            what = "used all the same (--use-degenerate-llm)"
+            what = f"used all the same ({forced or '--use-degenerate-llm'})"
         warn(f"{a['degenerate']['message']}; {what}")
         rows.append(("warning", f"{a['degenerate']['message']}; {what}"))
     return rows
@@ -259,11 +293,13 @@ def print_top(path: Optional[str], n: int = 5) -> None:
 
 def print_basis(intervals: Optional[str]) -> None:
     """What the headline's intervals rest on (judges.scores.intervals): the judge's errors learned on
-    labelled data elsewhere, and the session's labels where there are some."""
+    labelled data, whether that data holds the session's topics (judges.scores.basis), and the
+    session's labels where there are some."""
     if not intervals:
         return
-    from judges.formats.tables import read_table
     from judges.core.measures import HEADLINE
+    from judges.formats.tables import read_table
+    from judges.scores.basis import basis
 
     table = read_table(intervals)
     if "made" not in table.column_names:
@@ -272,9 +308,9 @@ def print_basis(intervals: Optional[str]) -> None:
     if not made:
         return
     labelled = sum(1 for m in made if " labels, " in m)
-    learned = made[0].split(" and ")[0].split(",")[0]
-    where = learned[len("model (") : -1] if learned.startswith("model (") else "the model's own figures"
-    line = f"intervals ({intervals[: -len('.parquet')]}.tsv): they rest on the judge's {where}, not on these topics"
+    topics = [t for t, k in zip(table["topics"].to_pylist(), table["measure"].to_pylist()) if k == HEADLINE]
+    where, these = basis(made[0], int(max(topics)) if topics else 0)
+    line = f"intervals ({intervals[: -len('.parquet')]}.tsv): they rest on the judge's {where}, {these}"
     if labelled:
         line += f"; {labelled} of {len(made)} runs' also on their own labels (the column made says how)"
     say(line)

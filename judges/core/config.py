@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal, Optional, Union
+from typing import TYPE_CHECKING, Literal, Optional, Union
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -18,6 +18,10 @@ from judges.core.errors import InputError
 from judges.core.vocabulary import ANSWERS, BACKENDS
 
 _BACKEND_NAMES = tuple(sorted(BACKENDS))
+if TYPE_CHECKING:  # a Literal of names computed at import is no type to mypy
+    BackendName = str
+else:
+    BackendName = Literal[_BACKEND_NAMES]
 ANSWER_ERROR_PRIOR = 0.1  # attest.answer_error: the default, and the centre of estimate's prior
 
 
@@ -31,7 +35,7 @@ class AlignmentSettings(_Strict):
     match: int = Field(2, gt=0, le=1000, description="score of two equal tokens")
     mismatch: int = Field(-1, lt=0, ge=-1000, description="score of two different tokens")
     gap: int = Field(-1, lt=0, ge=-1000, description="score of a token aligned to nothing")
-    backend: Literal[_BACKEND_NAMES] = Field("numba", description="alignment engine; --backend overrides")
+    backend: BackendName = Field("numba", description="alignment engine; --backend overrides")
 
 
 class WindowSettings(_Strict):
@@ -168,6 +172,22 @@ class AttestSettings(_Strict):
         description=(
             "extra regexes (case-insensitive) for text addressed to the judge; "
             "such citations are not sent and judged unsupported"
+        ),
+    )
+    check_size: int = Field(
+        default=20,
+        ge=0,
+        le=100_000,
+        description=(
+            "the check sample: pairs the judge is sure are supported, and as many it is sure are not, asked beside the "
+            "planned questions to measure the LLM's agreement (judges.attest.check); 0: no check"
+        ),
+    )
+    check_use: Literal["if_better_than_chance", "always"] = Field(
+        default="if_better_than_chance",
+        description=(
+            "if_better_than_chance: answers whose check is no better than chance (or unchecked) are not used; "
+            "always: used all the same"
         ),
     )
     max_tokens: int = Field(16, ge=1, le=100_000, description="completion tokens per answer")

@@ -49,6 +49,7 @@ LLM_TOKENS_IN = "llm_tokens_in"
 LLM_TOKENS_OUT = "llm_tokens_out"
 ATTEST_FAILURE = "attest_failure: "  # + the reason: failed questions by reason
 ATTEST_ANSWER = "attest_answer: "  # + answer and model decision: parsed answers (judges.attest.degenerate)
+ATTEST_CHECK = "attest_check: "  # + answer and model decision: the check sample's answers (judges.attest.check)
 
 
 def attest_failure(reason: str) -> str:
@@ -62,11 +63,38 @@ def attest_answer(answer: str, decision: str) -> str:
     return f"{ATTEST_ANSWER}{answer} {decision}"
 
 
+def attest_check(answer: str, decision: str) -> str:
+    """The key counting the check questions (:mod:`judges.attest.check`) answered ``answer``
+    (``unanswered``: none parsed) on pairs the model is sure are ``decision``."""
+    return f"{ATTEST_CHECK}{answer} {decision}"
+
+
+def check_tally(counts) -> dict[tuple[str, str], int]:
+    """The check answers of ``counts`` by (answer, model decision): :func:`attest_check` read back."""
+    return {
+        tuple(k[len(ATTEST_CHECK) :].split(" ", 1)): int(v) for k, v in counts.items() if k.startswith(ATTEST_CHECK)
+    }
+
+
 def answer_tally(counts) -> dict[tuple[str, str], int]:
     """The parsed answers of ``counts`` by (answer, model decision): :func:`attest_answer` read back."""
     return {
         tuple(k[len(ATTEST_ANSWER) :].split(" ", 1)): int(v) for k, v in counts.items() if k.startswith(ATTEST_ANSWER)
     }
+
+
+# Battles (--judge battle: judges.session.battles) and the RAG 2026 rules their answers break (judges.formats.rag26).
+BATTLES = "battles"  # battles judged (every pair per topic, or those a --battle-opponents budget drew)
+BATTLES_LABELLED = "battles_labelled"  # of them, decided by an assessor's verdict (--labels)
+# The side-by-side questions' own counts (judges.attest.sidebyside; the figures under attest.battles).
+SIDE_CALLS = "calls"  # questions answered by the LLM
+SIDE_FAILED = "failed"  # questions that failed
+SIDE_CACHE_HITS = "cache_hits"  # questions the cache answered
+SIDE_OVER_COST = "over_cost"  # questions not asked: attest.max_cost
+RAG26_SENTENCES_OVER_CITATIONS = "rag26_sentences_over_citations"  # sentences with more than 3 citations
+RAG26_REFERENCES_UNCITED = "rag26_references_uncited"  # references no sentence cites
+RAG26_ANSWERS_OVER_WORDS = "rag26_answers_over_words"  # answers of more than 1,024 words
+RAG26_ANSWERS_BREAKING = "rag26_answers_breaking"  # answers breaking any of the three
 
 
 ATTESTATION = (
@@ -99,6 +127,12 @@ KEYS = frozenset(
         QRELS_ROWS,
         DOC_QRELS_ROWS,
         *ATTESTATION,
+        BATTLES,
+        BATTLES_LABELLED,
+        RAG26_SENTENCES_OVER_CITATIONS,
+        RAG26_REFERENCES_UNCITED,
+        RAG26_ANSWERS_OVER_WORDS,
+        RAG26_ANSWERS_BREAKING,
     )
 )
 
@@ -106,4 +140,4 @@ KEYS = frozenset(
 def declared(key: str) -> bool:
     """Whether ``key`` is a declared count (a fixed key, ``attest_failure(reason)`` or
     ``attest_answer(answer, decision)``)."""
-    return key in KEYS or key.startswith((ATTEST_FAILURE, ATTEST_ANSWER))
+    return key in KEYS or key.startswith((ATTEST_FAILURE, ATTEST_ANSWER, ATTEST_CHECK))

@@ -9,7 +9,7 @@ status the support model decided weighs, by default (``leaderboard.weights: expe
 the judge's estimate of the human measure, and the expectation estimates a run's mean better
 than the weights of thresholded statuses (bench/support_agreement.py).
 
-``python -m judges.core.measures`` prints the Markdown table that the README embeds.
+``python -m judges.core.measures`` prints the Markdown table that the manual's measures page embeds (docs/hooks.py).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class SentenceResult(NamedTuple):
 
 
 #: What a measure is an average of (the ``all`` row then averages over topics).
-LEVELS = ("citation", "sentence", "answer", "nugget")
+LEVELS = ("citation", "sentence", "answer", "nugget", "battle")
 #: How :func:`judges.scores.intervals.report_variances` takes the judge's error of a report's value (the
 #: per-report variance each measure names; ``none``: the value does not depend on the judge's
 #: support decisions; ``unmodelled``: it does, but the intervals do not model it, and refuse it).
@@ -69,6 +69,7 @@ VARIANCES = {
     "chars_full": "as sentence_full, each sentence weighted by its characters",
     "nugget_assignment": "per answer, the expected squared error of its nuggets' values (nugget_report_variances)",
     "unmodelled": "the judge's error applies but the intervals do not model it",
+    "battle_bootstrap": "the battle ranking's own interval, a bootstrap over topics (judges.scores.battles)",
 }
 
 
@@ -185,7 +186,7 @@ def placeholder_free(report):
     return 0.0 if any(s.grounding.placeholders for s in report) else 1.0
 
 
-_C, _S, _A, _N, _INF = "citation", "sentence", "answer", "nugget", math.inf
+_C, _S, _A, _N, _B, _INF = "citation", "sentence", "answer", "nugget", "battle", math.inf
 # fmt: off
 # each: name, description, level, judge_error, high, variance, discovered, compute (see Measure)
 #: Every measure of every judge, in leaderboard order: the citation judge's, then the nugget judge's.
@@ -276,9 +277,17 @@ REGISTRY: dict[str, Measure] = {
             "NUGGET_F1", "Harmonic mean of the answer's WEIGHTED_PRECISION and NUGGET_ALL (0 when both are 0).",
             _A, True, 1.0, "nugget_assignment", False, None,
         ),
+        # the battle judge's (--judge battle; judges.scores.battles computes it)
+        Measure(
+            "BATTLE_SCORE",
+            "Bradley-Terry with ties (Davidson) over the topic's battles, the verdicts from the evidence: the "
+            "expected score (win 1, tie 0.5) against a run of mean strength (0.5: an average run).",
+            _B, True, 1.0, "battle_bootstrap", False, None,
+        ),
     )
 }
 # fmt: on
+BATTLE_SCORE = REGISTRY["BATTLE_SCORE"].name
 #: The citation judge's measures (:func:`evaluate` computes them), in leaderboard order.
 MEASURES: tuple[Measure, ...] = tuple(m for m in REGISTRY.values() if m.compute is not None)
 MEASURE_NAMES: tuple[str, ...] = tuple(m.name for m in MEASURES)

@@ -39,7 +39,7 @@ class Citation(NamedTuple):
 
 
 class Sentence(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]  # a field named as tuple.index: NamedTuple allows it, mypy does not
     text: str
     citations: tuple[Citation, ...]
     dropped: int = 0  # citations beyond citations.max_per_sentence, not judged

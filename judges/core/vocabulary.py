@@ -67,6 +67,10 @@ MARKER_STYLES = ("brackets", "superscript", "footnote")
 BACKENDS = ("python", "numba")
 #: The LLM's answers to each attestation question (``attest.question``).
 ANSWERS: dict[str, tuple[str, ...]] = {"yes_no": ("YES", "NO"), "support_level": ("FULL", "PARTIAL", "NONE")}
+#: The answers of the side-by-side question of two answers (judges.attest.sidebyside); with
+#: :data:`ANSWERS`, every question's answers, as batch files name them (judges.attest.batch).
+SIDE_BY_SIDE = ("FIRST", "SECOND", "TIE")
+READINGS: dict[str, tuple[str, ...]] = {**ANSWERS, "side_by_side": SIDE_BY_SIDE}
 #: ``support_level``: the status an answer names.
 LEVEL_STATUS = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}
 

@@ -465,7 +465,10 @@ def judge_part(
         from judges.attest.cascade import Attester  # the LLM client is imported only when attesting
         from judges.attest.selection import rule
 
-        attester = Attester(attest, settings.llm, settings.cache_dir, log, counts, rule(attest, plan), settings.ask)
+        selection, check_sample = rule(attest, plan), None if plan is None else plan.check
+        attester = Attester(
+            attest, settings.llm, settings.cache_dir, log, counts, selection, settings.ask, check_sample=check_sample
+        )
     judge = Judge(settings, corpus, labels, attester, placed)
     pending: list[Report] = []
     pending_citations = 0

@@ -44,7 +44,8 @@ from judges.formats.debuglog import DebugLog
 from judges.formats.nuggets import Nuggets
 from judges.nuggets import features as F
 from judges.nuggets.answers import answer_text
-from judges.nuggets.judge import NuggetJudgment, judge_topic
+from judges.nuggets.judge import NuggetJudgment
+from judges.nuggets.made import judge_made_topic
 from judges.nuggets.measures import NUGGET_MEASURES, answer_measures
 from judges.nuggets.model import load_model
 from judges.core.records import Report
@@ -60,6 +61,10 @@ class NuggetResult:
     attest: dict = field(default_factory=dict)  # the nugget pairs' attestation figures (mode none: empty)
     plan: Optional[Plan] = None  # the plan over the nugget pairs, when one was made
     labelled: int = 0  # pairs whose assignment an assessor's label decided (--labels)
+    banks: dict = field(default_factory=dict)  # the banks judged by, by topic (judges.formats.nuggets.NuggetBank)
+    bank: dict = field(
+        default_factory=dict
+    )  # the bank's provenance: path, sha256, source (judges.formats.nuggets.source_of)
 
 
 def judge_answers(
@@ -82,7 +87,7 @@ def judge_answers(
     effect (:class:`judges.formats.labels.NuggetLabels`, ``--labels``), which replace the judge's."""
     model = load_model(model_spec)
     encoder = F.Encoder()
-    result = NuggetResult()
+    result = NuggetResult(banks=dict(nuggets.banks), bank=provenance(nuggets))
     by_topic: dict[str, list[tuple[str, str]]] = {}
     for report in reports:
         if report is not None:
@@ -97,7 +102,7 @@ def judge_answers(
             unbanked += [(run, topic) for run, _ in answers]
             continue
         result.queries[topic] = bank.query
-        for (run, text), judged in zip(answers, judge_topic(encoder, bank, answers, model, labels)):
+        for (run, text), judged in zip(answers, judge_made_topic(encoder, bank, answers, model, labels)):
             result.judged[(run, topic)] = judged
             result.answers[(run, topic)] = text
     if assigned is not None and assigned.levels:
@@ -138,6 +143,14 @@ def judge_answers(
             + ", ".join(result.without_bank[:5])
         )
     return result
+
+
+def provenance(nuggets: Nuggets) -> dict:
+    """What every nugget score records of its bank: the file (or ``auto``), its SHA-256 and its
+    source (``human``, ``post-edited``, ``answers``, ``llm:MODEL``)."""
+    from judges.formats.nuggets import source_of
+
+    return {"path": nuggets.path, "sha256": nuggets.sha256, "source": source_of(nuggets)}
 
 
 def apply_labels(result: NuggetResult, labels) -> None:
@@ -218,6 +231,19 @@ def nugget_plan(judged: dict, answered: dict[str, int], attest):
     return plan_pairs(NUGGET, plan_columns(rows), nuggets, answered, ruled_out, labelled, attest)
 
 
+def nugget_check_sample(result: NuggetResult, attest) -> dict:
+    """The check sample over the nugget pairs (:func:`judges.attest.check.draw`): pairs the nugget
+    model is sure of, neither labelled nor planned."""
+    from judges.attest.check import draw
+
+    rows = [j for key in sorted(result.judged) for j in result.judged[key]]
+    keys = [(j.run_id, j.topic_id, j.nugget_index) for j in rows]
+    plan = result.plan
+    excluded = [j.labelled or (plan is not None and plan.get(k) is not None) for j, k in zip(rows, keys)]
+    p_any = [1.0 - j.p_not for j in rows]
+    return draw(keys, p_any, [j.p_support for j in rows], excluded, attest.check_size, attest.seed)
+
+
 def attest_nuggets(
     result: NuggetResult, answered: dict[str, int], settings, log: DebugLog, strict_llm: bool, use_degenerate: bool
 ):
@@ -235,9 +261,11 @@ def attest_nuggets(
         result.plan = nugget_plan(result.judged, answered, attest)
         log.event("PLAN", kind=NUGGET.name, **result.plan.describe())
     counts: Counter = Counter()
+    check_sample = nugget_check_sample(result, attest)
     attester = Attester(
-        attest, settings.llm, settings.cache_dir, log, counts, rule(attest, result.plan), settings.ask, NUGGET
-    )
+        attest, settings.llm, settings.cache_dir, log, counts, rule(attest, result.plan), settings.ask, NUGGET,
+        check_sample,
+    )  # fmt: skip
     try:
         keys = sorted(result.judged)
         flat = [(key, j) for key in keys for j in result.judged[key]]

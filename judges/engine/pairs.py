@@ -17,6 +17,8 @@ A kind says
   (:func:`judges.session.nuggets.kind`: the engine never imports the session), ``None`` for the
   citations, which the writer writes itself.
 
+:func:`battle_kind`'s pairs are two answers to one topic (:mod:`judges.engine.battles`).
+
 :data:`CITATION_KIND` judges a batch of cited sentences against their documents
 (:func:`judges.engine.judge.judge_part`: a :class:`~judges.engine.judge.Part`), :func:`nugget_kind`'s
 every answer against its topic's nuggets (:func:`judges.engine.nuggets.judge_answers`: a
@@ -63,10 +65,22 @@ def nugget_kind() -> Kind:
     return Kind(NUGGET, features.FEATURES, model.load_model, judge_answers)
 
 
-def kinds_of(has_nuggets: bool) -> tuple[Kind, ...]:
+@lru_cache(maxsize=1)
+def battle_kind() -> Kind:
+    """The battle kind (``--judge battle``): two answers to one topic side by side, the verdict
+    from what the other kinds judged of each (:mod:`judges.engine.battles`)."""
+    from judges.attest.kinds import BATTLE
+    from judges.engine.battles import FEATURES, collect
+
+    return Kind(BATTLE, FEATURES, lambda spec=None: None, collect)
+
+
+def kinds_of(has_nuggets: bool, battles: bool = False) -> tuple[Kind, ...]:
     """The kinds a session judges: the citations always (``--judge nugget`` too: its citations
-    are judged, ``missing`` without documents), the nuggets with a bank (``--nuggets``)."""
-    return (CITATION_KIND, nugget_kind()) if has_nuggets else (CITATION_KIND,)
+    are judged, ``missing`` without documents), the nuggets with a bank (``--nuggets``), the
+    battles with ``--judge battle`` (last: they read the others' judgments)."""
+    kinds = (CITATION_KIND, nugget_kind()) if has_nuggets else (CITATION_KIND,)
+    return (*kinds, battle_kind()) if battles else kinds
 
 
 def judge_pairs(

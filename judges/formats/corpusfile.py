@@ -9,7 +9,7 @@ first copy silently.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 from judges.core.errors import InputError
 from judges.formats.jsonl import iter_jsonl
@@ -41,7 +41,7 @@ def read_corpus_file(path: Path, wanted: set[str], on_error: Callable[[InputErro
     return found
 
 
-def parse_document(obj: object, path: str, line: int) -> Document:
+def parse_document(obj: object, path: str, line: Optional[int]) -> Document:
     """One corpus line as a :class:`Document` (or an :class:`InputError` naming the field)."""
     if not isinstance(obj, dict):
         raise InputError(path, line, None, f"a document must be a JSON object, got {json_type(obj)}")

@@ -6,7 +6,8 @@ Events, each an object with ``ts`` and ``event``:
 * ``INPUT_ERROR`` -- a bad input record (path, line, field, problem), failed on or skipped;
 * ``CITATION_INPUT`` and ``CITATION_OUTPUT`` -- per judged citation: the sentence, the cited
   document and the candidate windows; then the alignment, features, judgment and the rule behind it;
-* ``ATTEST_INPUT`` and ``ATTEST_OUTPUT`` -- per citation asked of the LLM: the prompt; then the
+* ``ATTEST_INPUT`` and ``ATTEST_OUTPUT`` -- per citation asked of the LLM: the prompt (a question of the
+  check sample, judges.attest.check, says ``check``: it has no ATTEST_OUTPUT, its answer only measures); then the
   answer (or failure), where it came from (``cache``, ``llm`` or ``failed``) and the status it gave;
 * ``ATTEST_SUMMARY`` -- the session's attestation figures (only when the workflow attests);
 * ``summary`` -- counts, statuses and the files written.
@@ -25,7 +26,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Optional
 
 import orjson
 
@@ -43,7 +44,7 @@ class DebugLog:
         self.path = path
         self.file: Optional[Path] = None  # the file written (``path``'s temporary file, or the one started)
         self._stack = contextlib.ExitStack()
-        self._f = None
+        self._f: Optional[BinaryIO] = None
         self._buffer: Optional[list[bytes]] = None
         self._ms, self._ts = -1, ""
         self._heads: dict[str, bytes] = {}
@@ -124,7 +125,7 @@ class DebugLog:
         return self
 
     def __exit__(self, *exc) -> bool:
-        return self._stack.__exit__(*exc)
+        return bool(self._stack.__exit__(*exc))
 
     @property
     def enabled(self) -> bool:
@@ -162,9 +163,11 @@ class DebugLog:
 
     def _copy_then_sync(self, ranges: list) -> None:
         try:
-            _copy_ranges(self._f, ranges)
-            self._f.flush()
-            _sync(self._f.fileno())
+            f = self._f
+            assert f is not None, "a copy is started on an open log"
+            _copy_ranges(f, ranges)
+            f.flush()
+            _sync(f.fileno())
         except BaseException as e:  # raised again by the thread that waits for the copy
             self._copy_failed = e
 
@@ -210,7 +213,7 @@ class DebugLog:
                 self._f.write(line)
             except OSError as e:
                 raise self._write_failed(e) from None
-        else:
+        elif self._buffer is not None:  # deferred (enabled: one of the two)
             self._buffer.append(line)
 
 

@@ -47,7 +47,7 @@ import re
 import sqlite3
 import zlib
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, Optional
+from typing import Any, Callable, Iterable, NamedTuple, Optional
 
 import orjson
 
@@ -106,6 +106,14 @@ def corpus_files(source: Path) -> list[Path]:
     return files
 
 
+def shard_number(path: Path) -> int:
+    """The number of an MS MARCO v2.1 segmented shard file (its layout: :data:`MSMARCO_SHARD`)."""
+    found = MSMARCO_SHARD.match(path.name)
+    if found is None:
+        raise ValueError(f"{path.name}: not an MS MARCO v2.1 segmented shard")
+    return int(found.group(1))
+
+
 def layout_of(files: list[Path]) -> str:
     return LAYOUT_MSMARCO if all(MSMARCO_SHARD.match(f.name) for f in files) else LAYOUT_GENERIC
 
@@ -151,7 +159,7 @@ def _doc_id(raw: bytes) -> Optional[str]:
 def build(
     source: Path,
     out: Optional[Path] = None,
-    on_error: Callable[[InputError], None] = None,
+    on_error: Optional[Callable[[InputError], None]] = None,
     progress: Callable[[int, int], None] = lambda done, total: None,
     block_bytes: int = BLOCK_BYTES,
     level: int = ZLIB_LEVEL,
@@ -170,7 +178,7 @@ def build(
     tmp.unlink(missing_ok=True)
     total = sum(f.stat().st_size for f in files)
     done_before = 0
-    figures = {"layout": layout, "files": len(files), "lines": 0, "blocks": 0, "bytes_in": 0, "ids": 0}
+    figures: dict[str, Any] = {"layout": layout, "files": len(files), "lines": 0, "blocks": 0, "bytes_in": 0, "ids": 0}
 
     def fail(e: InputError) -> None:
         raise e
@@ -190,8 +198,7 @@ def build(
             BEGIN;
         """)
         for file_no, path in enumerate(files):
-            m = MSMARCO_SHARD.match(path.name)
-            shard = int(m.group(1)) if layout == LAYOUT_MSMARCO else None
+            shard = shard_number(path) if layout == LAYOUT_MSMARCO else None
             raw, f, start = _open_binary(path)
             lines = 0
             try:
@@ -342,7 +349,7 @@ class DocStore:
         return (row[0], row[1], None) if row else (None, 0, "not in corpus")
 
     def get(
-        self, ids: Iterable[str], on_error: Callable[[InputError], None] = None
+        self, ids: Iterable[str], on_error: Optional[Callable[[InputError], None]] = None
     ) -> tuple[dict[str, Document], dict[str, str]]:
         """The documents of ``ids`` found, and for each other id the reason (``not in corpus``,
         ``index out of range: ...``). A line at the offset that is not a valid document goes to
@@ -514,7 +521,7 @@ def _scan_dir(path: Path, wanted: set[str], on_error) -> dict[str, Document | Un
             for k, v in read_corpus_file(f, wanted - out.keys(), on_error).items():
                 out.setdefault(k, v)
         return out
-    by_shard = {int(MSMARCO_SHARD.match(f.name).group(1)): f for f in files}
+    by_shard = {shard_number(f): f for f in files}
     wanted_at: dict[Path, dict[int, str]] = {}
     for doc_id in wanted:
         m = MSMARCO_SEGMENT.match(doc_id)
@@ -524,8 +531,8 @@ def _scan_dir(path: Path, wanted: set[str], on_error) -> dict[str, Document | Un
         last, length, complete = max(at), 0, True
         for line_no, offset, raw in iter_lines(f):
             length = offset + len(raw)
-            doc_id = at.pop(offset, None)
-            if doc_id is not None:
+            found_id = at.pop(offset, None)
+            if found_id is not None:
                 value = parse_line(f, line_no, raw)
                 try:
                     if isinstance(value, InputError):
@@ -534,12 +541,12 @@ def _scan_dir(path: Path, wanted: set[str], on_error) -> dict[str, Document | Un
                 except InputError as e:
                     on_error(e)
                     doc = None
-                if doc is not None and doc.doc_id == doc_id:
-                    out[doc_id] = doc
+                if doc is not None and doc.doc_id == found_id:
+                    out[found_id] = doc
                 else:
                     held = "no valid document" if doc is None else repr(doc.doc_id)
-                    out[doc_id] = Unresolved(
-                        doc_id, f"not in corpus: offset {offset} of {f.name} holds {held} (index out of range)"
+                    out[found_id] = Unresolved(
+                        found_id, f"not in corpus: offset {offset} of {f.name} holds {held} (index out of range)"
                     )
             if offset >= last:
                 complete = False

@@ -147,7 +147,7 @@ class DocumentStore:
         self._corpus: Optional[dict[str, Document]] = None
         self._mappings: dict[str, list] = {}
         self._where: Optional[dict[tuple[str, str], tuple[str, int, int]]] = None
-        self._reports: dict[tuple[str, str], Report] = {}
+        self._reports: dict[tuple[str, str], Optional[Report]] = {}
 
     def inputs(self, kind: str) -> list[Path]:
         """The paths of one kind of input the config records (``topics``, ``responses``,
@@ -190,6 +190,7 @@ class DocumentStore:
 
     def _read_mappings(self, wanted: set[str]) -> None:
         """``sentence_mapping`` of the wanted corpus documents (a cheap text test first)."""
+        assert self.corpus_path is not None, "mappings are read from the corpus file"
         for _, obj in iter_jsonl(Path(self.corpus_path)):
             if not isinstance(obj, dict) or "sentence_mapping" not in obj:
                 continue
@@ -214,18 +215,19 @@ class DocumentStore:
         where = self._where.get(key)
         if where is None:
             return None
-        path, line, offset = where
+        file, line, offset = where
+        found: Optional[Report]
         try:
-            with open(path, "rb") as f:
-                rep = read_report_at(f, path, line, offset, self.dataset)
+            with open(file, "rb") as f:
+                found = read_report_at(f, file, line, offset, self.dataset)
         except Exception:  # a gzip file cannot seek: read it through
-            rep = next(
-                (r for _, r in read_reports(Path(path), self.dataset, lines={line}) if isinstance(r, Report)), None
+            found = next(
+                (r for _, r in read_reports(Path(file), self.dataset, lines={line}) if isinstance(r, Report)), None
             )
         if len(self._reports) > 64:
             self._reports.clear()
-        self._reports[key] = rep
-        return rep
+        self._reports[key] = found
+        return found
 
     def document(self, run_id: str, topic_id: str, doc_id: Optional[str], doc_source: str = "") -> Optional[Document]:
         """The document a citation of (run, topic) resolved to: embedded in the report, else the corpus."""

@@ -19,6 +19,14 @@ from judges.core.errors import InputError
 from judges.formats.jsonl import read_error, skip_bom, value_problem
 
 _SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position of the first character at or after ``pos`` that is not JSON white space."""
+    found = _SPACE.match(text, pos)  # [ \t\n\r]* matches everywhere
+    return found.end() if found is not None else pos
+
+
 _DECODER = json.JSONDecoder()
 
 
@@ -61,9 +69,9 @@ def first_record(path: Path, size: int = 1 << 16) -> object:
     except (OSError, EOFError, zlib.error):
         return None
     text = skip_bom(head).decode("utf-8", errors="replace")
-    pos = _SPACE.match(text, 0).end()
+    pos = _skip(text, 0)
     if text[pos : pos + 1] == "[":
-        pos = _SPACE.match(text, pos + 1).end()
+        pos = _skip(text, pos + 1)
     try:
         return _DECODER.raw_decode(text, pos)[0]
     except (ValueError, RecursionError):
@@ -96,10 +104,10 @@ def _decode(text: str, pos: int, path: object) -> tuple[object, int]:
 def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
     """``(line, index, value)`` of each element of a JSON array; a syntax error ends it with
     :class:`InputError` (raised where it is met, after the elements before it)."""
-    pos = _SPACE.match(text, 0).end()
+    pos = _skip(text, 0)
     if text[pos : pos + 1] != "[":
         raise InputError(path, 1, None, "expected a JSON array")
-    pos = _SPACE.match(text, pos + 1).end()
+    pos = _skip(text, pos + 1)
     line, counted, index = 1, 0, 0
     if text[pos : pos + 1] == "]":
         return
@@ -109,12 +117,12 @@ def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
         counted = pos
         yield line, index, value
         index += 1
-        pos = _SPACE.match(text, end).end()
+        pos = _skip(text, end)
         sep = text[pos : pos + 1]
         if sep == ",":
-            pos = _SPACE.match(text, pos + 1).end()
+            pos = _skip(text, pos + 1)
         elif sep == "]":
-            rest = _SPACE.match(text, pos + 1).end()
+            rest = _skip(text, pos + 1)
             if rest != len(text):
                 raise _invalid(path, json.JSONDecodeError("Extra data", text, rest))
             return
@@ -125,11 +133,11 @@ def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
 def iter_values(text: str, path: object) -> Iterator[tuple[int, object]]:
     """``(line, value)`` of JSON values written one after another, whatever the white space
     between them (none, a newline, several lines); a syntax error raises :class:`InputError`."""
-    pos = _SPACE.match(text, 0).end()
+    pos = _skip(text, 0)
     line, counted = 1, 0
     while pos < len(text):
         value, end = _decode(text, pos, path)
         line += text.count("\n", counted, pos)
         counted = pos
         yield line, value
-        pos = _SPACE.match(text, end).end()
+        pos = _skip(text, end)

@@ -127,26 +127,24 @@ def _check_value(value: object, depth: int, surrogates: bool, field: str = "") -
     if isinstance(value, dict):
         for k, v in value.items():
             sub = f"{field}.{k}" if field else str(k)
-            if surrogates and _SURROGATE.search(k):
-                return (
-                    field or "(key)",
-                    f"lone surrogate (\\u{ord(_SURROGATE.search(k).group()):04x}) in a key: not valid Unicode",
-                )
+            lone = _SURROGATE.search(k) if surrogates else None
+            if lone is not None:
+                return field or "(key)", f"lone surrogate (\\u{ord(lone.group()):04x}) in a key: not valid Unicode"
             if isinstance(v, (dict, list)):
                 problem = _check_value(v, depth - 1, surrogates, sub)
                 if problem is not None:
                     return problem
-            elif surrogates and isinstance(v, str) and _SURROGATE.search(v):
-                return sub, f"lone surrogate (\\u{ord(_SURROGATE.search(v).group()):04x}): not valid Unicode"
-    else:
+            elif surrogates and isinstance(v, str) and (lone := _SURROGATE.search(v)) is not None:
+                return sub, f"lone surrogate (\\u{ord(lone.group()):04x}): not valid Unicode"
+    elif isinstance(value, list):
         for i, v in enumerate(value):
             sub = f"{field}[{i}]"
             if isinstance(v, (dict, list)):
                 problem = _check_value(v, depth - 1, surrogates, sub)
                 if problem is not None:
                     return problem
-            elif surrogates and isinstance(v, str) and _SURROGATE.search(v):
-                return sub, f"lone surrogate (\\u{ord(_SURROGATE.search(v).group()):04x}): not valid Unicode"
+            elif surrogates and isinstance(v, str) and (lone := _SURROGATE.search(v)) is not None:
+                return sub, f"lone surrogate (\\u{ord(lone.group()):04x}): not valid Unicode"
     return None
 
 

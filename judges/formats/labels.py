@@ -37,9 +37,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Iterable, Mapping, NamedTuple, Optional
+from typing import TYPE_CHECKING, Iterable, Mapping, NamedTuple, Optional
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from judges.formats.battle_labels import BattleLabels
 
 from judges.core.errors import InputError
 from judges.formats.jsonl import iter_jsonl
@@ -89,11 +92,16 @@ def label_key(value: object) -> Optional[str]:
     underscores; an integer as its digits; anything else has none."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         return None
-    return "_".join(str(value).strip().lower().replace("-", " ").split())
+    return text_key(str(value))
+
+
+def text_key(text: str) -> str:
+    """:func:`label_key` of a string."""
+    return "_".join(text.strip().lower().replace("-", " ").split())
 
 
 #: Every way of writing a label (:func:`label_key`) -> the label.
-SYNONYMS = {label_key(w): label for label in LABELS for w in (label, *LABEL_SYNONYMS[label])}
+SYNONYMS = {text_key(w): label for label in LABELS for w in (label, *LABEL_SYNONYMS[label])}
 
 
 def parse_label_map(items: Iterable[str], option: str = "--label-map") -> dict[str, str]:
@@ -104,12 +112,12 @@ def parse_label_map(items: Iterable[str], option: str = "--label-map") -> dict[s
         source, eq, target = item.partition("=")
         if not eq or label_key(source) in (None, ""):
             raise InputError(option, None, None, f"{item!r}: expected FROM=TO, e.g. attributable=supported")
-        label = SYNONYMS.get(label_key(target))
+        label = SYNONYMS.get(text_key(target))
         if label is None:
             raise InputError(
                 option, None, None, f"{item!r}: {target.strip()!r} is not a label; expected {', '.join(LABELS)}"
             )
-        found[label_key(source)] = label
+        found[text_key(source)] = label
     return found
 
 
@@ -193,7 +201,8 @@ class _Reader:
         return rec
 
     def _label(self, line: int, value: object) -> str:
-        label = self.names.get(label_key(value))
+        key = label_key(value)
+        label = self.names.get(key) if key is not None else None
         if label is None:
             raise InputError(
                 self.path,
@@ -418,11 +427,13 @@ class LabelFiles(NamedTuple):
     sources: dict[tuple, tuple[Path, int]]  # the same key -> the file and line its label came from
     files: list[Labels]  # each file as read, in the order given
     nuggets: Optional[NuggetLabels] = None  # the nugget assignment files among them, when any
+    battles: Optional["BattleLabels"] = None  # the battle verdict files among them (judges.formats.battle_labels)
 
     def counts(self) -> list[dict]:
         """Per file: its path, its labels and its lines not labelled yet (for the summary and config.yml)."""
         found = [{"path": str(f.path), "labels": len(f.table), "not_labelled": f.unlabelled} for f in self.files]
-        return found + (self.nuggets.files if self.nuggets is not None else [])
+        found += self.nuggets.files if self.nuggets is not None else []
+        return found + (self.battles.files if self.battles is not None else [])
 
 
 def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> LabelFiles:
@@ -435,9 +446,13 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
     sources: dict[tuple, tuple[Path, int]] = {}
     files: list[Labels] = []
     found_paths = list(dict.fromkeys(f for p in paths for f in discover([Path(p)], option)))  # in the order given
+    from judges.formats.battle_labels import is_battle_file, read_battle_labels
+
     nugget_paths = [p for p in found_paths if is_nugget_file(p)]
-    found_paths = [p for p in found_paths if p not in nugget_paths]
+    battle_paths = [p for p in found_paths if p not in nugget_paths and is_battle_file(p)]
+    found_paths = [p for p in found_paths if p not in nugget_paths and p not in battle_paths]
     nuggets = read_nugget_labels(nugget_paths, empty=len(nugget_paths) > 1) if nugget_paths else None
+    battles = read_battle_labels(battle_paths) if battle_paths else None
     for path in found_paths:
         labels = read_labels(path, empty=len(found_paths) > 1)  # a round not labelled yet, beside others
         found = citation_statuses(labels)
@@ -454,8 +469,8 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
             if key not in statuses:
                 statuses[key], sources[key] = found[key], (path, int(line))
         files.append(labels)
-    if not statuses and not (nuggets is not None and nuggets.levels):
+    if not statuses and not (nuggets is not None and nuggets.levels) and not (battles is not None and battles.labels):
         pending = sum(f.unlabelled for f in files) + (sum(f["not_labelled"] for f in nuggets.files) if nuggets else 0)
         where = ", ".join(map(str, paths))
         raise InputError(where, None, option, f"no labels in {len(files)} files ({pending} lines not labelled yet)")
-    return LabelFiles(statuses, sources, files, nuggets)
+    return LabelFiles(statuses, sources, files, nuggets, battles)

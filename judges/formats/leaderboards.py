@@ -210,8 +210,8 @@ def _read_trec_eval(path: Path, lines):
             continue
         parsed.append((topic, measure, _value(path, no, value), no))
     name = run if run is not None else trec_eval_run_name(path)
-    for topic, measure, value, no in parsed:
-        yield name, topic, measure, value, no
+    for topic, measure, number, no in parsed:
+        yield name, topic, measure, number, no
 
 
 def _jsonl_id(path: Path, no: int, obj: dict, key: str) -> str:

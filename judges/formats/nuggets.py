@@ -68,12 +68,28 @@ class Nugget:
 
 
 @dataclass(frozen=True)
+class MadeFrom:
+    """How a made bank was made (:mod:`judges.nuggets.made`), per nugget in the bank's order: the
+    runs that state it, the run its wording is taken from and another run's wording. A file keeps
+    it as the record's ``made`` and each nugget's ``stated_by``, ``text_from`` and ``alternate``."""
+
+    source: str  # answers | llm:MODEL
+    min_runs: int = 0
+    vital_runs: int = 0
+    stated_by: tuple[tuple[str, ...], ...] = ()
+    text_from: tuple[str, ...] = ()
+    alternates: tuple[str, ...] = ()
+    content_sha256: str = ""  # of the nuggets as made (judges.nuggets.made.content_hash)
+
+
+@dataclass(frozen=True)
 class NuggetBank:
-    """A topic's nuggets, in the order the file lists them."""
+    """A topic's nuggets, in the order the file lists them (``made``: a made bank's record)."""
 
     qid: str
     query: str
     nuggets: tuple[Nugget, ...]
+    made: Optional[MadeFrom] = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +112,7 @@ class Nuggets:
     banks: dict[str, NuggetBank] = field(default_factory=dict)
     assignments: dict[tuple[str, str], Assignment] = field(default_factory=dict)
     shape: str = ""  # nist | nist_assignment | autojudge (the first record's)
+    sha256: str = ""  # of the file's bytes (a bank made in the session: of the file it would be)
 
 
 def importance_of(value: object) -> str:
@@ -149,7 +166,7 @@ def _nist(obj: dict, path: str, line: int) -> tuple[NuggetBank, Optional[tuple[s
         nuggets.append(Nugget(_text(n.get("text"), path, line, f"{where}.text"), importance_of(n.get("importance"))))
         if assigned:
             levels.append(level_of(n.get("assignment"), path, line, f"{where}.assignment"))
-    bank = NuggetBank(qid, query.strip(), tuple(nuggets))
+    bank = NuggetBank(qid, query.strip(), tuple(nuggets), made_of(obj, raw, path, line))
     if not assigned:
         return bank, None
     run_id = checked_id(obj["run_id"], path, line, "run_id")
@@ -157,6 +174,45 @@ def _nist(obj: dict, path: str, line: int) -> tuple[NuggetBank, Optional[tuple[s
     if not isinstance(answer, str):
         raise InputError(path, line, "answer_text", f"must be a string, got {json_type(answer)}")
     return bank, (run_id, answer, tuple(levels))
+
+
+def made_of(obj: dict, raw: list, path: str, line: int) -> Optional[MadeFrom]:
+    """A made bank's record (the ``made`` key and each nugget's ``stated_by``, ``text_from``,
+    ``alternate``), when the record has one; a bank without is a plain bank."""
+    made = obj.get("made")
+    if made is None:
+        return None
+    if not isinstance(made, dict) or not isinstance(made.get("source"), str):
+        raise InputError(path, line, "made", "must be an object with a source string")
+    ints = []
+    for key in ("min_runs", "vital_runs"):
+        value = made.get(key, 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise InputError(path, line, f"made.{key}", f"must be a whole number >= 0, got {value!r}")
+        ints.append(value)
+    stated, text_from, alternates = [], [], []
+    for i, n in enumerate(raw):
+        n = n if isinstance(n, dict) else {}
+        runs = n.get("stated_by", [])
+        if not isinstance(runs, list) or not all(isinstance(r, str) for r in runs):
+            raise InputError(path, line, f"nuggets[{i}].stated_by", "must be a list of run ids")
+        first, alternate = n.get("text_from", ""), n.get("alternate", "")
+        for key, value in (("text_from", first), ("alternate", alternate)):
+            if not isinstance(value, str):
+                raise InputError(path, line, f"nuggets[{i}].{key}", f"must be a string, got {json_type(value)}")
+        stated.append(tuple(runs))
+        text_from.append(first)
+        alternates.append(alternate)
+    sha = made.get("content_sha256", "")
+    return MadeFrom(
+        made["source"],
+        ints[0],
+        ints[1],
+        tuple(stated),
+        tuple(text_from),
+        tuple(alternates),
+        sha if isinstance(sha, str) else "",
+    )
 
 
 def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
@@ -180,7 +236,15 @@ def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
                 raise InputError(path, line, where, f"must be an object, got {json_type(n)}")
             text = _text(n.get(text_key), path, line, f"{where}.{text_key}")
             nuggets.append(Nugget(text, importance_of(n.get("importance"))))
-    return NuggetBank(qid, query.strip(), tuple(nuggets))
+    made = None
+    meta = obj.get("metadata")
+    claims = obj.get("claim_bank")
+    claims = list(claims.values()) if isinstance(claims, dict) else claims  # autojudge-base keys them by text
+    if isinstance(meta, dict) and isinstance(meta.get("made"), dict) and isinstance(claims, list):
+        raw = [n.get("metadata") or {} for n in claims if isinstance(n, dict)]
+        if len(raw) == len(nuggets):  # a made bank written as AutoJudge's (judges.formats.nuggetbanks)
+            made = made_of(meta, raw, path, line)
+    return NuggetBank(qid, query.strip(), tuple(nuggets), made)
 
 
 def _records(path: Path) -> Iterator[tuple[int, object]]:
@@ -201,6 +265,31 @@ def _records(path: Path) -> Iterator[tuple[int, object]]:
                 yield line, value
     elif start:
         raise InputError(path, 1, None, f"not JSON; {SHAPES}")
+
+
+def content_hash(bank: NuggetBank) -> str:
+    """SHA-256 of a bank's content (its nuggets' texts and importances, in order): what tells a
+    made bank an assessor edited (``post-edited``) from one as made."""
+    import hashlib
+    import json
+
+    text = json.dumps([[n.text, n.importance] for n in bank.nuggets], ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def source_of(nuggets: Nuggets) -> str:
+    """Where a bank's content comes from: ``human`` (no bank of the file was made),
+    ``post-edited`` (a made bank whose content changed since it was made), else the made banks'
+    source (``answers``, ``llm:MODEL``)."""
+    made = [b for b in nuggets.banks.values() if b.made is not None]
+    if not made:
+        return "human"
+    if any(b.made is not None and b.made.content_sha256 != content_hash(b) for b in made) or len(made) < len(
+        nuggets.banks
+    ):
+        return "post-edited"
+    sources = sorted({b.made.source for b in made if b.made is not None})
+    return sources[0] if len(sources) == 1 else "+".join(sources)
 
 
 def read_nuggets(path: Path | str) -> Nuggets:
@@ -240,4 +329,7 @@ def read_nuggets(path: Path | str) -> Nuggets:
             assignments[key] = Assignment(run_id, bank.qid, answer, levels, line)
     if not banks:
         raise InputError(where, None, None, f"no nugget bank in the file; {SHAPES}")
-    return Nuggets(where, banks, assignments, first_shape)
+    import hashlib
+
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    return Nuggets(where, banks, assignments, first_shape, sha)

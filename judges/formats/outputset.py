@@ -63,6 +63,38 @@ FILES: tuple[OutputFile, ...] = (
     OutputFile(
         "nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)", "nugget"
     ),
+    OutputFile(
+        "battles_jsonl",
+        "battles.jsonl",
+        "JSON lines",
+        "judges.session.battles",
+        "per battle (topic, two runs): order shown, verdict, probabilities, source, evidence",
+        "battle",
+    ),
+    OutputFile(
+        "battle_ranking",
+        "battles.ranking.tsv",
+        "TSV",
+        "judges.session.battles",
+        "per run: Bradley-Terry score over all topics, its interval and rank interval",
+        "battle",
+    ),
+    OutputFile(
+        "battle_above",
+        "battles.above.tsv",
+        "TSV",
+        "judges.session.battles",
+        "per ordered pair of runs: P(the first ranks above the second), over topic resamples",
+        "battle",
+    ),
+    OutputFile(
+        "nugget_bank",
+        "nugget-bank.jsonl",
+        "JSON lines",
+        "judges.session.nuggets",
+        "the nugget bank judged by (NIST's nuggets.jsonl shape; a made bank's, to edit and give back)",
+        "nugget",
+    ),
     # written by other commands beside the set
     OutputFile(
         "assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments", beside=True
@@ -73,6 +105,14 @@ FILES: tuple[OutputFile, ...] = (
         "JSON lines",
         "judges.meta.assessing",
         "plan-assessments --nuggets",
+        beside=True,
+    ),
+    OutputFile(
+        "assess_battle_round",
+        "assess-battles-{round}.jsonl",
+        "JSON lines",
+        "judges.meta.battle_plan",
+        "plan-assessments --battles",
         beside=True,
     ),
     OutputFile(

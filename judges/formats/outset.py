@@ -367,8 +367,8 @@ class OutputSet:
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
-            for sig in held[:1]:
-                signal.raise_signal(sig)
+            for signum in held[:1]:
+                signal.raise_signal(signum)
 
     def _unlock(self) -> None:
         if self._lock_fd is not None:
@@ -382,8 +382,9 @@ class OutputSet:
         try:
             if not self.committed:
                 for staged, _ in self.renames:
-                    with contextlib.suppress(OSError, TypeError):
-                        os.unlink(staged)
+                    if staged is not None:  # None: a target to remove, nothing staged
+                        with contextlib.suppress(OSError):
+                            os.unlink(staged)
             shutil.rmtree(self.stage_dir, ignore_errors=True)
         finally:
             self._unlock()

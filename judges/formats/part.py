@@ -205,6 +205,7 @@ STATE_SHAPE = {
         "allow_missing_text": bool,
         "nuggets?": Opt(str),  # the nugget stage's (judges.session.nuggets): judged by the merge
         "judge?": str,
+        "battle_opponents?": Opt(NUMBER),  # --judge battle's budget (None: every pair)
         "nugget_model?": str,
     },
     "outputs": {  # judges.session.spec.Outputs: what the merge writes

@@ -132,7 +132,7 @@ _UNSAFE_ID = re.compile(r"[\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]")
 AGGREGATE_TOPIC = "all"  # the leaderboard's mean row; no topic may be called so
 
 
-def checked_id(value: object, path: str, line: int, field: str) -> str:
+def checked_id(value: object, path: str | Path, line: Optional[int], field: str) -> str:
     """An id as written (surrounding whitespace removed): a non-empty string or integer that
     fits in a field of a TREC file."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
@@ -169,7 +169,7 @@ def _reference(value: object, index: int, path: str, line: int) -> str:
     return _clean_id(value) or checked_id(value, path, line, f"references[{index}]")
 
 
-def checked_topic_id(value: object, path: str, line: int, field: str) -> str:
+def checked_topic_id(value: object, path: str | Path, line: Optional[int], field: str) -> str:
     text = checked_id(value, path, line, field)
     if text == AGGREGATE_TOPIC:
         raise InputError(path, line, field, f"{text!r} is reserved for the leaderboard's mean over topics")

@@ -86,10 +86,10 @@ def output_file(path: str | Path, name: str | None, kind: str) -> Path:
     path = Path(path)
     if path.is_dir():
         if name is None:
-            found = sorted(path.glob(f"*.{suffix}"))
-            if len(found) != 1:
-                raise FileNotFoundError(f"{path}: expected one *.{suffix}, found {len(found)}; pass name=")
-            found = found[0]
+            candidates = sorted(path.glob(f"*.{suffix}"))
+            if len(candidates) != 1:
+                raise FileNotFoundError(f"{path}: expected one *.{suffix}, found {len(candidates)}; pass name=")
+            found = candidates[0]
             name = found.name[: -len(suffix) - 1]
         else:
             found = outputset.path(path, name, kind)

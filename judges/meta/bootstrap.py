@@ -3,8 +3,18 @@
 A statistic is any function of a vector of topic positions (drawn with replacement from
 ``0..n_topics-1``) that returns a vector of numbers: a run's mean over the drawn topics, or a
 correlation between two rankings recomputed on them. SciPy draws the resamples; the interval is
-the percentile interval of the bootstrap distribution, with resamples where a statistic is
-undefined (NaN: e.g. every run tied on the drawn topics) left out of that statistic's interval.
+the BCa interval (bias-corrected and accelerated, Efron 1987) of the bootstrap distribution, with
+resamples where a statistic is undefined (NaN: e.g. every run tied on the drawn topics) left out
+of that statistic's interval.
+
+Why BCa, not the percentile interval: a correlation recomputed on a topic resample is, on
+average, lower than on the topics themselves (a resample repeats topics, so its run means are
+noisier and the rankings agree less), so the percentile interval sits below its estimate, often
+ending just above it. BCa moves the interval by the share of resamples below the estimate (the
+bias correction) and by the statistic's skew, from its jackknife over topics (the acceleration).
+It is SciPy's ``bootstrap(method="BCa")``, written out here to leave undefined resamples out per
+statistic and to give each of many statistics its own interval from one set of resamples (tested
+equal to SciPy's).
 """
 
 from __future__ import annotations
@@ -13,8 +23,9 @@ import warnings
 from typing import Callable, NamedTuple
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
+METHOD = "BCa"  # what the outputs call the intervals (the correlations table's ``interval``)
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
@@ -41,11 +52,12 @@ def topic_intervals(
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> Intervals:
-    """Percentile intervals of ``statistic`` over topic resamples.
+    """BCa intervals of ``statistic`` over topic resamples.
 
-    ``statistic(idx)`` gets a (resamples x n_topics) matrix of topic positions, one resample per
-    row, and returns an (n_statistics x resamples) matrix. All NaN when there are fewer than two
-    topics or no resamples.
+    ``statistic(idx)`` gets a (resamples x k) matrix of topic positions, one resample per row
+    (k = n_topics for the bootstrap, n_topics - 1 for the jackknife), and returns an
+    (n_statistics x resamples) matrix. All NaN when there are fewer than two topics or no
+    resamples.
     """
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -72,11 +84,44 @@ def topic_intervals(
             rng=np.random.default_rng(seed),
         )
     dist = np.asarray(result.bootstrap_distribution, dtype=np.float64).reshape(n_statistics, -1)
+    topics = np.arange(n_topics)
+    theta = stat(topics[None, :]).reshape(n_statistics)
+    jack = stat(np.stack([np.delete(topics, i) for i in range(n_topics)])).reshape(n_statistics, n_topics)
+    low, high = bca(theta, dist, jack, confidence)
+    return Intervals(low, high, np.isnan(dist).sum(axis=1))
+
+
+def bca(theta: np.ndarray, dist: np.ndarray, jack: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """BCa bounds of each statistic: ``theta`` its estimate (k), ``dist`` its bootstrap
+    distribution (k x resamples), ``jack`` its leave-one-topic-out values (k x topics). NaN
+    resamples and jackknife values are left out; NaN bounds when the estimate or every resample is
+    NaN. As SciPy's ``bootstrap(method="BCa")``: the bias correction ``z0`` is the normal quantile
+    of the share of resamples below the estimate (ties counting half), the acceleration the
+    jackknife's skewness over 6; the bounds are the distribution's quantiles at
+    ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` for ``z`` the normal quantiles of the two tails.
+    A constant distribution (every resample equal) gives that value for both bounds; an estimate
+    above (or below) every resample has no finite bias correction and gets NaN bounds (SciPy's
+    would be the extreme resample on both sides, an interval without its estimate)."""
+    k = len(theta)
+    low, high = np.full(k, np.nan), np.full(k, np.nan)
     alpha = (1.0 - confidence) / 2.0
-    undefined = np.isnan(dist).sum(axis=1)
-    low, high = np.full(n_statistics, np.nan), np.full(n_statistics, np.nan)
-    ok = undefined < dist.shape[1]
-    if ok.any():
-        low[ok] = np.nanquantile(dist[ok], alpha, axis=1)
-        high[ok] = np.nanquantile(dist[ok], 1.0 - alpha, axis=1)
-    return Intervals(low, high, undefined)
+    for s in range(k):
+        b = dist[s][~np.isnan(dist[s])]
+        if np.isnan(theta[s]) or not len(b):
+            continue
+        if np.ptp(b) == 0:
+            low[s] = high[s] = b[0]
+            continue
+        share = (np.sum(b < theta[s]) + np.sum(b <= theta[s])) / (2.0 * len(b))
+        if share in (0.0, 1.0):  # the estimate beyond every resample: no bias correction, so no interval
+            continue
+        z0 = special.ndtri(share)
+        j = jack[s][~np.isnan(jack[s])]
+        d = j.mean() - j if len(j) else np.zeros(1)
+        den = 6.0 * np.sum(d**2) ** 1.5
+        a = np.sum(d**3) / den if den > 0 else 0.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            q = [special.ndtr(z0 + (z0 + z) / (1 - a * (z0 + z))) for z in special.ndtri([alpha, 1.0 - alpha])]
+        q = [0.0 if np.isnan(x) and z0 < 0 else 1.0 if np.isnan(x) else x for x in q]  # 1 - a (z0 + z) = 0
+        low[s], high[s] = np.quantile(b, q[0]), np.quantile(b, q[1])
+    return low, high

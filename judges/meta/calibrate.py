@@ -172,6 +172,7 @@ def calibrate(table: pd.DataFrame, data: str, features: tuple[str, ...] = FEATUR
         "data": data,
         "citations": int(len(table)),
         "topics": int(table["topic_id"].nunique()),
+        "topic_ids": sorted(str(t) for t in table["topic_id"].unique()),  # to tell the session's topics from them
         "runs": int(table["run_id"].nunique()),
         "labels": {k: int(np.sum(y == v)) for k, v in LEVEL.items()},
     }

@@ -22,10 +22,17 @@ the truth's (it judged each run on its own topics), the message names ``--truth-
 :func:`paired_scores` gives each shared run's score on both sides as it is ranked; the HTML
 report's judge-against-truth plot and tau use it too (:mod:`judges.report.leaderboard`).
 
-Confidence intervals come from resampling the shared topics (:mod:`judges.meta.bootstrap`): per
-resample, each run's score is its mean over the drawn topics on both sides, and every correlation
-is recomputed. The ``values`` table gives each leaderboard's per-run scores with intervals from
-resampling that leaderboard's own topics. Leaderboards without per-topic rows get no intervals.
+A per-topic correlation (``pearson_per_topic``: :mod:`judges.meta.correlation`) does not rank runs
+by one score: within each topic it correlates the runs' values on that topic (the runs with a row
+on both sides), then averages over the topics; its ``ranking`` is :data:`PER_TOPIC_RANKING` and its
+``topics`` the topics that had a value. With ``topics`` only those topics are used.
+
+Confidence intervals come from resampling the shared topics (:mod:`judges.meta.bootstrap`, BCa
+intervals; the ``interval`` column says so): per resample, each run's score is its mean over the
+drawn topics on both sides, and every correlation is recomputed; a per-topic correlation's
+interval resamples the topics it averaged. The ``values`` table gives each leaderboard's per-run
+scores with intervals from resampling that leaderboard's own topics. Leaderboards without
+per-topic rows get no intervals.
 """
 
 from __future__ import annotations
@@ -54,7 +61,9 @@ CORRELATION_COLUMNS = [
     "runs",
     "topics",
     "ranking",
+    "interval",
 ]
+PER_TOPIC_RANKING = "per topic, then the mean over topics"
 VALUE_COLUMNS = ["leaderboard", "role", "measure", "run_id", "value", "ci_low", "ci_high", "topics"]
 
 
@@ -272,38 +281,61 @@ def correlate_pair(
 ) -> list[dict]:
     """Rows of the correlations table for one measure pair."""
     p = paired_scores(truth, judged, truth_measure, eval_measure, opts, policy=policy)
-    point = [correlation.correlate(p.truth, p.judged, m) for m in opts.methods]
-    if p.resample is not None and p.resample_topics > 0 and opts.resamples > 0:
+    ranked = [m for m in opts.methods if not correlation.is_per_topic(m)]
+    point = [correlation.correlate(p.truth, p.judged, m) for m in ranked]
+    if ranked and p.resample is not None and p.resample_topics > 0 and opts.resamples > 0:
 
         def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
             ta, tb = p.resample(idx)
-            return np.stack([correlation.correlate_rows(ta, tb, m) for m in opts.methods])
+            return np.stack([correlation.correlate_rows(ta, tb, m) for m in ranked])
 
-        iv = bootstrap.topic_intervals(
-            p.resample_topics, stat, len(opts.methods), opts.resamples, opts.seed, opts.confidence
-        )
+        iv = bootstrap.topic_intervals(p.resample_topics, stat, len(ranked), opts.resamples, opts.seed, opts.confidence)
     else:
-        iv = bootstrap.Intervals.none(len(opts.methods))
-    return _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, p.runs, p.topics, p.ranking)
+        iv = bootstrap.Intervals.none(len(ranked))
+    rows = {
+        m: _row(judged, truth_measure, eval_measure, m, point[i], _ci(iv, i), len(p.runs), p.topics, p.ranking)
+        for i, m in enumerate(ranked)
+    }
+    for m in opts.methods:
+        if correlation.is_per_topic(m):
+            rows[m] = _per_topic_row(truth, judged, truth_measure, eval_measure, m, p.runs, opts)
+    return [rows[m] for m in opts.methods]
 
 
-def _correlation_rows(judged, truth_measure, eval_measure, opts, point, iv, runs, n_topics, ranking) -> list[dict]:
-    """One row of the correlations table per method."""
-    return [
-        dict(
-            eval=judged.label,
-            truth_measure=truth_measure,
-            eval_measure=eval_measure,
-            method=m,
-            value=point[i],
-            ci_low=_ci(iv, i)[0],
-            ci_high=_ci(iv, i)[1],
-            runs=len(runs),
-            topics=n_topics,
-            ranking=ranking,
+def _row(judged, truth_measure, eval_measure, method, value, ci, runs, n_topics, ranking) -> dict:
+    """One row of the correlations table."""
+    return dict(
+        eval=judged.label,
+        truth_measure=truth_measure,
+        eval_measure=eval_measure,
+        method=method,
+        value=value,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        runs=runs,
+        topics=n_topics,
+        ranking=ranking,
+        interval=bootstrap.METHOD if not np.isnan(ci[0]) else "",
+    )
+
+
+def _per_topic_row(truth, judged, truth_measure, eval_measure, method, runs, opts) -> dict:
+    """The row of a per-topic correlation: the mean over topics of the correlation within each,
+    over the shared runs with a row on both sides; its interval from resampling those topics."""
+    mt, me = _matrix(truth, truth_measure), _matrix(judged, eval_measure)
+    topics = list(dict.fromkeys(opts.topics)) or sorted(set(mt.columns) | set(me.columns))
+    a = mt.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
+    b = me.reindex(index=runs, columns=topics).to_numpy(dtype=np.float64)
+    per = correlation.per_topic_values(a, b, method)
+    per = per[~np.isnan(per)]
+    value = float(per.mean()) if len(per) else float("nan")
+    ci = (float("nan"), float("nan"))
+    if len(per) > 1 and opts.resamples > 0:
+        iv = bootstrap.topic_intervals(
+            len(per), lambda idx: per[idx].mean(axis=1)[None, :], 1, opts.resamples, opts.seed, opts.confidence
         )
-        for i, m in enumerate(opts.methods)
-    ]
+        ci = _ci(iv, 0)
+    return _row(judged, truth_measure, eval_measure, method, value, ci, len(runs), len(per), PER_TOPIC_RANKING)
 
 
 TRUTH_TOPICS_RANKING = "mean over the truth's topics of each run"

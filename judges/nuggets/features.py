@@ -29,8 +29,10 @@ query weighs a quarter of that (every answer repeats the query).
 * ``log_nugget_words``: ``ln(1 + content stems of the nugget)``.
 
 Each depends only on the nugget, the topic's bank and the one answer: a judgment does not change
-with the other runs judged beside it. The spans that carry a nugget (:func:`spans_of`) are the
-aligned span, then each further sentence that adds content stems of the nugget not yet found.
+with the other runs judged beside it. The spans that carry a nugget (:func:`spans_of`) are where
+the answer states it: in the best sentence, the words from its first to its last word of the
+nugget, then the same in each further sentence that adds content stems of the nugget not yet
+found.
 """
 
 from __future__ import annotations
@@ -193,24 +195,33 @@ def grounding(nugget: Claim, answer: AnswerIndex) -> tuple[list[str], list[str]]
 
 
 def spans_of(
-    answer: Text, aligned: tuple[int, int], masks: list[int], counts: list[int], best: int
+    answer: Text, nugget: NuggetIndex, masks: list[int], counts: list[int], best: int
 ) -> list[tuple[int, int]]:
-    """Character spans of the answer that carry the nugget: the aligned span (tokens
-    ``aligned``), then, greedily, each sentence adding content stems not yet covered (the best
-    sentence first, then by how many it holds); a sentence overlapping a span already taken is
-    left out. Disjoint and in text order."""
+    """Character spans of the answer that carry the nugget (``masks``, ``counts`` and ``best`` as
+    :func:`lexical` gives them): the sentences holding its words, the best sentence first (the one
+    of highest weighted share, where the rare words of the nugget are, not its topic's subject),
+    then, greedily, each sentence adding content stems of the nugget not in the query and not yet
+    covered (by how many it holds: a sentence that only repeats the query's words states nothing
+    of the nugget); in each, the span runs from the first token whose stem is one of the
+    nugget's content stems to the last. Disjoint and in text order; none when no sentence holds
+    a word of the nugget.
+
+    Not the Smith-Waterman alignment of the nugget against the whole answer (its
+    ``norm_score``): its best local match is often the few words every nugget of a topic shares
+    (the query's subject, "the telephone"), wherever they stand."""
     spans: list[tuple[int, int]] = []
-    lo, hi = aligned
-    if hi > lo:
-        spans.append((int(answer.tokens.starts[lo]), int(answer.tokens.ends[hi - 1])))
+    wanted = set(nugget.stems)
+    specific = set(nugget.specific)
     covered = [False] * len(masks)
     order = sorted(range(len(counts)), key=lambda i: (i != best, -counts[i], i))
     for i in order:
         holds = [bool(m >> i & 1) for m in masks]
-        if not any(h and not c for h, c in zip(holds, covered)):
+        adds = [k for k, (h, c) in enumerate(zip(holds, covered)) if h and not c]
+        if not adds or (i != best and not specific.intersection(adds)):
             continue
         covered = [h or c for h, c in zip(holds, covered)]
-        s, e = answer.sentence_chars[i]
-        if not any(a < e and s < b for a, b in spans):
-            spans.append((s, e))
+        lo, hi = answer.sentences[i]
+        hits = [k for k in range(lo, hi) if int(answer.stems[k]) in wanted and answer.content[k]]
+        if hits:
+            spans.append((int(answer.tokens.starts[hits[0]]), int(answer.tokens.ends[hits[-1]])))
     return sorted(spans)

@@ -78,7 +78,7 @@ def topic_features(encoder: F.Encoder, bank: NuggetBank, answers: list[str]) -> 
                 "entities_missing": float(len(entities)),
             }
             rows.append([values[f] for f in F.FEATURES])
-            spans = F.spans_of(answer, (lo, hi), lex["_masks"], lex["_counts"], lex["_best"])
+            spans = F.spans_of(answer, prep, lex["_masks"], lex["_counts"], lex["_best"])
             missing_words = [w for w, m in zip(_words(nugget, prep.stems), lex["_masks"]) if not m]
             extras.append((spans, numbers, entities, missing_words))
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(F.FEATURES)), extras

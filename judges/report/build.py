@@ -26,6 +26,7 @@ or a full disk meanwhile leaves the previous report whole.
 
 from __future__ import annotations
 
+import itertools
 import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
@@ -60,9 +61,12 @@ def build_report(
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:
         warn(message)
+    from judges.report.battles import battle_pages, has_battles
+
     sizes = []
+    with_battles = has_battles(store.out_dir, store.name)
     with replacing(out) as new:  # written beside, then swapped in: an interrupted report leaves the old one whole
-        for path, text in files(site):
+        for path, text in itertools.chain(files(site, with_battles), battle_pages(site, store.out_dir, store.name)):
             target = new / path
             target.parent.mkdir(parents=True, exist_ok=True)
             with naming(out / path):
@@ -90,11 +94,12 @@ def _replaceable(out: Path) -> None:
             )
 
 
-def files(site: pages.Site) -> Iterator[tuple[str, str]]:
-    """Every file of the report: (path under the report's directory, text)."""
+def files(site: pages.Site, battles: bool = False) -> Iterator[tuple[str, str]]:
+    """Every file of the report: (path under the report's directory, text); ``battles``: the index
+    links the side-by-side pages (:mod:`judges.report.battles`)."""
     yield "assets/report.css", render.stylesheet()
     yield "assets/report.js", render.script()
-    yield "index.html", render.page("index.html", 0, f"{site.name}: citejudge report", x=site.index)
+    yield "index.html", render.page("index.html", 0, f"{site.name}: citejudge report", x=site.index, battles=battles)
     headline = site.index["headline"]
     for p in site.answers:
         yield f"data/r{p.i}/t{p.j}.js", render.js("CJ_PAGE", p.data)
@@ -151,6 +156,7 @@ def gather(
         attest_mode=(store.config.get("attest") or {}).get("mode"),
         unavailable=store.unavailable(),
         nuggets=_nuggets(out_dir, name),
+        nugget_bank=store.config.get("nugget_bank"),
     )
 
 

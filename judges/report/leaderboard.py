@@ -14,6 +14,7 @@ import pandas as pd
 
 from judges.core.measures import MEASURE_NAMES, headline_of
 from judges.nuggets.measures import F1, NUGGET_MEASURES
+from judges.scores.basis import basis
 
 ALL = "all"
 
@@ -32,6 +33,7 @@ class Board(NamedTuple):
     assessors_high: Optional[pd.DataFrame] = None
     next_p: Optional[dict] = None  # run -> P(the assessors order it above the next run of the ranking)
     bootstrap: bool = False  # low/high from a bootstrap over topics (no NAME.intervals), not from the intervals
+    learned: tuple[str, str] = ("", "not on these topics")  # judges.scores.intervals.basis of the headline's made
 
 
 def board(
@@ -75,8 +77,13 @@ def board(
     order = value.assign(_v=value[headline].fillna(-np.inf)).sort_values(["_v"], ascending=False, kind="stable")
     runs = list(order.index)
     a_low = a_high = next_p = None
+    learned = ("", "not on these topics")
     if has_intervals:
         a_low, a_high = of_intervals("low"), of_intervals("high")
+    if intervals is not None and has_intervals and "made" in intervals.columns:
+        head = intervals[intervals["measure"] == headline]
+        if len(head):
+            learned = basis(str(head["made"].iloc[0]), int(head["topics"].max()))
     if pairs is not None and (pairs["measure"] == headline).any():  # (the pairs cover the citation measures)
         rows = pairs[["run_a", "run_b", "measure", "p_same_order"]].itertuples(index=False)
         p = {(a, b): q for a, b, m, q in rows if m == headline}
@@ -96,6 +103,7 @@ def board(
         a_high,
         next_p,
         not has_intervals,
+        learned,
     )
 
 

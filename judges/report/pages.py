@@ -117,6 +117,7 @@ class Tables:
     attest_mode: Optional[str] = None
     unavailable: list = field(default_factory=list)  # (option, path) of document inputs not found
     nuggets: Optional[pd.DataFrame] = None  # NAME.nuggets.parquet (judges.read_nuggets), when the judge wrote it
+    nugget_bank: Optional[dict] = None  # the bank the nuggets were judged by: path, sha256, source (NAME.config.yml)
 
 
 # -- what comes out --------------------------------------------------------------------------------
@@ -475,16 +476,16 @@ def intervals_legend(b: Board, name: str) -> str:
     tsv = outputset.file_name(name, "intervals")
     if b.bootstrap:
         return (
-            "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics: this output set "
-            f"has no {name}.intervals)"
+            "under each value its 95% topic bootstrap interval (a bootstrap over the run's topics, BCa: this output "
+            f"set has no {name}.intervals)"
         )
     return (
         f"under each value its 95% intervals from {tsv}: assessors, for the measures that depend "
         "on support judgments, the value the track's assessors would give on these topics, from the judge's "
         "error alone (low, high); with topic sampling, the value they would give over other topics like these, "
         "the judge's error and the spread of the run's per-topic values added (low_topics, high_topics). Both rest "
-        f"on the judge's errors as learned on other labelled data, which the column made of {tsv} "
-        "names, not on these topics; with assessors' labels (--labels) weighted precision's also on the labels"
+        f"on the judge's errors as learned on labelled data, which the column made of {tsv} "
+        f"names, {b.learned[1]}; with assessors' labels (--labels) weighted precision's also on the labels"
     )
 
 
@@ -645,6 +646,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
             f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in t.thresholds.items()
         ),
         "attest_mode": t.attest_mode,
+        "nugget_bank": t.nugget_bank,
         "against": t.against,
         "plots": plots(ctx),
         "topics": [(f"topics/t{ctx.topic_ix[x]}.html", x, short(t.titles.get(x, ""), 90)) for x in ctx.topics],

@@ -8,7 +8,10 @@
   answer_text, response_length, nuggets: [{text, importance, assignment}]}``, so that tools
   reading NIST's files read ours; sorted by run and topic;
 * ``NAME.nuggets.parquet``: one row per (answer, nugget) with the probabilities, spans,
-  explanation and features (``judges.read_nuggets``: :func:`read_nuggets_table`).
+  explanation, features and the bank's SHA-256 and source (``human``, ``post-edited``, ``answers``,
+  ``llm:MODEL``: :func:`judges.formats.nuggets.source_of`), also in ``NAME.config.yml``'s ``nugget_bank``;
+* ``NAME.nugget-bank.jsonl``: the bank judged by, in NIST's ``nuggets.jsonl`` shape (a made bank
+  with its runs: edit it and give it back with ``--nuggets``) (``judges.read_nuggets``: :func:`read_nuggets_table`).
 """
 
 from __future__ import annotations
@@ -55,6 +58,8 @@ SCHEMA = pa.schema(
         ("llm_answer", pa.string()),
         ("llm_p_yes", pa.float64()),
         ("labelled", pa.bool_()),
+        ("bank_sha256", pa.string()),
+        ("bank_source", pa.string()),
         *[(f"f_{f}", pa.float64()) for f in F.FEATURES],
     ]
 )
@@ -64,7 +69,7 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
     """The leaderboard's measures for a judge: the citations', the nuggets', or both and F1."""
     if judge == "nugget":
         return NUGGET_MEASURES
-    if judge == "argue":
+    if judge in ("argue", "battle"):  # battle: argue's, and the battles' (judges.session.battles)
         return (*citation_measures, *NUGGET_MEASURES, F1)
     return citation_measures
 
@@ -85,6 +90,7 @@ def outputs(result: NuggetResult) -> PairOutputs:
         partial(summarize, result),
         partial(write, result),
         partial(trust, result),
+        dict(result.bank),
     )
 
 
@@ -140,7 +146,7 @@ def merge_measures(per_topic: dict, judge: str, result: NuggetResult) -> None:
     for key, values in result.measures.items():
         row = per_topic.setdefault(key, {})
         row.update(values)
-        if judge == "argue":
+        if judge in ("argue", "battle"):
             row[F1] = f1(row.get(PRECISION, 0.0), values["NUGGET_ALL"])
 
 
@@ -163,6 +169,10 @@ def write(result: NuggetResult, out_dir: Path, name: str, place: Callable[[Path]
                 ],
             }
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
+    from judges.formats.nuggetbanks import bank_text
+
+    with atomic_text(place(paths["nugget_bank"])) as f:
+        f.write(bank_text(result.banks.values(), "nist"))
     rows: dict[str, list] = {n: [] for n in SCHEMA.names}
     for key in keys:
         text = result.answers[key]
@@ -185,6 +195,8 @@ def write(result: NuggetResult, out_dir: Path, name: str, place: Callable[[Path]
                 ("llm_answer", j.llm_answer),
                 ("llm_p_yes", j.llm_p_yes),
                 ("labelled", j.labelled),
+                ("bank_sha256", result.bank.get("sha256", "")),
+                ("bank_source", result.bank.get("source", "")),
             ):
                 rows[col].append(value)
             for name_, value in zip(F.FEATURES, j.features):

@@ -33,7 +33,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -42,7 +42,7 @@ from judges.version import __version__
 from judges.attest.endpoint import Endpoint
 from judges.core.config import Workflow
 from judges.core.counts import CAPPED, CITATIONS, CORPUS_DOCUMENTS, HUMAN_LABELLED
-from judges.core.errors import InputError, install_extra
+from judges.core.errors import InputError
 from judges.formats import docstore, outputset
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
@@ -68,7 +68,8 @@ from judges.core.measures import MEASURE_NAMES
 from judges.support.judges import is_probabilistic
 from judges.core.vocabulary import STATUSES
 from judges.session.workers import Workers
-from judges.session.writer import PairOutputs, Tally, describe_inputs, output_targets, write_outputs
+from judges.session.score import score
+from judges.session.writer import PairOutputs, Tally, WriteSet, describe_inputs, output_targets, write_outputs
 
 if TYPE_CHECKING:
     from judges.formats.nuggets import Nuggets
@@ -207,7 +208,7 @@ def check(
         else:
             files = [Path(d["path"]) for key in ("topics", "responses") for d in hashed[key]]
         if targets is None:
-            kinds = [k.name for k in kinds_of(inputs.nuggets is not None)]
+            kinds = [k.name for k in kinds_of(inputs.nuggets is not None, inputs.judge == "battle")]
             targets = output_targets(outputs, settings.workflow, kinds)
         check_targets(targets, files)
         log_path = outputs.log_path
@@ -246,12 +247,6 @@ def check_attestation(
     attest, where = settings.workflow.attest, settings.workflow_path or "workflow"
     if attest.mode != "none" and settings.llm is None and asks:
         raise InputError(where, None, "attest.mode", f"{attest.mode!r} needs an LLM endpoint: {how}")
-    if attest.mode != "none" and asks:
-        try:  # the attester's question is a dspy signature: fail before judging, not after
-            import dspy  # noqa: F401
-        except ImportError:
-            why = f"{attest.mode!r} needs dspy, which is not installed: {install_extra('attest')}"
-            raise InputError(where, None, "attest.mode", why) from None
     if attest.mode == "uncertain" and not is_probabilistic(settings.workflow.support.judge):
         why = "uncertain needs support.judge: model (its probabilities); or use mode all"
         raise InputError(where, None, "attest.mode", why)
@@ -274,7 +269,10 @@ def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pat
 
         files += discover(list(inputs.labels), "--labels")
     if inputs.nuggets is not None:
-        files.append(Path(inputs.nuggets))
+        from judges.nuggets.made import is_auto
+
+        if not is_auto(inputs.nuggets):  # auto: made from the runs, already listed
+            files.append(Path(inputs.nuggets))
         if inputs.nugget_model.endswith(".json") or "/" in inputs.nugget_model:
             files.append(Path(inputs.nugget_model))
     model = Path(workflow.support.model)
@@ -334,7 +332,12 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         from judges.engine.pairs import nugget_kind
         from judges.formats.nuggets import read_nuggets
 
-        nuggets = read_nuggets(inputs.nuggets)
+        from judges.nuggets.made import is_auto
+
+        if is_auto(inputs.nuggets):  # made from the answers (judges.nuggets.made), every run's
+            nuggets = made_bank(loaded_scan=scan, inputs=inputs, topics=topics, limit=limit)
+        else:
+            nuggets = read_nuggets(inputs.nuggets)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
         check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
@@ -342,6 +345,19 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
 
             check_nugget_labels(labels.nuggets, nuggets.banks, nuggets.path)
     return Loaded(topics, scan, corpus, counts, labels, nuggets, started[0] if started else None)
+
+
+def made_bank(loaded_scan: Scan, inputs, topics: dict, limit) -> "Nuggets":
+    """``--nuggets auto``: the banks made from the answers of the scan's runs
+    (:func:`judges.nuggets.made.make_nuggets`), the topics' titles as queries."""
+    from judges.nuggets.answers import answer_text
+    from judges.nuggets.made import make_nuggets
+
+    answers: dict[str, list[tuple[str, str]]] = {}
+    for report in reread(loaded_scan, None, inputs.dataset, limit):
+        if report is not None:
+            answers.setdefault(report.topic_id, []).append((report.run_id, answer_text(report)))
+    return make_nuggets(answers, {t: topic.title for t, topic in topics.items()})
 
 
 def check_bank_topics(nuggets: "Nuggets", scan: Scan) -> None:
@@ -404,34 +420,42 @@ def judge(session: Session, loaded: Loaded, log: DebugLog, *, first_pass: Option
     settings, scan = session.settings, loaded.scan
     attest = settings.workflow.attest
     planning = attest.mode == "uncertain" and attest.band is None
+    checking = attest.mode != "none" and attest.check_size > 0  # the check sample, drawn from a first pass
     refit = _refit_wanted(session, loaded)
     estimating = attest.mode != "none" and attest.answer_error == "estimate" and session.outset is not None
-    session.progress(0, total=scan.citations * (1 + planning + refit + estimating))
+    session.progress(0, total=scan.citations * (1 + (planning or checking) + refit + estimating))
     processes = _processes(session, loaded, scan.citations)
     plan = None
     first, support_refit = first_pass, None
     if refit:
         first, settings, support_refit = _refit_support(session, loaded, first_pass)
-    if planning:
-        if first is None:
+    asking = None  # what the pass asking the LLM sends by: the plan, or the check sample alone
+    if planning or checking:
+        if first is None or not sum(p.assessments.num_rows for p in first):  # shards may leave it to the merge
             first = judge_pass(session, loaded, settings.without_llm(), DebugLog(None), keep_corpus=True)
         else:
             session.progress(scan.citations)
-        plan = _plan(first, settings.workflow, scan)
-        log.event("PLAN", **plan.describe())
+        asking = plan = _plan(first, settings.workflow, scan) if planning else None
+        if plan is not None:
+            log.event("PLAN", **plan.describe())
+        if checking:
+            from judges.attest.check import citation_sample
+
+            sample = citation_sample(pa.concat_tables([p.assessments for p in first]), attest, plan)
+            asking = (plan or Plan({}, 0, 0)).checking(sample)
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
     guard = asks and not (session.strict_llm or session.use_degenerate_llm)
     estimate = None
     if estimating:
-        settings, estimate, asked = _estimated(session, loaded, settings, plan)
-    parts = judge_pass(session, loaded, settings, log, plan=plan, keep_corpus=guard)  # consumes the corpus
+        settings, estimate, asked = _estimated(session, loaded, settings, asking)
+    parts = judge_pass(session, loaded, settings, log, plan=asking, keep_corpus=guard)  # consumes the corpus
     if estimate is not None:  # the questions as the first pass asked them (this one read the cache)
         parts = _with_attestation_counts(parts, asked)
     degenerate = False
     if guard:
         parts, degenerate = _unless_degenerate(session, loaded, settings, parts, first if planning else None)
     loaded.corpus.clear()  # the judged documents' memory, before the nugget stage and the outputs
-    pairs, warnings = judge_other_kinds(session, loaded, log)
+    pairs, warnings = judge_other_kinds(session, loaded, log, parts)
     return Judged(parts, processes, plan, degenerate, pairs, warnings, support_refit, estimate)
 
 
@@ -472,7 +496,7 @@ def _refit_support(
 
 
 def judge_other_kinds(
-    session: Session, loaded: Loaded, log: DebugLog
+    session: Session, loaded: Loaded, log: DebugLog, parts: Sequence[Part] = ()
 ) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
     :func:`judges.session.nuggets.kind`): every answer of the scan against its topic's nuggets,
@@ -500,6 +524,10 @@ def judge_other_kinds(
         )
         assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"
         judged[kind.name] = kind.outputs(result)
+    if inputs.judge == "battle":  # last: its verdicts read the other kinds' measures (judges.session.battles)
+        from judges.session import battles
+
+        judged[battles.BATTLE.name] = battles.judge_stage(settings, inputs, loaded, parts, log, warnings.append)
     return judged, tuple(warnings)
 
 
@@ -647,24 +675,22 @@ def write(
             f"the {len(unused.levels)} nugget labels in {', '.join(f['path'] for f in unused.files)} are not used: "
             "no nugget pair is judged (--nuggets with --judge nugget or argue)"
         )
+    if loaded.labels is not None and loaded.labels.battles is not None and "battle" not in judged.pairs:
+        from judges.session.battles import unused_labels
+
+        warnings.append(unused_labels(loaded.labels.battles))
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
         kind.summarize(attest, labels)
-    written = write_outputs(
-        inputs,
-        outputs,
-        session.settings.workflow,
-        Tally(counts, statuses, judged.plan, labels, attest),
-        measures_of_reports,
-        table,
-        scan,
-        loaded.topics,
-        outset.stage,
-        hashed_inputs,
-        measures,
-        tuple(judged.pairs.values()),
+    workflow, kinds = session.settings.workflow, tuple(judged.pairs.values())
+    scores = score(inputs, workflow, loaded, measures_of_reports, table, measures, kinds, attest)
+    bank = next((k.provenance for k in judged.pairs.values() if k.provenance), None)
+    tally = Tally(counts, statuses, judged.plan, labels, attest, bank)
+    given = WriteSet(
+        inputs, outputs, workflow, tally, table, scan, loaded.topics, scores, outset.stage, hashed_inputs, kinds
     )
+    written = write_outputs(given)
     files.update(written.files)
     for stale in outputset.of_set():  # a file of the previous set this one lacks (nugget files, plan) goes with it
         if stale.kind not in files and stale.kind != "debug_log":  # the log: stale_log's
@@ -846,7 +872,9 @@ def questions(
         counts.update(part.counts)
     labels = {"in_effect": len(loaded.labels.statuses), "files": loaded.labels.counts()} if loaded.labels else {}
     attest: dict = {}
-    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets)
+    measures = per_topic(judged)
+    for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets; the battles' side by side)
+        kind.merge_measures(measures, inputs.judge)
         kind.summarize(attest, {})
     return Summary(
         counts=counts,

@@ -84,6 +84,7 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         allow_missing_text=True,  # the recorded session was judged: a set without text has no question
         nuggets=nuggets[0] if nuggets else None,
         judge=str(config.get("judge", "citation")),
+        battle_opponents=config.get("battle_opponents"),
         nugget_model=str(recorded.get("nugget_model", "rag24")),
     )
     return Recorded(inputs, workflow, config, path)

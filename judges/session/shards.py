@@ -279,6 +279,10 @@ def state_data(
                 if inputs.nuggets is not None
                 else {}
             ),
+            # the battles are the merge's, as the nuggets (judges.session.battles)
+            **(
+                {"judge": inputs.judge, "battle_opponents": inputs.battle_opponents} if inputs.judge == "battle" else {}
+            ),
         },
         "outputs": {
             "out_dir": str(outputs.out_dir),
@@ -334,6 +338,7 @@ def state_objects(part: partfile.Part) -> dict:
         allow_missing_text=i["allow_missing_text"],
         nuggets=_path(i.get("nuggets")),
         judge=i.get("judge", "citation"),
+        battle_opponents=i.get("battle_opponents"),
         nugget_model=i.get("nugget_model", "rag24"),
     )
     outputs = Outputs(
@@ -613,7 +618,7 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
     scan, topics = first["scan"], first["topics"]
     loaded = pipeline.Loaded(topics, scan, {}, Counter(first["counts"]), pipeline.read_labels(inputs))
     again = None
-    if inputs.nuggets is not None:  # the nugget stage is the merge's: the runs and the bank read again
+    if inputs.nuggets is not None or inputs.judge == "battle":  # the nugget stage and the battles are the merge's
         _check_unchanged(inputs, hashed)
         with contextlib.ExitStack() as reading:  # what the shards warned of is said once
             quiet = dataclasses.replace(session, warn=lambda msg: None)

@@ -33,7 +33,10 @@ class Inputs:
     on_error: str = "fail"  # fail | skip
     allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
-    judge: str = "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1)
+    judge: str = (
+        "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1) | battle
+    )
+    battle_opponents: Optional[float] = None  # --judge battle: opponents per run and topic (None: every pair)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
     refit_support: bool = False  # --labels re-fit the support model's intercepts to this track (--refit-support)
     # In memory, besides (or instead of) the files: records in the shapes a topics file and a run

@@ -1,8 +1,10 @@
 """Writing a session's output set: qrels, leaderboards, coverage, Parquet tables, the intervals
 and run pairs (:mod:`judges.scores.intervals`), config.
 
-The pipeline hands :func:`write_outputs` what the judge accumulated (:mod:`judges.engine.assessments`:
-the assessments table and each report's measures). Qrels are derived from the assessments table
+The pipeline hands :func:`write_outputs` one record (:class:`WriteSet`): what the judge accumulated
+(:mod:`judges.engine.assessments`: the assessments table) and what the score stage scored
+(:class:`judges.session.score.Scores`: leaderboard rows, intervals, run pairs); the writer only
+writes. Qrels are derived from the assessments table
 (one row per judged citation), so there is one source of truth: ``NAME.qrels`` keeps, per (topic,
 md5 of sentence + citation id), the best grade; ``NAME.doc.qrels`` per (topic, cited document).
 Every file is sorted and written into the session's staging directory;
@@ -29,14 +31,14 @@ import yaml
 from judges.version import __version__
 from judges.attest.kinds import PairKind
 from judges.core.counts import DOC_QRELS_ROWS, QRELS_ROWS
-from judges.core.measures import MEASURE_NAMES
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
 from judges.formats.jsonl import JSONL_SUFFIXES, discover
 from judges.formats.topics import TOPIC_SUFFIXES
-from judges.scores.leaderboard import leaderboard_rows
+from judges.formats.intervals import write_intervals
 from judges.core.config import Workflow
+from judges.session.score import Scores, assessment_order
 from judges.session.spec import Inputs, Outputs
 from judges.core.vocabulary import STATUSES
 
@@ -55,6 +57,7 @@ class Tally(NamedTuple):
     plan: Optional["Plan"] = None
     labels: Optional[dict] = None
     attest: Optional[dict] = None
+    bank: Optional[dict] = None  # the nugget bank's provenance (PairOutputs.provenance)
 
 
 class Written(NamedTuple):
@@ -89,6 +92,7 @@ class PairOutputs(NamedTuple):
     summarize: Callable[[dict, dict], None]
     write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
     trust: Callable[..., Any]
+    provenance: Optional[dict] = None  # of what the pairs were judged by (the nugget bank: path, sha256, source)
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
@@ -103,11 +107,6 @@ def qrels_table(table: pa.Table, key: str) -> pa.Table:
         .sort_by([("topic_id", "ascending"), (key, "ascending")])
     )
     return best.rename_columns(["topic_id", "doc_id", "grade"])
-
-
-def assessment_order(table: pa.Table) -> pa.Array:
-    """The indices that sort the assessments by run, topic, sentence and citation."""
-    return pc.sort_indices(table, sort_keys=tables.ASSESSMENT_SORT)
 
 
 def write_assessments(path: Path, table: pa.Table, order: Optional[pa.Array] = None) -> None:
@@ -149,29 +148,36 @@ def output_targets(outputs: Outputs, workflow: Workflow, pair_kinds: Sequence[st
     return targets
 
 
-def write_outputs(
-    inputs: Inputs,
-    outputs: Outputs,
-    workflow: Workflow,
-    tally: Tally,
-    per_topic: dict,
-    table: pa.Table,
-    scan,
-    topics,
-    place: Callable[[Path], Path] = lambda path: path,
-    hashed_inputs: Optional[dict] = None,
-    measures: Optional[tuple[str, ...]] = None,
-    pairs: Sequence[PairOutputs] = (),
-) -> Written:
-    """Write every output; ``place(target)`` is where the file for ``target`` is written (staged);
-    ``hashed_inputs``: :func:`describe_inputs` with hashes, when known already (a merge of shards);
-    ``measures``: the leaderboard's (default the registry's; the nugget judges name theirs);
-    ``pairs``: the judgments of the other kinds of pair, whose files are written first and whose
-    measures get intervals and pairs too (:func:`judges.scores.intervals.nugget_trust`)."""
+class WriteSet(NamedTuple):
+    """What :func:`write_outputs` writes: the session's inputs, outputs and workflow, what the
+    judging counted (:class:`Tally`), the assessments ``table``, the first pass over the runs
+    (``scan``) and the ``topics``, what :func:`judges.session.score.score` scored (``scores``);
+    ``place(target)`` is where the file for ``target`` is written (staged); ``hashed_inputs``:
+    :func:`describe_inputs` with hashes, when known already (a merge of shards); ``pairs``: the
+    judgments of the other kinds of pair, whose files are written first."""
+
+    inputs: Inputs
+    outputs: Outputs
+    workflow: Workflow
+    tally: Tally
+    table: pa.Table
+    scan: Any
+    topics: Any
+    scores: Scores
+    place: Callable[[Path], Path] = lambda path: path
+    hashed_inputs: Optional[dict] = None
+    pairs: Sequence[PairOutputs] = ()
+
+
+def write_outputs(given: WriteSet) -> Written:
+    """Write every output of ``given`` (nothing is computed here but the qrels and the coverage,
+    which are the assessments seen another way)."""
+    inputs, outputs, workflow, tally, table = given.inputs, given.outputs, given.workflow, given.tally, given.table
+    scan, topics, scores, place = given.scan, given.topics, given.scores, given.place
     out_dir, name = Path(outputs.out_dir), outputs.name
     files: dict[str, str] = {}
     counts = Counter(tally.counts)
-    for judged in pairs:
+    for judged in given.pairs:
         files.update(judged.write(out_dir, name, place))
     for kind, key, count in (  # first: the group-by's memory is freed before the assessments' gather
         ("qrels", "qrels_doc_id", QRELS_ROWS),
@@ -181,28 +187,10 @@ def write_outputs(
         counts[count] = trec.write_qrels(place(path), qrels_table(table, key))
         files[kind] = str(path)
     with ThreadPoolExecutor(1, thread_name_prefix="assessments") as pool:  # Arrow sorts and writes without the GIL
-        order = pool.submit(assessment_order, table)
         assessments = outputset.path(out_dir, name, "assessments_parquet")
-        written = pool.submit(lambda: write_assessments(place(assessments), table, order.result()))
-        filled, coverage, warnings = _write_coverage_and_leaderboards(
-            outputs, workflow, files, per_topic, table, scan, topics, place, measures
-        )
-        files.update(
-            _write_intervals(
-                inputs,
-                outputs,
-                workflow,
-                per_topic,
-                table,
-                order.result(),
-                scan,
-                topics,
-                place,
-                measures,
-                pairs,
-                answer_error=answer_error_used(workflow, tally.attest),
-            )
-        )
+        written = pool.submit(lambda: write_assessments(place(assessments), table, scores.order))
+        coverage, warnings = _write_coverage_and_leaderboards(outputs, files, table, scan, topics, place, scores)
+        files.update(write_intervals(list(scores.intervals), list(scores.pairs), out_dir, name, place))
         written.result()
     files["assessments_parquet"] = str(assessments)
     plan = tally.plan
@@ -210,6 +198,7 @@ def write_outputs(
         path = outputset.path(out_dir, name, "plan")
         write_plan(place(path), plan)
         files["plan"] = str(path)
+    filled = list(scores.filled)
     config = {
         "name": name,
         "judge": inputs.judge,
@@ -218,7 +207,7 @@ def write_outputs(
         "dataset": inputs.dataset,
         "on_error": inputs.on_error,
         "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
-        "inputs": hashed_inputs if hashed_inputs is not None else describe_inputs(inputs, with_hashes=True),
+        "inputs": given.hashed_inputs if given.hashed_inputs is not None else describe_inputs(inputs, with_hashes=True),
         "runs": sorted(scan.runs),
         "topics": len(topics),
         "counts": {k: int(v) for k, v in sorted(counts.items())},
@@ -228,6 +217,10 @@ def write_outputs(
             "pairs": {run: [t for r, t in filled if r == run] for run in dict.fromkeys(r for r, _ in filled)},
         },
     }
+    if inputs.judge == "battle":  # the budget the battles were drawn under (None: every pair)
+        config["battle_opponents"] = inputs.battle_opponents
+    if tally.bank:
+        config["nugget_bank"] = tally.bank
     if tally.labels:
         config["labels"] = tally.labels
     if tally.attest:
@@ -242,23 +235,13 @@ def write_outputs(
 
 
 def _write_coverage_and_leaderboards(
-    outputs: Outputs,
-    workflow: Workflow,
-    files: dict[str, str],
-    per_topic: dict,
-    table: pa.Table,
-    scan,
-    topics,
-    place,
-    measures: Optional[tuple[str, ...]] = None,
-) -> tuple[list, list, list]:
+    outputs: Outputs, files: dict[str, str], table: pa.Table, scan, topics, place, scores: Scores
+) -> tuple[list, list]:
     """The coverage table and the leaderboards (text files and Parquet), named in ``files``; the
-    (run, topic) pairs filled by ``on_missing``, the coverage rows and the summary's warning."""
+    coverage rows and the summary's warning."""
     out_dir, name = Path(outputs.out_dir), outputs.name
-    on_missing = workflow.leaderboard.on_missing
-    rows = leaderboard_rows(per_topic, scan.runs, list(topics), on_missing, *([measures] if measures else []))
-    filled = [(r, t) for r in sorted(scan.runs) for t in sorted(topics) if t not in scan.answered[r]]
-    covered = coverage_rows(scan, len(topics), table, filled)
+    rows = list(scores.leaderboard)
+    covered = coverage_rows(scan, len(topics), table, list(scores.filled))
     coverage = outputset.path(out_dir, name, "coverage")
     write_coverage(place(coverage), covered)
     files["coverage"] = str(coverage)
@@ -274,65 +257,7 @@ def _write_coverage_and_leaderboards(
     path = outputset.path(out_dir, name, "leaderboard_parquet")
     tables.write_table(place(path), lb_table)
     files["leaderboard_parquet"] = str(path)
-    return filled, covered, [warning] if warning else []
-
-
-def _write_intervals(
-    inputs: Inputs,
-    outputs: Outputs,
-    workflow: Workflow,
-    per_topic: dict,
-    table,
-    order,
-    scan,
-    topics,
-    place,
-    measures=None,
-    pairs: Sequence[PairOutputs] = (),
-    answer_error: float = 0.1,
-) -> dict[str, str]:
-    """How far to trust the leaderboard (:mod:`judges.scores.intervals`): intervals and run pairs (of
-    the other kinds' measures among ``measures`` too, from their judgments ``pairs``); the files written.
-    ``answer_error``: the LLM's error rate the citations' weights were updated with (:func:`answer_error_used`)."""
-    from judges.scores import intervals
-    from judges.support.judges import is_probabilistic
-    from judges.support.model import load_model
-
-    wf = workflow
-    model = load_model(wf.support.model, inputs.workflow_path) if is_probabilistic(wf.support.judge) else None
-    cap, error = wf.grounding.cap, answer_error
-    reports = intervals.report_variances(table, order, per_topic, cap, error)
-    draws, rest, label_files = None, None, None
-    if inputs.labels:  # with the probabilities the plan drew them with (pandas: only with labels)
-        from judges.formats.labels import citation_probabilities, read_label_files
-
-        label_files = read_label_files(inputs.labels)
-        probabilities: dict[tuple, float] = {}
-        for labels in label_files.files:  # a citation's label is its first file's
-            for key, p in citation_probabilities(labels).items():
-                probabilities.setdefault(key, p)
-        draws = intervals.label_draws(table, order, probabilities, cap, error, len(topics))
-        if draws is not None:
-            rest = intervals.report_variances(table, order, per_topic, cap, error, draws.random_labels)
-    spreads = intervals.session_spreads(model)
-    # the citation measures the leaderboard holds (none with --judge nugget: no rows, no pairs of them)
-    citation = [m for m in measures or MEASURE_NAMES if m in MEASURE_NAMES]
-    found = intervals.Trust([], [])
-    if citation:
-        found = intervals.trust(
-            per_topic, scan.runs, list(topics), reports, spreads, citation, draws=draws, rest_reports=rest
-        )
-    for kind in pairs:
-        more = kind.trust(per_topic, scan.runs, list(topics), reports, measures or (), label_files, spreads)
-        found = intervals.Trust(found.intervals + more.intervals, found.pairs + more.pairs)
-    return intervals.write_trust(found, Path(outputs.out_dir), outputs.name, place)
-
-
-def answer_error_used(workflow: Workflow, attest: Optional[dict]) -> float:
-    """The LLM's error rate the citations' answers were weighed with: the one estimated from them
-    (``attest.answer_error: estimate``, as the attestation figures report it) or the workflow's."""
-    found = (attest or {}).get("answer_error")
-    return found["estimate"] if found is not None else workflow.attest.assumed_error
+    return covered, [warning] if warning else []
 
 
 PLAN_COLUMNS = ("rank", "run_id", "topic_id", "sentence_index", "citation_rank", "expected_gain", "why")
@@ -378,7 +303,11 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
     if given.labels:
         inputs["labels"] = describe(list(given.labels), "--labels")
     if given.nuggets is not None:
-        inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
+        auto = str(given.nuggets) == "auto"  # made from the answers (judges.nuggets.made.is_auto)
+        if auto:  # no file: the bank's own SHA-256 is the config's nugget_bank
+            inputs["nuggets"] = {"path": "auto", "sha256": ""} if with_hashes else "auto"
+        else:
+            inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model
     if given.topic_records or given.report_records:  # handed over in memory (the AutoJudge adapter)
         inputs["in_memory"] = {"topics": len(given.topic_records), "reports": len(given.report_records)}

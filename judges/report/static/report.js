@@ -204,8 +204,9 @@ CJ.page = function () {
   }
 };
 // The answer's nuggets (window.CJ_PAGE.nuggets, from NAME.nuggets.parquet): found (support, partial support)
-// and missing, each in the bank's order; a click (or a link #n=I) shows the answer with the spans that carry
-// it marked (UTF-16 offsets into CJ_PAGE.nugget_text), its probabilities and its explanation.
+// and missing, each in the bank's order; a click (or a link #n=K, K the number the page shows: nugget K, index
+// K-1) shows the answer with the spans that carry it marked (UTF-16 offsets into CJ_PAGE.nugget_text), its
+// probabilities and its explanation.
 CJ.NUGGET = {support: ['supported', 'support'], partial_support: ['partial', 'partial support'],
   not_support: ['unsupported', 'not found']};
 CJ.nuggets = function () {
@@ -231,10 +232,10 @@ CJ.nuggets = function () {
     });
     list.appendChild(ol);
   });
-  function opened() {  // a link to one nugget (#n=I), on load or within the page
-    var m = /[#&]n=(\d+)/.exec(location.hash);
-    if (m && byIndex[m[1]]) {
-      document.getElementById('nuggets').scrollIntoView(); CJ.showNugget(P, byIndex[m[1]][0], byIndex[m[1]][1]);
+  function opened() {  // a link to one nugget (#n=K: nugget K as numbered on the page), on load or within it
+    var m = /[#&]n=(\d+)/.exec(location.hash), i = m ? parseInt(m[1], 10) - 1 : -1;
+    if (byIndex[i]) {
+      document.getElementById('nuggets').scrollIntoView(); CJ.showNugget(P, byIndex[i][0], byIndex[i][1]);
     }
   }
   opened(); window.addEventListener('hashchange', opened);
@@ -267,7 +268,7 @@ CJ.showNugget = function (P, n, li) {
       '(run files changed?); the places the judge found: ' + n.span_text.join(' … ')));
   }
   var mk = document.getElementById('nugget-mark'); if (mk) CJ.reveal(panel, h, mk);
-  history.replaceState(null, '', '#n=' + n.i);
+  history.replaceState(null, '', '#n=' + (n.i + 1));  // the number shown: 'nugget K' is #n=K
 };
 CJ.run = function () {
   var R = window.CJ_RUN, host = document.getElementById('citations'), counts = {};
