@@ -58,8 +58,8 @@ m._line = paused_line
 PAUSE_IN_REPORT = """
 import judges.report.build as b
 files = b.files
-def paused_files(site):
-    for i, item in enumerate(files(site)):
+def paused_files(*args, **kwargs):
+    for i, item in enumerate(files(*args, **kwargs)):
         if i == 5:
             pause()
         yield item
