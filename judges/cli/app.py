@@ -427,6 +427,8 @@ def report(
         raise fail(e.render())
     except FileNotFoundError as e:
         raise fail(f"{out_dir}: {e}")
+    except OSError as e:  # a full disk: the previous report stays (judges.formats.swapdir)
+        raise fail(f"{e.filename or ''}: {e.strerror or e}; the previous report is as it was")
     say(
         f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, "
         f"largest {done['largest'] / 1e3:.0f} kB) in {done['seconds']:.1f} s"

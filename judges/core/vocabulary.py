@@ -94,3 +94,6 @@ STATUS_TINT = {
 
 #: the field of a plan-assessments line: the probability its citation (or nugget pair) was drawn with
 INCLUSION_PROBABILITY = "inclusion_probability"
+#: the least inclusion probability a label line may give: a plan draws no citation less likely (one
+#: among a billion), and the estimators weigh a label by its inverse (below, 1/p overflows to NaN)
+MIN_INCLUSION_PROBABILITY = 1e-9

@@ -48,7 +48,7 @@ from judges.core.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
 from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
-from judges.core.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
+from judges.core.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS, MIN_INCLUSION_PROBABILITY
 
 KEY = ("run_id", "topic_id", "sentence_index")
 RESERVED = {"label", *KEY, "doc_id"}
@@ -66,6 +66,19 @@ class Labels(NamedTuple):
     @property
     def key(self) -> list[str]:
         return [*KEY, "doc_id"] if self.level == "citation" else list(KEY)
+
+
+def inclusion_problem(value: object) -> Optional[str]:
+    """Why ``value`` is no inclusion probability (:data:`PROBABILITY` of a label line), or None:
+    a number in [:data:`MIN_INCLUSION_PROBABILITY`, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
+        return f"must be a number in (0, 1], got {json.dumps(value)}"
+    if value < MIN_INCLUSION_PROBABILITY:
+        return (
+            f"{value!r} is below {MIN_INCLUSION_PROBABILITY:g}, the least a plan draws with "
+            "(estimates weigh a label by 1/probability)"
+        )
+    return None
 
 
 def _describe(key: tuple) -> str:
@@ -146,6 +159,9 @@ class _Reader:
             self.pending.append(tuple(rec.values()))
             return
         rec["label"] = self._label(line, obj["label"])
+        problem = inclusion_problem(obj[PROBABILITY]) if obj.get(PROBABILITY) is not None else None
+        if problem:
+            raise InputError(self.path, line, PROBABILITY, problem)
         rec[LINE] = line
         rec.update(self._extras(line, obj))
         key = tuple(rec[k] for k in ((*KEY, "doc_id") if self.level == "citation" else KEY))
@@ -238,9 +254,9 @@ def citation_statuses(labels: Labels) -> dict[tuple, str]:
 
 def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     """Per labelled citation (keys as :func:`citation_statuses`), the probability the plan drew it
-    with (its line's :data:`PROBABILITY`, a number in (0, 1]); citations whose line has none, or
-    ``null``, are left out (an organiser's own labels, not drawn with a known probability: the
-    intervals take them as drawn at random)."""
+    with (its line's :data:`PROBABILITY`, a number in [:data:`MIN_INCLUSION_PROBABILITY`, 1]); citations
+    whose line has none, or ``null``, are left out (an organiser's own labels, not drawn with a known
+    probability: the intervals take them as drawn at random)."""
     t = labels.table
     if PROBABILITY not in t.columns or labels.level != "citation":
         return {}
@@ -254,8 +270,9 @@ def citation_probabilities(labels: Labels) -> dict[tuple, float]:
             p = float(value)
         except ValueError:
             p = float("nan")
-        if not 0.0 < p <= 1.0:
-            raise InputError(labels.path, int(line), PROBABILITY, f"must be a number in (0, 1], got {value}")
+        problem = inclusion_problem(p) if p == p else f"must be a number in (0, 1], got {value}"
+        if problem:
+            raise InputError(labels.path, int(line), PROBABILITY, problem)
         out[(run, topic, int(sentence), doc)] = p
     return out
 
@@ -325,8 +342,9 @@ def _nugget_records(path: Path):
         value = obj.get("label")
         level = None if value is None else _nugget_level(value, path, line, "label")
         p = obj.get(PROBABILITY)
-        if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 < p <= 1.0):
-            raise InputError(path, line, PROBABILITY, f"must be a number in (0, 1], got {p!r}")
+        problem = inclusion_problem(p) if p is not None else None
+        if problem:
+            raise InputError(path, line, PROBABILITY, problem)
         yield (run, topic, index), level, line, p, ("nugget", obj.get("nugget"))
 
 
