@@ -43,6 +43,13 @@ if TYPE_CHECKING:
 AUTO_PARALLEL_CITATIONS = 50_000
 
 
+def check_corpus_path(inputs: Inputs) -> None:
+    """The corpus is a docstore, a file, or a directory of JSONL(.gz) files: else one error line,
+    before anything is read."""
+    if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
+        docstore.corpus_files(inputs.corpus)
+
+
 def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Path]:
     """Every file the session reads (no output may be one of them)."""
     files = [Path(p) for key in ("topics", "responses") for p in described[key]]
@@ -52,9 +59,9 @@ def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pat
     if inputs.workflow_path is not None:
         files.append(Path(inputs.workflow_path))
     if inputs.labels:
-        from judges.formats.jsonl import discover
+        from judges.formats.labels import label_paths
 
-        files += discover(list(inputs.labels), "--labels")
+        files += label_paths(inputs.labels)
     if inputs.nuggets is not None:
         from judges.nuggets.made import is_auto
 

@@ -34,26 +34,32 @@ first pass keeps its debug-log events in memory, and only then is the out-dir cr
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
 from judges.attest.endpoint import Endpoint
 from judges.core.config import Workflow
-from judges.core.process import return_freed_memory
 from judges.engine.judge import Part
 from judges.engine.pairs import kinds_of
 from judges.engine.settings import Settings
-from judges.formats import docstore, outputset
+from judges.formats import outputset
 from judges.formats.debuglog import DebugLog
-from judges.formats.outset import Interrupted, OutputSet, check_targets
+from judges.formats.outset import OutputSet, check_targets
 from judges.session.attestation import check_attestation, summarize_attestation
 from judges.session.kinds import judge_other_kinds
-from judges.session.loading import AUTO_PARALLEL_CITATIONS, input_files, load, processes, read_labels
+from judges.session.loading import (
+    AUTO_PARALLEL_CITATIONS,
+    check_corpus_path,
+    input_files,
+    load,
+    processes,
+    read_labels,
+)
 from judges.session.passes import judge_pass, plan_passes, run_passes
 from judges.session.score import score
 from judges.session.spec import Inputs, Outputs, Summary
+from judges.session.staging import Staged
 from judges.session.stages import Judged, Loaded, Session, no_progress, quiet, session_start
 from judges.session.summary import (
     assessments,
@@ -62,6 +68,7 @@ from judges.session.summary import (
     merged_measures,
     per_topic,
     questions_summary,
+    written_summary,
 )
 from judges.session.writer import Tally, WriteSet, describe_inputs, output_targets, write_outputs
 
@@ -126,8 +133,7 @@ def check(
     are not read again: only the topic and run files are checked against the targets)."""
     check_attestation(settings, strict_llm=strict_llm, warn=warn, asks=asks)
     if hashed is None:
-        if inputs.corpus is not None and not docstore.is_store(inputs.corpus):
-            docstore.corpus_files(inputs.corpus)  # a file, or a directory of JSONL(.gz) files: else one error line
+        check_corpus_path(inputs)
         described = describe_inputs(inputs)
     else:
         described = hashed
@@ -200,7 +206,7 @@ def write(
     warnings = list(judged.warnings)
     labels = labels_in_effect(loaded, judged, table, counts, warnings)
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
-        kind.summarize(attest, labels)
+        kind.summarize(attest, labels, counts)
     workflow, kinds = session.settings.workflow, tuple(judged.pairs.values())
     scores = score(inputs, workflow, loaded, measures_of_reports, table, measures, kinds, attest)
     bank = next((k.provenance for k in judged.pairs.values() if k.provenance), None)
@@ -218,21 +224,7 @@ def write(
     outset.commit()
     if outputs.log_path is not None:
         files["debug_log"] = str(outputs.log_path)
-    return Summary(
-        counts=written.counts,
-        statuses=statuses,
-        runs=list(scan.runs),
-        topics=len(loaded.topics),
-        files=files,
-        attest=attest,
-        coverage=written.coverage,
-        filled=written.filled,
-        warnings=warnings + written.warnings,
-        processes=judged.processes,
-        plan=judged.plan,
-        degenerate_not_used=judged.degenerate_not_used,
-        labels=labels,
-    )
+    return written_summary(inputs, loaded, judged, written, statuses, files, attest, warnings, labels)
 
 
 # -- the stages composed ------------------------------------------------------------------------------
@@ -288,30 +280,17 @@ def carry_out(session: Session, *, first_pass: Optional[list[Part]] = None) -> O
     debug log staged with the set). A session without outputs writes nothing: its caller takes
     the judgments from the outcome (:func:`assessments`, :func:`per_topic`). ``first_pass``: as
     :func:`judge`'s."""
-    outset = session.outset
     log_path = session.outputs.log_path if session.outputs is not None else None
-    try:
-        with contextlib.ExitStack() as stack:
-            log = DebugLog.deferred() if log_path is not None else DebugLog(None)
-            stack.push(log.ended)
-            session_start(session, log)
-            loaded = load(session, stack, log)  # nothing is created before this passes
-            if outset is None:  # nothing to write
-                return Outcome(loaded, judge(session, loaded, log, first_pass=first_pass), None)
-            stack.enter_context(outset)  # creates and locks the out-dir, recovers, makes the staging directory
-            if log_path is not None:
-                log.start(outset.stage(log_path))
-            elif session.stale_log is not None:  # --no-debug-log: the previous set's log goes with it
-                outset.remove(session.stale_log)
-            judged = judge(session, loaded, log, first_pass=first_pass)  # consumes the corpus
-            if outset.durable:
-                log.sync_soon()  # the judged citations' events go to disk while the outputs are written
-            return_freed_memory()  # the judged documents' memory, before the outputs are built
-            summary = write(session, loaded, judged, log)
-    except KeyboardInterrupt as e:
-        if outset is None:
-            raise
-        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    with Staged(session.outset, log_path, stale_log=session.stale_log) as staged:
+        log = staged.log
+        session_start(session, log)
+        loaded = load(session, staged, log)  # nothing is created before this passes
+        if session.outset is None:  # nothing to write
+            return Outcome(loaded, judge(session, loaded, log, first_pass=first_pass), None)
+        staged.open_set()
+        judged = judge(session, loaded, log, first_pass=first_pass)  # consumes the corpus
+        staged.judged()
+        summary = write(session, loaded, judged, log)
     return Outcome(loaded, judged, summary)
 
 

@@ -21,7 +21,7 @@ from judges.scores.leaderboard import leaderboard_rows
 
 if TYPE_CHECKING:
     from judges.formats.labels import LabelFiles
-    from judges.session.pipeline import Loaded
+    from judges.session.stages import Loaded
     from judges.session.spec import Inputs
 
 

@@ -25,7 +25,10 @@ of judging (reports, sentences, citations beyond the limit) are the shard's and 
 :func:`merge` (``run_judge.py merge OUT --name NAME PART...``) checks that the parts are the
 ``N`` parts of one session (one error line naming the part and the field that differs, the
 part missing or the part given twice; nothing written) after checking each (its checksums, a
-log cut short, every value's type: :func:`judges.formats.part.read`), then:
+log cut short, every value's type and range: :func:`judges.formats.part.read`), then writes
+only under its out-dir, to the paths it derives from ``--name`` (a debug log the shards were told
+to write elsewhere is the merge's ``OUT/NAME.jsonl``: a part's recorded paths are never written to),
+and:
 
 * without LLM attestation (``attest.mode: none``) a part holds final judgments: the rows, the
   measures and the debug-log events are put back in the order one process gives them
@@ -69,13 +72,13 @@ from judges.core.errors import InputError
 from judges.formats import part as partfile
 from judges.formats import tables
 from judges.formats.debuglog import DebugLog
-from judges.formats.outset import Interrupted, OutputSet
+from judges.formats.outset import OutputSet
 from judges.core.counts import CITATIONS
 from judges.session.deal import deal, topic_work
 from judges.engine.judge import Part
 from judges.session import pipeline
 from judges.session.pipeline import run
-from judges.core.process import return_freed_memory
+from judges.session.staging import Staged
 from judges.core.records import Topic
 from judges.session.scan import Scan, reading_ranks
 from judges.session.spec import Inputs, Outputs, Summary
@@ -116,6 +119,7 @@ def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: di
             "max_topics": inputs.max_topics,
             "max_runs": inputs.max_runs,
             "allow_missing_text": inputs.allow_missing_text,
+            "allow_few_topics": inputs.allow_few_topics,
             "workers": workers,
         },
         "outputs": {
@@ -156,23 +160,15 @@ def judge_shard(
     session = pipeline.check(
         inputs, own, settings, workers=1, asks=False, targets=targets, outset=outset, warn=warn, progress=progress
     )
-    try:
-        with contextlib.ExitStack() as stack:
-            log = DebugLog.deferred() if logged else DebugLog(None)
-            stack.push(log.ended)
-            pipeline.session_start(session, log, workers=workers)
-            loaded = pipeline.load(session, stack, log, start_workers=False)  # one process: one process's order
-            stack.enter_context(outset)
-            if logged:
-                log.start(outset.stage(log_path))
-            head = log.tell()
-            part, processes = _judge_topics(session, loaded, log, k, n)
-            if outset.durable:
-                log.sync_soon()  # the judged citations' events go to disk while the part is written
-            return_freed_memory()
-            summary = _write_part(session, loaded, part, processes, log, head, shard, outputs, workers, model)
-    except KeyboardInterrupt as e:
-        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    with Staged(outset, log_path if logged else None) as staged:
+        log = staged.log
+        pipeline.session_start(session, log, workers=workers)
+        loaded = pipeline.load(session, staged, log, start_workers=False)  # one process: one process's order
+        staged.open_set()
+        head = log.tell()
+        part, processes = _judge_topics(session, loaded, log, k, n)
+        staged.judged()  # the judged citations' events go to disk while the part is written
+        summary = _write_part(session, loaded, part, processes, log, head, shard, outputs, workers, model)
     return summary
 
 
@@ -271,6 +267,8 @@ def state_data(
             "max_runs": inputs.max_runs,
             "on_error": inputs.on_error,
             "allow_missing_text": inputs.allow_missing_text,
+            "allow_few_topics": inputs.allow_few_topics,
+            "headline": inputs.headline,
             **(
                 {"nuggets": str(inputs.nuggets), "judge": inputs.judge, "nugget_model": inputs.nugget_model}
                 if inputs.nuggets is not None
@@ -333,6 +331,8 @@ def state_objects(part: partfile.Part) -> dict:
         max_runs=i["max_runs"],
         on_error=i["on_error"],
         allow_missing_text=i["allow_missing_text"],
+        allow_few_topics=i.get("allow_few_topics", False),
+        headline=i.get("headline"),
         nuggets=_path(i.get("nuggets")),
         judge=i.get("judge", "citation"),
         battle_opponents=i.get("battle_opponents"),
@@ -404,6 +404,12 @@ def read_parts(paths: list[Path], name: str) -> list[partfile.Part]:
                 field,
                 f"{_short(value)} differs from {_short(expected)} in {first.path}: a part of another session",
             )
+    for part in parts[1:]:  # what every shard read alike: the session's runs and topics
+        for field in ("topics", "scan.runs"):  # (their outputs: the fingerprint's, compared above)
+            if _at(part.state, field) != _at(first.state, field):
+                raise InputError(
+                    part.path, None, f"state.{field}", f"differs from {first.path}'s: parts of one session share it"
+                )
     n = first.manifest["fingerprint"]["shards"]
     if first.manifest["fingerprint"]["name"] != name:
         raise InputError(
@@ -496,15 +502,19 @@ def merge(
     cache_dir: Optional[Path] = None,
     strict_llm: bool = False,
     use_degenerate_llm: bool = False,
+    debug_log: Optional[Path] = None,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
 ) -> Summary:
-    """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc)."""
+    """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc).
+    ``debug_log``: where the caller wants the debug log (None: ``OUT/NAME.jsonl``); the path a part
+    recorded is never used."""
     parts = read_parts(paths, name)
     states = [state_objects(p) for p in parts]
     first = states[0]
     inputs, workflow = first["inputs"], first["workflow"]
-    outputs = dataclasses.replace(first["outputs"], out_dir=Path(out_dir))
+    recorded = first["outputs"]  # the shards' paths are never written to: the merge's own, under its out-dir
+    outputs = Outputs(Path(out_dir), name, debug_log, recorded.no_debug_log, recorded.leaderboard_formats)
     workers = parts[0].manifest["fingerprint"]["options"]["workers"]
     merged = _in_order(parts, states, rows_in_order=workflow.attest.mode != "none")
     if workflow.attest.mode == "none":
@@ -614,23 +624,12 @@ def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow
     session.progress(rows, total=rows)
     outset = session.outset
     assert outset is not None  # check: a session with outputs has its set
-    try:
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(outset)
-            log = DebugLog(None)
-            stack.push(log.ended)
-            if log_path is not None:
-                log.start(outset.stage(log_path))
-                # the events in one process's order, copied and synced while the outputs are written
-                log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
-            else:
-                outset.remove(outputs.default_log)
-            pairs, warnings = pipeline.judge_other_kinds(session, again, log) if again is not None else ({}, ())
-            judged = pipeline.Judged(
-                [merged.part], f"{len(parts)} topic shards, merged", pairs=pairs, warnings=warnings
-            )
-            with _LetGo(parts):
-                summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)
-    except KeyboardInterrupt as e:
-        raise Interrupted(outset.committed, getattr(e, "signum", 2)) from None
+    with Staged(outset, log_path, stale_log=outputs.default_log, set_first=True) as staged:
+        log = staged.log
+        if log_path is not None:  # the events in one process's order, copied and synced while the outputs are written
+            log.append_ranges([(parts[0].log, 0, first["head"]), *merged.log_ranges], soon=True)
+        pairs, warnings = pipeline.judge_other_kinds(session, again, log) if again is not None else ({}, ())
+        judged = pipeline.Judged([merged.part], f"{len(parts)} topic shards, merged", pairs=pairs, warnings=warnings)
+        with _LetGo(parts):
+            summary = pipeline.write(session, loaded, judged, log, hashed_inputs=hashed)
     return summary  # its files name the debug log (pipeline.write)

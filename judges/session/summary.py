@@ -13,10 +13,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judges.core.counts import CAPPED, CITATIONS, HUMAN_LABELLED
-from judges.core.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.core.vocabulary import STATUSES
-from judges.session.spec import Summary
+from judges.session.spec import Inputs, Summary
 from judges.session.stages import Judged, Loaded
+from judges.session.writer import Written
 
 if TYPE_CHECKING:
     from judges.formats.labels import LabelFiles
@@ -108,7 +109,7 @@ def questions_summary(loaded: Loaded, judged: Judged, judge: str) -> Summary:
     measures = per_topic(judged)
     for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets; the battles' side by side)
         kind.merge_measures(measures, judge)
-        kind.summarize(attest, {})
+        kind.summarize(attest, {}, counts)
     return Summary(
         counts=counts,
         attest=attest,
@@ -117,4 +118,36 @@ def questions_summary(loaded: Loaded, judged: Judged, judge: str) -> Summary:
         processes=judged.processes,
         plan=judged.plan,
         labels=labels,
+    )
+
+
+def written_summary(
+    inputs: Inputs,
+    loaded: Loaded,
+    judged: Judged,
+    written: Written,
+    statuses: Counter,
+    files: dict[str, str],
+    attest: dict,
+    warnings: list,
+    labels: dict,
+) -> Summary:
+    """The summary of a session that wrote its output set (:func:`judges.session.pipeline.write`):
+    what :func:`judges.session.writer.write_outputs` wrote and counted, with what was judged."""
+    return Summary(
+        counts=written.counts,
+        statuses=statuses,
+        runs=list(loaded.scan.runs),
+        topics=len(loaded.topics),
+        files=files,
+        attest=attest,
+        coverage=written.coverage,
+        filled=written.filled,
+        warnings=warnings + written.warnings,
+        processes=judged.processes,
+        plan=judged.plan,
+        degenerate_not_used=judged.degenerate_not_used,
+        labels=labels,
+        judge=inputs.judge,
+        headline=judge_headline(inputs.judge, inputs.headline),
     )
