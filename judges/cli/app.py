@@ -549,6 +549,7 @@ def check_answer(
 
     from judges.api.answer import InputProblem, check_answer
     from judges.api.markers import annotate
+    from judges.cli.answer_files import answer_of, file_line, read_text, sources_of
     from judges.core.process import arrow_without_pandas, numba_without_scipy_blas
 
     arrow_without_pandas()  # one answer needs neither pandas nor scipy.linalg (bench/check_answer_cli.py)
@@ -557,11 +558,11 @@ def check_answer(
 
     name = "<stdin>" if str(answer) == "-" else str(answer)
     try:
-        text = sys.stdin.read() if str(answer) == "-" else _read_text(answer, "--answer")
-        given, lines = _answer_of(text, name)
+        text = sys.stdin.read() if str(answer) == "-" else read_text(answer, "--answer")
+        given, lines = answer_of(text, name)
         docs, origins = [], []  # each source, and the file and line it came from
         for path in [*sources, *map(Path, ctx.args)]:
-            for line, doc in _sources_of(path):
+            for line, doc in sources_of(path):
                 docs.append(doc)
                 origins.append((path, line))
         bank = None if nuggets is None else bank_in_file(nuggets, topic)
@@ -571,7 +572,7 @@ def check_answer(
     except InputProblem as e:  # where it is: the answer's line, or the source's file and line
         where: tuple[Any, Optional[int]] = (name, lines[e.index] if lines else None)
         path, line = where if e.where == "answer" else origins[e.index]
-        first = "" if e.first is None else f" (first in {_where(*origins[e.first])})"
+        first = "" if e.first is None else f" (first in {file_line(*origins[e.first])})"
         raise fail(InputError(path, line, None, e.problem + first).render())
     except ValueError as e:
         raise fail(f"check-answer: {e}")
@@ -612,62 +613,6 @@ def _show_nuggets(checked, given) -> None:
     for row in table_rows(checked.nuggets, text):
         table.add_row(*row)
     show(table)
-
-
-def _read_text(path: Path, option: str) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, None, option, "no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(path, None, option, f"cannot be read ({e})") from None
-
-
-def _answer_of(text: str, name: str) -> tuple[Any, list[int]]:
-    """The answer and the line of each sentence ([] for prose). Prose is taken as it is; what looks
-    like JSON (a ``.json`` file, or text starting with ``[`` or ``{``) must be a JSON list of
-    sentences, read with the batch readers' guards (bad syntax, a list cut short, nesting too deep,
-    a lone surrogate: one line naming the file and line)."""
-    from judges.formats.jsondoc import iter_array, iter_values
-
-    start = text.lstrip()[:1]
-    if not (name.endswith(".json") or start in ("[", "{")):
-        return text, []
-    if start != "[":
-        found = next(iter_values(text, name), None)  # bad JSON is said as such
-        kinds = {dict: "an object", str: "a string", bool: "true or false", type(None): "null"}
-        what = "empty" if found is None else f"not {kinds.get(type(found[1]), 'a number')}"
-        line = 1 if found is None else found[0]
-        shape = "a JSON answer is a list of sentences (strings or {text, citations})"
-        raise InputError(name, line, None, f"{shape}: {what}")
-    sentences, lines = [], []
-    for line, _, value in iter_array(text, name):
-        sentences.append(value)
-        lines.append(line)
-    return sentences, lines
-
-
-def _where(path: Path, line: Optional[int]) -> str:
-    return str(path) if line is None else f"{path}:{line}"
-
-
-def _sources_of(path: Path) -> list[tuple[Optional[int], Any]]:
-    """Each source of a file and its line: one per line of a JSONL file (read with the batch
-    readers' guards), else the file's text as one source named by the file (line None)."""
-    from judges.formats.jsonl import iter_jsonl
-
-    if path.suffix != ".jsonl":
-        return [(None, (path.name, _read_text(path, "--sources")))]
-    if not path.is_file():
-        _read_text(path, "--sources")  # says why: no such file, a directory
-    out: list[tuple[Optional[int], Any]] = []
-    for line, record in iter_jsonl(path):
-        if isinstance(record, InputError):
-            raise record
-        if not isinstance(record, dict):
-            raise InputError(path, line, None, "a source must be a JSON object with text")
-        out.append((line, record))
-    return out
 
 
 def _given_inputs_exist(responses: List[Path], corpus: Optional[Path]) -> None:
