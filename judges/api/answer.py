@@ -197,12 +197,15 @@ def check_answer(
         out.append(CheckedSentence(i, text, start, end, tuple(found), reason))
     if nuggets is None:
         return AnswerCheck(tuple(out), measures, attestation)
-    from judges.nuggets.answers import joined
-    from judges.nuggets.check import check_nuggets
+    text = answer if isinstance(answer, str) else [s.text for s in out]
+    judgments, nugget_measures, asked = _judge_nuggets(text, nuggets, workflow, llm, cache_dir)
+    if "WEIGHTED_PRECISION" in measures:  # its citations were judged: NUGGET_F1 beside, as --judge argue's
+        from judges.nuggets.measures import F1, f1
 
-    text = answer if isinstance(answer, str) else joined(s.text for s in out)  # the spans' offsets are into it
-    found_nuggets = check_nuggets(text, nuggets, measures.get("WEIGHTED_PRECISION"))
-    return AnswerCheck(tuple(out), {**measures, **found_nuggets.measures}, attestation, found_nuggets.judgments)
+        nugget_measures[F1] = f1(measures["WEIGHTED_PRECISION"], nugget_measures["NUGGET_ALL"])
+    if attestation is not None and asked:  # as the batch judge's summary: the nugget pairs' figures beside
+        attestation = {**attestation, "nuggets": asked}
+    return AnswerCheck(tuple(out), {**measures, **nugget_measures}, attestation, judgments)
 
 
 def discovered(tried: Sequence[CitedSource], partial_floor: float = PARTIAL_FLOOR) -> list[CitedSource]:
@@ -325,6 +328,55 @@ def _judge_pass(settings: Settings, report: Report, attester=None) -> _Kept:
     with DebugLog(None) as log:
         Judge(settings, attester=attester).judge_batch([report], out, log)
     return out
+
+
+def _judge_nuggets(
+    answer: Union[str, list[str]],
+    nuggets: Any,
+    workflow: Workflow,
+    llm: Optional["Endpoint"],
+    cache_dir: Union[str, Path, None],
+    model: str = "rag24",
+) -> tuple[tuple, dict[str, float], dict]:
+    """The nugget judgments of one answer (the bank's order), its nugget measures and the nugget
+    pairs' attestation figures (empty without ``llm``), judged by the batch session's nugget kind
+    through the engine's one entry point (:func:`judges.engine.pairs.judge_pairs` with
+    :func:`judges.engine.pairs.nugget_kind`): the same judge, the same cascade over the pairs
+    (question, cache, check sample, degenerate policy) as a session of this one answer.
+    ``answer``: the string the spans' offsets are into, or the sentences the session joins."""
+    from judges.engine.pairs import judge_pairs, nugget_kind
+    from judges.formats.nuggets import Nuggets
+    from judges.nuggets.check import bank_of
+
+    bank = bank_of(nuggets)
+    # the session's answer text is its sentences, each stripped, joined by a space: a string answer is
+    # one sentence, its leading white space added back to the spans' offsets
+    lead = len(answer) - len(answer.lstrip()) if isinstance(answer, str) else 0
+    sentences = (answer,) if isinstance(answer, str) else answer
+    report = Report(
+        "answer",
+        bank.qid,
+        "",
+        "responses",
+        tuple(Sentence(i, t, ()) for i, t in enumerate(sentences)),
+        {},
+        "<answer>",
+        1,
+    )
+    evidence = Nuggets("<nuggets>", {bank.qid: bank})
+    settings = Settings(workflow=workflow, llm=llm, cache_dir=Path(cache_dir or default_cache_dir()))
+    with DebugLog(None) as log:
+        result = judge_pairs(
+            nugget_kind(), settings, [report, None], evidence, log, warn=lambda said: None,
+            answered={report.run_id: 1}, model_spec=model,
+        )  # fmt: skip
+    key = (report.run_id, report.topic_id)
+    judged = tuple(result.judged[key])
+    if lead:
+        from dataclasses import replace
+
+        judged = tuple(replace(j, spans=tuple((a + lead, b + lead) for a, b in j.spans)) for j in judged)
+    return judged, dict(result.measures[key]), result.attest
 
 
 def _cited(source_id: str, weight: float, j: Judgment, docs: dict[str, Document]) -> CitedSource:
