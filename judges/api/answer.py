@@ -197,8 +197,8 @@ def check_answer(
         out.append(CheckedSentence(i, text, start, end, tuple(found), reason))
     if nuggets is None:
         return AnswerCheck(tuple(out), measures, attestation)
-    text = answer if isinstance(answer, str) else [s.text for s in out]
-    judgments, nugget_measures, asked = _judge_nuggets(text, nuggets, workflow, llm, cache_dir)
+    said: Union[str, list[str]] = answer if isinstance(answer, str) else [s.text for s in out]
+    judgments, nugget_measures, asked = _judge_nuggets(said, nuggets, workflow, llm, cache_dir)
     if "WEIGHTED_PRECISION" in measures:  # its citations were judged: NUGGET_F1 beside, as --judge argue's
         from judges.nuggets.measures import F1, f1
 
