@@ -166,8 +166,10 @@ def check_answer(
     cites (ids or indexes); given neither here nor in ``answer``, every source is tried.
     ``workflow``: the judge's settings (default: the defaults of ``workflows/citation.yml``).
     ``attest``: an LLM endpoint to attest with, ``cache_dir``: its answer cache (see the module doc).
-    ``nuggets``: a topic's nuggets, judged in the answer by the session's nugget judge
-    (:mod:`judges.nuggets.check`): ``nuggets`` gets the judgments, ``measures`` the NUGGET_* values.
+    ``nuggets``: a topic's nuggets (:func:`judges.nuggets.check.bank_of`), judged in the answer by
+    the session's nugget kind through the engine's entry point (:func:`_judge_nuggets`; with
+    ``attest=`` the LLM is asked about them as a session asks): ``nuggets`` gets the judgments,
+    ``measures`` the NUGGET_* values, ``attestation["nuggets"]`` the nugget questions' figures.
     """
     docs = _documents(sources)
     spans = _sentences(answer)
