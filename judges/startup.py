@@ -1,6 +1,6 @@
 """The way in of ``run_judge.py``, ``python -m judges`` and ``citejudge``, before anything heavy is
-imported: Ctrl-C at any moment is one line and exit code 130, never a traceback (the signal's
-states: :mod:`judges.core.process`).
+imported: Ctrl-C at any moment is one line and exit code 130, never a traceback, and SIGTERM the
+same with exit code 143 (the signals' states: :mod:`judges.core.process`).
 
 Importing the command line (typer, rich, pyarrow...) takes a few tenths of a second. Until a
 command starts, Ctrl-C ends the process at once with one line (nothing has been written yet);

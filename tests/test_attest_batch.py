@@ -9,8 +9,11 @@ SIMULATED model: the tests check that the two paths give the same outputs, byte 
 
 from __future__ import annotations
 
+import errno
 import json
 import re
+import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -21,7 +24,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, needs_dspy, run_cli, shared
+from conftest import ROOT, cli_in_process, needs_dspy, run_cli, shared
 from llm_servers import Reply, ScriptedServer
 
 from judges.attest.batch import split
@@ -276,6 +279,65 @@ def test_a_truncated_or_foreign_answers_file_is_reported_line_by_line_and_nothin
     (out / "r.batch" / "manifest.json").write_text("{}")
     damaged = run_cli("attest", "import", out, "--name", "r", truncated)
     assert damaged.returncode == 2 and "manifest.json: format: not an export manifest" in damaged.stderr
+
+
+def _import_case(exported: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the exported set, and an answers file of its first five questions."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "r.config.yml").write_bytes((exported / "r.config.yml").read_bytes())
+    shutil.copytree(exported / "r.batch", out / "r.batch")
+    requests = [json.loads(line) for line in (out / "r.batch" / "requests-0001.jsonl").open()]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("".join(json.dumps(standin_batch.output_line(n, r)) + "\n" for n, r in enumerate(requests[:5])))
+    return out, answers
+
+
+@pytest.mark.parametrize(
+    "error",
+    [OSError(errno.ENOSPC, "No space left on device"), sqlite3.OperationalError("database or disk is full")],
+    ids=["ENOSPC", "sqlite-full"],
+)
+def test_a_full_disk_during_import_is_one_line_and_stores_nothing(exported, tmp_path, monkeypatch, error):
+    from judges.attest.cache import AnswerCache
+
+    out, answers = _import_case(exported, tmp_path)
+    put, calls = AnswerCache.put, []
+
+    def full(self, *args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise error
+        return put(self, *args)
+
+    monkeypatch.setattr(AnswerCache, "put", full)
+    result = cli_in_process("attest", "import", out, "--name", "r", answers)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and lines[0].endswith("; no answer stored (the cache is as it was)"), lines
+    assert str(error) in lines[0] or error.strerror in lines[0]
+    assert cached_keys(out) == set()  # all or nothing: the two answers before the failure are not kept either
+
+
+def test_sigterm_during_import_is_one_line_and_stores_nothing(exported, tmp_path):
+    from test_safety import ended, paused
+
+    out, answers = _import_case(exported, tmp_path)
+    patch = (
+        "from judges.attest.cache import AnswerCache\n"
+        "put, calls = AnswerCache.put, []\n"
+        "def paused_put(self, *a):\n"
+        "    calls.append(1)\n"
+        "    if len(calls) == 3:\n"
+        "        pause()\n"
+        "    return put(self, *a)\n"
+        "AnswerCache.put = paused_put\n"
+    )
+    proc, _ = paused(tmp_path, patch, "attest", "import", out, "--name", "r", answers)
+    proc.send_signal(signal.SIGTERM)
+    code, lines = ended(proc)
+    assert code == 143 and lines == ["interrupted"], (code, lines)
+    assert cached_keys(out) == set()
 
 
 def test_export_refuses_a_set_without_a_mode_or_model_and_a_changed_input(exported, tmp_path):

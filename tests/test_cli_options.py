@@ -31,7 +31,7 @@ def test_the_judge_takes_exactly_the_records_fields_in_order():
     judge = _commands()[""]
     names = [p.name for p in judge.params]
     assert names == [f.name for f in dataclasses.fields(JudgeOptions)] + ["version"]
-    assert len(names) == 32
+    assert len(names) == 34  # --battle-opponents, --headline and --allow-few-topics among them
 
 
 def test_an_option_several_commands_take_is_declared_once():

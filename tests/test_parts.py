@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from conftest import run_cli
+from conftest import cli_in_process, run_cli
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_shards import BUNDLED, python_backend, same_outputs
@@ -162,6 +162,103 @@ def test_a_crafted_part_with_true_checksums_is_checked_value_by_value(judged, tm
         crafted(target, table, metadata, target.with_suffix(".jsonl"))
         line = refused(parts_of(where), tmp_path / "out")
         assert line.startswith(f"error: {target}: ") and expected in line, line
+
+
+def _edited_parts(judged: Path, where: Path, edit) -> list[Path]:
+    """The parts, each rewritten with true checksums after ``edit(k, manifest, state, table)`` (in
+    place on the plain data; returns the table): what anyone who sends parts can send."""
+    copy_parts(judged, where)
+    for k in range(1, N + 1):
+        target = where / f"x.part-{k}-of-{N}.arrow"
+        good = partfile.read(judged / "parts" / target.name)  # not the copy: it is rewritten (and mapped)
+        manifest, state = json.loads(json.dumps(good.manifest)), json.loads(json.dumps(good.state))
+        table = edit(k, manifest, state, good.table)
+        metadata = {partfile.MANIFEST: json.dumps(manifest).encode(), partfile.STATE: json.dumps(state).encode()}
+        crafted(target, table, metadata, target.with_suffix(".jsonl"))
+    return parts_of(where)
+
+
+def _row_value(column: str, value):
+    def edit(k, manifest, state, table):
+        if k != 2:
+            return table
+        values = table.column(column).to_pylist()
+        values[0] = value
+        at = table.schema.get_field_index(column)
+        return table.set_column(at, table.schema.field(at), pa.array(values, table.schema.field(at).type))
+
+    return edit
+
+
+def _measure(value):
+    def edit(k, manifest, state, table):
+        if k == 2:
+            state["per_topic"][0][2]["WEIGHTED_PRECISION"] = value
+        return table
+
+    return edit
+
+
+def _topic(k, manifest, state, table):
+    if k == 2:
+        state["per_topic"][0][1] = "no-such-topic"
+    return table
+
+
+def _format(k, manifest, state, table):
+    for outputs in (manifest["fingerprint"]["outputs"], state["outputs"]):
+        outputs["leaderboard_formats"] = ["ir_measures", "../../escape"]
+    return table
+
+
+def test_a_part_with_values_citejudge_never_writes_is_refused_with_one_line(judged, tmp_path):
+    """Checksums recomputed, shapes right: every value is checked again against the measure's
+    range, the vocabulary and the session's runs and topics, before anything is written."""
+    cases = [
+        (_measure(7.5), "2", "state.per_topic[0].WEIGHTED_PRECISION: 7.5 is outside its range [0, 1]"),
+        (_measure(float("nan")), "2", "state.per_topic[0].WEIGHTED_PRECISION: nan is outside its range [0, 1]"),
+        (_measure(-3), "2", "state.per_topic[0].WEIGHTED_PRECISION: -3 is outside its range [0, 1]"),
+        (_row_value("status", "banana"), "2", "rows[0].status: 'banana': not a status (supported, partial, "),
+        (_row_value("grade", 7), "2", "rows[0].grade: 7: not the grade of the row's status"),
+        (_row_value("weight", float("nan")), "2", "rows[0].weight: nan: outside [0, 1]"),
+        (_row_value("topic_id", "no-such-topic"), "2", "rows[0].topic_id: 'no-such-topic': not a topic of the session"),
+        (_topic, "2", "state.per_topic[0]: run "),
+        (
+            _format,
+            "1",
+            "outputs.leaderboard_formats: '../../escape' is not a leaderboard format (ir_measures, tot, jsonl)",
+        ),
+    ]
+    for i, (edit, k, expected) in enumerate(cases):
+        parts = _edited_parts(judged, tmp_path / f"parts{i}", edit)
+        out = tmp_path / f"out{i}"
+        result = cli_in_process("merge", out, "--name", "x", *parts)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and len(lines) == 1, result.stderr
+        target = tmp_path / f"parts{i}" / f"x.part-{k}-of-{N}.arrow"
+        assert lines[0].startswith(f"error: {target}: ") and expected in lines[0], (expected, lines[0])
+        assert not out.exists() and not (tmp_path / "escape").exists()
+
+
+def test_a_debug_log_path_a_part_records_is_never_written_to(judged, tmp_path):
+    """The merge writes only under its out-dir, to paths it derives itself: the debug log goes to
+    OUT/NAME.jsonl, whatever path the parts name (a file there is left as it was)."""
+    victim = tmp_path / "elsewhere" / "precious.txt"
+    victim.parent.mkdir()
+    victim.write_text("precious\n")
+
+    def edit(k, manifest, state, table):
+        manifest["fingerprint"]["outputs"]["debug_log"] = state["outputs"]["debug_log"] = str(victim)
+        state["outputs"]["out_dir"] = str(victim.parent)
+        return table
+
+    parts = _edited_parts(judged, tmp_path / "parts", edit)
+    out = tmp_path / "out"
+    result = cli_in_process("merge", out, "--name", "x", *parts)
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "precious\n" and sorted(p.name for p in victim.parent.iterdir()) == ["precious.txt"]
+    assert (out / "x.jsonl").is_file()
+    assert (out / "x.qrels").read_bytes() == (judged / "one" / "x.qrels").read_bytes()
 
 
 # -- damage: refused with one line, or nothing changed ------------------------------------------------

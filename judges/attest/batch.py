@@ -345,14 +345,13 @@ class Applied(NamedTuple):
 
 
 def apply(found: Imported, manifest: Manifest, cache_dir: Path) -> Applied:
-    """Store the answers ``found`` in the answer cache of ``cache_dir``."""
+    """Store the answers ``found`` in the answer cache of ``cache_dir``, all in one transaction:
+    an import that fails or is interrupted stores none of them."""
     cache = AnswerCache(Path(cache_dir))
     try:
         keys = sorted(found.answers)
         had = set(cache.get_many(keys))
-        for key, answer in found.answers.items():
-            if key not in had:
-                cache.put(key, manifest.model_of(key), answer)
+        cache.put_all([(k, manifest.model_of(k), a) for k, a in found.answers.items() if k not in had])  # all or none
         unanswered = set(manifest.questions) - set(cache.get_many(sorted(manifest.questions)))
         missing = len(unanswered)
     finally:

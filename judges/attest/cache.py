@@ -9,6 +9,7 @@ file. Failed requests are not stored: a later run asks again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -84,6 +85,20 @@ class AnswerCache:
             "INSERT OR IGNORE INTO answers (key, model, reply, p_yes, tokens_in, tokens_out) VALUES (?, ?, ?, ?, ?, ?)",
             (key, model, *answer),
         )
+
+    def put_all(self, items: list[tuple[str, str, Answer]]) -> None:
+        """Store every (key, model, answer) of ``items`` in one transaction: all of them, or, if
+        anything fails or interrupts it (a full disk, Ctrl-C), none (the cache as it was)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for key, model, answer in items:
+                self.put(key, model, answer)
+        except BaseException:
+            if self._db.in_transaction:  # SQLite rolls back by itself after some errors (a full disk)
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]

@@ -202,6 +202,7 @@ def _request(o: JudgeOptions) -> _Request:
     """The session the command line asks for, checked: its inputs and outputs, and the workflow
     with the command line's ``--attest`` and ``--backend`` folded in (config.yml records them)."""
     from judges.core.config import load_workflow
+    from judges.session.nuggets import session_headline
     from judges.session.spec import Inputs, Outputs
 
     if o.workers is not None and not 1 <= o.workers <= MAX_WORKERS:
@@ -256,6 +257,8 @@ def _request(o: JudgeOptions) -> _Request:
         on_error=o.on_error.value,
         # nuggets only: the citations' documents are not needed
         allow_missing_text=o.allow_missing_text or (o.judge is JudgeName.nugget and o.corpus is None),
+        allow_few_topics=o.allow_few_topics,
+        headline=session_headline(o.judge.value, o.headline),
         nuggets=o.nuggets,
         judge=o.judge.value,
         battle_opponents=o.battle_opponents,
@@ -395,7 +398,7 @@ def report(
         None, "--truth", help="Truth leaderboard (any format meta-evaluate reads), shown beside the judge's."
     ),
     truth_measure: Optional[str] = typer.Option(
-        None, "--truth-measure", help="The truth's measure to show (default: its first)."
+        None, "--truth-measure", help="The truth's measure, HUMAN_X set against X (default HUMAN_<headline>)."
     ),
     labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels JSONL: disagreements become a filter."),
     responses: MovedResponses = [],  # noqa: B006 (typer reads it; never mutated)
@@ -424,6 +427,8 @@ def report(
         raise fail(e.render())
     except FileNotFoundError as e:
         raise fail(f"{out_dir}: {e}")
+    except OSError as e:  # a full disk: the previous report stays (judges.formats.swapdir)
+        raise fail(f"{e.filename or ''}: {e.strerror or e}; the previous report is as it was")
     say(
         f"wrote {done['path']} ({done['files']} files, {done['bytes'] / 1e6:.1f} MB, "
         f"largest {done['largest'] / 1e3:.0f} kB) in {done['seconds']:.1f} s"

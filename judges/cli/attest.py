@@ -177,6 +177,8 @@ def import_answers(
     batch_dir: BatchDir = None,
     cache_dir: CacheDir = None,
 ) -> None:
+    import sqlite3
+
     from judges.attest.batch import apply, read_manifests, read_outputs
 
     try:
@@ -185,6 +187,10 @@ def import_answers(
         done = apply(found, manifest, Path(cache_dir or out_dir))
     except InputError as e:
         raise fail(e.render())
+    except (OSError, sqlite3.Error) as e:  # a full disk: the cache as it was (apply: all or nothing)
+        filename = getattr(e, "filename", None)  # an OSError's; sqlite3's errors name no file
+        where = f"{filename}: " if filename else ""
+        raise fail(f"{where}{getattr(e, 'strerror', None) or e}; no answer stored (the cache is as it was)")
     for where, reason, detail in found.rejected:
         say(f"{where}: {reason}: {detail}", err)
     say(f"requests (answer lines): {found.lines:,} in {len(files)} file(s); distinct questions: {len(found.ids):,}")

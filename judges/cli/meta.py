@@ -496,19 +496,22 @@ def plan_assessments(
         _plan_nugget_assessments(out_dir, name, budget, count, output)
         return
     try:
-        from judges.meta.assessing import earlier_rounds, next_round, plan_assessments as plan_for_assessors
+        from judges.meta.assessing import earlier_rounds, next_round, one_plan, plan_assessments as plan_for_assessors
 
         if (budget is None) == (count is None):
             raise InputError("--budget", None, None, "give either --budget or --count")
         assessments = outputset.path(out_dir, name, "assessments_parquet")
         if not assessments.is_file():
             raise InputError(out_dir, None, "--name", f"no {assessments.name} here: judge first")
-        earlier = earlier_rounds(out_dir, name)
-        number, target = next_round(out_dir, name)
-        target = output or target
-        plan = plan_for_assessors(out_dir, name, target, budget, count, list(responses), corpus, earlier)
+        with one_plan(out_dir, name):
+            earlier = earlier_rounds(out_dir, name)
+            number, target = next_round(out_dir, name)
+            target = output or target
+            plan = plan_for_assessors(out_dir, name, target, budget, count, list(responses), corpus, earlier)
     except InputError as e:
         raise fail(e.render())
+    except OSError as e:  # a full disk: the round's file is not there, the earlier rounds as they were
+        raise fail(f"{e.filename or ''}: {e.strerror or e}; no round written")
     if earlier.files:
         say(
             f"left out the {len(earlier.labelled) + len(earlier.pending)} citations of {earlier.files} earlier "
@@ -546,15 +549,18 @@ def _plan_battle_assessments(out_dir: Path, name: str, opponents: float, output)
 
 def _plan_nugget_assessments(out_dir: Path, name: str, budget, count, output) -> None:
     try:
-        from judges.meta.assessing import next_nugget_round, plan_nugget_assessments
+        from judges.meta.assessing import next_nugget_round, one_plan, plan_nugget_assessments
 
         if (budget is None) == (count is None):
             raise InputError("--budget", None, None, "give either --budget or --count")
-        number, target = next_nugget_round(out_dir, name)
-        target = output or target
-        plan, earlier = plan_nugget_assessments(out_dir, name, target, budget, count)
+        with one_plan(out_dir, name):
+            number, target = next_nugget_round(out_dir, name)
+            target = output or target
+            plan, earlier = plan_nugget_assessments(out_dir, name, target, budget, count)
     except InputError as e:
         raise fail(e.render())
+    except OSError as e:
+        raise fail(f"{e.filename or ''}: {e.strerror or e}; no round written")
     if earlier:
         say(f"left out the {earlier} nugget pairs of earlier round file(s)")
     say(

@@ -270,6 +270,27 @@ class JudgeOptions:
             ),
         ),
     ] = False
+    headline: Annotated[
+        Optional[str],
+        typer.Option(
+            "--headline",
+            metavar="MEASURE",
+            help=(
+                "The measure the summary and the report rank runs by (a measure of the leaderboard); default "
+                "the judge's: WEIGHTED_PRECISION (citation), NUGGET_ALL (nugget), NUGGET_F1 (argue)."
+            ),
+        ),
+    ] = None
+    allow_few_topics: Annotated[
+        bool,
+        typer.Option(
+            "--allow-few-topics",
+            help=(
+                "Judge though under half of the runs' reports are of a topic of --rag-topics (a subset of the "
+                "topics on purpose); without it that is an error. Topics none of the reports answer are always one."
+            ),
+        ),
+    ] = False
     strict_llm: StrictLlm = False
     use_degenerate_llm: UseDegenerateLlm = False
     shard: Annotated[

@@ -18,6 +18,8 @@ from judges.core.counts import (
     CITATIONS_BEYOND_LIMIT,
     CORPUS_DOCUMENTS,
     HUMAN_LABELLED,
+    NUGGET_ASSIGNED,
+    NUGGET_PAIRS,
     REPORTS,
     REPORTS_BEYOND_MAX_TOPICS,
     REPORTS_UNKNOWN_TOPIC,
@@ -25,7 +27,7 @@ from judges.core.counts import (
     SENTENCES,
     SKIPPED,
 )
-from judges.core.vocabulary import MAIN_STATUSES
+from judges.core.vocabulary import MAIN_STATUSES, NUGGET_ASSIGNMENTS
 
 SHOWN = 10  # (run, topic) pairs named before "and N more"
 
@@ -48,25 +50,26 @@ def print_summary(summary, seconds: float, compiling: float = 0.0) -> None:
     if summary.coverage:
         print_coverage(summary.coverage)
     n, leaderboard = summary.counts[CITATIONS], summary.files.get("leaderboard_parquet")
-    if n and summary.statuses["missing"] == n and _ranks_citations(leaderboard):  # all 0 for want of text
+    headline = summary.headline or None
+    if n and summary.statuses["missing"] == n and _ranks_citations(leaderboard, headline):  # all 0 for want of text
         say(
             f"no ranking: no document text (all {n} citations are 'missing'; give --corpus, or run files that "
             "carry their documents' text)"
         )
         return
-    print_top(leaderboard)
-    print_basis(summary.files.get("intervals_parquet"))
-    print_trust(leaderboard, summary.files.get("pairs_parquet"))
+    print_top(leaderboard, headline=headline)
+    print_basis(summary.files.get("intervals_parquet"), headline)
+    print_trust(leaderboard, summary.files.get("pairs_parquet"), headline=headline)
 
 
-def _ranks_citations(leaderboard: Optional[str]) -> bool:
+def _ranks_citations(leaderboard: Optional[str], headline: Optional[str] = None) -> bool:
     """Whether the leaderboard's headline is a citation measure (not the nugget judge's alone)."""
     if not leaderboard:
         return True
     from judges.scores.leaderboard import top_runs
     from judges.nuggets.measures import NUGGET_MEASURES
 
-    return top_runs(_leaderboard_rows(leaderboard), 0)[0] not in NUGGET_MEASURES
+    return top_runs(_leaderboard_rows(leaderboard), 0, headline)[0] not in NUGGET_MEASURES
 
 
 def _input_rows(summary) -> list[tuple[str, str]]:
@@ -88,6 +91,8 @@ def _input_rows(summary) -> list[tuple[str, str]]:
         rows.append(("not judged", f"{counts[REPORTS_BEYOND_MAX_TOPICS]} reports of topics beyond --max-topics"))
     beyond = counts[CITATIONS_BEYOND_LIMIT]
     rows.append(("sentences", str(counts[SENTENCES])))
+    if summary.judge == "nugget":  # no citation is judged: the nugget pairs are (_nugget_rows)
+        return rows
     rows.append(
         (
             "citations judged",
@@ -98,9 +103,12 @@ def _input_rows(summary) -> list[tuple[str, str]]:
 
 
 def _status_rows(summary) -> list[tuple[str, str]]:
-    """The citations by status (a share of all judged), capped and human-labelled ones, the corpus."""
+    """The citations by status (a share of all judged), capped ones, the nugget pairs by assignment,
+    the labels and the corpus."""
     counts, st = summary.counts, summary.statuses
     n = counts[CITATIONS]
+    if summary.judge == "nugget":  # no citation judged
+        return _nugget_rows(summary) + _label_rows(summary)
     rows = [(f"  {s}", f"{st[s]}" + (f" ({100 * st[s] / n:.1f}%)" if n else "")) for s in MAIN_STATUSES]
     if st["cross_language"]:
         rows.append(
@@ -113,6 +121,26 @@ def _status_rows(summary) -> list[tuple[str, str]]:
     if counts[CAPPED]:
         why = "of the partial: aligned as supported, but the document lacks a number or entity"
         rows.append(("  capped", f"{counts[CAPPED]} {why}"))
+    return rows + _nugget_rows(summary) + _label_rows(summary)
+
+
+def _nugget_rows(summary) -> list[tuple[str, str]]:
+    """The nugget pairs judged (``--judge nugget`` / ``argue``), by assignment."""
+    counts = summary.counts
+    n = counts[NUGGET_PAIRS]
+    if summary.judge not in ("nugget", "argue"):
+        return []
+    rows = [("nugget pairs judged", str(n))]
+    for a in NUGGET_ASSIGNMENTS:
+        k = counts[NUGGET_ASSIGNED[a]]
+        rows.append((f"  {a}", f"{k}" + (f" ({100 * k / n:.1f}%)" if n else "")))
+    return rows
+
+
+def _label_rows(summary) -> list[tuple[str, str]]:
+    """The assessors' labels in effect, by file; rounds not labelled yet; the corpus read."""
+    counts = summary.counts
+    rows: list[tuple[str, str]] = []
     if counts[HUMAN_LABELLED]:
         rows.append(("  human labels", f"{counts[HUMAN_LABELLED]}: their level is final (--labels)"))
         for f in summary.labels.get("files", ()):  # where they came from (a citation in two files counts once)
@@ -134,6 +162,10 @@ def _status_rows(summary) -> list[tuple[str, str]]:
             rows.append(("    support model", what))
     if summary.labels.get("nugget_pairs"):  # nugget assignments in effect (judges.engine.nuggets.apply_labels)
         rows.append(("nugget labels", f"{summary.labels['nugget_pairs']} nugget pairs: their assignment is final"))
+    if not counts[HUMAN_LABELLED]:  # else named under "human labels"; a round not labelled yet is skipped
+        for f in summary.labels.get("files", ()):
+            if not f["labels"] and f["not_labelled"]:
+                rows.append(("  not labelled yet", f"{f['path']}: {f['not_labelled']} lines, skipped (fill them in)"))
     if counts[CORPUS_DOCUMENTS]:
         rows.append(("corpus documents", str(counts[CORPUS_DOCUMENTS])))
     return rows
@@ -237,9 +269,11 @@ def _tail_rows(summary, seconds: float, compiling: float) -> list[tuple[str, str
             ("filled (on_missing)", f"{len(summary.filled)} (run, topic) pair(s) without a report, scored 0: {shown}")
         )
     rows += [("warning", line) for line in summary.warnings]
-    n = summary.counts[CITATIONS]
+    n, what = summary.counts[CITATIONS], "citations"
+    if summary.judge == "nugget":
+        n, what = summary.counts[NUGGET_PAIRS], "nugget pairs"
     judging = seconds - compiling
-    rate = f"{n / judging:,.0f} citations/s" if judging > 0 and n else ""
+    rate = f"{n / judging:,.0f} {what}/s" if judging > 0 and n else ""
     if compiling:
         rate = f"{compiling:.1f} s of it compiling the kernels once" + (f"; {rate} after" if rate else "")
     rows.append(("time", f"{seconds:.1f} s" + (f" ({rate})" if rate else "")))
@@ -275,7 +309,7 @@ def _leaderboard_rows(path: str) -> list[tuple]:
     return list(zip(*(table.column(c).to_pylist() for c in table.column_names)))
 
 
-def print_top(path: Optional[str], n: int = 5) -> None:
+def print_top(path: Optional[str], n: int = 5, headline: Optional[str] = None) -> None:
     """The top of the leaderboard by the headline measure (``all`` rows)."""
     if not path:
         return
@@ -284,14 +318,14 @@ def print_top(path: Optional[str], n: int = 5) -> None:
     rows = _leaderboard_rows(path)
     if not rows:
         return
-    head, top = top_runs(rows, n)
+    head, top = top_runs(rows, n, headline)
     width = max(len(run) for run, _ in top)
     lines = [f"top runs by {head} (mean over topics):"]
     lines += [f"{k:>3}  {run:<{width}}  {value:.4f}" for k, (run, value) in enumerate(top, 1)]
     say("\n".join(lines))
 
 
-def print_basis(intervals: Optional[str]) -> None:
+def print_basis(intervals: Optional[str], headline: Optional[str] = None) -> None:
     """What the headline's intervals rest on (judges.scores.intervals): the judge's errors learned on
     labelled data, whether that data holds the session's topics (judges.scores.basis), and the
     session's labels where there are some."""
@@ -304,7 +338,8 @@ def print_basis(intervals: Optional[str]) -> None:
     table = read_table(intervals)
     if "made" not in table.column_names:
         return
-    made = [m for m, k in zip(table["made"].to_pylist(), table["measure"].to_pylist()) if k == HEADLINE]
+    head = headline if headline is not None and headline in table["measure"].to_pylist() else HEADLINE
+    made = [m for m, k in zip(table["made"].to_pylist(), table["measure"].to_pylist()) if k == head]
     if not made:
         return
     labelled = sum(1 for m in made if " labels, " in m)
@@ -316,7 +351,13 @@ def print_basis(intervals: Optional[str]) -> None:
     say(line)
 
 
-def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3, level: float = 0.95) -> None:
+def print_trust(
+    leaderboard: Optional[str],
+    pairs: Optional[str],
+    shown: int = 3,
+    level: float = 0.95,
+    headline: Optional[str] = None,
+) -> None:
     """Adjacent runs of the headline ranking the assessors would order as the judge does (P >= ``level``)
     and those they may well order the other way (judges.scores.intervals), the first ``shown`` of each named."""
     if not leaderboard or not pairs:
@@ -326,7 +367,7 @@ def print_trust(leaderboard: Optional[str], pairs: Optional[str], shown: int = 3
     from judges.scores.leaderboard import top_runs
 
     rows = _leaderboard_rows(leaderboard)
-    head, ranking = top_runs(rows, len(rows))
+    head, ranking = top_runs(rows, len(rows), headline)
     pair_table = read_table(pairs)
     columns = list(zip(*(pair_table.column(c).to_pylist() for c in range(6))))
     columns = [c for c in columns if c[2] == head]  # the headline's pairs (the nugget measures have theirs too)

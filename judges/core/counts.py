@@ -12,6 +12,8 @@ them under ``attest`` instead.
 
 from __future__ import annotations
 
+from judges.core.vocabulary import NUGGET_ASSIGNMENTS
+
 # The first pass over topics, runs and corpus (judges.session.scan, judges.session.pipeline).
 FILES_NOT_READ = "files_not_read"  # files in the run directories that are not run files
 REPORTS_UNKNOWN_TOPIC = "reports_unknown_topic"  # not judged: topic not in --rag-topics
@@ -31,6 +33,10 @@ CITATIONS_BEYOND_LIMIT = "citations_beyond_limit"  # beyond citations.max_per_se
 CITATIONS = "citations"  # judged citations (assessment rows)
 CAPPED = "capped"  # lowered from supported to partial by the grounding checks
 HUMAN_LABELLED = "human_labelled"  # citations whose level an assessor's label (--labels) gave
+
+# The nugget pairs (--judge nugget / argue; judges.session.nuggets.summarize).
+NUGGET_PAIRS = "nugget_pairs"  # judged (answer, nugget) pairs
+NUGGET_ASSIGNED = {a: f"nugget_{a}" for a in NUGGET_ASSIGNMENTS}  # the pairs by their assignment
 
 # Writing (judges.session.writer).
 QRELS_ROWS = "qrels_rows"

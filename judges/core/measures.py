@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Callable, NamedTuple, Optional, Sequence
 
+from judges.core.errors import InputError
 from judges.core.vocabulary import WEIGHT
 
 
@@ -295,8 +296,29 @@ _COMPUTE = {m.name: m.compute for m in REGISTRY.values() if m.compute is not Non
 HEADLINE = "WEIGHTED_PRECISION"  # the measure runs are ranked by (TREC 2024 RAG support precision)
 
 
-def headline_of(measures: Sequence[str]) -> str:
-    """The ranking measure among ``measures``: :data:`HEADLINE` when present, else the first."""
+#: The measure each judge (``--judge``) ranks runs by: support precision, nugget recall, their F1.
+JUDGE_HEADLINES = {"citation": HEADLINE, "nugget": "NUGGET_ALL", "argue": "NUGGET_F1"}
+if not set(JUDGE_HEADLINES.values()) <= set(REGISTRY):
+    raise ValueError("a judge's headline is not in the measure registry")
+
+
+def judge_headline(judge: str, chosen: Optional[str] = None) -> str:
+    """The measure a session of ``judge`` ranks runs by: ``chosen`` (``--headline``), which must be
+    a measure of the registry, else the judge's own (:data:`JUDGE_HEADLINES`)."""
+    if chosen is None:
+        return JUDGE_HEADLINES.get(judge, HEADLINE)
+    if chosen not in REGISTRY:
+        raise InputError(
+            "--headline", None, None, f"{chosen!r} is not a measure; expected one of {', '.join(REGISTRY)}"
+        )
+    return chosen
+
+
+def headline_of(measures: Sequence[str], preferred: Optional[str] = None) -> str:
+    """The ranking measure among ``measures``: ``preferred`` (a session's headline) when present, else
+    :data:`HEADLINE` when present, else the first."""
+    if preferred is not None and preferred in measures:
+        return preferred
     return HEADLINE if HEADLINE in measures else measures[0]
 
 

@@ -104,9 +104,19 @@ def return_freed_memory() -> None:
     trim(0)
 
 
-# Ctrl-C, from the way in (judges.startup) to the end of the program's command (judges.cli.app.Commands):
-# one line and exit code 130 at any moment, never a traceback.
+# Ctrl-C and SIGTERM, from the way in (judges.startup) to the end of the program's command
+# (judges.cli.app.Commands): one line and exit code 130 (SIGTERM: 143) at any moment, never a
+# traceback, never an end without a word.
 INTERRUPTED = 130  # 128 + SIGINT
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during a command: raised as Ctrl-C's ``KeyboardInterrupt`` is, so the command
+    cleans up the same way; ``signum`` gives the exit code (128 + 15)."""
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__()
+        self.signum = signum
 
 
 def _interrupted(signum, frame) -> None:
@@ -114,25 +124,39 @@ def _interrupted(signum, frame) -> None:
     os._exit(128 + signum)
 
 
+def _terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
 def early() -> None:
-    """Until :func:`started`: Ctrl-C ends the process with one line (``run_judge.py`` holds SIGINT
-    back from its first line until here: a Ctrl-C meanwhile is delivered now)."""
+    """Until :func:`started`: Ctrl-C or SIGTERM ends the process with one line (``run_judge.py``
+    holds SIGINT back from its first line until here: a Ctrl-C meanwhile is delivered now)."""
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _interrupted)
+    if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _interrupted)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def started() -> bool:
-    """A command starts: Ctrl-C raises ``KeyboardInterrupt`` (the command cleans up, says what it
-    did). Whether this is the program's command (not the command line called as a library)."""
+    """A command starts: Ctrl-C raises ``KeyboardInterrupt`` and SIGTERM :class:`Terminated` (the
+    command cleans up, says what it did). Whether this is the program's command (not the command
+    line called as a library)."""
+    program = False
+    if signal.getsignal(signal.SIGTERM) is _interrupted:
+        signal.signal(signal.SIGTERM, _terminated)
+        program = True
     if signal.getsignal(signal.SIGINT) is _interrupted:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        return True
-    return False
+        program = True
+    return program
 
 
 def finished() -> None:
     """The program's command is done: a Ctrl-C from here on finds nothing to interrupt (ignored:
     else the interpreter's own exit, which puts back the default action, would end by the signal,
-    silently, whichever of the process's threads it reaches)."""
+    silently, whichever of the process's threads it reaches); a SIGTERM ends the process at once
+    with the default action (there is nothing left to clean)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if signal.getsignal(signal.SIGTERM) in (_terminated, _interrupted):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)

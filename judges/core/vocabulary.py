@@ -12,6 +12,8 @@ STATUSES = ("supported", "partial", "unsupported", "missing", "cross_language")
 #: Every status but cross_language, which the CLI summary shows on a line of its own (only when it
 #: occurs) and the HTML report's plots leave out.
 MAIN_STATUSES = tuple(s for s in STATUSES if s != "cross_language")
+#: A nugget pair's assignments, best first (NIST's words: the nugget is supported by the answer).
+NUGGET_ASSIGNMENTS = ("support", "partial_support", "not_support")
 #: A status's qrels grade, which is also its support level (2 full, 1 partial, 0 none).
 STATUS_GRADE = dict(zip(STATUSES, (2, 1, 0, 0, 0)))
 #: A status's weight in the TREC 2024 RAG support measures (full 1, partial 0.5, else 0).
@@ -92,3 +94,6 @@ STATUS_TINT = {
 
 #: the field of a plan-assessments line: the probability its citation (or nugget pair) was drawn with
 INCLUSION_PROBABILITY = "inclusion_probability"
+#: the least inclusion probability a label line may give: a plan draws no citation less likely (one
+#: among a billion), and the estimators weigh a label by its inverse (below, 1/p overflows to NaN)
+MIN_INCLUSION_PROBABILITY = 1e-9

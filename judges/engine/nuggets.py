@@ -29,7 +29,7 @@ as the figures' ``answer_error``), so the expected measures follow. A guarded pa
 model's judgment (``attest.on_unparsed: judge``) or is ``not_support`` for sure. The figures
 (:func:`judges.attest.cascade.summarize`) are :attr:`NuggetResult.attest`.
 
-A topic judged without a bank in the file has no nugget judgments: its nugget measures are 0,
+A topic judged without a bank in the file, or with an empty one, has no nugget judgments: its nugget measures are 0,
 and a warning says so.
 """
 
@@ -58,6 +58,7 @@ class NuggetResult:
     queries: dict[str, str] = field(default_factory=dict)
     measures: dict[tuple[str, str], dict[str, float]] = field(default_factory=dict)
     without_bank: list[str] = field(default_factory=list)
+    empty_bank: list[str] = field(default_factory=list)  # topics whose bank holds no nugget
     attest: dict = field(default_factory=dict)  # the nugget pairs' attestation figures (mode none: empty)
     plan: Optional[Plan] = None  # the plan over the nugget pairs, when one was made
     labelled: int = 0  # pairs whose assignment an assessor's label decided (--labels)
@@ -97,8 +98,8 @@ def judge_answers(
     for topic in sorted(by_topic):
         answers = sorted(by_topic[topic])
         bank = nuggets.banks.get(topic)
-        if bank is None:
-            result.without_bank.append(topic)
+        if bank is None or not bank.nuggets:  # no nugget to judge: measures 0, warned alike
+            (result.without_bank if bank is None else result.empty_bank).append(topic)
             unbanked += [(run, topic) for run, _ in answers]
             continue
         result.queries[topic] = bank.query
@@ -137,11 +138,12 @@ def judge_answers(
                     explanation=j.explanation,
                     **({} if j.llm_answer is None else {"llm_answer": j.llm_answer}),
                 )
-    if result.without_bank:
-        warn(
-            f"{len(result.without_bank)} topic(s) have no nugget bank in {nuggets.path}, their nugget measures are 0: "
-            + ", ".join(result.without_bank[:5])
-        )
+    for topics, what in ((result.without_bank, "no nugget bank"), (result.empty_bank, "an empty nugget bank")):
+        if topics:
+            warn(
+                f"{len(topics)} topic(s) have {what} in {nuggets.path}, their nugget measures are 0: "
+                + ", ".join(topics[:5])
+            )
     return result
 
 

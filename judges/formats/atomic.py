@@ -48,3 +48,23 @@ def atomic_text(path: Path) -> Iterator[IO[str]]:
     with atomic_path(path) as tmp:
         with open(tmp, "w", encoding="utf-8", newline="\n") as f:
             yield f
+
+
+@contextlib.contextmanager
+def new_text(path: Path) -> Iterator[IO[str]]:
+    """Open a text file for writing that appears at ``path`` only when complete, and only if
+    nothing is there then: it is published by ``link(2)``, which fails when ``path`` exists
+    (``FileExistsError``), so a file another process put there meanwhile is never replaced."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with naming(path), os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        os.link(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)

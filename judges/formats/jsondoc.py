@@ -30,6 +30,19 @@ def _skip(text: str, pos: int) -> int:
 _DECODER = json.JSONDecoder()
 
 
+class KeyedObject(dict):
+    """A JSON object that remembers the keys given twice in it (``twice``; JSON keeps the last)."""
+
+    def __init__(self, pairs: list[tuple[str, object]]):
+        super().__init__(pairs)
+        seen: set[str] = set()
+        self.twice = tuple(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+
+
+#: A decoder whose objects are :class:`KeyedObject`: for readers to which a key given twice is an error.
+KEYED_DECODER = json.JSONDecoder(object_pairs_hook=KeyedObject)
+
+
 def read_text(path: Path) -> str:
     """The whole file as text (gunzipping ``.gz``; a UTF-8 byte-order mark is dropped)."""
     try:
@@ -82,11 +95,11 @@ def _invalid(path: object, e: json.JSONDecodeError) -> InputError:
     return InputError(path, e.lineno, None, f"invalid JSON ({e.msg} at column {e.colno})")
 
 
-def _decode(text: str, pos: int, path: object) -> tuple[object, int]:
+def _decode(text: str, pos: int, path: object, decoder: json.JSONDecoder = _DECODER) -> tuple[object, int]:
     """The JSON value starting at ``pos`` and where it ends; anything a judge cannot take (bad
     syntax, nesting too deep, an integer too long, a lone surrogate) raises :class:`InputError`."""
     try:
-        value, end = _DECODER.raw_decode(text, pos)
+        value, end = decoder.raw_decode(text, pos)
     except json.JSONDecodeError as e:
         raise _invalid(path, e) from None
     except RecursionError:
@@ -101,9 +114,10 @@ def _decode(text: str, pos: int, path: object) -> tuple[object, int]:
     return value, end
 
 
-def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
+def iter_array(text: str, path: object, decoder: json.JSONDecoder = _DECODER) -> Iterator[tuple[int, int, object]]:
     """``(line, index, value)`` of each element of a JSON array; a syntax error ends it with
-    :class:`InputError` (raised where it is met, after the elements before it)."""
+    :class:`InputError` (raised where it is met, after the elements before it). ``decoder``: one
+    of the reader's own (:class:`KeyedObject`'s, to see a key given twice)."""
     pos = _skip(text, 0)
     if text[pos : pos + 1] != "[":
         raise InputError(path, 1, None, "expected a JSON array")
@@ -112,7 +126,7 @@ def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
     if text[pos : pos + 1] == "]":
         return
     while True:
-        value, end = _decode(text, pos, path)
+        value, end = _decode(text, pos, path, decoder)
         line += text.count("\n", counted, pos)
         counted = pos
         yield line, index, value
@@ -130,13 +144,13 @@ def iter_array(text: str, path: object) -> Iterator[tuple[int, int, object]]:
             raise _invalid(path, json.JSONDecodeError("Expecting ',' delimiter", text, pos))
 
 
-def iter_values(text: str, path: object) -> Iterator[tuple[int, object]]:
+def iter_values(text: str, path: object, decoder: json.JSONDecoder = _DECODER) -> Iterator[tuple[int, object]]:
     """``(line, value)`` of JSON values written one after another, whatever the white space
     between them (none, a newline, several lines); a syntax error raises :class:`InputError`."""
     pos = _skip(text, 0)
     line, counted = 1, 0
     while pos < len(text):
-        value, end = _decode(text, pos, path)
+        value, end = _decode(text, pos, path, decoder)
         line += text.count("\n", counted, pos)
         counted = pos
         yield line, value

@@ -48,7 +48,7 @@ from judges.core.errors import InputError
 from judges.formats.jsonl import iter_jsonl
 from judges.formats.runs import checked_id, json_type
 from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
-from judges.core.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS
+from judges.core.vocabulary import LABEL_STATUS, LABEL_SYNONYMS, LABELS, MIN_INCLUSION_PROBABILITY
 
 KEY = ("run_id", "topic_id", "sentence_index")
 RESERVED = {"label", *KEY, "doc_id"}
@@ -66,6 +66,19 @@ class Labels(NamedTuple):
     @property
     def key(self) -> list[str]:
         return [*KEY, "doc_id"] if self.level == "citation" else list(KEY)
+
+
+def inclusion_problem(value: object) -> Optional[str]:
+    """Why ``value`` is no inclusion probability (:data:`PROBABILITY` of a label line), or None:
+    a number in [:data:`MIN_INCLUSION_PROBABILITY`, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
+        return f"must be a number in (0, 1], got {json.dumps(value)}"
+    if value < MIN_INCLUSION_PROBABILITY:
+        return (
+            f"{value!r} is below {MIN_INCLUSION_PROBABILITY:g}, the least a plan draws with "
+            "(estimates weigh a label by 1/probability)"
+        )
+    return None
 
 
 def _describe(key: tuple) -> str:
@@ -146,6 +159,9 @@ class _Reader:
             self.pending.append(tuple(rec.values()))
             return
         rec["label"] = self._label(line, obj["label"])
+        problem = inclusion_problem(obj[PROBABILITY]) if obj.get(PROBABILITY) is not None else None
+        if problem:
+            raise InputError(self.path, line, PROBABILITY, problem)
         rec[LINE] = line
         rec.update(self._extras(line, obj))
         key = tuple(rec[k] for k in ((*KEY, "doc_id") if self.level == "citation" else KEY))
@@ -238,8 +254,9 @@ def citation_statuses(labels: Labels) -> dict[tuple, str]:
 
 def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     """Per labelled citation (keys as :func:`citation_statuses`), the probability the plan drew it
-    with (its line's :data:`PROBABILITY`, a number in (0, 1]); citations whose line has none are left
-    out (an organiser's own labels: the intervals take them as drawn at random)."""
+    with (its line's :data:`PROBABILITY`, a number in [:data:`MIN_INCLUSION_PROBABILITY`, 1]); citations
+    whose line has none, or ``null``, are left out (an organiser's own labels, not drawn with a known
+    probability: the intervals take them as drawn at random)."""
     t = labels.table
     if PROBABILITY not in t.columns or labels.level != "citation":
         return {}
@@ -247,14 +264,15 @@ def citation_probabilities(labels: Labels) -> dict[tuple, float]:
     for run, topic, sentence, doc, value, line in zip(
         t.run_id, t.topic_id, t.sentence_index, t.doc_id, t[PROBABILITY], t[LINE]
     ):
-        if value is None:
+        if value is None or pd.isna(value):  # null or no such key on the line: no known probability
             continue
         try:
             p = float(value)
         except ValueError:
             p = float("nan")
-        if not 0.0 < p <= 1.0:
-            raise InputError(labels.path, int(line), PROBABILITY, f"must be a number in (0, 1], got {value}")
+        problem = inclusion_problem(p) if p == p else f"must be a number in (0, 1], got {value}"
+        if problem:
+            raise InputError(labels.path, int(line), PROBABILITY, problem)
         out[(run, topic, int(sentence), doc)] = p
     return out
 
@@ -324,8 +342,9 @@ def _nugget_records(path: Path):
         value = obj.get("label")
         level = None if value is None else _nugget_level(value, path, line, "label")
         p = obj.get(PROBABILITY)
-        if p is not None and (not isinstance(p, (int, float)) or isinstance(p, bool) or not 0.0 < p <= 1.0):
-            raise InputError(path, line, PROBABILITY, f"must be a number in (0, 1], got {p!r}")
+        problem = inclusion_problem(p) if p is not None else None
+        if problem:
+            raise InputError(path, line, PROBABILITY, problem)
         yield (run, topic, index), level, line, p, ("nugget", obj.get("nugget"))
 
 
@@ -417,25 +436,59 @@ class LabelFiles(NamedTuple):
         return found + (self.battles.files if self.battles is not None else [])
 
 
+def holds_labels(path: Path) -> bool:
+    """Whether a file's first record is a label: ``run_id`` and a ``label`` (null: not labelled
+    yet), or NIST's nugget assignment record (``run_id`` and a list of ``nuggets``)."""
+    try:
+        for _, obj in iter_jsonl(path):
+            return (
+                isinstance(obj, dict) and "run_id" in obj and ("label" in obj or isinstance(obj.get("nuggets"), list))
+            )
+    except (OSError, InputError):
+        return False
+    return False
+
+
+def label_paths(paths: Iterable[str | Path], option: str = "--labels") -> list[Path]:
+    """The label files of ``paths``, in the order given: a file is read as given; a directory for
+    its label files only: the rounds ``plan-assessments`` writes (``NAME.assess-N.jsonl``) and the
+    files whose records are labels; a directory that holds an output set (an out-dir) for its
+    rounds only (its debug log and ``NAME.nuggets.jsonl`` are the judge's, not an assessor's)."""
+    from judges.formats.jsonl import discover
+    from judges.formats.outputset import holds_set, is_round
+
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if not p.is_dir():
+            found += discover([p], option)
+            continue
+        out_dir = holds_set(p)
+        found += [f for f in discover([p], option) if is_round(f) or (not out_dir and holds_labels(f))]
+    return list(dict.fromkeys(found))
+
+
 def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> LabelFiles:
     """Per-citation labels from ``paths`` (files, or directories read as folders of label files),
     all in effect: the same citation labelled alike in two files counts once; labelled two ways it
     is an :class:`InputError` naming both files and lines (never resolved silently)."""
-    from judges.formats.jsonl import discover
-
     statuses: dict[tuple, str] = {}
     sources: dict[tuple, tuple[Path, int]] = {}
     files: list[Labels] = []
-    found_paths = list(dict.fromkeys(f for p in paths for f in discover([Path(p)], option)))  # in the order given
+    paths = list(paths)
+    found_paths = label_paths(paths, option)
+    if not found_paths:
+        where = ", ".join(map(str, paths))
+        raise InputError(where, None, option, "no label files (NAME.assess-N.jsonl, or records with a label)")
+    several = len(found_paths) > 1  # a round not labelled yet, beside others: read, its lines counted
     from judges.formats.battle_labels import is_battle_file, read_battle_labels
 
     nugget_paths = [p for p in found_paths if is_nugget_file(p)]
     battle_paths = [p for p in found_paths if p not in nugget_paths and is_battle_file(p)]
     found_paths = [p for p in found_paths if p not in nugget_paths and p not in battle_paths]
-    nuggets = read_nugget_labels(nugget_paths, empty=len(nugget_paths) > 1) if nugget_paths else None
+    nuggets = read_nugget_labels(nugget_paths, empty=several) if nugget_paths else None
     battles = read_battle_labels(battle_paths) if battle_paths else None
     for path in found_paths:
-        labels = read_labels(path, empty=len(found_paths) > 1)  # a round not labelled yet, beside others
+        labels = read_labels(path, empty=several)
         found = citation_statuses(labels)
         for key, line in zip(found, labels.table[LINE]):
             if key in statuses and statuses[key] != found[key]:
@@ -449,6 +502,7 @@ def read_label_files(paths: Iterable[str | Path], option: str = "--labels") -> L
                 )
             if key not in statuses:
                 statuses[key], sources[key] = found[key], (path, int(line))
+        citation_probabilities(labels)  # a bad probability: one line now, before anything is written
         files.append(labels)
     if not statuses and not (nuggets is not None and nuggets.levels) and not (battles is not None and battles.labels):
         pending = sum(f.unlabelled for f in files) + (sum(f["not_labelled"] for f in nuggets.files) if nuggets else 0)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from judges.core.errors import InputError
-from judges.formats.jsondoc import iter_array, iter_values, read_text
+from judges.formats.jsondoc import KEYED_DECODER, KeyedObject, iter_array, iter_values, read_text
 from judges.formats.runs import checked_id, checked_topic_id, json_type
 
 VITAL, OKAY = "vital", "okay"
@@ -226,9 +226,13 @@ def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
         if entries is None:
             continue
         if isinstance(entries, dict):
+            twice = entries.twice if isinstance(entries, KeyedObject) else ()
+            if twice:  # JSON keeps the last: a nugget would be dropped without a word
+                raise InputError(path, line, f"{bank_key}.{twice[0]}", "nugget id given twice in the bank")
             items = [(f"{bank_key}.{k}", v) for k, v in entries.items()]
         elif isinstance(entries, list):
             items = [(f"{bank_key}[{i}]", v) for i, v in enumerate(entries)]
+            _check_ids(items, bank_key, path, line)
         else:
             raise InputError(path, line, bank_key, f"must be an object or a list, got {json_type(entries)}")
         for where, n in items:
@@ -247,6 +251,26 @@ def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
     return NuggetBank(qid, query.strip(), tuple(nuggets), made)
 
 
+ID_KEYS = ("question_id", "claim_id", "nugget_id", "id")  # an AutoJudge nugget's id, in a list of them
+
+
+def _check_ids(items: list[tuple[str, object]], bank_key: str, path: str, line: int) -> None:
+    """A nugget id given twice in a list of AutoJudge nuggets is an error naming the second."""
+    first: dict[object, str] = {}
+    for where, n in items:
+        key = next((k for k in ID_KEYS if isinstance(n, dict) and n.get(k) is not None), None)
+        if key is None:
+            continue
+        nid = n[key]  # type: ignore[index]
+        if not isinstance(nid, (str, int)):
+            continue
+        if nid in first:
+            raise InputError(
+                path, line, f"{where}.{key}", f"nugget id {nid!r} given twice in the bank (first at {first[nid]})"
+            )
+        first[nid] = where
+
+
 def _records(path: Path) -> Iterator[tuple[int, object]]:
     try:
         text = read_text(path)
@@ -254,11 +278,14 @@ def _records(path: Path) -> Iterator[tuple[int, object]]:
         raise InputError(e.path, e.line, None, f"{e.problem}: not a nugget file; {SHAPES}") from None
     start = text.lstrip()[:1]
     if start == "[":
-        for line, _, value in iter_array(text, path):
+        for line, _, value in iter_array(text, path, KEYED_DECODER):
             yield line, value
     elif start == "{":
-        for line, value in iter_values(text, path):
+        for line, value in iter_values(text, path, KEYED_DECODER):
             if isinstance(value, dict) and isinstance(value.get("banks"), dict):  # an AutoJudge container
+                twice = getattr(value["banks"], "twice", ())
+                if twice:
+                    raise InputError(path, line, f"banks.{twice[0]}", "a topic's bank given twice in the container")
                 for bank in value["banks"].values():
                     yield line, bank
             else:
@@ -290,6 +317,41 @@ def source_of(nuggets: Nuggets) -> str:
         return "post-edited"
     sources = sorted({b.made.source for b in made if b.made is not None})
     return sources[0] if len(sources) == 1 else "+".join(sources)
+
+
+def answer_texts(path: Path | str) -> dict[tuple[str, str], str]:
+    """``(run_id, qid) -> answer_text`` of a set's ``NAME.nuggets.jsonl`` (NIST's assignment shape,
+    as :mod:`judges.session.nuggets` writes it); a missing, cut or damaged file, or a record
+    without those fields, is one :class:`InputError` naming the file (and line)."""
+    from judges.formats.jsonl import iter_jsonl
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, None, "no such file: judge with --nuggets again to write it")
+    texts: dict[tuple[str, str], str] = {}
+    for line, record in iter_jsonl(path):
+        if isinstance(record, InputError):
+            raise record
+        if not isinstance(record, dict):
+            raise InputError(path, line, None, f"must be a JSON object, got {json_type(record)}")
+        run = checked_id(record.get("run_id"), str(path), line, "run_id")
+        qid = checked_topic_id(record.get("qid"), str(path), line, "qid")
+        text = record.get("answer_text", "")
+        if not isinstance(text, str):
+            raise InputError(path, line, "answer_text", f"must be a string, got {json_type(text)}")
+        texts[(run, qid)] = text
+    return texts
+
+
+def check_nugget_path(path: Path | str) -> None:
+    """``--nuggets`` names one nugget file: a directory, or no such file, is one error line."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(
+            path, None, "--nuggets", "is a directory: give the nugget bank file itself (e.g. nuggets.jsonl)"
+        )
+    if not path.is_file():
+        raise InputError(path, None, "--nuggets", "no such file")
 
 
 def read_nuggets(path: Path | str) -> Nuggets:

@@ -9,6 +9,7 @@ A file of kind ``k`` in out-dir ``OUT`` of set ``NAME`` is ``OUT/NAME.<suffix>``
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -147,6 +148,20 @@ def of_set() -> tuple[OutputFile, ...]:
 def of_pair_kind(kind: str) -> tuple[OutputFile, ...]:
     """The files that hold the judgments of the kind of pair ``kind`` (``nugget``), in table order."""
     return tuple(f for f in FILES if f.pair_kind == kind)
+
+
+def is_round(path: str | Path) -> bool:
+    """Whether a file's name is that of a round ``plan-assessments`` writes beside a set
+    (``NAME.assess-N.jsonl``, ``NAME.assess-nuggets-N.jsonl``, ``NAME.assess-battles-N.jsonl``, or
+    ``NAME.assess.jsonl`` as written before rounds were numbered)."""
+    kinds = ("assess_round", "assess_nugget_round", "assess_battle_round")
+    rounds = [re.escape(suffix(k)).replace(r"\{round\}", r"\d+") for k in kinds]
+    return re.fullmatch(rf".+\.(?:{'|'.join(rounds)}|assess\.jsonl)", Path(path).name) is not None
+
+
+def holds_set(directory: str | Path) -> bool:
+    """Whether a directory is an out-dir: it holds a set's ``NAME.config.yml``."""
+    return any(Path(directory).glob("*." + suffix("config")))
 
 
 def leaderboard(fmt: str) -> str:

@@ -43,7 +43,7 @@ import shutil
 import signal
 import stat
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from judges.core.errors import InputError
 from judges.formats.atomic import naming
@@ -239,6 +239,18 @@ def _unlock(path: Path, fd: int) -> None:
     os.close(fd)  # releases the flock
 
 
+@contextlib.contextmanager
+def held(path: Path) -> Iterator[bool]:
+    """Hold the lock file at ``path`` (``flock``, not waiting) for the block: yields whether it
+    is held (``False``: another process holds it). The file is removed when let go of."""
+    fd = _lock(Path(path))
+    try:
+        yield fd is not None
+    finally:
+        if fd is not None:
+            _unlock(Path(path), fd)
+
+
 def settle(out_dir: Path, name: str) -> None:
     """For readers (judges.read_*): complete a commit a killed session left half done, unless a
     session is running (it will do so itself)."""
@@ -387,8 +399,16 @@ def _apply(staged: Optional[str | Path], target: str | Path) -> None:
 
 
 def _hook(point: str) -> None:
-    """Test hook: ``CITEJUDGE_TEST_PAUSE=staging|commit|rename`` sleeps there (a window for signals)."""
+    """Test hook: ``CITEJUDGE_TEST_PAUSE=staging|commit|rename`` stops there (for signals): until
+    the file ``CITEJUDGE_TEST_PAUSE_UNTIL`` exists (the test's event; at most 30 minutes), else for
+    ``CITEJUDGE_TEST_PAUSE_S`` seconds."""
     if os.environ.get("CITEJUDGE_TEST_PAUSE") == point:
         import time
 
+        until = os.environ.get("CITEJUDGE_TEST_PAUSE_UNTIL")
+        if until:
+            deadline = time.monotonic() + 1800
+            while not os.path.exists(until) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            return
         time.sleep(float(os.environ.get("CITEJUDGE_TEST_PAUSE_S", "0.3")))

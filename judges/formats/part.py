@@ -19,7 +19,11 @@ no longer matches, or no record at all); the SHA-256 of the content and of the d
 cut short, or longer, says so); then it reads the content from the checked bytes only (as an
 Arrow stream: the footer's copy of the schema is not used), parses the manifest and the state as
 JSON and checks every value's type and shape, compares the rows' schema with the assessments' and
-validates them in full (every string UTF-8, every offset in range). Anything that fails is one
+validates them in full (every string UTF-8, every offset in range), then checks every value the
+merge takes again (:func:`check_values`: each measure within its range, each status, grade, label
+and LLM answer one of the vocabulary's, every run and topic one the session knows, every
+leaderboard format one citejudge writes): checksums only say a part is as its writer left it, and
+anyone can write one. Anything that fails is one
 :class:`InputError` naming the part (or its log) and what failed. Nothing in a part is ever
 executed: JSON and Arrow columns only (an older part's pickled state is refused unread).
 """
@@ -34,10 +38,14 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from judges.core.errors import InputError
 from judges.formats import tables
+from judges.core.measures import REGISTRY
+from judges.core.vocabulary import ANSWERS, STATUS_GRADE, STATUSES
 from judges.formats.atomic import naming
+from judges.formats.trec import LEADERBOARD_FORMATS
 
 FORMAT = 2  # of a partial set (1: the state pickled, never read again)
 MANIFEST, STATE = b"citejudge.part", b"citejudge.state"  # the schema's metadata keys
@@ -177,6 +185,7 @@ MANIFEST_SHAPE = {
             "max_topics": Opt(int),
             "max_runs": Opt(int),
             "allow_missing_text": bool,
+            "allow_few_topics?": bool,
             "workers": int,
         },
         "outputs": {"debug_log": Opt(str), "no_debug_log": bool, "leaderboard_formats": [str]},
@@ -195,6 +204,8 @@ STATE_SHAPE = {
         "max_runs": Opt(int),
         "on_error": str,
         "allow_missing_text": bool,
+        "allow_few_topics?": bool,
+        "headline?": Opt(str),
         "nuggets?": Opt(str),  # the nugget stage's (judges.session.nuggets): judged by the merge
         "judge?": str,
         "battle_opponents?": Opt(NUMBER),  # --judge battle's budget (None: every pair)
@@ -335,6 +346,7 @@ def read(path: Path) -> Part:
     if table.num_rows != manifest["rows"]:
         raise InputError(path, None, "rows", f"{manifest['rows']}, but the part holds {table.num_rows} rows")
     _check_placed(path, state, table.num_rows, log_bytes)
+    check_values(path, manifest, state, table)
     table = table.replace_schema_metadata(tables.ASSESSMENT_SCHEMA.metadata)
     return Part(path, manifest, state, table, mapped, log_bytes)
 
@@ -414,6 +426,74 @@ def _check_placed(path: Path, state: dict, rows: int, log_bytes: Optional[int]) 
         raise InputError(path, None, "state.placed.log_end", "a report's events are outside the debug log")
     if any(r < 0 for r in placed["rank"]):
         raise InputError(path, None, "state.placed.rank", "a negative rank")
+
+
+# -- every value the merge takes, checked against what citejudge writes --------------------------------
+LLM_ANSWERS = (*dict.fromkeys(a for answers in ANSWERS.values() for a in answers), "unparsed", "failed", "guarded")
+_PROBABILITIES = ("weight", "p_any", "p_full", "llm_p_yes", "confidence")  # in [0, 1], or null (weight: never)
+
+
+def check_values(path: Path, manifest: dict, state: dict, table: pa.Table) -> None:
+    """Every value the merge takes from a part (of the right shape already) is one citejudge
+    writes: each report's measures known and within their range (:data:`judges.core.measures.REGISTRY`'s
+    ``high``; never NaN), each row's status, grade, human label and LLM answer of the vocabulary
+    (:mod:`judges.core.vocabulary`), its weight and probabilities in [0, 1], every run and topic of
+    a report or a row one of the session's (``state.scan.runs``, ``state.topics``), every count at
+    least 0, every leaderboard format one citejudge writes. Else an :class:`InputError` naming the
+    part, the field and the value."""
+    formats = manifest["fingerprint"]["outputs"]["leaderboard_formats"] + state["outputs"]["leaderboard_formats"]
+    for fmt in formats:
+        if fmt not in LEADERBOARD_FORMATS:
+            raise InputError(
+                path,
+                None,
+                "outputs.leaderboard_formats",
+                f"{fmt!r} is not a leaderboard format ({', '.join(LEADERBOARD_FORMATS)})",
+            )
+    runs, topics = set(state["scan"]["runs"]), {t[0] for t in state["topics"]}
+    for i, (run, topic, values) in enumerate(state["per_topic"]):
+        where = f"state.per_topic[{i}]"
+        if run not in runs or topic not in topics:
+            raise InputError(path, None, where, f"run {run!r}, topic {topic!r}: not a run and topic of the session")
+        for name, value in values.items():
+            measure = REGISTRY.get(name)
+            if measure is None:
+                raise InputError(path, None, f"{where}.{name}", "not a measure of citejudge")
+            if not 0 <= value <= measure.high:  # NaN fails too
+                raise InputError(path, None, f"{where}.{name}", f"{value!r} is outside its range [0, {measure.high:g}]")
+    for field in ("counts", "judged"):
+        for key, n in state[field]:
+            if n < 0:
+                raise InputError(path, None, f"state.{field}.{key}", f"{n}: a count is at least 0")
+    _check_rows(path, table, runs, topics)
+
+
+def _check_rows(path: Path, table: pa.Table, runs: set, topics: set) -> None:
+    def refuse(column: str, bad: pa.ChunkedArray, problem: str) -> None:
+        at = pc.index(bad, True).as_py()
+        if at >= 0:
+            value = table.column(column)[at].as_py()
+            raise InputError(path, None, f"rows[{at}].{column}", f"{value!r}: {problem}")
+
+    def not_in(column: str, allowed, nulls: bool) -> pa.ChunkedArray:
+        values = table.column(column)
+        found = pc.is_in(values, value_set=pa.array(sorted(allowed), type=values.type))
+        return pc.invert(pc.if_else(pc.is_null(values), pa.scalar(nulls), found))
+
+    refuse("run_id", not_in("run_id", runs, False), "not a run of the session")
+    refuse("topic_id", not_in("topic_id", topics, False), "not a topic of the session")
+    for column, nulls in (("status", False), ("support_status", True), ("human_label", True)):
+        refuse(column, not_in(column, STATUSES, nulls), f"not a status ({', '.join(STATUSES)})")
+    refuse("llm_answer", not_in("llm_answer", LLM_ANSWERS, True), f"not an LLM answer ({', '.join(LLM_ANSWERS)})")
+    status, grade = table.column("status"), table.column("grade")
+    wrong = pc.is_null(grade)
+    for name, level in STATUS_GRADE.items():
+        wrong = pc.or_(wrong, pc.and_(pc.equal(status, name), pc.not_equal(grade, level)))
+    refuse("grade", wrong, "not the grade of the row's status")
+    for column in _PROBABILITIES:
+        values = table.column(column)
+        inside = pc.and_(pc.greater_equal(values, 0.0), pc.less_equal(values, 1.0))  # NaN: false
+        refuse(column, pc.invert(pc.fill_null(inside, column != "weight")), "outside [0, 1]")
 
 
 def _first_line(e: BaseException) -> str:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import BinaryIO, Container, Iterator, Optional
 
 from judges.core.errors import InputError
-from judges.formats.jsondoc import first_char, iter_array, read_text
+from judges.formats.jsondoc import first_char, first_record, iter_array, read_text
 from judges.formats.jsonl import iter_lines, parse_line
 from judges.core.records import Citation, Document, Report, Sentence
 
@@ -90,6 +90,22 @@ def _read_records(
             yield line, parse_report(value, str(path), line, dataset, max_citations, offset)
         except InputError as e:
             yield line, e
+
+
+def holds_reports(path: Path) -> bool:
+    """Whether a file given as topics holds the reports of a run (the mirror of
+    :func:`judges.formats.topics.holds_topics`): its first record is a JSON object with a report's
+    list of sentences (``answer``, ``responses``, ``sentences``) or its ``metadata``/``run_id``."""
+    obj = first_record(path)
+    return isinstance(obj, dict) and is_report_record(obj)
+
+
+def is_report_record(obj: dict) -> bool:
+    """A JSON object that is a run's report: a list of sentences, or ``metadata`` naming a run."""
+    if any(isinstance(obj.get(f), list) for f in SHAPE_FIELDS.values()):
+        return True
+    meta = obj.get("metadata")
+    return isinstance(meta, dict) and "run_id" in meta
 
 
 def is_array_file(path: Path | str) -> bool:

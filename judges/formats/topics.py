@@ -22,7 +22,7 @@ from typing import Iterator
 from judges.core.errors import InputError
 from judges.formats.jsondoc import first_char, first_record, iter_array, iter_values, read_text
 from judges.formats.jsonl import JSONL_SUFFIXES, iter_jsonl
-from judges.formats.runs import SHAPE_FIELDS, checked_topic_id, json_type
+from judges.formats.runs import SHAPE_FIELDS, checked_topic_id, is_report_record, json_type
 from judges.core.records import Topic
 
 TOPIC_SUFFIXES = JSONL_SUFFIXES + (".txt", ".tsv")  # read from a topics directory (TREC TSV besides JSON)
@@ -31,12 +31,17 @@ TITLE_KEYS = ("title", "query", "narrative", "text", "topic", "problem_statement
 TEXT_KEYS = ("title", "query", "narrative", "problem_statement", "background", "description", "body")
 
 
+AS_TOPICS = "give run files as --rag-responses, topics as --rag-topics"
+
+
 def parse_topic(obj: object, path: str, line: int) -> Topic:
     if not isinstance(obj, dict):
         raise InputError(path, line, None, f"a topic must be a JSON object, got {json_type(obj)}")
     nested = obj.get("original_topic")
     if isinstance(nested, dict):
         obj = {**nested, **{k: v for k, v in obj.items() if k != "original_topic"}}
+    if is_report_record(obj):
+        raise InputError(path, line, None, f"a run's report, not a topic: {AS_TOPICS}")
     key = next((k for k in ID_KEYS if obj.get(k) is not None), None)
     if key is None:
         raise InputError(path, line, "request_id", f"missing (also looked for {', '.join(ID_KEYS[1:])})")

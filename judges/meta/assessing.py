@@ -14,23 +14,26 @@ file, labelled, is ``--labels`` of the next judge run (lines still null are skip
 labelled citations are final and left out of the next plan: an organiser can go round in rounds.
 
 Each round is its own file, never overwritten: ``NAME.assess-1.jsonl``, ``NAME.assess-2.jsonl``,
-... in the output directory (:func:`next_round`). A plan leaves out every citation on a line of an
-earlier round's file, labelled or not (a citation is put to the assessors once), as well as those
-the judged set has a label for.
+... in the output directory (:func:`next_round`), created exclusively (published by ``link(2)``,
+which fails when the name exists: a round, once there, is never replaced), by one plan at a time
+(:func:`one_plan`: a second ``plan-assessments`` on the same set meanwhile stops with one line).
+A plan leaves out every citation on a line of an earlier round's file, labelled or not (a citation
+is put to the assessors once), as well as those the judged set has a label for.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import IO, Iterator, NamedTuple, Optional
 
 import numpy as np
 
 from judges.core.errors import InputError
 from judges.formats import outputset
-from judges.formats.atomic import atomic_text
+from judges.formats.atomic import new_text
 from judges.attest.plan import KEY, PLAN_MIX, Plan, parse_share, plan_session
 from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
 
@@ -90,6 +93,47 @@ def earlier_rounds(out_dir: Path, name: str) -> Earlier:
     return Earlier(len(found), frozenset(labelled), frozenset(pending - labelled))
 
 
+@contextlib.contextmanager
+def one_plan(out_dir: Path, name: str) -> Iterator[None]:
+    """For the block, this process is the only ``plan-assessments`` of set ``name`` in ``out_dir``
+    (the lock ``OUT/.NAME.assess.lock``, let go of when the process ends, even killed); another
+    one meanwhile is an :class:`InputError`. Where the out-dir cannot hold the lock (read-only, the
+    round written elsewhere with ``--output``) the plan goes on unlocked: the round's exclusive
+    creation still keeps any file there."""
+    from judges.formats.outset import held
+
+    with contextlib.ExitStack() as stack:
+        try:
+            got = stack.enter_context(held(Path(out_dir) / f".{name}.assess.lock"))
+        except OSError:
+            got = True  # no lock here: unlocked
+        if not got:
+            raise InputError(
+                out_dir,
+                None,
+                "--name",
+                f"another plan-assessments of {name!r} is running here: wait for it to end, then plan the next round",
+            )
+        yield
+
+
+@contextlib.contextmanager
+def _new_round(target: Path) -> Iterator[IO[str]]:
+    """The round's file, created only if nothing is at ``target`` when complete (an
+    :class:`InputError` otherwise: nothing there is replaced)."""
+    try:
+        with new_text(target) as f:
+            yield f
+    except FileExistsError:
+        raise InputError(target, None, None, _EXISTS) from None
+
+
+_EXISTS = (
+    "exists: plan-assessments never overwrites a round's file (its labels would be lost); "
+    "leave --output out for the next numbered round, or give a new file"
+)
+
+
 def answered_topics(config: dict) -> dict[str, int]:
     """Per run, the topics it answered: the session's topics less those ``leaderboard.on_missing`` filled."""
     filled = (config.get("filled_by_on_missing") or {}).get("pairs") or {}
@@ -111,13 +155,7 @@ def plan_assessments(
     are now, when they moved); the citations of ``earlier`` rounds are never chosen. ``target``
     must not exist: a round is never overwritten."""
     if Path(target).exists():
-        raise InputError(
-            target,
-            None,
-            None,
-            "exists: plan-assessments never overwrites a round's file (its labels would be lost); "
-            "leave --output out for the next numbered round, or give a new file",
-        )
+        raise InputError(target, None, None, _EXISTS)
     from judges.formats.tables import ASSESSMENT_KEY, output_file, read_config, read_table
     from judges.formats.documents import open_documents
 
@@ -153,7 +191,7 @@ def plan_assessments(
         exclude = np.fromiter((k in asked for k in keys), dtype=bool, count=table.num_rows)
     plan = plan_session(table, answered, cap, share, count, order=False, mix=PLAN_MIX, exclude=exclude)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
-    with atomic_text(target) as f:
+    with _new_round(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
             row = {c: table[c][rows[(run, topic, sentence, citation_rank)]].as_py() for c in table.column_names}
             planned = plan.get((run, topic, sentence, citation_rank))
@@ -217,10 +255,11 @@ def plan_nugget_assessments(
     it and the whole answer text. Pairs labelled in the set, or on a line of an earlier nugget
     round's file, are never chosen. Returns the plan and the number of pairs left out for earlier rounds."""
     if Path(target).exists():
-        raise InputError(target, None, None, "exists: plan-assessments never overwrites a round's file")
+        raise InputError(target, None, None, _EXISTS)
     from judges.attest.kinds import NUGGET
     from judges.formats.tables import read_config, read_table
     from judges.formats.labels import read_nugget_labels
+    from judges.formats.nuggets import answer_texts
     from judges.engine.nuggets import plan_columns
     from judges.attest.plan import make_plan
 
@@ -245,13 +284,9 @@ def plan_nugget_assessments(
     plan = make_plan(
         columns, answered, np.zeros(len(rows), bool), share, count, exclude, order=False, mix=PLAN_MIX, key=NUGGET.key
     )
-    texts = {}
-    with open(outputset.path(out_dir, name, "nuggets_jsonl"), encoding="utf-8") as f:
-        for raw in f:
-            record = json.loads(raw)
-            texts[(record["run_id"], record["qid"])] = record["answer_text"]
+    texts = answer_texts(outputset.path(out_dir, name, "nuggets_jsonl"))
     at = {k: i for i, k in enumerate(keys)}
-    with atomic_text(target) as f:
+    with _new_round(target) as f:
         for (run, topic, index), chosen in sorted(plan.chosen.items(), key=lambda kv: kv[1].rank):
             row = rows.iloc[at[(run, topic, index)]]
             line = {

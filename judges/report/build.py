@@ -19,18 +19,22 @@ Data files are JavaScript (``window.CJ_... = {json}``) with every ``/`` escaped 
 
 Three steps: :func:`gather` reads the tables and the inputs (:class:`judges.report.pages.Tables`),
 :func:`judges.report.pages.site` turns them into page data, :func:`files` renders them
-(:mod:`judges.report.render`, Jinja2 templates) and :func:`build_report` writes them.
+(:mod:`judges.report.render`, Jinja2 templates) and :func:`build_report` writes them into a new
+directory beside the report's and swaps it in when complete (:mod:`judges.formats.swapdir`): Ctrl-C
+or a full disk meanwhile leaves the previous report whole.
 """
 
 from __future__ import annotations
 
 import itertools
-import shutil
 import time
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
+from judges.core.measures import JUDGE_HEADLINES
 from judges.formats import outputset
+from judges.formats.atomic import naming
+from judges.formats.swapdir import replacing
 from judges.formats.documents import DocumentStore
 from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import pages, render
@@ -54,7 +58,7 @@ def build_report(
     started = time.perf_counter()
     store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)
     out = Path(report_dir) if report_dir is not None else Path(out_dir) / f"{store.name}.report"
-    _clear(out)
+    _replaceable(out)
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:
         warn(message)
@@ -62,11 +66,13 @@ def build_report(
 
     sizes = []
     with_battles = has_battles(store.out_dir, store.name)
-    for path, text in itertools.chain(files(site, with_battles), battle_pages(site, store.out_dir, store.name)):
-        target = out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-        sizes.append(len(text.encode("utf-8")))
+    with replacing(out) as new:  # written beside, then swapped in: an interrupted report leaves the old one whole
+        for path, text in itertools.chain(files(site, with_battles), battle_pages(site, store.out_dir, store.name)):
+            target = new / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with naming(out / path):
+                target.write_text(text, encoding="utf-8")
+            sizes.append(len(text.encode("utf-8")))
     return {
         "path": str(out / "index.html"),
         "files": len(sizes),
@@ -76,16 +82,17 @@ def build_report(
     }
 
 
-def _clear(out: Path) -> None:
-    """Empty ``out`` for the report; never delete what is not a report."""
+def _replaceable(out: Path) -> None:
+    """``out`` may be replaced by the report: absent, empty or a report; never what is not a report."""
+    from judges.core.errors import InputError
+
+    if out.exists() and not out.is_dir():
+        raise InputError(out, None, "--report-dir", "exists and is not a directory; give an empty or new directory")
     if out.exists() and any(out.iterdir()):
         if not (out / "assets" / "report.js").is_file():
-            from judges.core.errors import InputError
-
             raise InputError(
                 out, None, "--report-dir", "exists and is not a citejudge report; give an empty or new directory"
             )
-        shutil.rmtree(out)
 
 
 def files(site: pages.Site, battles: bool = False) -> Iterator[tuple[str, str]]:
@@ -129,7 +136,8 @@ def gather(
         from judges.formats.leaderboards import read_any_leaderboard
 
         truth_df = read_any_leaderboard(truth)
-    b = board(lb, truth_df, truth_measure, resamples=resamples, **_trust(out_dir, name))
+    headline = store.config.get("headline") or JUDGE_HEADLINES.get(store.config.get("judge", "citation"))
+    b = board(lb, truth_df, truth_measure, resamples=resamples, headline=headline, **_trust(out_dir, name))
     paths = (Path(truth), outputset.path(out_dir, name, "leaderboard_parquet")) if truth is not None else ()
     corpus_ids = set(df.loc[(df["doc_source"] == "corpus") & df["doc_id"].notna(), "doc_id"])
     missing = store.config.get("filled_by_on_missing") or {}

@@ -34,6 +34,17 @@ class Board(NamedTuple):
     next_p: Optional[dict] = None  # run -> P(the assessors order it above the next run of the ranking)
     bootstrap: bool = False  # low/high from a bootstrap over topics (no NAME.intervals), not from the intervals
     learned: tuple[str, str] = ("", "not on these topics")  # judges.scores.intervals.basis of the headline's made
+    compared: Optional[str] = None  # the judge's measure set against the truth's (paired_measure)
+
+
+HUMAN = "HUMAN_"  # a truth's measure HUMAN_X is the assessors' X (as NIST's nugget evaluation names them)
+
+
+def paired_measure(truth_measure: str, measures: list[str], headline: str) -> str:
+    """The judge's measure a truth measure is compared with: ``X`` for ``HUMAN_X`` (or ``X``
+    itself) when the leaderboard has it, else the headline."""
+    own = truth_measure[len(HUMAN) :] if truth_measure.startswith(HUMAN) else truth_measure
+    return own if own in measures else headline
 
 
 def board(
@@ -44,14 +55,17 @@ def board(
     seed: int = 0,
     intervals: Optional[pd.DataFrame] = None,
     pairs: Optional[pd.DataFrame] = None,
+    headline: Optional[str] = None,
 ) -> Board:
     """The leaderboard table from the judge's long leaderboard (and a truth leaderboard, the
     intervals and the run pairs of :mod:`judges.scores.intervals`; without the intervals, a bootstrap of
-    ``resamples`` over each run's topics stands in for the interval with topic sampling)."""
+    ``resamples`` over each run's topics stands in for the interval with topic sampling). ``headline``:
+    the set's (``NAME.config.yml``), which ranks the runs when the leaderboard has it; the truth's
+    measure is by default the headline's (``HUMAN_<headline>``) when the truth has it, else its first."""
     present = set(lb["measure"])
     known = (*MEASURE_NAMES, *NUGGET_MEASURES, F1)  # the nugget measures beside the citations', in their order
     measures = [m for m in known if m in present] + sorted(present - set(known))
-    headline = headline_of(measures)
+    headline = headline_of(measures, headline)
     measures = [headline] + [m for m in measures if m != headline]  # the ranking measure first
     value = lb[lb["topic_id"] == ALL].pivot(index="run_id", columns="measure", values="value").reindex(columns=measures)
     topics = lb[lb["topic_id"] != ALL]
@@ -69,7 +83,8 @@ def board(
     per_topic = topics[topics["measure"] == headline].pivot(index="run_id", columns="topic_id", values="value")
     t = None
     if truth is not None and len(truth):
-        truth_measure = truth_measure or sorted(set(truth["measure"]))[0]
+        held = sorted(set(truth["measure"]))
+        truth_measure = truth_measure or (HUMAN + headline if HUMAN + headline in held else held[0])
         tr = truth[(truth["measure"] == truth_measure)]
         t = tr[tr["topic_id"] == ALL].set_index("run_id")["value"]
         if t.empty:  # no `all` rows: the mean over the run's topics
@@ -104,6 +119,7 @@ def board(
         next_p,
         not has_intervals,
         learned,
+        paired_measure(truth_measure, measures, headline) if t is not None and truth_measure else None,
     )
 
 
@@ -133,6 +149,7 @@ class Against(NamedTuple):
     judged: pd.Series  # run -> the judge's headline, over the same topics
     tau: float  # Kendall's tau-b of the two, as meta-evaluate computes it
     truth_topics: bool  # False: the truth has no per-topic rows, so the `all` rows are paired
+    measure: str = ""  # the judge's measure compared (Board.compared)
 
 
 def against_truth(board: Board, lb: pd.DataFrame, truth: pd.DataFrame, paths: tuple, warn) -> Optional[Against]:
@@ -143,15 +160,16 @@ def against_truth(board: Board, lb: pd.DataFrame, truth: pd.DataFrame, paths: tu
     from judges.core.errors import InputError
     from judges.meta import correlation, metaeval
 
+    judged = board.compared or board.headline
     per_topic = bool(((truth["measure"] == board.truth_measure) & (truth["topic_id"] != ALL)).any())
     opts = metaeval.MetaOptions(
         methods=("kendall",), truth_topics=per_topic, on_missing="warn", resamples=0, min_runs=2
     )
     sides = [metaeval.Leaderboard(str(path), path, table) for path, table in zip(paths, (truth, lb))]
     try:
-        p = metaeval.paired_scores(*sides, board.truth_measure, board.headline, opts, warn)
+        p = metaeval.paired_scores(*sides, board.truth_measure, judged, opts, warn)
     except InputError as e:
         warn(f"judge against truth: {e.render()}")
         return None
     tau = float(correlation.correlate(p.truth, p.judged, "kendall"))
-    return Against(pd.Series(p.truth, index=p.runs), pd.Series(p.judged, index=p.runs), tau, per_topic)
+    return Against(pd.Series(p.truth, index=p.runs), pd.Series(p.judged, index=p.runs), tau, per_topic, judged)

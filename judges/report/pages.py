@@ -648,6 +648,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
         "attest_mode": t.attest_mode,
         "nugget_bank": t.nugget_bank,
         "against": t.against,
+        "truth_measure": b.truth_measure,
         "plots": plots(ctx),
         "topics": [(f"topics/t{ctx.topic_ix[x]}.html", x, short(t.titles.get(x, ""), 90)) for x in ctx.topics],
         "warnings": warnings,
@@ -686,7 +687,7 @@ def plots(ctx: _Context) -> list[tuple[str, str]]:
         ]
         over = ", each run over the topics the truth has for it" if a.truth_topics else ""
         title = f"Judge against truth, per run{over} (Kendall's tau {a.tau:.3f})"
-        out.append((title, svg.scatter(pts, f"truth: {b.truth_measure}", f"judge: {b.headline}")))
+        out.append((title, svg.scatter(pts, f"truth: {b.truth_measure}", f"judge: {a.measure or b.headline}")))
     heat = svg.heatmap(
         ctx.runs,
         ctx.topics,

@@ -7,7 +7,7 @@ topic as zero in the ``all`` mean, ``error`` refuses (the pipeline checks this b
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Optional, Sequence
 
 from judges.core.measures import MEASURE_NAMES, headline_of
 
@@ -42,9 +42,12 @@ def leaderboard_rows(
     return rows
 
 
-def top_runs(rows: list[tuple[str, str, str, float]], n: int = 5) -> tuple[str, list[tuple[str, float]]]:
-    """The headline measure and the best ``n`` runs by its ``all`` row (for the judge's summary);
-    ``rows`` as :func:`leaderboard_rows` gives them (run, topic, measure, value)."""
-    head = headline_of(sorted({m for _, _, m, _ in rows}))
+def top_runs(
+    rows: list[tuple[str, str, str, float]], n: int = 5, headline: Optional[str] = None
+) -> tuple[str, list[tuple[str, float]]]:
+    """The headline measure (``headline``, the session's, when the rows have it) and the best ``n``
+    runs by its ``all`` row (for the judge's summary); ``rows`` as :func:`leaderboard_rows` gives
+    them (run, topic, measure, value)."""
+    head = headline_of(sorted({m for _, _, m, _ in rows}), headline)
     best = sorted(((run, v) for run, topic, m, v in rows if topic == "all" and m == head), key=lambda x: (-x[1], x[0]))
     return head, best[:n]

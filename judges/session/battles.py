@@ -68,7 +68,7 @@ def outputs(answers: Answers) -> PairOutputs:
     def merge(per_topic: dict, judge: str) -> None:
         made.append(judge_battles(answers, per_topic, answers.questions))
 
-    def summarize(attest: dict, labels: dict) -> None:
+    def summarize(attest: dict, labels: dict, counts=None) -> None:
         if made and made[-1].llm:
             attest["battles"] = made[-1].llm
 

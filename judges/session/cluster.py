@@ -171,6 +171,7 @@ def run(
             cache_dir=cache_dir,
             strict_llm=strict_llm,
             use_degenerate_llm=use_degenerate_llm,
+            debug_log=outputs.debug_log,  # this session's own choice
             warn=warn,
             progress=lambda n, total=None: None,
         )

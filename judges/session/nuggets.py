@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Callable, Iterable, Optional
@@ -24,7 +25,9 @@ from typing import Callable, Iterable, Optional
 import pyarrow as pa
 
 from judges.attest.kinds import NUGGET
+from judges.core.counts import NUGGET_ASSIGNED, NUGGET_PAIRS
 from judges.core.errors import InputError
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.runs import read_reports
@@ -72,6 +75,18 @@ def measures_of(judge: str, citation_measures: tuple[str, ...]) -> tuple[str, ..
     if judge in ("argue", "battle"):  # battle: argue's, and the battles' (judges.session.battles)
         return (*citation_measures, *NUGGET_MEASURES, F1)
     return citation_measures
+
+
+def session_headline(judge: str, chosen: Optional[str] = None) -> str:
+    """The measure a session ranks runs by (``--headline``, else the judge's,
+    :func:`judges.core.measures.judge_headline`), checked: one of this judge's leaderboard."""
+    headline = judge_headline(judge, chosen)
+    held = measures_of(judge, MEASURE_NAMES)
+    if headline not in held:
+        raise InputError(
+            "--headline", None, None, f"{headline} is not on --judge {judge}'s leaderboard ({', '.join(held)})"
+        )
+    return headline
 
 
 @lru_cache(maxsize=1)
@@ -132,9 +147,15 @@ def trust(
     return intervals.nugget_trust(per_topic, runs, topics, judged, wanted, None, draws, unknown, citation_spreads)
 
 
-def summarize(result: NuggetResult, attest: dict, labels: dict) -> None:
-    """The nugget pairs' questions (``attest``) and assessors' assignments in effect (``labels``,
-    ``--labels``), beside the citations' in the summary and ``NAME.config.yml``."""
+def summarize(result: NuggetResult, attest: dict, labels: dict, counts: Optional[Counter] = None) -> None:
+    """The nugget pairs' questions (``attest``), assessors' assignments in effect (``labels``,
+    ``--labels``) and the pairs judged by assignment (``counts``), beside the citations' in the
+    summary and ``NAME.config.yml``."""
+    if counts is not None:
+        judged = [j for pairs in result.judged.values() for j in pairs]
+        counts[NUGGET_PAIRS] = len(judged)
+        for assignment, n in Counter(j.assignment for j in judged).items():
+            counts[NUGGET_ASSIGNED[assignment]] = n
     if result.attest:
         attest["nuggets"] = result.attest
     if result.labelled:

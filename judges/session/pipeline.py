@@ -64,7 +64,7 @@ from judges.session.scan import (
 )
 from judges.session.spec import Inputs, Outputs, Summary
 from judges.engine.settings import Settings
-from judges.core.measures import MEASURE_NAMES
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.support.judges import is_probabilistic
 from judges.core.vocabulary import STATUSES
 from judges.session.workers import Workers
@@ -265,9 +265,9 @@ def input_files(inputs: Inputs, workflow: Workflow, described: dict) -> list[Pat
     if inputs.workflow_path is not None:
         files.append(Path(inputs.workflow_path))
     if inputs.labels:
-        from judges.formats.jsonl import discover
+        from judges.formats.labels import label_paths
 
-        files += discover(list(inputs.labels), "--labels")
+        files += label_paths(inputs.labels)
     if inputs.nuggets is not None:
         from judges.nuggets.made import is_auto
 
@@ -682,7 +682,7 @@ def write(
     if judged.support_refit is not None:  # fit to the track at hand (--refit-support)
         labels["support_refit"] = judged.support_refit
     for kind in judged.pairs.values():  # their questions and labels, beside the citations'
-        kind.summarize(attest, labels)
+        kind.summarize(attest, labels, counts)
     workflow, kinds = session.settings.workflow, tuple(judged.pairs.values())
     scores = score(inputs, workflow, loaded, measures_of_reports, table, measures, kinds, attest)
     bank = next((k.provenance for k in judged.pairs.values() if k.provenance), None)
@@ -714,6 +714,8 @@ def write(
         plan=judged.plan,
         degenerate_not_used=judged.degenerate_not_used,
         labels=labels,
+        judge=inputs.judge,
+        headline=judge_headline(inputs.judge, inputs.headline),
     )
 
 
@@ -875,7 +877,7 @@ def questions(
     measures = per_topic(judged)
     for kind in judged.pairs.values():  # the other kinds' questions too (--nuggets; the battles' side by side)
         kind.merge_measures(measures, inputs.judge)
-        kind.summarize(attest, {})
+        kind.summarize(attest, {}, counts)
     return Summary(
         counts=counts,
         attest=attest,

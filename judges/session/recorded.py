@@ -82,6 +82,7 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         max_runs=len(runs) or None,
         on_error=str(config.get("on_error", "fail")),
         allow_missing_text=True,  # the recorded session was judged: a set without text has no question
+        allow_few_topics=True,  # and its topics were taken as they are
         nuggets=nuggets[0] if nuggets else None,
         judge=str(config.get("judge", "citation")),
         battle_opponents=config.get("battle_opponents"),

@@ -30,8 +30,8 @@ from judges.core.counts import (
 from judges.core.errors import InputError
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover, seekable, value_problem
-from judges.formats.runs import parse_report, read_report_at, read_reports
-from judges.formats.topics import TOPIC_SUFFIXES, holds_topics, parse_topic, read_topics
+from judges.formats.runs import holds_reports, parse_report, read_report_at, read_reports
+from judges.formats.topics import AS_TOPICS, TOPIC_SUFFIXES, holds_topics, parse_topic, read_topics
 from judges.core.config import Workflow
 from judges.session.spec import Inputs
 from judges.core.records import Document, Report, Topic
@@ -92,6 +92,8 @@ def load_topics(
 def _topic_records(paths: list[Path], held: Sequence[object]) -> Iterator[tuple[object, int, Topic | InputError]]:
     """``(path, line, topic or error)`` of the topic files, then of the records in memory."""
     for path in discover(paths, "--rag-topics", suffixes=TOPIC_SUFFIXES):
+        if holds_reports(path):
+            raise InputError(path, None, "--rag-topics", f"its records are a run's reports, not topics ({AS_TOPICS})")
         for line, value in read_topics(path):
             yield path, line, value
     for i, record in enumerate(held):
@@ -308,6 +310,7 @@ def scan_runs(
     runs = [r for r in run_order if r in selected]
     counts[RUNS_NOT_SELECTED] = len(run_order) - len(runs)
     if counts[REPORTS_UNKNOWN_TOPIC]:
+        check_topics_match(inputs, len(located) + counts[REPORTS_BEYOND_MAX_TOPICS], counts[REPORTS_UNKNOWN_TOPIC])
         warn(f"{counts[REPORTS_UNKNOWN_TOPIC]} report(s) not judged: topic not in --rag-topics")
     return Scan(
         files=files,
@@ -392,6 +395,32 @@ def reading_ranks(scan: Scan) -> dict[tuple[str, int], int]:
     for path in sorted(arrays):
         keys += [(path, -(index + 1)) for index in sorted(arrays[path])]
     return {key: rank for rank, key in enumerate(keys)}
+
+
+def check_topics_match(inputs: Inputs, matched: int, unknown: int) -> None:
+    """Refuse topics that are not the runs': none of the reports of a topic given (another track's
+    topics, last year's) is always an error; under half of them is one unless ``--allow-few-topics``
+    (a subset of the topics judged on purpose). Reports of topics ``--max-topics`` leaves out count
+    as matched."""
+    total = matched + unknown
+    if 2 * matched >= total or (matched and inputs.allow_few_topics):
+        return
+    where = ", ".join([*map(str, inputs.topics), *[TOPICS_IN_MEMORY] * bool(inputs.topic_records)])
+    if not matched:
+        raise InputError(
+            where,
+            None,
+            "--rag-topics",
+            f"none of the {total} reports is of one of these topics: are they the runs' track and year? "
+            "(without --rag-topics the topics the runs answer are judged)",
+        )
+    raise InputError(
+        where,
+        None,
+        "--rag-topics",
+        f"only {matched} of the {total} reports are of one of these topics ({unknown} would not be judged): "
+        "are they the runs' topics? Give --allow-few-topics to judge these topics only",
+    )
 
 
 def check_resolvable(inputs: Inputs, scan: Scan, corpus: dict) -> None:

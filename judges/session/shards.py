@@ -25,7 +25,10 @@ of judging (reports, sentences, citations beyond the limit) are the shard's and 
 :func:`merge` (``run_judge.py merge OUT --name NAME PART...``) checks that the parts are the
 ``N`` parts of one session (one error line naming the part and the field that differs, the
 part missing or the part given twice; nothing written) after checking each (its checksums, a
-log cut short, every value's type: :func:`judges.formats.part.read`), then:
+log cut short, every value's type and range: :func:`judges.formats.part.read`), then writes
+only under its out-dir, to the paths it derives from ``--name`` (a debug log the shards were told
+to write elsewhere is the merge's ``OUT/NAME.jsonl``: a part's recorded paths are never written to),
+and:
 
 * without LLM attestation (``attest.mode: none``) a part holds final judgments: the rows, the
   measures and the debug-log events are put back in the order one process gives them
@@ -116,6 +119,7 @@ def fingerprint(inputs: Inputs, outputs: Outputs, workflow: Workflow, hashed: di
             "max_topics": inputs.max_topics,
             "max_runs": inputs.max_runs,
             "allow_missing_text": inputs.allow_missing_text,
+            "allow_few_topics": inputs.allow_few_topics,
             "workers": workers,
         },
         "outputs": {
@@ -271,6 +275,8 @@ def state_data(
             "max_runs": inputs.max_runs,
             "on_error": inputs.on_error,
             "allow_missing_text": inputs.allow_missing_text,
+            "allow_few_topics": inputs.allow_few_topics,
+            "headline": inputs.headline,
             **(
                 {"nuggets": str(inputs.nuggets), "judge": inputs.judge, "nugget_model": inputs.nugget_model}
                 if inputs.nuggets is not None
@@ -333,6 +339,8 @@ def state_objects(part: partfile.Part) -> dict:
         max_runs=i["max_runs"],
         on_error=i["on_error"],
         allow_missing_text=i["allow_missing_text"],
+        allow_few_topics=i.get("allow_few_topics", False),
+        headline=i.get("headline"),
         nuggets=_path(i.get("nuggets")),
         judge=i.get("judge", "citation"),
         battle_opponents=i.get("battle_opponents"),
@@ -404,6 +412,12 @@ def read_parts(paths: list[Path], name: str) -> list[partfile.Part]:
                 field,
                 f"{_short(value)} differs from {_short(expected)} in {first.path}: a part of another session",
             )
+    for part in parts[1:]:  # what every shard read alike: the session's runs and topics
+        for field in ("topics", "scan.runs"):  # (their outputs: the fingerprint's, compared above)
+            if _at(part.state, field) != _at(first.state, field):
+                raise InputError(
+                    part.path, None, f"state.{field}", f"differs from {first.path}'s: parts of one session share it"
+                )
     n = first.manifest["fingerprint"]["shards"]
     if first.manifest["fingerprint"]["name"] != name:
         raise InputError(
@@ -496,15 +510,19 @@ def merge(
     cache_dir: Optional[Path] = None,
     strict_llm: bool = False,
     use_degenerate_llm: bool = False,
+    debug_log: Optional[Path] = None,
     warn: Callable[[str], None] = lambda msg: None,
     progress=None,
 ) -> Summary:
-    """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc)."""
+    """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc).
+    ``debug_log``: where the caller wants the debug log (None: ``OUT/NAME.jsonl``); the path a part
+    recorded is never used."""
     parts = read_parts(paths, name)
     states = [state_objects(p) for p in parts]
     first = states[0]
     inputs, workflow = first["inputs"], first["workflow"]
-    outputs = dataclasses.replace(first["outputs"], out_dir=Path(out_dir))
+    recorded = first["outputs"]  # the shards' paths are never written to: the merge's own, under its out-dir
+    outputs = Outputs(Path(out_dir), name, debug_log, recorded.no_debug_log, recorded.leaderboard_formats)
     workers = parts[0].manifest["fingerprint"]["options"]["workers"]
     merged = _in_order(parts, states, rows_in_order=workflow.attest.mode != "none")
     if workflow.attest.mode == "none":

@@ -32,12 +32,14 @@ class Inputs:
     max_runs: Optional[int] = None
     on_error: str = "fail"  # fail | skip
     allow_missing_text: bool = False  # judge even when no cited document has text (every citation 'missing')
+    allow_few_topics: bool = False  # judge though under half of the reports are of a topic given (--allow-few-topics)
     nuggets: Optional[Path] = None  # a nugget bank file (--nuggets; judges.formats.nuggets)
     judge: str = (
         "citation"  # citation | nugget (nuggets only on the leaderboard) | argue (both, and NUGGET_F1) | battle
     )
     battle_opponents: Optional[float] = None  # --judge battle: opponents per run and topic (None: every pair)
     nugget_model: str = "rag24"  # the nugget model: built in, or a file written by calibrate-nuggets
+    headline: Optional[str] = None  # the measure runs are ranked by (--headline; None: the judge's own)
     refit_support: bool = False  # --labels re-fit the support model's intercepts to this track (--refit-support)
     # In memory, besides (or instead of) the files: records in the shapes a topics file and a run
     # file hold (JSON objects as dicts), read by the same checks (judges.session.scan).
@@ -118,3 +120,5 @@ class Summary:
     plan: Optional[object] = None  # the session's plan (judges.attest.plan.Plan), when attest.mode uncertain planned
     degenerate_not_used: bool = False  # the LLM's answers looked degenerate: the citations kept the model's judgment
     labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)
+    judge: str = "citation"  # the session's --judge (the summary shows its pairs' figures)
+    headline: str = ""  # the measure runs are ranked by (judges.core.measures.judge_headline)

@@ -39,6 +39,7 @@ def _init_worker(queue, settings: Settings, parent: int) -> None:
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the main process decides
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held from the start (Workers), now ignored
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="watch-parent").start()
     _progress_queue = queue
     from judges.core.process import arrow_without_pandas, numba_without_scipy_blas, quiet_collector, settle_collector
@@ -130,13 +131,26 @@ class Workers:
         import multiprocessing
         import os
 
+        import signal
+
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
         self.n, self.queue = n, ctx.Queue()
-        self.pool = concurrent.futures.ProcessPoolExecutor(
-            n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, settings, os.getpid())
-        )
-        for _ in range(n):
-            self.pool.submit(_started)
+        # The workers start with SIGINT held (a mask is inherited): a Ctrl-C to the group while one
+        # imports would be its traceback; _init_worker ignores it, then lets it through (dropped).
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            self.pool = concurrent.futures.ProcessPoolExecutor(
+                n, mp_context=ctx, initializer=_init_worker, initargs=(self.queue, settings, os.getpid())
+            )
+            for _ in range(n):
+                self.pool.submit(_started)  # a spawned pool starts its processes here, in this thread
+        finally:
+            try:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C meanwhile reaches this process now
+            except BaseException:  # that Ctrl-C: the workers go as on any interrupt
+                if hasattr(self, "pool"):
+                    self.__exit__(KeyboardInterrupt, None, None)
+                raise
 
     def __enter__(self) -> "Workers":
         return self

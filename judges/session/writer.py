@@ -31,6 +31,7 @@ import yaml
 from judges.version import __version__
 from judges.attest.kinds import PairKind
 from judges.core.counts import DOC_QRELS_ROWS, QRELS_ROWS
+from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
 from judges.formats import docstore, outputset, tables, trec
 from judges.formats.atomic import atomic_path, atomic_text
@@ -79,7 +80,7 @@ class PairOutputs(NamedTuple):
 
     * ``merge_measures(per_topic, judge)``: its measures into the session's per-topic measures;
     * ``measures_of(judge, measures)``: the leaderboard's measures for ``--judge`` ``judge``;
-    * ``summarize(attest, labels)``: its questions and labels in effect, into the summary's;
+    * ``summarize(attest, labels, counts)``: its questions, labels in effect and judgments, into the summary's;
     * ``write(out_dir, name, place)``: its files of the output set
       (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
     * ``trust(per_topic, runs, topics, reports, measures, label_files, citation_spreads)``: the
@@ -89,7 +90,7 @@ class PairOutputs(NamedTuple):
     kind: PairKind
     merge_measures: Callable[[dict, str], None]
     measures_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]
-    summarize: Callable[[dict, dict], None]
+    summarize: Callable[..., None]
     write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
     trust: Callable[..., Any]
     provenance: Optional[dict] = None  # of what the pairs were judged by (the nugget bank: path, sha256, source)
@@ -206,6 +207,8 @@ def write_outputs(given: WriteSet) -> Written:
         "backend": workflow.alignment.backend,
         "dataset": inputs.dataset,
         "on_error": inputs.on_error,
+        "allow_few_topics": inputs.allow_few_topics,
+        "headline": judge_headline(inputs.judge, inputs.headline),
         "versions": {"citejudge": __version__, "python": platform.python_version(), **_versions()},
         "inputs": given.hashed_inputs if given.hashed_inputs is not None else describe_inputs(inputs, with_hashes=True),
         "runs": sorted(scan.runs),
@@ -245,7 +248,8 @@ def _write_coverage_and_leaderboards(
     coverage = outputset.path(out_dir, name, "coverage")
     write_coverage(place(coverage), covered)
     files["coverage"] = str(coverage)
-    warning = missing_warning(covered)
+    judges_citations = not rows or any(m in MEASURE_NAMES for _, _, m, _ in rows)  # not --judge nugget alone
+    warning = missing_warning(covered) if judges_citations else None
     for fmt in outputs.leaderboard_formats:
         path = outputset.path(out_dir, name, outputset.leaderboard(fmt))
         trec.write_leaderboard(place(path), rows, fmt)
@@ -301,12 +305,17 @@ def describe_inputs(given: Inputs, with_hashes: bool = False) -> dict:
     if given.workflow_path is not None:
         inputs["workflow"] = describe([given.workflow_path], "--workflow")[0]
     if given.labels:
-        inputs["labels"] = describe(list(given.labels), "--labels")
+        from judges.formats.labels import label_paths  # a directory's label files only
+
+        inputs["labels"] = describe(label_paths(given.labels), "--labels")
     if given.nuggets is not None:
         auto = str(given.nuggets) == "auto"  # made from the answers (judges.nuggets.made.is_auto)
         if auto:  # no file: the bank's own SHA-256 is the config's nugget_bank
             inputs["nuggets"] = {"path": "auto", "sha256": ""} if with_hashes else "auto"
         else:
+            from judges.formats.nuggets import check_nugget_path
+
+            check_nugget_path(given.nuggets)  # one file: a directory is one error line
             inputs["nuggets"] = describe([given.nuggets], "--nuggets")[0]
         inputs["nugget_model"] = given.nugget_model
     if given.topic_records or given.report_records:  # handed over in memory (the AutoJudge adapter)
