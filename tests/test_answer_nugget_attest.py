@@ -77,6 +77,8 @@ def test_without_attest_no_nugget_is_asked_and_the_judgments_are_the_models():
     assert checked.attestation is None and all(j.llm_answer is None for j in checked.nuggets)
     first = checked.nuggets[0]
     assert ("  " + ANSWER)[first.spans[0][0] : first.spans[0][1]] == "Revenue rose 12"  # leading blanks counted
+    empty = judges.check_answer(ANSWER, SOURCES, nuggets=[])  # an empty bank: no judgment, measures 0
+    assert empty.nuggets == () and empty.measures["NUGGET_ALL"] == empty.measures["NUGGET_VITAL"] == 0.0
 
 
 def test_one_answer_and_a_batch_session_judge_the_same_answers_the_same(tmp_path):

@@ -373,7 +373,7 @@ def _judge_nuggets(
             answered={report.run_id: 1}, model_spec=model,
         )  # fmt: skip
     key = (report.run_id, report.topic_id)
-    judged = tuple(result.judged[key])
+    judged = tuple(result.judged.get(key, ()))  # an empty bank: no judgment, its measures 0
     if lead:
         from dataclasses import replace
 
