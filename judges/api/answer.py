@@ -12,8 +12,9 @@ For a RAG system checking its own draft, or a notebook cell looking at one repor
         print(s.start, s.end, s.status, [(c.source_id, c.status, c.evidence) for c in s.citations])
     checked.measures["WEIGHTED_PRECISION"], checked.groundedness
 
-The citations are judged by the batch judge's own code (:meth:`judges.engine.judge.Judge.judge_batch`
-on an in-memory report): the same statuses, probabilities, weights, explanations and grounding
+The citations and the nuggets are judged by the batch judge's own code, through the engine's one
+entry point for every kind of pair (:func:`judges.engine.pairs.judge_pairs` on an in-memory report,
+with the citation kind, and with ``nuggets=`` the nugget kind): the same statuses, probabilities, weights, explanations and grounding
 checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
 as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
 for every sentence and the ones found supporting it are kept, best first (:func:`discovered`:
@@ -46,18 +47,17 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 from judges.core.config import Workflow
 from judges.formats.debuglog import DebugLog
-from judges.engine.assessments import Assessments
 from judges.core.measures import MEASURES
 from judges.core.records import Citation, Document, Judgment, Report, Sentence
 from judges.engine.settings import Settings
 from judges.text.segment import split_sentences
-from judges.core.vocabulary import STATUS_RANK, WEIGHT
+from judges.core.vocabulary import STATUS_RANK
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
@@ -189,8 +189,8 @@ def check_answer(
     if discover:  # every source was cited: only the sentence-level measures say something of the answer
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
-    for index, source_id, weight, j in judged.judged:
-        by_sentence.setdefault(index, []).append(_cited(source_id, weight, j, docs))
+    for index, source in judged:
+        by_sentence.setdefault(index, []).append(source)
     out = []
     for i, (text, start, end) in enumerate(spans):
         tried = by_sentence.get(i, [])
@@ -278,57 +278,63 @@ def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     return workflow
 
 
-class _Kept(Assessments):
-    """The assessments of one answer, with each citation's judgment kept as judged."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.judged: list[tuple[int, str, float, Judgment]] = []  # sentence index, source id, weight, judgment
-
-    def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
-        super().add(rep, sent, c, j, qid)
-        self.judged.append((sent.index, c.doc_id, WEIGHT[j.status] if j.weight is None else j.weight, j))
+#: A judged citation: its sentence index and judgment.
+JudgedCitation = tuple[int, CitedSource]
 
 
 def _judge(
     report: Report, workflow: Workflow, llm: Optional["Endpoint"], cache_dir: Union[str, Path, None]
-) -> tuple[_Kept, dict[str, float], Optional[dict]]:
-    """The judged citations and measures of ``report``, judged by the batch judge's code, and the
+) -> tuple[list[JudgedCitation], dict[str, float], Optional[dict]]:
+    """The judged citations and measures of ``report``, judged by the batch judge's code (the
+    engine's entry point, :func:`judges.engine.pairs.judge_pairs`, with the citation kind), and the
     attestation's figures (None without ``llm``)."""
     settings = Settings(workflow=workflow)
     if llm is None:
-        out = _judge_pass(settings, report)
-        return out, out.per_topic[(report.run_id, report.topic_id)], None
-    from judges.attest.cascade import Attester, summarize
-    from judges.attest.selection import rule
+        part = _judge_pass(settings, report)
+        return _judged(part.assessments, report.documents), part.per_topic[(report.run_id, report.topic_id)], None
+    from judges.attest.cascade import summarize
+    from judges.attest.plan import Plan
 
-    attest, plan, sample = workflow.attest, None, None
+    attest, asking = workflow.attest, None
     planning = attest.mode == "uncertain" and attest.band is None
     if planning or attest.check_size > 0:  # as the batch judge: plan and check sample after a pass without it
         from judges.attest.check import citation_sample
         from judges.attest.plan import attest_plan
 
-        first = _judge_pass(settings, report).table()
+        first = _judge_pass(settings.without_llm(), report).assessments
         plan = attest_plan(first, {report.run_id: 1}, workflow) if planning else None
-        sample = citation_sample(first, attest, plan)
-    counts: Counter = Counter()
+        asking = (plan or Plan({}, 0, 0)).checking(citation_sample(first, attest, plan))
     cache = Path(cache_dir or default_cache_dir())
-    attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan), check_sample=sample)
-    try:
-        out = _judge_pass(settings, report, attester)
-    finally:
-        attester.close()
-    return out, out.per_topic[(report.run_id, report.topic_id)], summarize(counts, attest, llm)
+    part = _judge_pass(replace(settings, llm=llm, cache_dir=cache), report, asking)
+    figures = summarize(Counter(part.counts), attest, llm)
+    return _judged(part.assessments, report.documents), part.per_topic[(report.run_id, report.topic_id)], figures
 
 
-def _judge_pass(settings: Settings, report: Report, attester=None) -> _Kept:
-    """``report`` judged by a judge of its own (:class:`judges.engine.judge.Judge`, cheap to build once
-    the kernels are loaded)."""
-    from judges.engine.judge import Judge
+def _judge_pass(settings: Settings, report: Report, plan=None):
+    """``report`` judged through the engine's entry point (a judge of its own, cheap to build once
+    the kernels are loaded; the sources are the report's own documents): a
+    :class:`judges.engine.judge.Part`. ``plan``: what the LLM is asked by (the batch judge's)."""
+    from judges.engine.pairs import CITATION_KIND, judge_pairs
 
-    out = _Kept()
     with DebugLog(None) as log:
-        Judge(settings, attester=attester).judge_batch([report], out, log)
+        return judge_pairs(CITATION_KIND, settings, [report, None], {}, log, progress=lambda done: None, plan=plan)
+
+
+def _judged(table, docs: Mapping[str, Optional[Document]]) -> list[JudgedCitation]:
+    """The judged citations of an assessment table (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`,
+    the batch judge's rows), each as a :class:`CitedSource` of ``docs``."""
+    rows = table.select(["sentence_index", "doc_id", "weight", *_SAME, "evidence_spans"]).to_pylist()
+    out = []
+    for r in rows:
+        doc = docs.get(r["doc_id"])
+        text = doc.text if doc is not None and r["evidence_spans"] else ""  # no spans: not aligned (or not among docs)
+        spans = tuple(
+            (s["char_start"], s["char_end"], text[s["char_start"] : s["char_end"]]) for s in r["evidence_spans"] or ()
+        )
+        same: dict[str, Any] = {f: tuple(r[f] or ()) if f.endswith("_missing") else r[f] for f in _SAME}
+        out.append(
+            (r["sentence_index"], CitedSource(source_id=r["doc_id"], weight=r["weight"], evidence_spans=spans, **same))
+        )
     return out
 
 
@@ -379,12 +385,6 @@ def _judge_nuggets(
 
         judged = tuple(replace(j, spans=tuple((a + lead, b + lead) for a, b in j.spans)) for j in judged)
     return judged, dict(result.measures[key]), result.attest
-
-
-def _cited(source_id: str, weight: float, j: Judgment, docs: dict[str, Document]) -> CitedSource:
-    text = docs[source_id].text if j.evidence_spans else ""  # no spans: not aligned (or not among docs)
-    spans = tuple((a, b, text[a:b]) for a, b in j.evidence_spans)
-    return CitedSource(source_id=source_id, weight=weight, evidence_spans=spans, **{f: getattr(j, f) for f in _SAME})
 
 
 def _sentences(answer) -> list[tuple[str, int, int]]:
