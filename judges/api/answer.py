@@ -15,8 +15,9 @@ For a RAG system checking its own draft, or a notebook cell looking at one repor
 The citations and the nuggets are judged by the batch judge's own code, through the engine's one
 entry point for every kind of pair (:func:`judges.engine.pairs.judge_pairs` on an in-memory report,
 with the citation kind, and with ``nuggets=`` the nugget kind): the same statuses,
-probabilities, weights, explanations and grounding checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
-as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
+probabilities, weights, explanations and grounding checks as a judge run, so the two cannot drift.
+With the answer's citations (a list of sentences as the tracks give them, or ``citations=``)
+those are judged; without any, every source is tried
 for every sentence and the ones found supporting it are kept, best first (:func:`discovered`:
 ``supported`` ones, else ``partial`` ones with ``P(full)`` at least :data:`PARTIAL_FLOOR`, never
 one lacking a number the sentence states). A string answer is split into sentences with
