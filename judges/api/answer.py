@@ -12,10 +12,12 @@ For a RAG system checking its own draft, or a notebook cell looking at one repor
         print(s.start, s.end, s.status, [(c.source_id, c.status, c.evidence) for c in s.citations])
     checked.measures["WEIGHTED_PRECISION"], checked.groundedness
 
-The citations are judged by the batch judge's own code (:meth:`judges.engine.judge.Judge.judge_batch`
-on an in-memory report): the same statuses, probabilities, weights, explanations and grounding
-checks as a judge run, so the two cannot drift. With the answer's citations (a list of sentences
-as the tracks give them, or ``citations=``) those are judged; without any, every source is tried
+The citations and the nuggets are judged by the batch judge's own code, through the engine's one
+entry point for every kind of pair (:func:`judges.engine.pairs.judge_pairs` on an in-memory report,
+with the citation kind, and with ``nuggets=`` the nugget kind): the same statuses,
+probabilities, weights, explanations and grounding checks as a judge run, so the two cannot drift.
+With the answer's citations (a list of sentences as the tracks give them, or ``citations=``)
+those are judged; without any, every source is tried
 for every sentence and the ones found supporting it are kept, best first (:func:`discovered`:
 ``supported`` ones, else ``partial`` ones with ``P(full)`` at least :data:`PARTIAL_FLOOR`, never
 one lacking a number the sentence states). A string answer is split into sentences with
@@ -46,18 +48,17 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 from judges.core.config import Workflow
 from judges.formats.debuglog import DebugLog
-from judges.engine.assessments import Assessments
 from judges.core.measures import MEASURES
 from judges.core.records import Citation, Document, Judgment, Report, Sentence
 from judges.engine.settings import Settings
 from judges.text.segment import split_sentences
-from judges.core.vocabulary import STATUS_RANK, WEIGHT
+from judges.core.vocabulary import STATUS_RANK
 
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
@@ -166,8 +167,10 @@ def check_answer(
     cites (ids or indexes); given neither here nor in ``answer``, every source is tried.
     ``workflow``: the judge's settings (default: the defaults of ``workflows/citation.yml``).
     ``attest``: an LLM endpoint to attest with, ``cache_dir``: its answer cache (see the module doc).
-    ``nuggets``: a topic's nuggets, judged in the answer by the session's nugget judge
-    (:mod:`judges.nuggets.check`): ``nuggets`` gets the judgments, ``measures`` the NUGGET_* values.
+    ``nuggets``: a topic's nuggets (:func:`judges.nuggets.check.bank_of`), judged in the answer by
+    the session's nugget kind through the engine's entry point (:func:`_judge_nuggets`; with
+    ``attest=`` the LLM is asked about them as a session asks): ``nuggets`` gets the judgments,
+    ``measures`` the NUGGET_* values, ``attestation["nuggets"]`` the nugget questions' figures.
     """
     docs = _documents(sources)
     spans = _sentences(answer)
@@ -187,8 +190,8 @@ def check_answer(
     if discover:  # every source was cited: only the sentence-level measures say something of the answer
         measures = {m: v for m, v in measures.items() if m in SENTENCE_MEASURES}
     by_sentence: dict[int, list[CitedSource]] = {}
-    for index, source_id, weight, j in judged.judged:
-        by_sentence.setdefault(index, []).append(_cited(source_id, weight, j, docs))
+    for index, source in judged:
+        by_sentence.setdefault(index, []).append(source)
     out = []
     for i, (text, start, end) in enumerate(spans):
         tried = by_sentence.get(i, [])
@@ -197,12 +200,15 @@ def check_answer(
         out.append(CheckedSentence(i, text, start, end, tuple(found), reason))
     if nuggets is None:
         return AnswerCheck(tuple(out), measures, attestation)
-    from judges.nuggets.answers import joined
-    from judges.nuggets.check import check_nuggets
+    said: Union[str, list[str]] = answer if isinstance(answer, str) else [s.text for s in out]
+    judgments, nugget_measures, asked = _judge_nuggets(said, nuggets, workflow, llm, cache_dir)
+    if "WEIGHTED_PRECISION" in measures:  # its citations were judged: NUGGET_F1 beside, as --judge argue's
+        from judges.nuggets.measures import F1, f1
 
-    text = answer if isinstance(answer, str) else joined(s.text for s in out)  # the spans' offsets are into it
-    found_nuggets = check_nuggets(text, nuggets, measures.get("WEIGHTED_PRECISION"))
-    return AnswerCheck(tuple(out), {**measures, **found_nuggets.measures}, attestation, found_nuggets.judgments)
+        nugget_measures[F1] = f1(measures["WEIGHTED_PRECISION"], nugget_measures["NUGGET_ALL"])
+    if attestation is not None and asked:  # as the batch judge's summary: the nugget pairs' figures beside
+        attestation = {**attestation, "nuggets": asked}
+    return AnswerCheck(tuple(out), {**measures, **nugget_measures}, attestation, judgments)
 
 
 def discovered(tried: Sequence[CitedSource], partial_floor: float = PARTIAL_FLOOR) -> list[CitedSource]:
@@ -273,64 +279,113 @@ def _attesting(workflow: Workflow, llm: Optional["Endpoint"]) -> Workflow:
     return workflow
 
 
-class _Kept(Assessments):
-    """The assessments of one answer, with each citation's judgment kept as judged."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.judged: list[tuple[int, str, float, Judgment]] = []  # sentence index, source id, weight, judgment
-
-    def add(self, rep: Report, sent, c, j: Judgment, qid: str) -> None:
-        super().add(rep, sent, c, j, qid)
-        self.judged.append((sent.index, c.doc_id, WEIGHT[j.status] if j.weight is None else j.weight, j))
+#: A judged citation: its sentence index and judgment.
+JudgedCitation = tuple[int, CitedSource]
 
 
 def _judge(
     report: Report, workflow: Workflow, llm: Optional["Endpoint"], cache_dir: Union[str, Path, None]
-) -> tuple[_Kept, dict[str, float], Optional[dict]]:
-    """The judged citations and measures of ``report``, judged by the batch judge's code, and the
+) -> tuple[list[JudgedCitation], dict[str, float], Optional[dict]]:
+    """The judged citations and measures of ``report``, judged by the batch judge's code (the
+    engine's entry point, :func:`judges.engine.pairs.judge_pairs`, with the citation kind), and the
     attestation's figures (None without ``llm``)."""
     settings = Settings(workflow=workflow)
     if llm is None:
-        out = _judge_pass(settings, report)
-        return out, out.per_topic[(report.run_id, report.topic_id)], None
-    from judges.attest.cascade import Attester, summarize
-    from judges.attest.selection import rule
+        part = _judge_pass(settings, report)
+        return _judged(part.assessments, report.documents), part.per_topic[(report.run_id, report.topic_id)], None
+    from judges.attest.cascade import summarize
+    from judges.attest.plan import Plan
 
-    attest, plan, sample = workflow.attest, None, None
+    attest, asking = workflow.attest, None
     planning = attest.mode == "uncertain" and attest.band is None
     if planning or attest.check_size > 0:  # as the batch judge: plan and check sample after a pass without it
         from judges.attest.check import citation_sample
         from judges.attest.plan import attest_plan
 
-        first = _judge_pass(settings, report).table()
+        first = _judge_pass(settings.without_llm(), report).assessments
         plan = attest_plan(first, {report.run_id: 1}, workflow) if planning else None
-        sample = citation_sample(first, attest, plan)
-    counts: Counter = Counter()
+        asking = (plan or Plan({}, 0, 0)).checking(citation_sample(first, attest, plan))
     cache = Path(cache_dir or default_cache_dir())
-    attester = Attester(attest, llm, cache, DebugLog(None), counts, rule(attest, plan), check_sample=sample)
-    try:
-        out = _judge_pass(settings, report, attester)
-    finally:
-        attester.close()
-    return out, out.per_topic[(report.run_id, report.topic_id)], summarize(counts, attest, llm)
+    part = _judge_pass(replace(settings, llm=llm, cache_dir=cache), report, asking)
+    figures = summarize(Counter(part.counts), attest, llm)
+    return _judged(part.assessments, report.documents), part.per_topic[(report.run_id, report.topic_id)], figures
 
 
-def _judge_pass(settings: Settings, report: Report, attester=None) -> _Kept:
-    """``report`` judged by a judge of its own (:class:`judges.engine.judge.Judge`, cheap to build once
-    the kernels are loaded)."""
-    from judges.engine.judge import Judge
+def _judge_pass(settings: Settings, report: Report, plan=None):
+    """``report`` judged through the engine's entry point (a judge of its own, cheap to build once
+    the kernels are loaded; the sources are the report's own documents): a
+    :class:`judges.engine.judge.Part`. ``plan``: what the LLM is asked by (the batch judge's)."""
+    from judges.engine.pairs import CITATION_KIND, judge_pairs
 
-    out = _Kept()
     with DebugLog(None) as log:
-        Judge(settings, attester=attester).judge_batch([report], out, log)
+        return judge_pairs(CITATION_KIND, settings, [report, None], {}, log, progress=lambda done: None, plan=plan)
+
+
+def _judged(table, docs: Mapping[str, Optional[Document]]) -> list[JudgedCitation]:
+    """The judged citations of an assessment table (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`,
+    the batch judge's rows), each as a :class:`CitedSource` of ``docs``."""
+    rows = table.select(["sentence_index", "doc_id", "weight", *_SAME, "evidence_spans"]).to_pylist()
+    out = []
+    for r in rows:
+        doc = docs.get(r["doc_id"])
+        text = doc.text if doc is not None and r["evidence_spans"] else ""  # no spans: not aligned (or not among docs)
+        spans = tuple(
+            (s["char_start"], s["char_end"], text[s["char_start"] : s["char_end"]]) for s in r["evidence_spans"] or ()
+        )
+        same: dict[str, Any] = {f: tuple(r[f] or ()) if f.endswith("_missing") else r[f] for f in _SAME}
+        out.append(
+            (r["sentence_index"], CitedSource(source_id=r["doc_id"], weight=r["weight"], evidence_spans=spans, **same))
+        )
     return out
 
 
-def _cited(source_id: str, weight: float, j: Judgment, docs: dict[str, Document]) -> CitedSource:
-    text = docs[source_id].text if j.evidence_spans else ""  # no spans: not aligned (or not among docs)
-    spans = tuple((a, b, text[a:b]) for a, b in j.evidence_spans)
-    return CitedSource(source_id=source_id, weight=weight, evidence_spans=spans, **{f: getattr(j, f) for f in _SAME})
+def _judge_nuggets(
+    answer: Union[str, list[str]],
+    nuggets: Any,
+    workflow: Workflow,
+    llm: Optional["Endpoint"],
+    cache_dir: Union[str, Path, None],
+    model: str = "rag24",
+) -> tuple[tuple, dict[str, float], dict]:
+    """The nugget judgments of one answer (the bank's order), its nugget measures and the nugget
+    pairs' attestation figures (empty without ``llm``), judged by the batch session's nugget kind
+    through the engine's one entry point (:func:`judges.engine.pairs.judge_pairs` with
+    :func:`judges.engine.pairs.nugget_kind`): the same judge, the same cascade over the pairs
+    (question, cache, check sample, degenerate policy) as a session of this one answer.
+    ``answer``: the string the spans' offsets are into, or the sentences the session joins."""
+    from judges.engine.pairs import judge_pairs, nugget_kind
+    from judges.formats.nuggets import Nuggets
+    from judges.nuggets.check import bank_of
+
+    bank = bank_of(nuggets)
+    # the session's answer text is its sentences, each stripped, joined by a space: a string answer is
+    # one sentence, its leading white space added back to the spans' offsets
+    lead = len(answer) - len(answer.lstrip()) if isinstance(answer, str) else 0
+    sentences = (answer,) if isinstance(answer, str) else answer
+    report = Report(
+        "answer",
+        bank.qid,
+        "",
+        "responses",
+        tuple(Sentence(i, t, ()) for i, t in enumerate(sentences)),
+        {},
+        "<answer>",
+        1,
+    )
+    evidence = Nuggets("<nuggets>", {bank.qid: bank})
+    settings = Settings(workflow=workflow, llm=llm, cache_dir=Path(cache_dir or default_cache_dir()))
+    with DebugLog(None) as log:
+        result = judge_pairs(
+            nugget_kind(), settings, [report, None], evidence, log, warn=lambda said: None,
+            answered={report.run_id: 1}, model_spec=model,
+        )  # fmt: skip
+    key = (report.run_id, report.topic_id)
+    judged = tuple(result.judged.get(key, ()))  # an empty bank: no judgment, its measures 0
+    if lead:
+        from dataclasses import replace
+
+        judged = tuple(replace(j, spans=tuple((a + lead, b + lead) for a, b in j.spans)) for j in judged)
+    return judged, dict(result.measures[key]), result.attest
 
 
 def _sentences(answer) -> list[tuple[str, int, int]]:

@@ -1,5 +1,6 @@
 """One answer's nuggets, in memory: what ``judges.check_answer(..., nuggets=[...])`` and
-``check-answer --nuggets`` give.
+``check-answer --nuggets`` give without an LLM (they judge through the engine's entry point,
+:func:`judges.engine.pairs.judge_pairs`, which judges as this does and asks the LLM with ``attest=``).
 
 The answer is judged against the nuggets by the session's own nugget judge
 (:func:`judges.nuggets.judge.judge_topic`, the same encoder, kernel, features and model; the
