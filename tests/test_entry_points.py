@@ -47,7 +47,11 @@ def test_python_m_judges_judges_like_run_judge(tmp_path):
     [
         ("meta-evalute", "did you mean 'meta-evaluate'?", run_cli),  # one real process; the rest in this one
         ("calibrat", "did you mean 'calibrate'?", cli_in_process),
-        ("frobnicate", "commands: report, merge, check-answer, corpus, attest, meta-evaluate", cli_in_process),
+        (
+            "frobnicate",
+            "commands: report, merge, check-answer, corpus, attest, create-nuggets, meta-evaluate",
+            cli_in_process,
+        ),
     ],
 )
 def test_a_misspelled_command_is_named_with_the_commands(word, hint, run):
@@ -59,7 +63,9 @@ def test_a_misspelled_command_is_named_with_the_commands(word, hint, run):
     )
 
 
-def test_attestation_without_dspy_says_what_to_install(tmp_path):
+def test_attestation_needs_no_dspy(tmp_path):
+    """The questions are stored templates: an environment without dspy asks the LLM as one with it
+    (here an endpoint that answers nothing: the session ends, the LLM unchecked and not used)."""
     code = (
         "import sys; sys.modules['dspy'] = None; from judges.cli.app import run; "  # an environment without dspy
         f"sys.argv = ['run_judge.py'] + {[str(a) for a in base_args(tmp_path)]!r} + "
@@ -74,11 +80,10 @@ def test_attestation_without_dspy_says_what_to_install(tmp_path):
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env
     )
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.strip().endswith("needs dspy, which is not installed: pip install -e '.[attest]'"), (
-        result.stderr
-    )
-    assert not (tmp_path / "out" / "t.qrels").exists()
+    assert result.returncode == 0, result.stderr
+    assert "dspy" not in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert "the LLM is unchecked" in result.stderr
+    assert (tmp_path / "out" / "t.qrels").exists()
 
 
 def test_read_leaderboard_reads_the_text_file_and_the_table_alike(tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_report import browser  # noqa: F401 (test_report's headless Chromium, a module fixture)
+from conftest import browser  # noqa: F401 (the headless Chromium of the report tests, a module fixture)
 
 import judges
 from judges.core.config import Workflow
