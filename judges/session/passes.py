@@ -84,7 +84,8 @@ def plan_passes(session: Session, loaded: Loaded) -> tuple[Pass, ...]:
         passes.append(Pass(PLAN, "without the LLM: the plan and the check sample", planning, checking))
     if attest.mode != "none" and attest.answer_error == "estimate" and session.outset is not None:
         passes.append(Pass(ESTIMATE, "asking the LLM: its error rate estimated from the answers"))
-    passes.append(Pass(MAIN, "the final judgments, asking the LLM by the plan", keep_corpus=guard))
+    asking = "asking the LLM by the plan" if planning else "asking the LLM" if attest.mode != "none" else "no LLM"
+    passes.append(Pass(MAIN, f"the final judgments ({asking})", keep_corpus=guard))
     if guard:
         passes.append(Pass(FALLBACK, "without the LLM, if its answers look degenerate"))
     return tuple(passes)
