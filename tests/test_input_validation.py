@@ -1,0 +1,98 @@
+"""Fields of a valid JSON shape but of a wrong type or value, refused by the reader that owns the
+format with one line ``path:line: field: problem`` (exit code 2) and nothing written; found by the
+adversarial harness (``bench/adversarial.py``) as accepted with exit code 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, cli_in_process
+
+TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
+
+
+def report(responses=None, docs=None, shape="responses", **meta) -> dict:
+    responses = [{"text": "A b c.", "citations": ["q"]}] if responses is None else responses
+    return {
+        "metadata": {"run_id": "x", "topic_id": "dg-1", **meta},
+        shape: responses,
+        "documents": {"q": {"text": "A b c."}} if docs is None else docs,
+    }
+
+
+def judge(tmp_path: Path, run: dict | None = None, topics: bytes | None = None, *extra: str):
+    run_path = tmp_path / "run.jsonl"
+    run_path.write_text(json.dumps(report() if run is None else run) + "\n")
+    topics_path = TOPICS
+    if topics is not None:
+        topics_path = tmp_path / ("topics.tsv" if b"\t" in topics else "topics.jsonl")
+        topics_path.write_bytes(topics)
+    out = tmp_path / "out"
+    result = cli_in_process(
+        "--judge", "citation", "--rag-topics", topics_path, "--rag-responses", run_path,
+        "--backend", "python", "--out-dir", out, "--name", "t", *extra,
+    )  # fmt: skip
+    return result, run_path, topics_path, out
+
+
+def refused(result, out: Path, line: str) -> None:
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"error: {line}\n"
+    assert not out.exists()
+
+
+# -- topics ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "field, value, kind",
+    [("narrative", 7, "a number"), ("narrative", {"x": 1}, "an object"), ("title", ["t"], "a list"),
+     ("description", 3, "a number")],
+)  # fmt: skip
+def test_a_topic_text_field_not_a_string_is_refused(tmp_path, field, value, kind):
+    topic = json.dumps({"request_id": "dg-1", "title": "t", field: value}).encode() + b"\n"
+    result, _, topics, out = judge(tmp_path, None, topic)
+    refused(result, out, f"{topics}:1: {field}: must be a string, got {kind}")
+
+
+def test_a_tsv_topic_of_three_columns_is_refused(tmp_path):
+    result, _, topics, out = judge(tmp_path, None, b"dg-1\tx\ty\n")
+    refused(result, out, f"{topics}:1: expected topic_id<TAB>query (2 columns), got 3 columns")
+
+
+# -- runs -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "confidence, problem",
+    [
+        ("high", "a confidence must be a number, got a string"),
+        (float("nan"), "a confidence must be a finite number >= 0, got nan"),
+        (-1, "a confidence must be a finite number >= 0, got -1"),
+        (True, "a confidence must be a number, got a boolean"),
+    ],
+)
+def test_a_ragtime_confidence_not_a_finite_number_at_least_0_is_refused(tmp_path, confidence, problem):
+    run = report([{"text": "A b c.", "citations": {"q": confidence}}])
+    result, run_path, _, out = judge(tmp_path, run)
+    refused(result, out, f"{run_path}:1: responses[0].citations.q: {problem}")
+
+
+def test_ragtime_confidences_null_0_and_above_1_are_read(tmp_path):
+    run = report([{"text": "A b c.", "citations": {"q": 0.5}}, {"text": "D e.", "citations": {"q": None}}])
+    result, *_ = judge(tmp_path, run)
+    assert result.returncode == 0, result.stderr
+
+
+def test_rag_citations_an_object_are_refused(tmp_path):
+    run = report([{"text": "A b c.", "citations": {"a": "b"}}], shape="answer")
+    result, run_path, _, out = judge(tmp_path, run)
+    refused(result, out, f"{run_path}:1: answer[0].citations: must be a list of references or doc ids, got an object")
+
+
+@pytest.mark.parametrize("text, kind", [(None, "null"), (3, "a number")])
+def test_an_embedded_document_text_not_a_string_is_refused(tmp_path, text, kind):
+    result, run_path, _, out = judge(tmp_path, report(docs={"q": {"text": text}}))
+    refused(result, out, f"{run_path}:1: documents.q.text: must be a string, got {kind}")
