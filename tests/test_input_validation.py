@@ -96,3 +96,30 @@ def test_rag_citations_an_object_are_refused(tmp_path):
 def test_an_embedded_document_text_not_a_string_is_refused(tmp_path, text, kind):
     result, run_path, _, out = judge(tmp_path, report(docs={"q": {"text": text}}))
     refused(result, out, f"{run_path}:1: documents.q.text: must be a string, got {kind}")
+
+
+# -- corpus ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [b"", b"\n  \n\n"], ids=["empty", "blank lines"])
+def test_a_corpus_of_no_documents_is_refused(tmp_path, content):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(content)
+    result, _, _, out = judge(tmp_path, report(docs={}), None, "--corpus", str(corpus))
+    refused(result, out, f"{corpus}: --corpus: no documents (the file is empty or holds only blank lines)")
+
+
+def test_a_corpus_title_not_a_string_is_refused(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"doc_id": "q", "text": "A b c.", "title": ["t"]}) + "\n")
+    result, _, _, out = judge(tmp_path, report(docs={}), None, "--corpus", str(corpus))
+    refused(result, out, f"{corpus}:1: title: must be a string, got a list")
+
+
+def test_corpus_index_of_an_empty_file_is_refused_and_writes_no_store(tmp_path):
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_bytes(b"\n")
+    result = cli_in_process("corpus", "index", corpus)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"error: {corpus}: no documents (empty, or only blank or skipped lines)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]

@@ -252,6 +252,8 @@ def build(
             db.execute(
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", (file_no, name, shard, start, lines, fingerprint(path))
             )
+        if not (figures["ids"] if layout == LAYOUT_GENERIC else figures["bytes_in"]):
+            raise InputError(source, None, None, "no documents (empty, or only blank or skipped lines)")
         db.execute("CREATE INDEX blocks_at ON blocks (file, start)")
         if layout == LAYOUT_GENERIC:  # sorted by SQLite (external sort), first occurrence kept
             db.execute(
