@@ -123,3 +123,28 @@ def test_corpus_index_of_an_empty_file_is_refused_and_writes_no_store(tmp_path):
     assert result.returncode == 2, result.stderr
     assert result.stderr == f"error: {corpus}: no documents (empty, or only blank or skipped lines)\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["corpus.jsonl"]
+
+
+# -- labels ---------------------------------------------------------------------------------------
+
+
+def test_labels_that_apply_to_no_judged_citation_are_a_warning_naming_the_file_and_0_of_n(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    other = {"run_id": "other", "topic_id": "dg-1", "sentence_index": 0, "doc_id": "q", "label": "supported"}
+    labels.write_text(json.dumps(other) + "\n" + json.dumps({**other, "sentence_index": 1}) + "\n")
+    result, *_ = judge(tmp_path, None, None, "--labels", str(labels))
+    assert result.returncode == 0, result.stderr
+    assert (
+        f"0 of the 2 labels in {labels} apply to a judged citation; 2 match none "
+        "(run_id, topic_id, sentence_index, doc_id): labels of other runs or topics?"
+    ) in result.stdout
+
+
+def test_labels_of_which_some_apply_say_how_many(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    one = {"run_id": "x", "topic_id": "dg-1", "sentence_index": 0, "doc_id": "q", "label": "supported"}
+    labels.write_text(json.dumps(one) + "\n" + json.dumps({**one, "run_id": "other"}) + "\n")
+    result, *_ = judge(tmp_path, None, None, "--labels", str(labels))
+    assert result.returncode == 0, result.stderr
+    assert f"1 of the 2 labels in {labels} apply to a judged citation; 1 match none (run_id" in result.stdout
+    assert "labels of other runs" not in result.stdout

@@ -766,8 +766,9 @@ def _labels_in_effect(found: Optional["LabelFiles"], table: pa.Table, counts: Co
     if labelled < len(found.statuses):
         where = ", ".join(str(f["path"]) for f in labels["files"])
         warnings.append(
-            f"{len(found.statuses) - labelled} of the {len(found.statuses)} labels in {where} match no "
-            "judged citation (run_id, topic_id, sentence_index, doc_id)"
+            f"{labelled} of the {len(found.statuses)} labels in {where} apply to a judged citation; "
+            f"{len(found.statuses) - labelled} match none (run_id, topic_id, sentence_index, doc_id)"
+            + (": labels of other runs or topics?" if not labelled else "")
         )
     return labels
 
