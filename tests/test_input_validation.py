@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cli_in_process
 
+from judges.core.errors import InputError
+
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 
 
@@ -148,3 +150,56 @@ def test_labels_of_which_some_apply_say_how_many(tmp_path):
     assert result.returncode == 0, result.stderr
     assert f"1 of the 2 labels in {labels} apply to a judged citation; 1 match none (run_id" in result.stdout
     assert "labels of other runs" not in result.stdout
+
+
+# -- nuggets --------------------------------------------------------------------------------------
+
+MINI = ROOT / "datasets" / "rag24-nuggets-mini"
+
+
+def _bank(tmp_path: Path, change) -> tuple[Path, list[dict]]:
+    records = [json.loads(raw) for raw in (MINI / "nuggets.jsonl").read_text().splitlines() if raw.strip()]
+    change(records[0]["nuggets"])
+    path = tmp_path / "nuggets.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path, records
+
+
+@pytest.mark.parametrize("importance", ["crucial", 2, True])
+def test_an_unknown_nugget_importance_is_refused(tmp_path, importance):
+    from judges.formats.nuggets import read_nuggets
+
+    path, _ = _bank(tmp_path, lambda ns: ns[1].__setitem__("importance", importance))
+    with pytest.raises(InputError) as e:
+        read_nuggets(path)
+    assert (
+        e.value.render()
+        == f"{path}:1: nuggets[1].importance: {json.dumps(importance)} is not an importance (vital, okay)"
+    )
+
+
+def test_nugget_importances_as_nist_spells_them_in_any_case_or_none_are_read(tmp_path):
+    from judges.formats.nuggets import read_nuggets
+
+    def change(ns):
+        ns[0]["importance"], ns[1]["importance"] = " Vital", "OKAY"
+        del ns[2]["importance"]
+
+    path, records = _bank(tmp_path, change)
+    bank = read_nuggets(path).banks[records[0]["qid"]]
+    assert [n.importance for n in bank.nuggets[:3]] == ["vital", "okay", "okay"]
+
+
+def test_a_duplicate_nugget_text_is_a_warning_naming_the_file_and_line(tmp_path):
+    path, records = _bank(tmp_path, lambda ns: ns.append({**ns[0], "text": "  " + ns[0]["text"].upper()}))
+    out = tmp_path / "out"
+    result = cli_in_process(
+        "--judge", "nugget", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
+        "--nuggets", path, "--backend", "python", "--out-dir", out, "--no-debug-log",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    last = len(records[0]["nuggets"]) - 1
+    assert (
+        f"{path}:1: nugget {last}: the same text as nugget 0 of topic {records[0]['qid']!r}'s bank "
+        f"({records[0]['nuggets'][0]['text'].upper()[:60]!r}): it counts twice"
+    ) in result.stderr
