@@ -203,3 +203,35 @@ def test_a_duplicate_nugget_text_is_a_warning_naming_the_file_and_line(tmp_path)
         f"{path}:1: nugget {last}: the same text as nugget 0 of topic {records[0]['qid']!r}'s bank "
         f"({records[0]['nuggets'][0]['text'].upper()[:60]!r}): it counts twice"
     ) in result.stderr
+
+
+# -- check-answer ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, text", [("answer.txt", ""), ("answer.txt", " \n\n "), ("answer.json", "[]")])
+def test_check_answer_of_an_empty_answer_is_refused(tmp_path, name, text):
+    answer, sources = tmp_path / name, tmp_path / "sources.jsonl"
+    answer.write_text(text)
+    sources.write_text(json.dumps({"id": "d1", "text": "Bees use the sun."}) + "\n")
+    result = cli_in_process("check-answer", "--answer", answer, "--sources", sources)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"error: {answer}: no sentences: the answer is empty\n" and result.stdout == ""
+
+
+@pytest.mark.parametrize("content", ["", "\n \n"], ids=["empty", "blank lines"])
+def test_check_answer_with_an_empty_sources_file_is_refused(tmp_path, content):
+    answer, sources = tmp_path / "answer.txt", tmp_path / "sources.jsonl"
+    answer.write_text("Bees use the sun.")
+    sources.write_text(content)
+    result = cli_in_process("check-answer", "--answer", answer, "--sources", sources)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == f"error: {sources}: --sources: no sources (the file is empty or holds only blank lines)\n"
+
+
+def test_check_answer_api_refuses_an_empty_answer_and_no_sources():
+    from judges.api.answer import InputProblem, check_answer
+
+    with pytest.raises(InputProblem, match=r"answer\[0\]: no sentences: the answer is empty"):
+        check_answer("  ", ["Bees use the sun."])
+    with pytest.raises(InputProblem, match=r"sources\[0\]: no sources"):
+        check_answer("Bees use the sun.", [])
