@@ -235,3 +235,21 @@ def test_check_answer_api_refuses_an_empty_answer_and_no_sources():
         check_answer("  ", ["Bees use the sun."])
     with pytest.raises(InputProblem, match=r"sources\[0\]: no sources"):
         check_answer("Bees use the sun.", [])
+
+
+# -- plan-assessments -----------------------------------------------------------------------------
+
+
+def test_plan_assessments_refuses_a_run_file_changed_since_judging_as_attest_export_does(tmp_path):
+    result, run_path, _, out = judge(tmp_path)
+    assert result.returncode == 0, result.stderr
+    plan = ["plan-assessments", out, "--name", "t", "--count", "1"]
+    run_path.write_text(json.dumps(report([{"text": "Other words.", "citations": ["q"]}])) + "\n")
+    result = cli_in_process(*plan)
+    assert result.returncode == 2, result.stderr
+    config = out / "t.config.yml"
+    assert result.stderr == f"error: {run_path}: changed since {config} was written (sha256 differs): judge again\n"
+    assert not list(out.glob("t.assess-*"))
+    run_path.write_text(json.dumps(report()) + "\n")  # as judged: planned
+    result = cli_in_process(*plan)
+    assert result.returncode == 0, result.stderr
