@@ -221,7 +221,7 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
         alternatives = [(f"{where}.top_logprobs[{k}]", alt) for k, alt in enumerate(top)] if top else []
         for field, alt in alternatives or [(where, position)]:
             if not isinstance(alt, dict):
-                continue
+                raise UnreadableLogprobs(field, f"{json.dumps(alt)[:40]} is not an object {{token, logprob}}")
             side, value = _side(alt.get("token"), answers), alt.get("logprob")
             if side is not None and value is not None:  # absent: no mass
                 mass[side] += math.exp(_logprob(value, f"{field}.logprob"))
