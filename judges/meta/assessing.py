@@ -148,7 +148,9 @@ def _unchanged_since_judging(
     the assessors must be the one the judge read. Inputs given anew (moved) are taken as given."""
     from judges.session.recorded import recorded_inputs
 
-    inputs = config.get("inputs") if isinstance(config.get("inputs"), dict) else {}
+    inputs = config.get("inputs")
+    if not isinstance(inputs, dict):
+        return
     for kind, given in (("responses", responses), ("corpus", corpus)):
         if not given:
             recorded_inputs(inputs, kind, config_path, missing_ok=True)
