@@ -338,6 +338,8 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
             nuggets = made_bank(loaded_scan=scan, inputs=inputs, topics=topics, limit=limit)
         else:
             nuggets = read_nuggets(inputs.nuggets)
+            for warning in nuggets.warnings:
+                session.warn(warning)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
         check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
@@ -766,8 +768,9 @@ def _labels_in_effect(found: Optional["LabelFiles"], table: pa.Table, counts: Co
     if labelled < len(found.statuses):
         where = ", ".join(str(f["path"]) for f in labels["files"])
         warnings.append(
-            f"{len(found.statuses) - labelled} of the {len(found.statuses)} labels in {where} match no "
-            "judged citation (run_id, topic_id, sentence_index, doc_id)"
+            f"{labelled} of the {len(found.statuses)} labels in {where} apply to a judged citation; "
+            f"{len(found.statuses) - labelled} match none (run_id, topic_id, sentence_index, doc_id)"
+            + (": labels of other runs or topics?" if not labelled else "")
         )
     return labels
 
