@@ -120,11 +120,17 @@ def test_p_yes_renormalises_yes_and_no_at_the_first_answer_token():
         {"content": None},
         {"content": [_lp("Maybe", -0.1)]},
         "junk",
-        {"content": [_lp("yes", "x", [("yes", "x")])]},
     ],
 )
 def test_p_yes_is_none_without_usable_logprobs(logprobs):
     assert p_yes(logprobs) is None
+
+
+def test_p_yes_refuses_a_logprob_that_is_no_number():
+    from judges.attest.answers import UnreadableLogprobs
+
+    with pytest.raises(UnreadableLogprobs, match=r"content\[0\]\.logprob: \"x\" is not a log-probability"):
+        p_yes({"content": [_lp("yes", "x", [("yes", "x")])]})
 
 
 def test_p_yes_reads_a_split_yes_token():  # SmolLM2's tokenizer: "YES" = "Y" + "ES", "NO" whole

@@ -396,3 +396,47 @@ def test_a_second_export_never_disowns_the_first_exports_answers(tmp_path):
     result = run_cli("attest", "import", out, "--name", "r", foreign)
     assert result.returncode == 1
     assert f"is not a question of {batch_dir}/manifest.json or the 1 earlier export(s) beside it" in result.stderr
+
+
+def test_answers_of_unreadable_logprob_content_or_token_counts_are_each_reported_and_rejected(exported, tmp_path):
+    out, answers = _import_case(exported, tmp_path)
+    lines = [json.loads(raw) for raw in answers.read_text().splitlines()]
+
+    def body(n):
+        return lines[n]["response"]["body"]
+
+    body(1)["choices"][0]["logprobs"]["content"][0]["logprob"] = "x"
+    body(2)["choices"][0]["message"]["content"] = None
+    body(3)["usage"]["prompt_tokens"] = -5
+    body(4)["usage"]["completion_tokens"] = "1"
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = cli_in_process("attest", "import", out, "--name", "r", answers)
+    assert result.returncode == 1, result.stderr
+    field = "response.body.choices[0].logprobs.content[0].logprob"
+    for expected in (
+        f'{answers}:2: malformed response: {field}: "x" is not a log-probability (not a number)',
+        f"{answers}:3: malformed response: response.body.choices[0].message.content: null, not text",
+        f"{answers}:4: malformed response: response.body.usage.prompt_tokens: -5 is not a token count",
+        f'{answers}:5: malformed response: response.body.usage.completion_tokens: "1" is not a token count',
+    ):
+        assert expected in result.stderr, result.stderr
+    assert "rejected: 4 (4 malformed response)" in result.stdout
+    assert "applied: 1 new answers" in result.stdout
+    assert len(cached_keys(out)) == 1
+
+
+def test_an_empty_answers_file_or_top_logprobs_of_no_objects_are_reported(exported, tmp_path):
+    out, answers = _import_case(exported, tmp_path)
+    lines = [json.loads(raw) for raw in answers.read_text().splitlines()]
+    lines[1]["response"]["body"]["choices"][0]["logprobs"]["content"][0]["top_logprobs"] = [1, 2]
+    answers.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = cli_in_process("attest", "import", out, "--name", "r", answers)
+    assert result.returncode == 1, result.stderr
+    field = "response.body.choices[0].logprobs.content[0].top_logprobs[0]"
+    assert f"{answers}:2: malformed response: {field}: 1 is not an object {{token, logprob}}" in result.stderr
+    assert "rejected: 1 (1 malformed response)" in result.stdout
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n \n")
+    result = cli_in_process("attest", "import", out, "--name", "r", empty)
+    assert result.returncode == 2
+    assert result.stderr == f"error: {empty}: no answer lines (the file is empty or holds only blank lines)\n"

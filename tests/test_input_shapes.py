@@ -29,12 +29,20 @@ def topics_of(path):
 def test_trec_tsv_topics(tmp_path):
     path = tmp_path / "topics.rag24.test.txt"
     path.write_text(
-        "2024-153051\twhat target stors's policies for shoplifting\n\n2024-19025\tdid people trust\tthe phone\r\n"
+        "2024-153051\twhat target stors's policies for shoplifting\n\n2024-19025\tdid people trust the phone\r\n"
     )
     assert topics_of(path) == [
         ("2024-153051", "what target stors's policies for shoplifting"),
-        ("2024-19025", "did people trust\tthe phone"),
+        ("2024-19025", "did people trust the phone"),
     ]
+
+
+def test_tsv_line_of_three_columns_is_an_error_naming_the_line(tmp_path):
+    path = tmp_path / "topics.tsv"
+    path.write_text("1\tfirst\n2\tx\ty\n")
+    got = list(read_topics(path))
+    assert got[0][1].topic_id == "1"
+    assert got[1][1].render() == f"{path}:2: expected topic_id<TAB>query (2 columns), got 3 columns"
 
 
 def test_tsv_line_without_tab_is_an_error_naming_the_line(tmp_path):

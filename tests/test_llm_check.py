@@ -128,8 +128,12 @@ def test_a_log_probability_above_0_or_a_top_logprobs_that_is_no_list_is_one_unre
         read_completion(_completion(nan)).detail
         == "choices[0].logprobs.content[0].logprob: nan is not a log-probability"
     )
-    text = {"content": [{"token": "YES", "logprob": "-0.1"}]}  # no number: passed over, as before
-    assert read_completion(_completion(text)) == Answer("YES", None, 10, 1)
+    text = {"content": [{"token": "YES", "logprob": "-0.1"}]}  # no number: unread, as a number out of range
+    assert read_completion(_completion(text)) == Failure(
+        MALFORMED, 1, 'choices[0].logprobs.content[0].logprob: "-0.1" is not a log-probability (not a number)'
+    )
+    absent = {"content": [{"token": "YES", "logprob": None}]}  # absent: passed over
+    assert read_completion(_completion(absent)) == Answer("YES", None, 10, 1)
     top = [{"token": "YES", "logprob": 1e-6}, {"token": "NO", "logprob": -1e6}]
     fine = {"content": [{"token": "YES", "logprob": 1e-6, "top_logprobs": top}]}
     assert read_completion(_completion(fine)) == Answer("YES", 1.0, 10, 1)  # rounding above 0 is 0; exp underflows

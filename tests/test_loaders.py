@@ -207,8 +207,6 @@ def test_corpus_keeps_only_wanted_ids_and_reports_bad_lines(tmp_path):
 
 
 def _plain_sentence(item, index, references, path, line, field, max_citations):
-    import math
-
     from judges.formats.runs import checked_id, json_type
     from judges.core.records import Citation, Sentence
 
@@ -221,13 +219,8 @@ def _plain_sentence(item, index, references, path, line, field, max_citations):
     cites = []
     if raw is None:
         pass
-    elif isinstance(raw, dict):
-        for rank, (doc_id, conf) in enumerate(raw.items()):
-            doc_id = checked_id(doc_id, path, line, f"{field}.citations")
-            confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
-            if confidence is not None and not math.isfinite(confidence):
-                confidence = None
-            cites.append(Citation(rank, doc_id, doc_id, confidence))
+    elif isinstance(raw, dict):  # the RAG shape: only RAGTIME's responses map doc ids to confidences
+        raise InputError(path, line, f"{field}.citations", "must be a list of references or doc ids, got an object")
     elif isinstance(raw, list):
         for rank, c in enumerate(raw):
             cfield = f"{field}.citations[{rank}]"

@@ -39,6 +39,7 @@ COMMANDS = (
     "check-answer",
     "corpus",
     "attest",
+    "create-nuggets",
     "meta-evaluate",
     "agreement",
     "calibrate",

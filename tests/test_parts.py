@@ -221,6 +221,7 @@ def test_a_part_with_values_citejudge_never_writes_is_refused_with_one_line(judg
         (_row_value("status", "banana"), "2", "rows[0].status: 'banana': not a status (supported, partial, "),
         (_row_value("grade", 7), "2", "rows[0].grade: 7: not the grade of the row's status"),
         (_row_value("weight", float("nan")), "2", "rows[0].weight: nan: outside [0, 1]"),
+        (_row_value("char_start", 10**6), "2", "rows[0].char_end: "),  # an evidence span that ends before it starts
         (_row_value("topic_id", "no-such-topic"), "2", "rows[0].topic_id: 'no-such-topic': not a topic of the session"),
         (_topic, "2", "state.per_topic[0]: run "),
         (

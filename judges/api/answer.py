@@ -174,6 +174,10 @@ def check_answer(
     """
     docs = _documents(sources)
     spans = _sentences(answer)
+    if not any(text.strip() for text, _, _ in spans):
+        raise InputProblem("answer", 0, "no sentences: the answer is empty")
+    if not docs:
+        raise InputProblem("sources", 0, "no sources: nothing to judge the answer against")
     given = citations if citations is not None else _given_citations(answer)
     if given is not None and len(given) != len(spans):
         raise ValueError(f"citations: {len(given)} lists for {len(spans)} sentences")

@@ -14,6 +14,7 @@ estimated from the answers themselves (:func:`estimate_error`).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import NamedTuple, Optional, Sequence
@@ -179,8 +180,10 @@ class UnreadableLogprobs(ValueError):
 LOGPROB_SLACK = 1e-3  # a log-probability above 0 by at most this is a rounding error (read as 0)
 
 
-def _logprob(value: float, field: str) -> float:
+def _logprob(value: object, field: str) -> float:
     """A log-probability: a number at most 0 or -inf (:data:`LOGPROB_SLACK` above 0 is read as 0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UnreadableLogprobs(field, f"{json.dumps(value)[:40]} is not a log-probability (not a number)")
     if not math.isfinite(value) and value != -math.inf:
         raise UnreadableLogprobs(field, f"{value!r} is not a log-probability")
     if value > LOGPROB_SLACK:
@@ -198,8 +201,8 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
     renormalised: P(YES) = p(yes) / (p(yes) + p(no)).
     ``None`` when the server sent no log-probabilities or no such token was among them.
     :class:`UnreadableLogprobs` (naming the field) when a number there is no log-probability
-    (above 0, NaN, +inf) or its ``top_logprobs`` is not a list; a value that is no number at all
-    is passed over, as an absent one.
+    (above 0, NaN, +inf, or no number at all) or its ``top_logprobs`` is not a list; an absent or
+    null one is passed over.
     """
     if not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
         return None
@@ -209,6 +212,8 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
         if _side(position.get("token"), answers) is None:
             continue
         where = f"logprobs.content[{n}]"
+        if position.get("logprob") is not None:  # read or not (its alternatives' stand in), a number
+            _logprob(position["logprob"], f"{where}.logprob")
         top = position.get("top_logprobs")
         if top is not None and not isinstance(top, list):
             raise UnreadableLogprobs(f"{where}.top_logprobs", f"{type(top).__name__} {top!r:.40} is not a list")
@@ -216,10 +221,10 @@ def p_yes(logprobs: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) -> Opt
         alternatives = [(f"{where}.top_logprobs[{k}]", alt) for k, alt in enumerate(top)] if top else []
         for field, alt in alternatives or [(where, position)]:
             if not isinstance(alt, dict):
-                continue
+                raise UnreadableLogprobs(field, f"{json.dumps(alt)[:40]} is not an object {{token, logprob}}")
             side, value = _side(alt.get("token"), answers), alt.get("logprob")
-            if side is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
-                mass[side] += math.exp(_logprob(value, f"{field}.logprob"))  # not a number: no mass, as absent
+            if side is not None and value is not None:  # absent: no mass
+                mass[side] += math.exp(_logprob(value, f"{field}.logprob"))
         total = sum(mass.values())
         return round(mass[answers[0]] / total, 6) if total > 0 else None
     return None

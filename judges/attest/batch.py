@@ -290,9 +290,11 @@ def read_outputs(files: list[Path], manifest: Manifest) -> Imported:
         except OSError as e:
             raise InputError(path, None, None, f"cannot read answers: {e.strerror or e}") from None
         with handle:
+            lines = 0
             for n, raw in enumerate(handle, start=1):
                 if not raw.strip():
                     continue
+                lines += 1
                 where = f"{path}:{n}"
                 key, result = _read_line(raw, manifest, found)
                 if isinstance(result, Answer):
@@ -300,6 +302,8 @@ def read_outputs(files: list[Path], manifest: Manifest) -> Imported:
                     found.where[key] = where
                 else:
                     found.rejected.append((where, *result))
+        if not lines:
+            raise InputError(path, None, None, "no answer lines (the file is empty or holds only blank lines)")
     return found
 
 

@@ -12,6 +12,7 @@ Only timing is random: what is asked and what is kept do not depend on it.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from typing import Callable, NamedTuple, Optional, Union
 
@@ -21,6 +22,7 @@ from judges.attest.answers import UnreadableLogprobs, p_yes
 from judges.core.vocabulary import ANSWERS
 from judges.attest.cache import Answer
 from judges.attest.endpoint import Endpoint
+from judges.formats.runs import json_type
 
 MAX_RETRY_AFTER_S = 60.0
 MALFORMED = "malformed response"  # a reply that is not a chat completion with text
@@ -83,23 +85,31 @@ def read_completion(data: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) 
     try:
         choice = data["choices"][0]
         reply = choice["message"]["content"]
-        if reply is None:
-            reply = ""
-        if not isinstance(reply, str):
-            raise TypeError("content is not text")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         logprobs = choice.get("logprobs")
     except (KeyError, IndexError, TypeError, AttributeError):
         return Failure(MALFORMED, 1)
+    if not isinstance(reply, str):  # null: no text answer (a refusal, a tool call)
+        return Failure(MALFORMED, 1, f"choices[0].message.content: {json_type(reply)}, not text")
     try:
         p = p_yes(logprobs, answers)
     except UnreadableLogprobs as e:  # the reply is not read: not answered (the others are kept)
         return Failure(MALFORMED, 1, f"choices[0].{e.field}: {e.problem}")
-    return Answer(reply, p, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens")))
+    try:
+        tokens = [_tokens(usage, k) for k in ("prompt_tokens", "completion_tokens")]
+    except UnreadableLogprobs as e:
+        return Failure(MALFORMED, 1, f"{e.field}: {e.problem}")
+    return Answer(reply, p, *tokens)
 
 
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+def _tokens(usage: dict, key: str) -> int:
+    """A token count of ``usage``: absent or null is 0; anything but an integer >= 0 is unreadable."""
+    value = usage.get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UnreadableLogprobs(f"usage.{key}", f"{json.dumps(value)} is not a token count (an integer >= 0)")
+    return value
 
 
 def _retry_after(response: httpx.Response) -> Optional[float]:

@@ -30,6 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Optional
 
+from judges.core import counts as keys
 from judges.attest.batch import NOT_ASKED
 from judges.attest.cache import AnswerCache, question_key
 from judges.attest.client import Failure, Request, ask_all
@@ -109,13 +110,13 @@ def degenerate(banks: dict[str, NuggetBank], counts: Counter) -> Optional[str]:
     """Why the LLM's banks say nothing, or ``None``: every topic's bank the same (3 topics or more),
     no nugget at all, or at least half of the replies not a list."""
     lists = [tuple(n.text for n in b.nuggets) for b in banks.values()]
-    replies = counts["asked"] + counts["cache_hits"]
+    replies = counts[keys.BANK_ASKED] + counts[keys.BANK_CACHE_HITS]
     if len(lists) >= 3 and len(set(lists)) == 1:
         return f"the same {len(lists[0])} nuggets for every one of {len(lists)} topics"
     if lists and not any(lists):
         return f"no nugget for any of {len(lists)} topics"
-    if replies and counts["unparsed"] * 2 >= replies:
-        return f"{counts['unparsed']} of {replies} replies not a list of the expected length"
+    if replies and counts[keys.BANK_UNPARSED] * 2 >= replies:
+        return f"{counts[keys.BANK_UNPARSED]} of {replies} replies not a list of the expected length"
     return None
 
 
@@ -134,7 +135,7 @@ class Asking:
         key = question_key(self.endpoint.model, messages, PARAMS)
         cached = self.cache.get_many([key]).get(key)
         if cached is not None:
-            self.counts["cache_hits"] += 1
+            self.counts[keys.BANK_CACHE_HITS] += 1
             return cached.reply
         if self.settings is not None and self.settings.max_cost is not None:
             cost = estimated_cost(messages, self.settings)
@@ -148,12 +149,12 @@ class Asking:
         if isinstance(result, Failure) and result.reason == NOT_ASKED:
             raise Pending(key)
         if result is None or isinstance(result, Failure):
-            self.counts["failed"] += 1
+            self.counts[keys.BANK_FAILED] += 1
             return None
         self.cache.put(key, self.endpoint.model, result)
-        self.counts["asked"] += 1
-        self.counts["tokens_in"] += result.tokens_in
-        self.counts["tokens_out"] += result.tokens_out
+        self.counts[keys.BANK_ASKED] += 1
+        self.counts[keys.BANK_TOKENS_IN] += result.tokens_in
+        self.counts[keys.BANK_TOKENS_OUT] += result.tokens_out
         return result.reply
 
 
@@ -167,7 +168,7 @@ def make_llm_bank(
             asking.reply(creation_messages(query, passages[start : start + window], nuggets, cap)) or ""
         )
         if updated is None:
-            asking.counts["unparsed"] += 1
+            asking.counts[keys.BANK_UNPARSED] += 1
             continue
         nuggets = list(dict.fromkeys(updated))[:cap]
     labels: list[str] = []
@@ -175,7 +176,7 @@ def make_llm_bank(
         part = nuggets[start : start + SCORE_WINDOW]
         got = parse_list(asking.reply(scoring_messages(query, part)) or "")
         if got is None or len(got) != len(part):
-            asking.counts["unparsed"] += 1
+            asking.counts[keys.BANK_UNPARSED] += 1
             got = [OKAY] * len(part)
         labels += [VITAL if g.strip().lower() == VITAL else OKAY for g in got]
     bank = NuggetBank(qid, query, tuple(Nugget(t, imp) for t, imp in zip(nuggets, labels)))
@@ -207,7 +208,7 @@ def make_llm_banks(
             try:
                 banks[t] = make_llm_bank(asking, t, queries.get(t, ""), passages[t], cap)
             except Pending:  # its next question went to a batch file: no bank yet
-                counts["pending_topics"] += 1
+                counts[keys.BANK_PENDING_TOPICS] += 1
     finally:
         cache.close()
     return banks, counts

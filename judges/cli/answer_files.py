@@ -65,4 +65,6 @@ def sources_of(path: Path) -> list[tuple[Optional[int], Any]]:
         if not isinstance(record, dict):
             raise InputError(path, line, None, "a source must be a JSON object with text")
         out.append((line, record))
+    if not out:
+        raise InputError(path, None, "--sources", "no sources (the file is empty or holds only blank lines)")
     return out

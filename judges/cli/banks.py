@@ -10,6 +10,7 @@ from typing import List, Optional
 
 import typer
 
+from judges.core import counts as keys
 from judges.cli.console import fail, say
 from judges.core.errors import InputError
 
@@ -175,7 +176,7 @@ def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, r
 
         write_batch(batch_dir, "nuggets", list(recorder.requests.values()), endpoint.model, AttestSettings())
         say(
-            f"{counts['pending_topics']} topic(s) wait for {len(recorder.requests)} question(s), "
+            f"{counts[keys.BANK_PENDING_TOPICS]} topic(s) wait for {len(recorder.requests)} question(s), "
             f"written to {batch_dir}: "
             "run them, then again with --batch-output FILE... (no bank written yet)"
         )

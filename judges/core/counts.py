@@ -97,6 +97,14 @@ SIDE_CALLS = "calls"  # questions answered by the LLM
 SIDE_FAILED = "failed"  # questions that failed
 SIDE_CACHE_HITS = "cache_hits"  # questions the cache answered
 SIDE_OVER_COST = "over_cost"  # questions not asked: attest.max_cost
+# A nugget bank made by an LLM (create-nuggets --from llm: judges.attest.nuggetize): its questions' own counts.
+BANK_ASKED = "asked"  # questions the LLM answered
+BANK_CACHE_HITS = "cache_hits"  # questions the cache answered
+BANK_FAILED = "failed"  # questions that failed
+BANK_UNPARSED = "unparsed"  # replies not a list of the expected length
+BANK_TOKENS_IN = "tokens_in"
+BANK_TOKENS_OUT = "tokens_out"
+BANK_PENDING_TOPICS = "pending_topics"  # topics waiting for answers from batch files
 RAG26_SENTENCES_OVER_CITATIONS = "rag26_sentences_over_citations"  # sentences with more than 3 citations
 RAG26_REFERENCES_UNCITED = "rag26_references_uncited"  # references no sentence cites
 RAG26_ANSWERS_OVER_WORDS = "rag26_answers_over_words"  # answers of more than 1,024 words

@@ -21,7 +21,9 @@ def read_corpus_file(path: Path, wanted: set[str], on_error: Callable[[InputErro
     """The documents of the file ``path`` whose id is in ``wanted``; bad lines go to ``on_error``."""
     found: dict[str, Document] = {}
     first: dict[str, int] = {}
+    records = 0
     for line, value in iter_jsonl(path):
+        records += 1
         try:
             if isinstance(value, InputError):
                 raise value
@@ -38,6 +40,8 @@ def read_corpus_file(path: Path, wanted: set[str], on_error: Callable[[InputErro
                 found[doc.doc_id] = doc
         except InputError as e:
             on_error(e)
+    if not records:
+        raise InputError(path, None, "--corpus", "no documents (the file is empty or holds only blank lines)")
     return found
 
 
@@ -53,4 +57,6 @@ def parse_document(obj: object, path: str, line: Optional[int]) -> Document:
         raise InputError(path, line, "text", "missing" if text is None else "must be a string")
     doc_id = checked_id(obj[key], path, line, key)
     title = obj.get("title")
-    return Document(doc_id, text, title if isinstance(title, str) else "")
+    if title is not None and not isinstance(title, str):
+        raise InputError(path, line, "title", f"must be a string, got {json_type(title)}")
+    return Document(doc_id, text, title or "")

@@ -158,8 +158,9 @@ class DebugLog:
         with self._naming():
             self._f.flush()
         ranges = list(ranges)
-        self._copying = threading.Thread(target=self._copy_then_sync, args=(ranges,), name="copy-log", daemon=True)
-        self._copying.start()
+        copying = threading.Thread(target=self._copy_then_sync, args=(ranges,), name="copy-log", daemon=True)
+        copying.start()
+        self._copying = copying  # only once started: a Ctrl-C between the two leaves no thread to join
 
     def _copy_then_sync(self, ranges: list) -> None:
         try:
@@ -175,7 +176,8 @@ class DebugLog:
         """Wait for a copy started by ``append_ranges(..., soon=True)``; raise what it raised."""
         if self._copying is None:
             return
-        self._copying.join()
+        if self._copying.ident is not None:  # started (a Ctrl-C can come before start() returns)
+            self._copying.join()
         self._copying = None
         failed, self._copy_failed = self._copy_failed, None
         if failed is not None:

@@ -252,6 +252,7 @@ def build(
             db.execute(
                 "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?)", (file_no, name, shard, start, lines, fingerprint(path))
             )
+        _some_documents(source, layout, figures)
         db.execute("CREATE INDEX blocks_at ON blocks (file, start)")
         if layout == LAYOUT_GENERIC:  # sorted by SQLite (external sort), first occurrence kept
             db.execute(
@@ -283,6 +284,12 @@ def build(
 
 
 # -- reading -------------------------------------------------------------------------------------
+
+
+def _some_documents(source: Path, layout: str, figures: dict) -> None:
+    """An index of no document (an empty file, blank lines, every line skipped) is an error."""
+    if not (figures["ids"] if layout == LAYOUT_GENERIC else figures["bytes_in"]):
+        raise InputError(source, None, None, "no documents (empty, or only blank or skipped lines)")
 
 
 class DocStore:

@@ -26,6 +26,8 @@ Bad input raises :class:`~judges.core.errors.InputError` naming the file, line a
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
@@ -113,10 +115,38 @@ class Nuggets:
     assignments: dict[tuple[str, str], Assignment] = field(default_factory=dict)
     shape: str = ""  # nist | nist_assignment | autojudge (the first record's)
     sha256: str = ""  # of the file's bytes (a bank made in the session: of the file it would be)
+    warnings: list[str] = field(default_factory=list)  # path:line: ... of each duplicate nugget text
 
 
 def importance_of(value: object) -> str:
     return VITAL if isinstance(value, str) and value.strip().lower() == VITAL else OKAY
+
+
+def _importance(value: object, path: str, line: int, field: str) -> str:
+    """A nugget's importance in a file: vital or okay as NIST spells them (any case), none or
+    nuggetizer's ``failed`` (its scoring failed): okay."""
+    if value is None:
+        return OKAY
+    if not isinstance(value, str) or value.strip().lower() not in (VITAL, OKAY, "failed"):
+        raise InputError(path, line, field, f"{json.dumps(value)} is not an importance (vital, okay)")
+    return importance_of(value)
+
+
+def duplicate_texts(bank: NuggetBank, path: str, line: int) -> list[str]:
+    """A warning for each nugget of a bank whose text (in any case and spacing) an earlier one has:
+    it would count twice in every nugget measure."""
+    first: dict[str, int] = {}
+    found = []
+    for i, n in enumerate(bank.nuggets):
+        key = " ".join(n.text.lower().split())
+        if key in first:
+            found.append(
+                f"{path}:{line}: nugget {i}: the same text as nugget {first[key]} of topic {bank.qid!r}'s bank "
+                f"({n.text[:60]!r}): it counts twice"
+            )
+        else:
+            first[key] = i
+    return found
 
 
 def level_of(value: object, path: str, line: int, field: str) -> int:
@@ -163,7 +193,8 @@ def _nist(obj: dict, path: str, line: int) -> tuple[NuggetBank, Optional[tuple[s
             continue
         if not isinstance(n, dict):
             raise InputError(path, line, where, f"must be an object or a string, got {json_type(n)}")
-        nuggets.append(Nugget(_text(n.get("text"), path, line, f"{where}.text"), importance_of(n.get("importance"))))
+        text = _text(n.get("text"), path, line, f"{where}.text")
+        nuggets.append(Nugget(text, _importance(n.get("importance"), path, line, f"{where}.importance")))
         if assigned:
             levels.append(level_of(n.get("assignment"), path, line, f"{where}.assignment"))
     bank = NuggetBank(qid, query.strip(), tuple(nuggets), made_of(obj, raw, path, line))
@@ -239,7 +270,7 @@ def _autojudge(obj: dict, path: str, line: int) -> NuggetBank:
             if not isinstance(n, dict):
                 raise InputError(path, line, where, f"must be an object, got {json_type(n)}")
             text = _text(n.get(text_key), path, line, f"{where}.{text_key}")
-            nuggets.append(Nugget(text, importance_of(n.get("importance"))))
+            nuggets.append(Nugget(text, _importance(n.get("importance"), path, line, f"{where}.importance")))
     made = None
     meta = obj.get("metadata")
     claims = obj.get("claim_bank")
@@ -363,6 +394,7 @@ def read_nuggets(path: Path | str) -> Nuggets:
     assignments: dict[tuple[str, str], Assignment] = {}
     first_shape = ""  # the first record's
     bank_line: dict[str, int] = {}
+    warnings: list[str] = []
     for line, obj in _records(path):
         if not isinstance(obj, dict):
             raise InputError(where, line, None, f"a nugget bank must be a JSON object, got {json_type(obj)}")
@@ -377,6 +409,7 @@ def read_nuggets(path: Path | str) -> Nuggets:
         known = banks.get(bank.qid)
         if known is None:
             banks[bank.qid], bank_line[bank.qid] = bank, line
+            warnings += duplicate_texts(bank, where, line)
         elif assignment is None or known.nuggets != bank.nuggets:
             why = "a second bank" if assignment is None else "nuggets that differ from those"
             raise InputError(where, line, "qid", f"{bank.qid!r}: {why} of line {bank_line[bank.qid]}")
@@ -394,4 +427,4 @@ def read_nuggets(path: Path | str) -> Nuggets:
     import hashlib
 
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
-    return Nuggets(where, banks, assignments, first_shape, sha)
+    return Nuggets(where, banks, assignments, first_shape, sha, warnings)

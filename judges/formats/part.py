@@ -494,6 +494,10 @@ def _check_rows(path: Path, table: pa.Table, runs: set, topics: set) -> None:
         values = table.column(column)
         inside = pc.and_(pc.greater_equal(values, 0.0), pc.less_equal(values, 1.0))  # NaN: false
         refuse(column, pc.invert(pc.fill_null(inside, column != "weight")), "outside [0, 1]")
+    if "char_start" in table.column_names and "char_end" in table.column_names:  # the evidence's span
+        start, end = table.column("char_start"), table.column("char_end")
+        bad = pc.or_(pc.less(start, 0), pc.less(end, start))
+        refuse("char_end", pc.fill_null(bad, False), "not a span: char_start <= char_end and char_start >= 0")
 
 
 def _first_line(e: BaseException) -> str:

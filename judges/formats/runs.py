@@ -283,12 +283,20 @@ def _sentence(
             else:
                 cites.append(Citation(rank, checked_id(c, path, line, cfield), str(c).strip()))
     elif isinstance(raw, dict):
+        if items_field != SHAPE_FIELDS["responses"]:  # only RAGTIME's responses map doc ids to confidences
+            raise InputError(
+                path,
+                line,
+                f"{items_field}[{index}].citations",
+                "must be a list of references or doc ids, got an object",
+            )
         for rank, (doc_id, conf) in enumerate(raw.items()):
             doc_id = checked_id(doc_id, path, line, f"{items_field}[{index}].citations")
-            confidence = float(conf) if isinstance(conf, (int, float)) and not isinstance(conf, bool) else None
-            if confidence is not None and not math.isfinite(confidence):
-                confidence = None
-            cites.append(Citation(rank, doc_id, doc_id, confidence))
+            cites.append(
+                Citation(
+                    rank, doc_id, doc_id, _confidence(conf, path, line, f"{items_field}[{index}].citations.{doc_id}")
+                )
+            )
     else:
         raise InputError(
             path, line, f"{items_field}[{index}].citations", f"must be a list or an object, got {json_type(raw)}"
@@ -298,6 +306,18 @@ def _sentence(
         dropped = len(cites) - max_citations
         cites = cites[:max_citations]
     return Sentence(index, text, tuple(cites), dropped)
+
+
+def _confidence(value: object, path: str, line: int, field: str) -> Optional[float]:
+    """A RAGTIME citation's confidence: null (none given) or a finite number >= 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(path, line, field, f"a confidence must be a number, got {json_type(value)}")
+    confidence = float(value)
+    if not math.isfinite(confidence) or confidence < 0:
+        raise InputError(path, line, field, f"a confidence must be a finite number >= 0, got {value!r}")
+    return confidence
 
 
 def _documents(raw: object, path: str, line: int) -> dict[str, Optional[Document]]:
@@ -327,9 +347,12 @@ def _document(doc_id: str, value: object, path: str, line: int, field: str) -> O
         return None
     if not isinstance(value, dict):
         raise InputError(path, line, field, f"must be an object or a string, got {json_type(value)}")
-    text = value.get("text", value.get("contents", value.get("segment")))
-    if not isinstance(text, str):
+    key = next((k for k in ("text", "contents", "segment") if k in value), None)
+    if key is None:
         return None  # present but without text: its citations are judged 'missing'
+    text = value[key]
+    if not isinstance(text, str):
+        raise InputError(path, line, f"{field}.{key}", f"must be a string, got {json_type(text)}")
     title = value.get("title")
     return Document(doc_id, text, title if isinstance(title, str) else "")
 

@@ -46,6 +46,10 @@ def parse_topic(obj: object, path: str, line: int) -> Topic:
     if key is None:
         raise InputError(path, line, "request_id", f"missing (also looked for {', '.join(ID_KEYS[1:])})")
     topic_id = checked_topic_id(obj[key], path, line, key)
+    for k in TEXT_KEYS:
+        v = obj.get(k)
+        if v is not None and not isinstance(v, str):
+            raise InputError(path, line, k, f"must be a string, got {json_type(v)}")
     title = next((obj[k] for k in TITLE_KEYS if isinstance(obj.get(k), str)), "")
     parts = []
     for k in TEXT_KEYS:
@@ -151,6 +155,9 @@ def _read_tsv(text: str, path: Path) -> Iterator[tuple[int, Topic | InputError]]
         topic_id, tab, query = raw.partition("\t")
         if not tab:
             yield i, InputError(path, i, None, "expected topic_id<TAB>query (no tab in this line)")
+        elif "\t" in query.rstrip("\r\n"):
+            columns = len(raw.split("\t"))
+            yield i, InputError(path, i, None, f"expected topic_id<TAB>query (2 columns), got {columns} columns")
         else:
             try:
                 topic_id = checked_topic_id(topic_id, path, i, "topic_id")

@@ -140,6 +140,22 @@ def answered_topics(config: dict) -> dict[str, int]:
     return {run: int(config["topics"]) - len(filled.get(run, ())) for run in config["runs"]}
 
 
+def _unchanged_since_judging(
+    config: dict, config_path: Path, responses: Optional[list[Path]], corpus: Optional[Path]
+) -> None:
+    """The run files and corpus the config records, where they still are, are those judged (as
+    ``attest export`` checks, :func:`judges.session.recorded.recorded_inputs`): a document sent to
+    the assessors must be the one the judge read. Inputs given anew (moved) are taken as given."""
+    from judges.session.recorded import recorded_inputs
+
+    inputs = config.get("inputs")
+    if not isinstance(inputs, dict):
+        return
+    for kind, given in (("responses", responses), ("corpus", corpus)):
+        if not given:
+            recorded_inputs(inputs, kind, config_path, missing_ok=True)
+
+
 def plan_assessments(
     out_dir: Path,
     name: str,
@@ -173,6 +189,7 @@ def plan_assessments(
     for option, path in [("--rag-responses", p) for p in responses or []] + [("--corpus", corpus)] * bool(corpus):
         if not Path(path).exists():
             raise InputError(path, None, option, "no such file or directory")
+    _unchanged_since_judging(config, config_path, responses, corpus)
     docs = open_documents(out_dir, name, responses=responses or None, corpus=corpus)
     for option, path in docs.unavailable()[:1]:  # as the config names it, found from here or beside it
         raise InputError(

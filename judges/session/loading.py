@@ -118,6 +118,8 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
             nuggets = made_bank(loaded_scan=scan, inputs=inputs, topics=topics, limit=limit)
         else:
             nuggets = read_nuggets(inputs.nuggets)
+            for warning in nuggets.warnings:
+                session.warn(warning)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
         check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank

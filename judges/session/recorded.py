@@ -57,17 +57,7 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         raise InputError(path, None, "inputs.in_memory", why)
 
     def found(kind: str) -> list[Path]:
-        entries = recorded.get(kind) or []
-        entries = entries if isinstance(entries, list) else [entries]
-        out = []
-        for entry in entries:
-            where = resolve_input(entry, path.parent)
-            if not where.exists():
-                raise InputError(where, None, None, f"no such file: {path} names it ({kind}); moved since judging?")
-            if isinstance(entry, dict) and "sha256" in entry and where.is_file() and _sha256(where) != entry["sha256"]:
-                raise InputError(where, None, None, f"changed since {path} was written (sha256 differs): judge again")
-            out.append(where)
-        return out
+        return recorded_inputs(recorded, kind, path)
 
     corpus, workflow_file, labels = found("corpus"), found("workflow"), found("labels")
     nuggets = found("nuggets")  # a set judged with --nuggets: its nugget pairs are asked too
@@ -89,6 +79,25 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
         nugget_model=str(recorded.get("nugget_model", "rag24")),
     )
     return Recorded(inputs, workflow, config, path)
+
+
+def recorded_inputs(recorded: dict, kind: str, path: Path, missing_ok: bool = False) -> list[Path]:
+    """The input files of ``kind`` (``responses``, ``corpus``...) that the config at ``path``
+    records (its ``inputs``), each as it is now: an :class:`InputError` for one that has changed
+    since (its sha256 differs), or is gone (unless ``missing_ok``: left out)."""
+    entries = recorded.get(kind) or []
+    entries = entries if isinstance(entries, list) else [entries]
+    out = []
+    for entry in entries:
+        where = resolve_input(entry, path.parent)
+        if not where.exists():
+            if missing_ok:
+                continue
+            raise InputError(where, None, None, f"no such file: {path} names it ({kind}); moved since judging?")
+        if isinstance(entry, dict) and "sha256" in entry and where.is_file() and _sha256(where) != entry["sha256"]:
+            raise InputError(where, None, None, f"changed since {path} was written (sha256 differs): judge again")
+        out.append(where)
+    return out
 
 
 def check_same_session(recorded: Recorded, runs: list[str], topics: int) -> None:

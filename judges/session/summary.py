@@ -92,8 +92,9 @@ def labels_matched(found: Optional["LabelFiles"], table: pa.Table, counts: Count
     if labelled < len(found.statuses):
         where = ", ".join(str(f["path"]) for f in labels["files"])
         warnings.append(
-            f"{len(found.statuses) - labelled} of the {len(found.statuses)} labels in {where} match no "
-            "judged citation (run_id, topic_id, sentence_index, doc_id)"
+            f"{labelled} of the {len(found.statuses)} labels in {where} apply to a judged citation; "
+            f"{len(found.statuses) - labelled} match none (run_id, topic_id, sentence_index, doc_id)"
+            + (": labels of other runs or topics?" if not labelled else "")
         )
     return labels
 
