@@ -156,6 +156,31 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class LlamaCrashed(RuntimeError):
+    """The llama.cpp build on this machine dies on its first answer (a build for another CPU: a
+    wheel compiled with GGML_NATIVE on a machine with AVX-512/AMX, taken from pip's cache)."""
+
+
+def _first_answer(proc: subprocess.Popen, base_url: str, log_path: Path) -> None:
+    """One tiny completion: a server whose process dies on it (a signal) raises :class:`LlamaCrashed`."""
+    body = json.dumps({"model": "probe", "messages": [{"role": "user", "content": "Hi"}], "max_tokens": 1}).encode()
+    request = Request(base_url + "/chat/completions", data=body, headers={"Content-Type": "application/json"})
+    try:
+        with urlopen(request, timeout=600):
+            return
+    except OSError:
+        pass
+    try:
+        code = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        return  # alive: the tests themselves will say what is wrong
+    raise LlamaCrashed(
+        f"llama_cpp.server died answering its first question (exit {code}; see {log_path}): its build does not run "
+        "on this CPU; rebuild it portable: CMAKE_ARGS='-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON "
+        "-DGGML_F16C=ON' pip install --no-cache-dir --force-reinstall --no-deps 'llama-cpp-python[server]'"
+    )
+
+
 def start_llama_server(gguf: Path, log_path: Path, model: str = "smollm2") -> tuple[subprocess.Popen, str]:
     """Start ``llama_cpp.server`` on a free loopback port; returns the process and its base URL."""
     port = free_port()
@@ -196,6 +221,7 @@ def start_llama_server(gguf: Path, log_path: Path, model: str = "smollm2") -> tu
         try:
             with urlopen(base_url + "/models", timeout=2) as r:
                 if r.status == 200:
+                    _first_answer(proc, base_url, log_path)
                     return proc, base_url
         except OSError:
             time.sleep(0.5)

