@@ -398,7 +398,9 @@ def report(
         None, "--truth", help="Truth leaderboard (any format meta-evaluate reads), shown beside the judge's."
     ),
     truth_measure: Optional[str] = typer.Option(
-        None, "--truth-measure", help="The truth's measure, HUMAN_X set against X (default HUMAN_<headline>)."
+        None,
+        "--truth-measure",
+        help="The truth's measure, HUMAN_X set against X (default: HUMAN_ and the headline measure).",
     ),
     labels: Optional[Path] = typer.Option(None, "--labels", help="Human labels JSONL: disagreements become a filter."),
     responses: MovedResponses = [],  # noqa: B006 (typer reads it; never mutated)
