@@ -76,7 +76,7 @@ def test_bad_label_files_and_options_are_one_line(judged_sample, tmp_path):
     row = {"run_id": "nobody", "topic_id": "t", "sentence_index": 0, "doc_id": "d", "label": "supported"}
     unknown.write_text(json.dumps(row) + "\n")
     result = judge_cli(*SAMPLE, *CORPUS, "--labels", unknown, out=tmp_path, name="y")
-    assert "1 of the 1 labels in" in result.stdout + result.stderr
+    assert "0 of the 1 labels in" in result.stdout + result.stderr
     result = cli_in_process("plan-assessments", tmp_path, "--name", "a")
     assert result.returncode == 2 and "give either --budget or --count" in result.stderr
     result = cli_in_process("plan-assessments", tmp_path, "--name", "a", "--budget", "half")

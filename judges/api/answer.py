@@ -176,7 +176,7 @@ def check_answer(
     spans = _sentences(answer)
     if not any(text.strip() for text, _, _ in spans):
         raise InputProblem("answer", 0, "no sentences: the answer is empty")
-    if not docs:
+    if not docs and nuggets is None:  # nuggets alone need no sources
         raise InputProblem("sources", 0, "no sources: nothing to judge the answer against")
     given = citations if citations is not None else _given_citations(answer)
     if given is not None and len(given) != len(spans):

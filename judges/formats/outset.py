@@ -63,6 +63,11 @@ def _lock_path(out_dir: Path, name: str) -> Path:
     return out_dir / f".{name}.lock"
 
 
+def plan_lock_path(out_dir: Path, name: str) -> Path:
+    """``OUT/.NAME.assess.lock``: held while ``plan-assessments`` writes a round of the set ``name``."""
+    return _lock_path(out_dir, ".".join((name, "assess")))  # not an output file: outputset's table has no locks
+
+
 def journal_path(out_dir: Path, name: str) -> Path:
     return out_dir / f".{name}.commit"
 

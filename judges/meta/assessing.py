@@ -100,11 +100,11 @@ def one_plan(out_dir: Path, name: str) -> Iterator[None]:
     one meanwhile is an :class:`InputError`. Where the out-dir cannot hold the lock (read-only, the
     round written elsewhere with ``--output``) the plan goes on unlocked: the round's exclusive
     creation still keeps any file there."""
-    from judges.formats.outset import held
+    from judges.formats.outset import held, plan_lock_path
 
     with contextlib.ExitStack() as stack:
         try:
-            got = stack.enter_context(held(Path(out_dir) / f".{name}.assess.lock"))
+            got = stack.enter_context(held(plan_lock_path(Path(out_dir), name)))
         except OSError:
             got = True  # no lock here: unlocked
         if not got:
