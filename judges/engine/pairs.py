@@ -13,7 +13,7 @@ A kind says
   citations, the nugget banks for nuggets) and judged: ``judge(settings, reports, evidence, log,
   **options)``, the reports topic by topic (a ``None`` ends a topic);
 * ``outputs``: what a session writes of its judgments, ``outputs(result)`` (a
-  :class:`judges.session.writer.PairOutputs`); the session fills it in
+  :class:`judges.session.stages.PairOutputs`); the session fills it in
   (:func:`judges.session.nuggets.kind`: the engine never imports the session), ``None`` for the
   citations, which the writer writes itself.
 

@@ -39,7 +39,7 @@ from judges.engine.pairs import Kind, battle_kind
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.scores import battles as bt
-from judges.session.writer import PairOutputs
+from judges.session.stages import PairOutputs
 
 SEED = 20261207
 

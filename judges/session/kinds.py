@@ -11,7 +11,7 @@ from judges.engine.pairs import judge_pairs
 from judges.formats.debuglog import DebugLog
 from judges.session.scan import reread
 from judges.session.stages import Loaded, Session
-from judges.session.writer import PairOutputs
+from judges.session.stages import PairOutputs
 
 
 def judge_other_kinds(
@@ -19,7 +19,7 @@ def judge_other_kinds(
 ) -> tuple[dict[str, PairOutputs], tuple[str, ...]]:
     """The pairs of every kind beyond the citations that the session was asked for (``--nuggets``:
     :func:`judges.session.nuggets.kind`): every answer of the scan against its topic's nuggets,
-    its events logged; by kind, what is written of them (:class:`judges.session.writer.PairOutputs`);
+    its events logged; by kind, what is written of them (:class:`judges.session.stages.PairOutputs`);
     and the summary's warnings."""
     from judges.session import nuggets
 

@@ -37,7 +37,7 @@ from judges.nuggets.measures import F1, NUGGET_MEASURES, f1
 from judges.engine.nuggets import NuggetResult
 from judges.engine.pairs import Kind, nugget_kind
 from judges.session.scan import run_files
-from judges.session.writer import PairOutputs
+from judges.session.stages import PairOutputs
 
 JUDGES = ("citation", "nugget", "argue")
 PRECISION = "WEIGHTED_PRECISION"
@@ -97,7 +97,7 @@ def kind() -> Kind:
 
 
 def outputs(result: NuggetResult) -> PairOutputs:
-    """What the session writes of the nugget pairs (:class:`judges.session.writer.PairOutputs`)."""
+    """What the session writes of the nugget pairs (:class:`judges.session.stages.PairOutputs`)."""
     return PairOutputs(
         NUGGET,
         partial(merge_measures, result=result),

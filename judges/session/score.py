@@ -77,7 +77,7 @@ def score(
     topics, the ``--labels`` files as read once: None without), ``per_topic`` each report's
     measures (the other kinds' merged in), ``table`` the assessments, ``measures`` the
     leaderboard's (default the registry's), ``pairs`` the other kinds of pair judged
-    (:class:`judges.session.writer.PairOutputs`: their measures' intervals too), ``attest`` the
+    (:class:`judges.session.stages.PairOutputs`: their measures' intervals too), ``attest`` the
     attestation's figures (the LLM's error rate the weights were updated with)."""
     from judges.scores import intervals
     from judges.support.judges import is_probabilistic

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
+from judges.attest.kinds import PairKind
 from judges.attest.plan import Plan
 from judges.engine.judge import Part
 from judges.engine.settings import Settings
@@ -18,7 +19,6 @@ from judges.formats.outset import OutputSet
 from judges.session.scan import Scan
 from judges.session.spec import Inputs, Outputs
 from judges.session.workers import Workers
-from judges.session.writer import PairOutputs
 from judges.version import __version__
 
 if TYPE_CHECKING:
@@ -94,3 +94,26 @@ def session_start(session: Session, log: DebugLog, workers: Optional[int] = None
         workflow=session.settings.workflow.model_dump(),
         inputs=session.described,
     )
+
+
+class PairOutputs(NamedTuple):
+    """What the session writes of one kind of pair beyond the citations (:mod:`judges.engine.pairs`),
+    each a function over the kind's judgments (:func:`judges.session.nuggets.outputs`), so that
+    neither :func:`judges.session.pipeline.write` nor :func:`write_outputs` knows which kind it is:
+
+    * ``merge_measures(per_topic, judge)``: its measures into the session's per-topic measures;
+    * ``measures_of(judge, measures)``: the leaderboard's measures for ``--judge`` ``judge``;
+    * ``summarize(attest, labels, counts)``: its questions, labels in effect and judgments, into the summary's;
+    * ``write(out_dir, name, place)``: its files of the output set
+      (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
+    * ``trust(per_topic, runs, topics, reports, measures, label_files, citation_spreads)``: the
+      intervals and run pairs of its measures among ``measures`` (:class:`judges.scores.intervals.Trust`),
+      with the session's labels (``--labels``) and weighted precision's spreads."""
+
+    kind: PairKind
+    merge_measures: Callable[[dict, str], None]
+    measures_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]
+    summarize: Callable[..., None]
+    write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
+    trust: Callable[..., Any]
+    provenance: Optional[dict] = None  # of what the pairs were judged by (the nugget bank: path, sha256, source)

@@ -29,7 +29,6 @@ import pyarrow.parquet as pq
 import yaml
 
 from judges.version import __version__
-from judges.attest.kinds import PairKind
 from judges.core.counts import DOC_QRELS_ROWS, QRELS_ROWS
 from judges.core.measures import MEASURE_NAMES, judge_headline
 from judges.session.coverage import coverage_rows, missing_warning, write_coverage
@@ -41,6 +40,7 @@ from judges.formats.intervals import write_intervals
 from judges.core.config import Workflow
 from judges.session.score import Scores, assessment_order
 from judges.session.spec import Inputs, Outputs
+from judges.session.stages import PairOutputs
 from judges.core.vocabulary import STATUSES
 
 if TYPE_CHECKING:
@@ -71,29 +71,6 @@ class Written(NamedTuple):
     filled: list
     coverage: list
     warnings: list
-
-
-class PairOutputs(NamedTuple):
-    """What the session writes of one kind of pair beyond the citations (:mod:`judges.engine.pairs`),
-    each a function over the kind's judgments (:func:`judges.session.nuggets.outputs`), so that
-    neither :func:`judges.session.pipeline.write` nor :func:`write_outputs` knows which kind it is:
-
-    * ``merge_measures(per_topic, judge)``: its measures into the session's per-topic measures;
-    * ``measures_of(judge, measures)``: the leaderboard's measures for ``--judge`` ``judge``;
-    * ``summarize(attest, labels, counts)``: its questions, labels in effect and judgments, into the summary's;
-    * ``write(out_dir, name, place)``: its files of the output set
-      (:func:`judges.formats.outputset.of_pair_kind`), their paths by file kind;
-    * ``trust(per_topic, runs, topics, reports, measures, label_files, citation_spreads)``: the
-      intervals and run pairs of its measures among ``measures`` (:class:`judges.scores.intervals.Trust`),
-      with the session's labels (``--labels``) and weighted precision's spreads."""
-
-    kind: PairKind
-    merge_measures: Callable[[dict, str], None]
-    measures_of: Callable[[str, tuple[str, ...]], tuple[str, ...]]
-    summarize: Callable[..., None]
-    write: Callable[[Path, str, Callable[[Path], Path]], dict[str, str]]
-    trust: Callable[..., Any]
-    provenance: Optional[dict] = None  # of what the pairs were judged by (the nugget bank: path, sha256, source)
 
 
 def qrels_table(table: pa.Table, key: str) -> pa.Table:
