@@ -34,7 +34,7 @@ from judges.attest.kinds import BATTLE
 from judges.core.counts import BATTLES, BATTLES_LABELLED
 from judges.core.measures import BATTLE_SCORE
 from judges.engine import battle_design
-from judges.engine.battles import Answers, Verdict, evidence, model_for, verdict
+from judges.engine.battles import Answers, BattleInputs, Verdict, evidence, model_for, verdict
 from judges.engine.pairs import Kind, battle_kind
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
@@ -111,13 +111,15 @@ def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None
         None,
         log,
         warn=warn,
-        rule_files=sorted(lines.items()),
-        has_nuggets=loaded.nuggets is not None,
-        opponents=inputs.battle_opponents,
         counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
-        citations=citations_shown([part.assessments for part in parts]),
-        questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
-        labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
+        inputs=BattleInputs(
+            rule_files=sorted(lines.items()),
+            has_nuggets=loaded.nuggets is not None,
+            opponents=inputs.battle_opponents,
+            citations=citations_shown([part.assessments for part in parts]),
+            questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
+            labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
+        ),
     )
     return outputs(result)
 
