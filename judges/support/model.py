@@ -98,7 +98,9 @@ def logits_dict(model: TwoLogits) -> dict:
     }
 
 
-def logits_from_dict(data: dict, known: tuple[str, ...]) -> tuple:
+def logits_from_dict(
+    data: dict, known: tuple[str, ...]
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, float, np.ndarray, float, np.ndarray]:
     """:class:`TwoLogits`' fields, ``(features, mean, scale, any_intercept, any_coef, full_intercept,
     full_coef)``, from a model file: its features (each one of ``known``, the features this version
     computes) and its :func:`logits_dict` part, checked against them (a ``ValueError`` otherwise)."""
