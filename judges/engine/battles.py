@@ -216,11 +216,13 @@ def collect(
     citations: Optional[Mapping] = None,
     questions: Optional[dict] = None,
     labels=None,
+    rules: Optional[Counter] = None,
     **_,
 ) -> Answers:
     """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
     from ``reports`` (topic by topic, a ``None`` ends one) and the RAG 2026 rules the records of
-    ``rule_files`` ((path, lines)) break, a summary line through ``warn``; with ``citations``
+    ``rule_files`` ((path, lines)) break (``rules``: as the first pass noted them, no file read
+    again), a summary line through ``warn``; with ``citations``
     (``(run, topic, sentence, rank) -> (status, evidence)``) each answer as the LLM's side-by-side
     question shows it, ``questions`` the topics' texts. The verdicts need the session's measures
     and come in :func:`judges.session.battles.judge_battles`."""
@@ -240,7 +242,7 @@ def collect(
                         if s.text.strip()
                     )
                 )
-    rules = rag26.check_files(rule_files)
+    rules = rag26.check_files(rule_files) if rules is None else rules
     line = rag26.warning(rules)
     if line is not None:
         warn(line)
