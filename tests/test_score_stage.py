@@ -159,3 +159,35 @@ def test_each_run_file_is_parsed_once_per_session(session, monkeypatch, tmp_path
         per_file.setdefault(Path(path).name, set()).add(times)
     assert dict(parsed) == records, per_file  # every record once: each file parsed once
     assert all(times == {1} for times in per_file.values())
+
+
+def test_create_nuggets_from_an_llm_parses_each_run_file_once(monkeypatch, tmp_path):
+    """``create-nuggets --from llm`` reads the answers and the cited documents from one parse of
+    the run files (its replay-only stop, before any question, is after both)."""
+    from llm_servers import ScriptedServer
+
+    parsed: Counter = Counter()
+    count_parses(monkeypatch, parsed)
+    with ScriptedServer() as server:
+        done = cli_in_process(
+            *(
+                "create-nuggets",
+                "--from",
+                "llm",
+                "--rag-responses",
+                MINI / "runs",
+                "--rag-topics",
+                MINI / "topics.jsonl",
+            ),
+            *("--corpus", MINI / "segments.jsonl", "--cache-dir", tmp_path / "empty", "--output", tmp_path / "x.jsonl"),
+            *("--use-env-llm", "--replay-only"),
+            env=server.env(),
+        )
+    assert done.returncode == 2 and "replay_only: no cached answer" in done.stderr, done.stderr
+    records = {
+        (str(path), n): 1
+        for path in sorted((MINI / "runs").iterdir())
+        for n, text in enumerate(path.read_text().splitlines(), start=1)
+        if text.strip()
+    }
+    assert {key: n for key, n in parsed.items() if Path(key[0]).parent == MINI / "runs"} == records
