@@ -107,12 +107,12 @@ def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None
             if offset >= 0 and Path(path).is_file():  # run files' lines (not a JSON array's, not records in memory)
                 lines.setdefault(path, set()).add(line)
     noted = loaded.scan.rules
-    rules = None  # not noted by the first pass: read from the lines (judges.formats.rag26.check_files)
+    rules: Optional[Counter] = None  # not noted by the first pass: read from the lines (rag26.check_files)
     if noted is not None:
         rules = Counter()
         for path in sorted(lines):  # added up in check_files' order (the counts keep their order)
             for line in sorted(lines[path]):
-                rules.update(noted.get((path, line), ()))
+                rules.update(noted.get((path, line), {}))
     result = judge_pairs(
         kind(),
         settings,

@@ -173,8 +173,8 @@ class Reading:
     ) -> Iterator[tuple[object, int, Report | InputError]]:
         """``(path, line, report or error)`` of the run files, then of the reports in memory."""
         if self._kept is not None:  # read for the topics already: handed on, not kept again
-            kept, self._kept = self._kept, None
-            yield from kept
+            given, self._kept = self._kept, None
+            yield from given
             return
         kept: Optional[list] = [] if keep else None
         for record in self._parse(files, held):
