@@ -196,6 +196,7 @@ class Answers(NamedTuple):
     settings: Any = None  # the session's Settings: its LLM, cache, asker and attest settings
     questions: dict = {}  # topic -> its text, shown above the two answers
     labels: Any = None  # assessors' verdicts, final (judges.formats.battle_labels.BattleLabels; --labels)
+    rules: Optional[Counter] = None  # the rules broken as the first pass noted them (None: read rule_files)
 
     def asks(self) -> bool:
         """Whether the LLM is asked about the battles the evidence cannot decide: the session
@@ -228,8 +229,9 @@ def collect(
 ) -> Answers:
     """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
     from ``reports`` (topic by topic, a ``None`` ends one) and the RAG 2026 rules the records of
-    ``inputs.rule_files`` break, a summary line through ``warn``; with ``inputs.citations`` each
-    answer as the LLM's side-by-side question shows it. The verdicts need the session's measures
+    ``inputs.rule_files`` break (``inputs.rules``: as the first pass noted them, no file read
+    again), a summary line through ``warn``; with ``inputs.citations`` each answer as the LLM's
+    side-by-side question shows it. The verdicts need the session's measures
     and come in :func:`judges.session.battles.judge_battles`."""
     from judges.attest.sidebyside import Shown
 
@@ -252,7 +254,7 @@ def collect(
                         if s.text.strip()
                     )
                 )
-    rules = rag26.check_files(inputs.rule_files)
+    rules = rag26.check_files(inputs.rule_files) if inputs.rules is None else inputs.rules
     line = rag26.warning(rules)
     if line is not None:
         warn(line)

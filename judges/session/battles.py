@@ -25,6 +25,7 @@ import itertools
 import json
 import zlib
 from functools import lru_cache
+from collections import Counter
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
@@ -92,9 +93,10 @@ def outputs(answers: Answers) -> PairOutputs:
 
 def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None]) -> PairOutputs:
     """The battle stage of a session (:func:`judges.session.pipeline.judge_other_kinds`, after the
-    other kinds): the answers read again (:func:`judges.engine.battles.collect`: words, the RAG
-    2026 rules of the run files' lines judged), each citation's status and evidence from the
-    citations' ``parts`` for the LLM's question, the assessors' verdicts; what is written of them."""
+    other kinds): the answers as the first pass kept them (:func:`judges.engine.battles.collect`:
+    words, the RAG 2026 rules of the run files' lines judged, noted as the first pass read them),
+    each citation's status and evidence from the citations' ``parts`` for the LLM's question, the
+    assessors' verdicts; what is written of them."""
     from judges.engine.pairs import judge_pairs
     from judges.session.scan import reread
 
@@ -104,6 +106,13 @@ def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None
         for path, line, offset in entries:
             if offset >= 0 and Path(path).is_file():  # run files' lines (not a JSON array's, not records in memory)
                 lines.setdefault(path, set()).add(line)
+    noted = loaded.scan.rules
+    rules: Optional[Counter] = None  # not noted by the first pass: read from the lines (rag26.check_files)
+    if noted is not None:
+        rules = Counter()
+        for path in sorted(lines):  # added up in check_files' order (the counts keep their order)
+            for line in sorted(lines[path]):
+                rules.update(noted.get((path, line), {}))
     result = judge_pairs(
         kind(),
         settings,
@@ -113,7 +122,8 @@ def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None
         warn=warn,
         counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
         inputs=BattleInputs(
-            rule_files=sorted(lines.items()),
+            rule_files=sorted(lines.items()) if rules is None else (),
+            rules=rules,
             has_nuggets=loaded.nuggets is not None,
             opponents=inputs.battle_opponents,
             citations=citations_shown([part.assessments for part in parts]),

@@ -21,6 +21,7 @@ from judges.formats.debuglog import DebugLog
 from judges.session.scan import (
     REPORTS_IN_MEMORY,
     Problems,
+    Reading,
     Scan,
     check_missing_topics,
     check_resolvable,
@@ -83,6 +84,8 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
     counts: Counter = Counter()
     problems = Problems(inputs.on_error, log, counts, warn)
     left_out: set[str] = set()  # the topics --max-topics leaves out
+    limit = workflow.citations.max_per_sentence
+    reading = Reading(inputs.dataset, limit, rules=inputs.judge == "battle")  # each run file parsed once
     topics = load_topics(
         inputs.topics,
         problems,
@@ -91,11 +94,11 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         left_out,
         inputs.topic_records,
         inputs.report_records,
+        reading,
     )
     started: list[Workers] = []
     counted = _start_workers(session, stack, len(topics), started) if start_workers else None
-    limit = workflow.citations.max_per_sentence
-    scan = scan_runs(inputs, limit, topics, problems, counts, warn, counted, left_out)
+    scan = scan_runs(inputs, limit, topics, problems, counts, warn, counted, left_out, reading)
     if not scan.runs:
         where = ", ".join([*map(str, inputs.responses), *[REPORTS_IN_MEMORY] * bool(inputs.report_records)])
         raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")

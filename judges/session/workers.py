@@ -16,7 +16,7 @@ from judges.formats.debuglog import DebugLog
 from judges.engine.judge import Part, warmup
 from judges.engine.pairs import CITATION_KIND, judge_pairs
 from judges.engine.settings import Settings
-from judges.session.scan import Scan, reread
+from judges.session.scan import Scan, for_topics, reread
 
 _progress_queue = None
 
@@ -194,11 +194,12 @@ class Workers:
             for w, g in enumerate(groups):  # documents go through a file: the pool keeps a call's arguments
                 docs = {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}
                 corpus_path = str(Path(tmp) / f"worker{w}.corpus.pickle")
+                sent = for_topics(scan, g)  # the reports the first pass kept, of its topics only
                 with open(corpus_path, "wb") as f:
                     pickle.dump(docs, f, protocol=pickle.HIGHEST_PROTOCOL)
                 futures.append(
                     self.pool.submit(
-                        _worker, settings, scan, corpus_path, g, log_paths[w], table_paths[w], plan, labels
+                        _worker, settings, sent, corpus_path, g, log_paths[w], table_paths[w], plan, labels
                     )
                 )
             del docs
