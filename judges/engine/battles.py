@@ -196,7 +196,6 @@ class Answers(NamedTuple):
     settings: Any = None  # the session's Settings: its LLM, cache, asker and attest settings
     questions: dict = {}  # topic -> its text, shown above the two answers
     labels: Any = None  # assessors' verdicts, final (judges.formats.battle_labels.BattleLabels; --labels)
-    rules: Optional[Counter] = None  # the rules broken as the first pass noted them (None: read rule_files)
 
     def asks(self) -> bool:
         """Whether the LLM is asked about the battles the evidence cannot decide: the session
@@ -215,6 +214,7 @@ class BattleInputs:
     citations: Optional[Mapping] = None  # (run, topic, sentence, rank) -> (status, evidence), for the LLM's question
     questions: Optional[dict] = None  # topic -> its text, shown above the two answers
     labels: Any = None  # assessors' verdicts, final (judges.formats.battle_labels.BattleLabels; --labels)
+    rules: Optional[Counter] = None  # the rules broken as the first pass noted them (None: read rule_files)
 
 
 def collect(
