@@ -37,8 +37,8 @@ def judge_other_kinds(
             warn=warnings.append,
             answered={run: len(topics) for run, topics in loaded.scan.answered.items()},
             model_spec=inputs.nugget_model,
-            strict_llm=session.strict_llm,
-            use_degenerate_llm=session.use_degenerate_llm,
+            strict_llm=session.options.strict_llm,
+            use_degenerate_llm=session.options.use_degenerate_llm,
             assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
         )
         assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"

@@ -76,7 +76,7 @@ def plan_passes(session: Session, loaded: Loaded) -> tuple[Pass, ...]:
     support = session.settings.workflow.support
     has_labels = loaded.labels is not None and bool(loaded.labels.statuses)
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
-    guard = asks and not (session.strict_llm or session.use_degenerate_llm)
+    guard = asks and not (session.options.strict_llm or session.options.use_degenerate_llm)
     passes = []
     if has_labels and session.inputs.refit_support and is_probabilistic(support.judge):
         passes.append(Pass(REFIT, "without the LLM: the support model re-fitted to the labels"))
@@ -97,7 +97,7 @@ def run_passes(
     """Carry out ``passes`` in order (``first_pass``: the pass without the LLM, judged already by
     topic shards); the progress bar's total is the citations of every pass but the fallback."""
     judged = sum(p.step != FALLBACK for p in passes)
-    session.progress(0, total=loaded.scan.citations * judged)
+    session.options.progress(0, total=loaded.scan.citations * judged)
     done = Passed(session.settings, first=first_pass)
     for step in passes:
         done = _STEPS[step.step](session, loaded, log, step, done)
@@ -122,7 +122,7 @@ def judge_pass(
     if loaded.workers is not None:  # their files go to the output set's staging directory (none: the temp dir)
         stage = session.outset.stage_dir if session.outset is not None else Path(tempfile.gettempdir())
         return loaded.workers.judge(
-            settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
+            settings, loaded.scan, loaded.corpus, loaded.topics, log, stage, plan, labels, keep_corpus
         )
     reports = reread(loaded.scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
     return [
@@ -132,7 +132,7 @@ def judge_pass(
             reports,
             loaded.corpus,
             log,
-            progress=session.progress,
+            progress=session.options.progress,
             plan=plan,
             labels=labels,
             placed=placed,
@@ -146,7 +146,7 @@ def _without_llm(session: Session, loaded: Loaded, done: Passed) -> list[Part]:
     first = done.first
     if first is None or not sum(p.assessments.num_rows for p in first):
         return judge_pass(session, loaded, done.settings.without_llm(), DebugLog(None), keep_corpus=True)
-    session.progress(loaded.scan.citations)
+    session.options.progress(loaded.scan.citations)
     return first
 
 
