@@ -30,7 +30,7 @@ from judges.session.scan import (
 )
 from judges.session.spec import Inputs
 from judges.session.stages import Loaded, Session
-from judges.session.options.workers import Workers
+from judges.session.workers import Workers
 
 if TYPE_CHECKING:
     from judges.formats.labels import LabelFiles
