@@ -387,24 +387,14 @@ def report(
     corpus: MovedCorpus = None,
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples for the intervals."),
 ) -> None:
-    from judges.report import build_report
+    from judges.report import DocumentStore, build_report
 
     try:
         if not out_dir.is_dir():
             raise InputError(out_dir, None, "OUT_DIR", "no such directory")
         _given_inputs_exist(responses, corpus)
-        done = build_report(
-            out_dir,
-            name,
-            report_dir,
-            truth,
-            truth_measure,
-            labels,
-            list(responses) or None,
-            corpus,
-            resamples,
-            warn=warn,
-        )
+        store = DocumentStore(out_dir, name, responses=list(responses) or None, corpus=corpus)
+        done = build_report(store, report_dir, truth, truth_measure, labels, resamples, warn=warn)
     except InputError as e:
         raise fail(e.render())
     except FileNotFoundError as e:
