@@ -43,6 +43,7 @@ from judges.cli.options import (
     UseDegenerateLlm,
     UseEnvLlm,
     with_options,
+    command_group,
 )
 from judges.core.process import finished, started
 from judges.cli.attest import app as attest_app
@@ -583,15 +584,9 @@ def _given_inputs_exist(responses: List[Path], corpus: Optional[Path]) -> None:
 # ---------------------------------------------------------------------------------------------
 # corpus index | lookup | info
 # ---------------------------------------------------------------------------------------------
-corpus_app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help=(
-        "A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): "
-        "build once, then --corpus reads only cited ids."
-    ),
+corpus_app = command_group(
+    "A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): "
+    "build once, then --corpus reads only cited ids."
 )
 
 

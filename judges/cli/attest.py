@@ -21,17 +21,11 @@ from rich.progress import MofNCompleteColumn
 from judges.cli.console import advancing, err, fail, progress_bar, say, warn
 from judges.core.errors import InputError
 from judges.formats import outputset
-from judges.cli.options import CacheDir, JudgedDir, SetName
+from judges.cli.options import CacheDir, JudgedDir, SetName, command_group
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help=(
-        "The LLM stage through batch files: export the questions as OpenAI Batch API requests (for the Batch API "
-        "or `vllm run_batch`), import the answers into the cache; the next judge run asks nothing."
-    ),
+app = command_group(
+    "The LLM stage through batch files: export the questions as OpenAI Batch API requests (for the Batch API "
+    "or `vllm run_batch`), import the answers into the cache; the next judge run asks nothing."
 )
 
 BatchDir = Annotated[

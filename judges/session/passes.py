@@ -110,21 +110,20 @@ def judge_pass(
     settings: Settings,
     log: DebugLog,
     *,
-    topics: Optional[frozenset] = None,
     plan: Optional[Plan] = None,
     keep_corpus: bool = False,
-    placed: bool = False,
+    shard: Optional[frozenset] = None,
 ) -> list[Part]:
-    """One pass over the reports of ``topics`` (None: all) by ``settings``: in the worker
-    processes when started (every topic), else in this process (``placed``: as
-    :func:`judges.engine.judge.judge_part`)."""
+    """One pass over the reports by ``settings``: in the worker processes when started, else in
+    this process; ``shard``: the topics of a topic shard, the only ones judged, each report's
+    rows and events placed (``placed`` in :func:`judges.engine.judge.judge_part`)."""
     labels = loaded.labels.statuses if loaded.labels is not None else None
     if loaded.workers is not None:  # their files go to the output set's staging directory (none: the temp dir)
         stage = session.outset.stage_dir if session.outset is not None else Path(tempfile.gettempdir())
         return loaded.workers.judge(
             settings, loaded.scan, loaded.corpus, loaded.topics, log, stage, plan, labels, keep_corpus
         )
-    reports = reread(loaded.scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
+    reports = reread(loaded.scan, shard, settings.dataset, settings.workflow.citations.max_per_sentence)
     return [
         judge_pairs(
             CITATION_KIND,
@@ -135,7 +134,7 @@ def judge_pass(
             progress=session.options.progress,
             plan=plan,
             labels=labels,
-            placed=placed,
+            placed=shard is not None,
         )
     ]
 

@@ -185,7 +185,7 @@ def _judge_topics(session: pipeline.Session, loaded: pipeline.Loaded, log: Debug
     session.options.progress(0, total=sum(c for (_, t), c in citations.items() if t in mine))
     if attest.mode != "none":  # the first pass, logged nowhere
         settings, log = settings.without_llm(), DebugLog(None)
-    (part,) = pipeline.judge_pass(session, loaded, settings, log, topics=mine, placed=True)
+    (part,) = pipeline.judge_pass(session, loaded, settings, log, shard=mine)
     return part, processes
 
 
@@ -217,7 +217,7 @@ def _write_part(session, loaded, judging: Judging, log: DebugLog):
         "rows": part.assessments.num_rows,
         "fingerprint": fingerprint(inputs, recorded, session.settings.workflow, hashed, n, workers, model),
     }
-    assert part.placed is not None  # judged with placed=True
+    assert part.placed is not None  # judged as a shard: placed (judge_pass)
     placed = _where(part.placed, reading_ranks(loaded.scan), head)
     state = state_data(inputs, recorded, loaded.scan, loaded.topics, counts, part, placed, head)
     log.close()
