@@ -528,7 +528,7 @@ def merge(
     options = dataclasses.replace(options, workers=recorded_workers)
     merged = _in_order(parts, states, rows_in_order=workflow.attest.mode != "none")
     if workflow.attest.mode == "none":
-        return _write_merged(parts, first, merged, Given(inputs, outputs, workflow, options))
+        return _write_merged(parts, first, merged, Merging(inputs, outputs, workflow, options))
     model, llm = parts[0].manifest["fingerprint"]["model"], options.llm
     if llm is not None and model is not None and llm.model != model:
         raise InputError("--llm-config/--use-env-llm", None, None, f"model {llm.model!r}, the parts {model!r}")
@@ -604,7 +604,7 @@ def _resident() -> int:
         return 1 << 62
 
 
-class Given(NamedTuple):
+class Merging(NamedTuple):
     """What a merge writes: the shards' inputs and workflow, its own outputs, and how it runs."""
 
     inputs: Inputs
@@ -613,7 +613,7 @@ class Given(NamedTuple):
     options: RunOptions
 
 
-def _write_merged(parts, first: dict, merged: _Merged, given: Given) -> Summary:
+def _write_merged(parts, first: dict, merged: _Merged, given: Merging) -> Summary:
     """Write the output set of final judgments, as one process's :func:`judges.session.pipeline.write` does."""
     inputs, outputs = given.inputs, given.outputs
     settings = inputs.settings(given.workflow, cache_dir=outputs.out_dir)
