@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from functools import partial
 from typing import Callable, NamedTuple, Optional, Union
 
 import httpx
@@ -165,3 +166,16 @@ def ask_all(
             await asyncio.gather(*(worker() for _ in range(min(concurrency, len(requests)))))
 
     asyncio.run(ask_every())
+
+
+def online(endpoint: Endpoint, attest) -> Asker:
+    """The asker of ``endpoint``, online (:func:`ask_all`), as ``attest`` (the workflow's
+    :class:`judges.core.config.AttestSettings`) says: concurrency, retries, timeout and backoff."""
+    return partial(
+        ask_all,
+        endpoint,
+        concurrency=attest.concurrency,
+        max_retries=attest.max_retries,
+        timeout_s=attest.timeout_s,
+        backoff_s=attest.backoff_s,
+    )

@@ -200,10 +200,9 @@ def ask_llm(answers: Answers, topics: dict[str, _Topic], questions: dict[str, st
     """The LLM's side-by-side verdicts (:mod:`judges.attest.sidebyside`, both orders) on the drawn
     battles the evidence cannot decide: ``{(topic, pair index): (Verdict, a_first, b_first)}``
     (empty when the judge is flagged: it reads the order) and the figures for the summary."""
-    from functools import partial
 
     from judges.attest import sidebyside as sbs
-    from judges.attest.client import ask_all
+    from judges.attest.client import online
 
     settings = answers.settings
     attest, endpoint = settings.workflow.attest, settings.llm
@@ -216,14 +215,7 @@ def ask_llm(answers: Answers, topics: dict[str, _Topic], questions: dict[str, st
                 battles.append(sbs.Battle((topic, int(k)), questions.get(topic, ""), answers.shown[(a, topic)],
                                           answers.shown[(b, topic)]))  # fmt: skip
                 where.append((topic, int(k)))
-    ask = settings.ask or partial(
-        ask_all,
-        endpoint,
-        concurrency=attest.concurrency,
-        max_retries=attest.max_retries,
-        timeout_s=attest.timeout_s,
-        backoff_s=attest.backoff_s,
-    )
+    ask = settings.ask or online(endpoint, attest)
     judge = sbs.SideBySide(
         endpoint.model,
         settings.cache_dir,

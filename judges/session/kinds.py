@@ -38,7 +38,7 @@ def judge_other_kinds(
             warn=warnings.append,
             answered={run: len(topics) for run, topics in loaded.scan.answered.items()},
             model_spec=inputs.nugget_model,
-            degenerate=DegeneratePolicy(session.strict_llm, session.use_degenerate_llm),
+            degenerate=DegeneratePolicy(session.options.strict_llm, session.options.use_degenerate_llm),
             assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
         )
         assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"

@@ -80,7 +80,7 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
     """Read the topics, make the first pass over the runs, read the cited corpus documents, the
     labels and the nugget bank, each checked; worker processes (``start_workers``) start on
     ``stack`` as soon as they are known to be wanted. Nothing is written."""
-    inputs, workflow, warn = session.inputs, session.settings.workflow, session.warn
+    inputs, workflow, warn = session.inputs, session.settings.workflow, session.options.warn
     counts: Counter = Counter()
     problems = Problems(inputs.on_error, log, counts, warn)
     left_out: set[str] = set()  # the topics --max-topics leaves out
@@ -122,7 +122,7 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         else:
             nuggets = read_nuggets(inputs.nuggets)
             for warning in nuggets.warnings:
-                session.warn(warning)
+                session.options.warn(warning)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
         check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
@@ -178,16 +178,16 @@ def _start_workers(
     kernels) overlaps the first pass over the runs and the corpus read: with ``workers > 1``
     now, automatically (``workers == 0``) once the first pass has counted
     :data:`AUTO_PARALLEL_CITATIONS` citations (the callback returned for the first pass)."""
-    wanted = session.workers
+    wanted = session.options.workers
 
     def start(n: int) -> None:
         if not started and n > 1:
-            started.append(stack.enter_context(Workers(session.settings, n)))
+            started.append(stack.enter_context(Workers(session.settings, n, session.options.progress)))
 
     if wanted > 1:
         n = min(wanted, n_topics)
         if n < wanted:
-            session.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
+            session.options.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
         start(n)
         return None
     auto = min(os.cpu_count() or 1, n_topics) if wanted == 0 else 1  # processes, when it pays
@@ -198,7 +198,7 @@ def _start_workers(
 
 def processes(session: Session, loaded: Loaded, citations: int) -> str:
     """How many processes judged, and why (a line of the summary)."""
-    workers, wanted = loaded.workers, session.workers
+    workers, wanted = loaded.workers, session.options.workers
     chosen = f"{workers.n} worker processes" if workers is not None else "1 process"
     if wanted:
         return f"{chosen} (--workers {wanted})"

@@ -9,7 +9,7 @@ their kernels in the pool initializer while the main process still runs the firs
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from judges.session.deal import deal, topic_work
 from judges.formats.debuglog import DebugLog
@@ -124,9 +124,10 @@ class _FollowedLogs:
 
 
 class Workers:
-    """Worker processes, started early so their imports and kernel loading overlap the first pass."""
+    """Worker processes, started early so their imports and kernel loading overlap the first pass;
+    ``progress(n)`` is told of the citations they judge, as they judge them."""
 
-    def __init__(self, settings: Settings, n: int):
+    def __init__(self, settings: Settings, n: int, progress: Callable = lambda n: None):
         import concurrent.futures
         import multiprocessing
         import os
@@ -134,7 +135,7 @@ class Workers:
         import signal
 
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
-        self.n, self.queue = n, ctx.Queue()
+        self.n, self.queue, self.progress = n, ctx.Queue(), progress
         # The workers start with SIGINT held (a mask is inherited): a Ctrl-C to the group while one
         # imports would be its traceback; _init_worker ignores it, then lets it through (dropped).
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -168,7 +169,6 @@ class Workers:
         corpus: dict,
         topics: dict,
         log: DebugLog,
-        progress,
         tmp_dir: Path,
         plan=None,
         labels: Optional[dict] = None,
@@ -185,7 +185,7 @@ class Workers:
         import queue as queue_module
         import tempfile
 
-        n = self.n
+        n, progress = self.n, self.progress
         groups = deal(topics, topic_work(scan.report_citations), n)
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             log_paths = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
