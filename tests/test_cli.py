@@ -6,29 +6,12 @@ import json
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import ROOT, cli_in_process, run_cli
+from helpers import ROOT, base_args, cli_in_process, run_cli
 
 import judges
 
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 RUNS = ROOT / "runs" / "dragun"
-
-
-def base_args(tmp_path, *runs):
-    return [
-        "--judge",
-        "citation",
-        "--rag-topics",
-        TOPICS,
-        "--rag-responses",
-        *(runs or [RUNS]),
-        "--out-dir",
-        tmp_path / "out",
-        "--name",
-        "t",
-        "--backend",
-        "python",
-    ]
 
 
 def bad_run(tmp_path, lines):

@@ -5,7 +5,7 @@ import json
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import run_cli, shared, track
+from helpers import run_cli, shared, track
 
 import judges
 
