@@ -1,5 +1,5 @@
 """The CLI: bad input gives one line and exit code 2 (in this process: ``cli_in_process``; the real
-subprocess of each kind of error is in tests/test_robustness.py); skip mode counts; outputs parse."""
+subprocess of each kind of error is in tests/cli/test_robustness.py); skip mode counts; outputs parse."""
 
 import json
 

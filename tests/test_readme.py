@@ -180,7 +180,7 @@ def test_every_path_the_code_quotes_exists():
     """The docstrings and comments of ``judges/``, ``bench/`` and ``tests/`` quote the package's files where
     they are (``judges/scores/intervals.json``, not its place before the package had folders)."""
     pattern = r"(?<![\w/.-])judges/[\w./-]*\.(?:py|json)\b"
-    sources = [*(ROOT / "judges").rglob("*.py"), *(ROOT / "bench").glob("*.py"), *(ROOT / "tests").glob("*.py")]
+    sources = [*(ROOT / "judges").rglob("*.py"), *(ROOT / "bench").glob("*.py"), *(ROOT / "tests").rglob("*.py")]
     quoted = {(p.relative_to(ROOT).as_posix(), q) for p in sources for q in re.findall(pattern, p.read_text("utf-8"))}
     missing = sorted(f"{where}: {q}" for where, q in quoted if not (ROOT / q).exists())
     assert quoted and not missing, missing

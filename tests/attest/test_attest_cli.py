@@ -46,7 +46,7 @@ def judge(
         args += ["--workflow", path]
     if server is not None:
         # the scripted servers answer by rule or at random, not from the text, which the judge flags
-        # as degenerate and does not use by default (tests/test_attest_degenerate.py): here their
+        # as degenerate and does not use by default (tests/attest/test_attest_degenerate.py): here their
         # answers are the point, so they are used
         args += ["--use-env-llm", "--use-degenerate-llm"]
     return run_cli(*args, env=server.env(api_key=api_key) if server else None)

@@ -167,7 +167,7 @@ def test_without_a_command_or_runs_the_judge_asks_for_rag_responses():
 
 
 def test_the_command_line_called_in_process_answers_as_the_real_one(tmp_path):
-    """conftest.cli_in_process, which runs most bad-input cases, gives what a real process gives
+    """helpers.cli_in_process, which runs most bad-input cases, gives what a real process gives
     (exit code, stdout, stderr, the program's name in a usage error) and leaves the test process's
     working directory and garbage collector as they were."""
     import gc

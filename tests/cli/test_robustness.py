@@ -354,7 +354,7 @@ def setup_case(tmp_path: Path, files: dict, args: list) -> tuple[list, dict]:
 def cases(table: list, real: set[str]) -> list:
     """The cases as parameters, each with the way it is run: a real CLI subprocess for those in
     ``real`` (one per command and kind of error; marked slow), the rest in this process
-    (conftest.cli_in_process: the same program and assertions, without a second of start-up each)."""
+    (helpers.cli_in_process: the same program and assertions, without a second of start-up each)."""
     assert real <= {c[0] for c in table}
     return [
         pytest.param(

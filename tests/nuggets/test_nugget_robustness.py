@@ -279,7 +279,7 @@ def test_an_argue_run_killed_among_its_nugget_questions_resumes_without_asking_a
 def test_shards_of_another_nugget_bank_or_model_do_not_merge(tmp_path):
     """Shards judged against different nugget banks (or nugget models) would merge into a set no
     process wrote: one line naming the part and the field, nothing written (the merge of shards of
-    one session equalling one process: tests/test_shards.py)."""
+    one session equalling one process: tests/session/test_shards.py)."""
     bank = tmp_path / "bank.jsonl"
     bank.write_bytes((MINI / "nuggets.jsonl").read_bytes())
     records = [json.loads(line) for line in bank.read_text().splitlines()]

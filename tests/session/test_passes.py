@@ -1,6 +1,6 @@
 """The passes a session makes over the citations (:func:`judges.session.passes.plan_passes`): which,
 in which order, for each workflow and option; :func:`judges.session.passes.run_passes` carries them out
-(the real runs are the CLI tests': tests/test_attest_cli.py, tests/test_labels*.py)."""
+(the real runs are the CLI tests': tests/attest/test_attest_cli.py, tests/test_labels*.py)."""
 
 from __future__ import annotations
 
