@@ -38,21 +38,23 @@ def test_trec_tsv_topics(tmp_path):
     ]
 
 
-def test_tsv_line_of_three_columns_is_an_error_naming_the_line(tmp_path):
+@pytest.mark.parametrize(
+    "content, errors",
+    [
+        ("1\tfirst\n2\tx\ty\n", {2: "expected topic_id<TAB>query (2 columns), got 3 columns"}),
+        (
+            "1\tfirst\nsecond without tab\n\t empty id\n",
+            {2: "expected topic_id<TAB>query (no tab in this line)", 3: "topic_id: is empty"},
+        ),
+    ],
+    ids=["three-columns", "no-tab-or-empty-id"],
+)
+def test_a_bad_tsv_line_is_an_error_naming_the_line(tmp_path, content, errors):
     path = tmp_path / "topics.tsv"
-    path.write_text("1\tfirst\n2\tx\ty\n")
+    path.write_text(content)
     got = list(read_topics(path))
     assert got[0][1].topic_id == "1"
-    assert got[1][1].render() == f"{path}:2: expected topic_id<TAB>query (2 columns), got 3 columns"
-
-
-def test_tsv_line_without_tab_is_an_error_naming_the_line(tmp_path):
-    path = tmp_path / "topics.tsv"
-    path.write_text("1\tfirst\nsecond without tab\n\t empty id\n")
-    got = list(read_topics(path))
-    assert got[0][1].topic_id == "1"
-    assert got[1][1].render() == f"{path}:2: expected topic_id<TAB>query (no tab in this line)"
-    assert got[2][1].render() == f"{path}:3: topic_id: is empty"
+    assert {n: e.render() for n, (_, e) in enumerate(got[1:], 2)} == {n: f"{path}:{n}: {m}" for n, m in errors.items()}
 
 
 @pytest.mark.parametrize("content", ["just some words\nand more\n", "<top>\n<num> Number: 301\n</top>\n"])
@@ -220,23 +222,25 @@ def test_mixed_run_directory_through_the_cli(tmp_path):
     assert out_of_range.reason.tolist() == ["index 3 out of range (1 references)"]
 
 
-def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(tmp_path):
-    result = run_cli(
-        "--rag-topics",
-        FIXTURES / "neuclir-requests.jsonl",
-        "--rag-responses",
-        FIXTURES / "neuclir-runs",
-        "--corpus",
-        FIXTURES / "neuclir-corpus.translated.jsonl",
-        "--out-dir",
-        tmp_path,
-        "--name",
-        "n",
-        "--backend",
-        "python",
-    )
-    assert result.returncode == 0, result.stderr
-    df = judges.read_assessments(tmp_path, "n")
+NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs")
+
+
+def judge_neuclir(out, *extra, **kw):
+    """The NeuCLIR-shaped fixtures (a requests file, a JSONL and a JSON-array run) judged into ``out``
+    as ``n`` with the python backend (:func:`judge_cli`; ``extra``: more options, ``kw``: its own)."""
+    return judge_cli(*NEUCLIR, *extra, "--backend", "python", out=out, name="n", **kw)
+
+
+@pytest.fixture(scope="module")
+def neuclir_translated(tmp_path_factory):
+    """The NeuCLIR fixtures judged once with their corpus translated to English (every citation aligned)."""
+    out = tmp_path_factory.mktemp("neuclir-translated")
+    judge_neuclir(out, "--corpus", FIXTURES / "neuclir-corpus.translated.jsonl")
+    return out
+
+
+def test_neuclir_runs_jsonl_and_json_array_with_a_requests_file(neuclir_translated):
+    df = judges.read_assessments(neuclir_translated, "n")
     assert len(df) == 14  # every citation of both runs is counted
     by_run = {run: g.drop(columns=["run_id"]).reset_index(drop=True) for run, g in df.groupby("run_id")}
     assert sorted(by_run) == ["hltcoe-array", "hltcoe-plaid"]
@@ -257,8 +261,6 @@ from judges.attest.cascade import Attester  # noqa: E402
 from judges.engine.judge import cross_language  # noqa: E402
 from judges.text.script import NAMES, NONE, scripts_of  # noqa: E402
 
-NEUCLIR = ("--rag-topics", FIXTURES / "neuclir-requests.jsonl", "--rag-responses", FIXTURES / "neuclir-runs")
-
 
 def test_no_document_text_anywhere_stops_and_says_to_pass_corpus(tmp_path):
     result = cli_in_process(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python")
@@ -278,8 +280,7 @@ def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
         result.returncode == 2
         and "none of the 6 cited document ids ('en-0001', 'fa-0001', 'ru-0001', ...)" in result.stderr
     )
-    result = run_cli(*NEUCLIR, "--out-dir", tmp_path, "--name", "n", "--backend", "python", "--allow-missing-text")
-    assert result.returncode == 0, result.stderr
+    result = judge_neuclir(tmp_path, "--allow-missing-text")
     assert "warning" in result.stdout and "14 of 14 citations (100.0%) have no document text" in result.stdout
     assert "hltcoe-plaid: 7 not in the run (no --corpus)" in " ".join(result.stdout.split())
     cov = (tmp_path / "n.coverage.tsv").read_text().splitlines()
@@ -287,18 +288,7 @@ def test_wrong_corpus_stops_too_and_allow_missing_text_judges_anyway(tmp_path):
 
 
 def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path):
-    result = run_cli(
-        *NEUCLIR,
-        "--corpus",
-        FIXTURES / "neuclir-corpus.jsonl",
-        "--out-dir",
-        tmp_path,
-        "--name",
-        "n",
-        "--backend",
-        "python",
-    )
-    assert result.returncode == 0, result.stderr
+    result = judge_neuclir(tmp_path, "--corpus", FIXTURES / "neuclir-corpus.jsonl")
     df = judges.read_assessments(tmp_path, "n")
     assert len(df) == 14
     zh = df[df.doc_id == "zh-0001"]
@@ -324,20 +314,8 @@ def test_cross_language_citations_are_recorded_not_aligned_and_counted(tmp_path)
     assert acc.value.tolist() == [1.0]  # the cited documents exist: only their language differs
 
 
-def test_a_translated_corpus_is_aligned(tmp_path):
-    result = run_cli(
-        *NEUCLIR,
-        "--corpus",
-        FIXTURES / "neuclir-corpus.translated.jsonl",
-        "--out-dir",
-        tmp_path,
-        "--name",
-        "n",
-        "--backend",
-        "python",
-    )
-    assert result.returncode == 0, result.stderr
-    df = judges.read_assessments(tmp_path, "n")
+def test_a_translated_corpus_is_aligned(neuclir_translated):
+    df = judges.read_assessments(neuclir_translated, "n")
     assert "cross_language" not in set(df.status) and (df[df.doc_id == "zh-0001"].score > 0).all()
 
 
