@@ -15,7 +15,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
-from helpers import BUNDLED, SAMPLE_NAME, chrome, judge_cli  # noqa: E402
+from helpers import BUNDLED, ROOT, SAMPLE_NAME, calibrate_cli, chrome, judge_cli, shared, track  # noqa: E402
 
 
 def pytest_configure(config) -> None:
@@ -49,3 +49,34 @@ def judged_sample(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("judged-sample")
     judge_cli(*BUNDLED, out=out, name=SAMPLE_NAME)
     return out
+
+
+@pytest.fixture(scope="session")
+def judged_rag24_support(tmp_path_factory) -> Path:
+    """../shared/data/rag24-support (topics, runs, segments; skipped when absent) judged once per worker
+    with the default workflow, its outputs named ``r24``: a real CLI run, shared by the tests that
+    calibrate on it, report on it or compare another run with it. Read it, never write into it
+    (:func:`helpers.copy_judged` for a test that writes beside it)."""
+    data = shared("rag24-support")
+    out = tmp_path_factory.mktemp("judged-rag24-support")
+    judge_cli(*track(data), out=out, name="r24")
+    return out
+
+
+@pytest.fixture(scope="session")
+def calibrated_rag24_support(judged_rag24_support, tmp_path_factory) -> tuple[Path, str]:
+    """The support model ``calibrate`` fits on :func:`judged_rag24_support` and rag24-support's labels
+    (``--data rag24-support``), once per worker: (the model file, calibrate's stdout). Read only."""
+    model = tmp_path_factory.mktemp("calibrated-rag24-support") / "model.json"
+    labels = shared("rag24-support", "labels.jsonl")
+    done = calibrate_cli(judged_rag24_support, "r24", labels, model, "--data", "rag24-support")
+    assert done.returncode == 0, done.stderr
+    return model, done.stdout
+
+
+@pytest.fixture(scope="session")
+def judged_rag24_mini(tmp_path_factory) -> tuple[Path, str]:
+    """The bundled real TREC 2024 RAG runs (datasets/rag24-mini) judged once per worker with the default
+    workflow, outputs named ``M``: (the output folder, the judge's stdout). Read only."""
+    out = tmp_path_factory.mktemp("judged-rag24-mini")
+    return out, judge_cli(*track(ROOT / "datasets" / "rag24-mini"), out=out, name="M").stdout

@@ -35,9 +35,18 @@ BUNDLED = (
 )
 
 
-def track(folder: Path, topics: str = "topics.jsonl", runs: str = "runs", corpus: str = "segments.jsonl") -> tuple:
-    """A track folder's (../shared/data's layout) topics, runs and corpus as the judge's input options."""
-    return ("--rag-topics", folder / topics, "--rag-responses", folder / runs, "--corpus", folder / corpus)
+def track(
+    folder: Path,
+    topics: str = "topics.jsonl",
+    runs: str = "runs",
+    corpus: str | None = "segments.jsonl",
+    nuggets: str | None = None,
+) -> tuple:
+    """A track folder's (../shared/data's layout) topics, runs, corpus (none: ``corpus=None``) and nugget
+    bank (``nuggets="nuggets.jsonl"``: a nugget track's) as the judge's input options."""
+    options = ("--rag-topics", folder / topics, "--rag-responses", folder / runs)
+    options += ("--corpus", folder / corpus) if corpus is not None else ()
+    return options + (("--nuggets", folder / nuggets) if nuggets is not None else ())
 
 
 def shared(*parts: str) -> Path:
@@ -46,6 +55,12 @@ def shared(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not present: {path}")
     return path
+
+
+def kiddie_options() -> tuple:
+    """The citation judge's options for ../shared/data/kiddie (its topics folder and runs, no corpus, the
+    python backend), or skip the test when that data is not present."""
+    return ("--judge", "citation", *track(shared("kiddie"), topics="topics", corpus=None), "--backend", "python")
 
 
 DSPY_REASON = "dspy is not installed: LLM attestation needs the attest extra (pip install -e '.[attest]')"
@@ -139,6 +154,14 @@ def cli_in_process(*args: str, cwd: Path = ROOT, env: dict | None = None) -> sub
         gc.set_threshold(*saved_gc[1])
         (gc.enable if saved_gc[0] else gc.disable)()
     return subprocess.CompletedProcess(["run_judge.py", *map(str, args)], code, out.getvalue(), err.getvalue())
+
+
+def calibrate_cli(judged: Path, name: str, labels: Path, output: Path, *options, run=None):
+    """``calibrate`` fitting the support model on a judged output set (``--assessments JUDGED --name
+    NAME``) and ``labels``, into ``output`` (``options``: more of its options): :func:`run_cli`'s result,
+    or ``run``'s (:func:`cli_in_process` for an error line)."""
+    args = ("calibrate", "--assessments", judged, "--name", name, "--labels", labels, "--output", output, *options)
+    return (run or run_cli)(*args)
 
 
 # -- the browser of the report tests ------------------------------------------------------------------

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, run_cli, shared
+from helpers import kiddie_options, ROOT, judge_cli, run_cli, shared
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("autojudge_base") is None,
@@ -64,27 +64,8 @@ def ajb(nltk_env):
 @pytest.fixture(scope="module")
 def kiddie_cli(tmp_path_factory):
     """citejudge's CLI outputs for kiddie, every leaderboard format."""
-    kiddie = shared("kiddie")
     out = tmp_path_factory.mktemp("kiddie")
-    r = run_cli(
-        "--judge",
-        "citation",
-        "--rag-topics",
-        kiddie / "topics",
-        "--rag-responses",
-        kiddie / "runs",
-        "--out-dir",
-        out,
-        "--name",
-        "k",
-        "--backend",
-        "python",
-        "--leaderboard-format",
-        "tot",
-        "--leaderboard-format",
-        "jsonl",
-    )
-    assert r.returncode == 0, r.stderr
+    judge_cli(*kiddie_options(), "--leaderboard-format", "tot", "--leaderboard-format", "jsonl", out=out, name="k")
     return out
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -311,7 +313,10 @@ def test_the_fast_scanner_finds_exactly_the_reference_matches(text):
     assert _spans(numbers_module._matches(text)) == _spans(numbers_module._PATTERN.finditer(text))
 
 
-def test_the_fast_scanner_on_real_documents():
+@functools.cache
+def real_texts() -> tuple[str, ...]:
+    """Real text to scan: every line of the bundled corpora and runs (and the corpora's texts), and two
+    WiCE files of ../shared/data when present."""
     import glob
     import json
 
@@ -324,7 +329,11 @@ def test_the_fast_scanner_on_real_documents():
     texts = [line for path in files for line in open(path, encoding="utf-8")]
     texts += [json.loads(t).get("text", "") for t in texts if t.startswith('{"doc_id"')]
     assert texts
-    for text in texts:
+    return tuple(texts)
+
+
+def test_the_fast_scanner_on_real_documents():
+    for text in real_texts():
         assert _spans(numbers_module._matches(text)) == _spans(numbers_module._PATTERN.finditer(text))
 
 
@@ -338,19 +347,7 @@ def test_the_start_kernel_is_exactly_the_reference(text):
 
 
 def test_the_start_kernel_on_real_documents():
-    import glob
-    import json
-
-    from helpers import ROOT, SHARED
-
-    files = sorted(
-        glob.glob(str(ROOT / "datasets" / "*" / "corpus.jsonl")) + glob.glob(str(ROOT / "runs" / "*" / "*.jsonl"))
-    )
-    files += sorted(glob.glob(str(SHARED / "wice" / "**" / "*.jsonl"), recursive=True))[:2]
-    texts = [line for path in files for line in open(path, encoding="utf-8")]
-    texts += [json.loads(t).get("text", "") for t in texts if t.startswith('{"doc_id"')]
-    assert texts
-    for text in texts:
+    for text in real_texts():
         assert numbers_module._starts(text) == numbers_module._starts_reference(text)
 
 

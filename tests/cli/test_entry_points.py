@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, cli_in_process, run_cli
-from helpers import base_args  # the DRAGUN sample, python backend, name t, into DIR/out
+from helpers import ROOT, base_args, cli_in_process, run_cli  # base_args: the DRAGUN sample, python backend, name t
 
 import judges
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT, cli_in_process, run_cli, shared
+from helpers import ROOT, cli_in_process, run_cli, shared, track
 
 MINI = ROOT / "datasets" / "rag24-mini"
 NUGGETS = ROOT / "datasets" / "rag24-nuggets-mini"
@@ -114,11 +114,7 @@ def test_few_topics_need_allow_few_topics_and_config_records_it(tmp_path):
 
 
 def _argue(out, *extra, run=run_cli):
-    return run(
-        "--judge", "argue", "--rag-topics", NUGGETS / "topics.jsonl", "--rag-responses", NUGGETS / "runs",
-        "--nuggets", NUGGETS / "nuggets.jsonl", "--corpus", NUGGETS / "segments.jsonl",
-        "--out-dir", out, "--name", "N", *extra,
-    )  # fmt: skip
+    return run("--judge", "argue", *track(NUGGETS, nuggets="nuggets.jsonl"), "--out-dir", out, "--name", "N", *extra)
 
 
 @pytest.fixture(scope="module")
@@ -292,14 +288,7 @@ def _labels_with(tmp_path, probabilities):
 
 
 def test_inclusion_probability_null_is_a_label_not_drawn_with_a_known_probability(tmp_path):
-    args = (
-        "--rag-topics",
-        MINI / "topics.jsonl",
-        "--rag-responses",
-        MINI / "runs",
-        "--corpus",
-        MINI / "segments.jsonl",
-    )
+    args = track(MINI)
     bad = _labels_with(tmp_path, [0.5, 2])
     r = cli_in_process(*args, "--labels", bad, "--out-dir", tmp_path / "bad", "--name", "x")
     assert r.returncode == 2

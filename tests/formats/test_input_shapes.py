@@ -381,31 +381,15 @@ def test_scripts_of_is_per_text_and_a_dominant_script_wins(texts, name):
 
 # -- real data (../shared/data), skipped when absent ------------------------------------------------
 
-from helpers import shared  # noqa: E402
+from helpers import shared, track  # noqa: E402
 
 
 @pytest.mark.shared
-def test_nist_tsv_topics_give_the_same_leaderboard_as_the_jsonl_topics(tmp_path):
+def test_nist_tsv_topics_give_the_same_leaderboard_as_the_jsonl_topics(tmp_path, judged_rag24_support):
     rag24 = shared("rag24-support")
-    outs = {}
-    for topics in ("topics.rag24.test.txt", "topics.jsonl"):
-        out = tmp_path / topics
-        result = run_cli(
-            "--rag-topics",
-            rag24 / topics,
-            "--rag-responses",
-            rag24 / "runs",
-            "--corpus",
-            rag24 / "segments.jsonl",
-            "--out-dir",
-            out,
-            "--name",
-            "r",
-        )
-        assert result.returncode == 0, result.stderr
-        outs[topics] = out
-    for name in ("r.leaderboard.txt", "r.qrels", "r.coverage.tsv", "r.assessments.parquet"):
-        assert (outs["topics.rag24.test.txt"] / name).read_bytes() == (outs["topics.jsonl"] / name).read_bytes(), name
+    judge_cli(*track(rag24, topics="topics.rag24.test.txt"), out=tmp_path, name="r24")  # the fixture: topics.jsonl
+    for name in ("r24.leaderboard.txt", "r24.qrels", "r24.coverage.tsv", "r24.assessments.parquet"):
+        assert (tmp_path / name).read_bytes() == (judged_rag24_support / name).read_bytes(), name
 
 
 def _topics_of_runs(paths, out: Path) -> Path:

@@ -3,11 +3,12 @@ reruns, and end-to-end runs on ../shared/data (kiddie against its truth; Attribu
 via convert-labelled, the alignment-only judge and agreement)."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import BUNDLED, ROOT, cli_in_process, run_cli, shared
+from helpers import BUNDLED, calibrate_cli, kiddie_options, ROOT, cli_in_process, judge_cli, run_cli, shared, track
 from scipy import stats
 
 from judges.core.measures import MEASURE_NAMES
@@ -276,27 +277,23 @@ AB_SMALL = [
 ]
 
 
+def converted_and_judged(tmp_path: Path, source, name: str, *options):
+    """``convert-labelled SOURCE`` (a file, or records written to one) into ``tmp_path/in``, then the
+    citation judge (``options``) on what it wrote into ``tmp_path/out`` as ``name``; returns
+    convert-labelled's result."""
+    if isinstance(source, list):
+        path = tmp_path / f"{name}-source.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in source))
+        source = path
+    r = run_cli("convert-labelled", source, "--out-dir", tmp_path / "in")
+    assert r.returncode == 0, r.stderr
+    judge_cli(*track(tmp_path / "in", corpus=None), *options, out=tmp_path / "out", name=name)
+    return r
+
+
 def test_convert_judge_agreement_end_to_end(tmp_path):
-    src = tmp_path / "ab.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in AB_SMALL))
-    r = run_cli("convert-labelled", src, "--out-dir", tmp_path / "in")
-    assert r.returncode == 0, r.stderr
+    r = converted_and_judged(tmp_path, AB_SMALL, "ab", "--backend", "python")
     assert "4 items: 2 not_supported, 2 supported" in r.stdout
-    r = run_cli(
-        "--judge",
-        "citation",
-        "--rag-topics",
-        tmp_path / "in" / "topics.jsonl",
-        "--rag-responses",
-        tmp_path / "in" / "runs",
-        "--out-dir",
-        tmp_path / "out",
-        "--name",
-        "ab",
-        "--backend",
-        "python",
-    )
-    assert r.returncode == 0, r.stderr
     out = tmp_path / "agree.jsonl"
     r = run_cli(
         "agreement", "--assessments", tmp_path / "out", "--labels", tmp_path / "in" / "labels.jsonl", "--output", out
@@ -344,23 +341,7 @@ def test_agreement_errors_are_one_line(tmp_path):
 def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
     kiddie = shared("kiddie")
     truth = kiddie / "eval" / "kiddie_fake.eval.ir_measures.txt"
-    r = run_cli(
-        "--judge",
-        "citation",
-        "--rag-topics",
-        kiddie / "topics",
-        "--rag-responses",
-        kiddie / "runs",
-        "--out-dir",
-        tmp_path,
-        "--name",
-        "kiddie",
-        "--backend",
-        "python",
-        "--leaderboard-format",
-        "tot",
-    )
-    assert r.returncode == 0, r.stderr
+    judge_cli(*kiddie_options(), "--leaderboard-format", "tot", out=tmp_path, name="kiddie")
     for lb in ("kiddie.leaderboard.txt", "kiddie.leaderboard.tot.txt"):
         out = tmp_path / f"{lb}.meta.jsonl"
         r = run_cli("meta-evaluate", "--truth", truth, tmp_path / lb, "--bootstrap", "100", "--output", out)
@@ -402,21 +383,7 @@ def test_kiddie_meta_evaluate_against_its_truth(tmp_path):
     ],
 )
 def test_labelled_sets_end_to_end(tmp_path, parts, name, n, groups):
-    r = run_cli("convert-labelled", shared(*parts), "--out-dir", tmp_path / "in")
-    assert r.returncode == 0, r.stderr
-    r = run_cli(
-        "--judge",
-        "citation",
-        "--rag-topics",
-        tmp_path / "in" / "topics.jsonl",
-        "--rag-responses",
-        tmp_path / "in" / "runs",
-        "--out-dir",
-        tmp_path / "out",
-        "--name",
-        name,
-    )
-    assert r.returncode == 0, r.stderr
+    converted_and_judged(tmp_path, shared(*parts), name)
     out = tmp_path / "agree.csv"
     r = run_cli(
         "agreement",
@@ -445,22 +412,7 @@ def test_agreement_reads_wice_shaped_label_files(tmp_path):
     nested fields (left out), and values mapped with --label-map."""
     from test_meta_convert import WICE
 
-    src = tmp_path / "wice.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in WICE))
-    assert run_cli("convert-labelled", src, "--out-dir", tmp_path / "in").returncode == 0
-    r = run_cli(
-        "--rag-topics",
-        tmp_path / "in" / "topics.jsonl",
-        "--rag-responses",
-        tmp_path / "in" / "runs",
-        "--out-dir",
-        tmp_path / "out",
-        "--name",
-        "w",
-        "--backend",
-        "python",
-    )
-    assert r.returncode == 0, r.stderr
+    converted_and_judged(tmp_path, WICE, "w", "--backend", "python")
     labels = tmp_path / "wice-labels.jsonl"
     written = {"dev0": "Not Supported", "dev1": "partially_supported"}
     labels.write_text(
@@ -508,15 +460,10 @@ def test_agreement_reads_wice_shaped_label_files(tmp_path):
     assert [json.loads(line)["n"] for line in out.read_text().splitlines()][0] == 2
 
 
-def test_calibrate_reads_recoded_labels_with_synonyms_and_label_map(tmp_path):
+def test_calibrate_reads_recoded_labels_with_synonyms_and_label_map(tmp_path, judged_rag24_mini):
     """calibrate on datasets/rag24-mini: labels written FS / graded-1 / not supported, read with the
     synonyms and --label-map graded-1=partially, fit the same model as NIST's own words."""
-    mini = ROOT / "datasets" / "rag24-mini"
-    r = run_cli(
-        *("--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl"),
-        *("--out-dir", tmp_path, "--name", "m"),
-    )
-    assert r.returncode == 0, r.stderr
+    mini, (judged, _) = ROOT / "datasets" / "rag24-mini", judged_rag24_mini
     words = {"supported": "FS", "partially": "graded-1", "not_supported": "Not Supported"}
     recoded = tmp_path / "recoded.jsonl"
     recoded.write_text(
@@ -528,27 +475,21 @@ def test_calibrate_reads_recoded_labels_with_synonyms_and_label_map(tmp_path):
     models = []
     for labels, extra in ((mini / "labels.jsonl", ()), (recoded, ("--label-map", "graded-1=partially"))):
         out = tmp_path / f"{labels.stem}.json"
-        args = ("--assessments", tmp_path, "--name", "m", "--labels", labels, "--output", out, "--data", "mini")
-        r = run_cli("calibrate", *args, *extra)
+        r = calibrate_cli(judged, "M", labels, out, "--data", "mini", *extra)
         assert r.returncode == 0, r.stderr
         models.append(out.read_bytes())
     assert models[0] == models[1]
 
 
-def test_every_interval_on_real_runs_contains_its_estimate(tmp_path):
+def test_every_interval_on_real_runs_contains_its_estimate(tmp_path, judged_rag24_mini):
     """The bundled real TREC 2024 RAG runs (rag24-mini, NIST's human leaderboard beside them),
     judged, then meta-evaluated: every correlation's BCa interval contains its estimate (the
     percentile interval it replaced sat below it: Kendall 0.713 [0.549, 0.791] on rag24-support),
     and the output says which interval it is."""
-    mini = ROOT / "datasets" / "rag24-mini"
-    r = run_cli(
-        "--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
-        "--out-dir", tmp_path, "--name", "M",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
+    mini, (judged, _) = ROOT / "datasets" / "rag24-mini", judged_rag24_mini
     out = tmp_path / "meta.jsonl"
     r = run_cli(
-        "meta-evaluate", "--truth", mini / "truth.eval.txt", tmp_path / "M.leaderboard.txt", "--truth-topics",
+        "meta-evaluate", "--truth", mini / "truth.eval.txt", judged / "M.leaderboard.txt", "--truth-topics",
         "--bootstrap", "300", "--output", out,
     )  # fmt: skip
     assert r.returncode == 0, r.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import ROOT, cli_in_process, run_cli, shared
+from helpers import ROOT, cli_in_process, run_cli, shared, track
 
 import judges
 import judges.session.nuggets as nugget_session
@@ -18,11 +18,7 @@ NUGGET_MEASURES = ("NUGGET_ALL", "NUGGET_ALL_STRICT", "NUGGET_VITAL", "NUGGET_VI
 
 
 def _argue(out, data=MINI, judge="argue", *extra):
-    return run_cli(
-        "--judge", judge, "--rag-topics", data / "topics.jsonl", "--rag-responses", data / "runs",
-        "--nuggets", data / "nuggets.jsonl", "--corpus", data / "segments.jsonl",
-        "--out-dir", out, "--name", "N", *extra,
-    )  # fmt: skip
+    return run_cli("--judge", judge, *track(data, nuggets="nuggets.jsonl"), "--out-dir", out, "--name", "N", *extra)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import cli_in_process, run_cli, shared
+from helpers import copy_judged, cli_in_process, run_cli, shared
 from scipy.stats import kendalltau
 
 import judges
@@ -140,14 +140,9 @@ def test_plain_meta_evaluate_names_truth_topics_when_the_truth_judged_runs_on_di
 
 
 @pytest.mark.shared
-def test_rag24_support_report_tau_is_meta_evaluate_truth_topics_tau(tmp_path):
+def test_rag24_support_report_tau_is_meta_evaluate_truth_topics_tau(tmp_path, judged_rag24_support):
     data = shared("rag24-support")
-    out = tmp_path / "out"
-    judged = run_cli(
-        "--rag-topics", data / "topics.jsonl", "--rag-responses", data / "runs", "--corpus", data / "segments.jsonl",
-        "--out-dir", out, "--name", "r24",
-    )  # fmt: skip
-    assert judged.returncode == 0, judged.stderr
+    out = copy_judged(judged_rag24_support, tmp_path / "out")  # the report is written beside
     meta = run_cli(
         "meta-evaluate", "--truth", data / "truth.eval.txt", out / "r24.leaderboard.txt", "--truth-topics",
         "--eval-measure", "WEIGHTED_PRECISION", "--correlation", "kendall", "--bootstrap", "0",

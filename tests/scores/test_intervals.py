@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from helpers import BUNDLED, ROOT, judge_cli, run_cli, shared, track
+from helpers import BUNDLED, ROOT, judge_cli, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -532,29 +532,9 @@ def test_the_shipped_model_records_its_spreads():
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_calibrate_fits_the_shipped_spreads(tmp_path):
-    data = shared("rag24-support")
-    r = run_cli(
-        *track(data),
-        "--out-dir",
-        tmp_path,
-        "--name",
-        "r",
-    )
-    assert r.returncode == 0, r.stderr
-    c = run_cli(
-        "calibrate",
-        "--assessments",
-        tmp_path,
-        "--name",
-        "r",
-        "--labels",
-        data / "labels.jsonl",
-        "--output",
-        tmp_path / "m.json",
-    )
-    assert c.returncode == 0, c.stderr
-    fitted, shipped = json.loads((tmp_path / "m.json").read_text()), load_model("rag24").to_dict()
+def test_calibrate_fits_the_shipped_spreads(calibrated_rag24_support):
+    model, _ = calibrated_rag24_support
+    fitted, shipped = json.loads(model.read_text()), load_model("rag24").to_dict()
     assert {k: fitted["intervals"][k] for k in shipped["intervals"]} == shipped["intervals"]
     # the spreads the intervals assume (judges/scores/intervals.json) are this fit's posterior predictive
     honest = json.loads(iv.SHIPPED_SPREADS.read_text(encoding="utf-8"))
@@ -1058,29 +1038,24 @@ def test_the_bench_matched_world_keeps_each_run_its_own_number_of_reports():
     assert any(h != pytest.approx(own["b"]) for h in old)
 
 
-def test_the_intervals_say_when_the_model_was_fitted_on_these_topics(tmp_path):
+def test_the_intervals_say_when_the_model_was_fitted_on_these_topics(judged_rag24_mini):
     """rag24-mini's three topics are among the fourteen of rag24-support the shipped model's errors
     were learned on: the summary and the report say so, and no longer "not on these topics"."""
     from judges.report.leaderboard import board
     from judges.report.pages import intervals_legend
 
-    mini = ROOT / "datasets" / "rag24-mini"
-    r = run_cli(
-        "--rag-topics", mini / "topics.jsonl", "--rag-responses", mini / "runs", "--corpus", mini / "segments.jsonl",
-        "--out-dir", tmp_path, "--name", "M",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    said = " ".join(r.stdout.split())
+    judged, stdout = judged_rag24_mini
+    said = " ".join(stdout.split())
     assert (
         "they rest on the judge's errors learned on rag24-support, 3 of these 3 topics among them "
         "(the model was fitted on them: narrower than on new topics)"
     ) in said
     assert "not on these topics" not in said
-    table = judges.read_intervals(tmp_path, "M")
+    table = judges.read_intervals(judged, "M")
     assert set(table[table.measure == "WEIGHTED_PRECISION"].made) == {
         "model (errors learned on rag24-support; 3 of these topics among them)"
     }
-    legend = intervals_legend(board(judges.read_leaderboard(tmp_path, "M"), intervals=table), "M")
+    legend = intervals_legend(board(judges.read_leaderboard(judged, "M"), intervals=table), "M")
     assert "3 of these 3 topics among them" in legend and "not on these topics" not in legend
 
 

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import ROOT, cli_in_process, run_cli, shared, track
-from helpers import base_args  # the DRAGUN sample, python backend, name t, into DIR/out
+from helpers import ROOT, base_args, calibrate_cli, cli_in_process, run_cli, shared
 from judges.align.backends import get_backend
 from judges.support.features import (
     CLAUSE_BREAK,
@@ -165,38 +164,16 @@ def test_a_model_file_of_an_older_format_is_refused_in_one_line(tmp_path):
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_calibrate_writes_the_same_model_twice(tmp_path):
-    data = shared("rag24-support")  # CITEJUDGE_SHARED or ../shared, skipped when absent
-    r = run_cli(
-        *track(data),
-        "--out-dir",
-        tmp_path,
-        "--name",
-        "r",
-    )
-    assert r.returncode == 0, r.stderr
-    for name in ("a.json", "b.json"):
-        c = run_cli(
-            "calibrate",
-            "--assessments",
-            tmp_path,
-            "--name",
-            "r",
-            "--labels",
-            data / "labels.jsonl",
-            "--output",
-            tmp_path / name,
-            "--data",
-            "rag24-support",
-        )
-        assert c.returncode == 0, c.stderr
-        assert "cross-validated by topic (14 folds)" in c.stdout
-    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+def test_calibrate_writes_the_same_model_twice(tmp_path, judged_rag24_support, calibrated_rag24_support):
+    first, said = calibrated_rag24_support  # CITEJUDGE_SHARED or ../shared, skipped when absent
+    labels = shared("rag24-support", "labels.jsonl")
+    c = calibrate_cli(judged_rag24_support, "r24", labels, tmp_path / "again.json", "--data", "rag24-support")
+    assert c.returncode == 0, c.stderr
+    assert "cross-validated by topic (14 folds)" in said and "cross-validated by topic (14 folds)" in c.stdout
+    assert first.read_bytes() == (tmp_path / "again.json").read_bytes()
     bad = tmp_path / "labels.jsonl"
     bad.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "supported"}) + "\n")
-    c = cli_in_process(
-        "calibrate", "--assessments", tmp_path, "--name", "r", "--labels", bad, "--output", tmp_path / "c.json"
-    )
+    c = calibrate_cli(judged_rag24_support, "r24", bad, tmp_path / "c.json", run=cli_in_process)
     assert c.returncode == 2 and "doc_id" in c.stderr
 
 

@@ -13,21 +13,14 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from helpers import ROOT, run_cli
+from helpers import ROOT, run_cli, track
 
 from judges.support.refit import MIN_REFIT_LABELS, refit_to_labels
 from judges.support.model import load_model, recalibrated
 from judges.core.vocabulary import FEATURES
 
 MINI = ROOT / "datasets" / "rag24-mini"
-ARGS = (
-    "--rag-topics",
-    MINI / "topics.jsonl",
-    "--rag-responses",
-    MINI / "runs",
-    "--corpus",
-    MINI / "segments.jsonl",
-)
+ARGS = track(MINI)
 KEYS = ["run_id", "topic_id", "sentence_index", "doc_id"]
 
 
