@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import run_cli
+from helpers import cli_in_process, run_cli
 
 import judges
 from judges.api.answer import AnswerCheck, CheckedSentence, CitedSource
@@ -170,5 +170,5 @@ def test_the_check_answer_command_prints_the_annotated_answer(tmp_path):
     got = json.loads(as_json.stdout)
     assert got["annotated"] == "Revenue rose 12% to $1.5 million.[1] Penguins cannot fly.[unsupported]"
     assert got["sentences"][0]["citations"][0]["source_id"] == "q3.txt"
-    bad = run_cli(*args, "--markers", "wiki")
+    bad = cli_in_process(*args, "--markers", "wiki")
     assert bad.returncode == 2 and "'wiki' is not one of 'brackets', 'superscript', 'footnote'" in bad.stderr

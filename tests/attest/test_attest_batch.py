@@ -272,12 +272,12 @@ def test_a_truncated_or_foreign_answers_file_is_reported_line_by_line_and_nothin
     assert cached_keys(out) == {g["custom_id"] for g in good[:2]}  # nothing wrong applied
 
     # The same answers again are no news; a damaged manifest or a missing file is one error line.
-    again = run_cli("attest", "import", out, "--name", "r", truncated)
+    again = cli_in_process("attest", "import", out, "--name", "r", truncated)
     assert "applied: 0 new answers to the cache; 2 already in the cache (not stored again)" in again.stdout
-    gone = run_cli("attest", "import", out, "--name", "r", tmp_path / "nope.jsonl")
+    gone = cli_in_process("attest", "import", out, "--name", "r", tmp_path / "nope.jsonl")
     assert gone.returncode == 2 and gone.stderr.startswith(f"error: {tmp_path}/nope.jsonl: cannot read answers")
     (out / "r.batch" / "manifest.json").write_text("{}")
-    damaged = run_cli("attest", "import", out, "--name", "r", truncated)
+    damaged = cli_in_process("attest", "import", out, "--name", "r", truncated)
     assert damaged.returncode == 2 and "manifest.json: format: not an export manifest" in damaged.stderr
 
 
@@ -341,16 +341,16 @@ def test_sigterm_during_import_is_one_line_and_stores_nothing(exported, tmp_path
 
 
 def test_export_refuses_a_set_without_a_mode_or_model_and_a_changed_input(exported, tmp_path):
-    none = run_cli("attest", "export", exported, "--name", "r", "--model", "m")
+    none = cli_in_process("attest", "export", exported, "--name", "r", "--model", "m")
     assert none.returncode == 2 and "--attest: 'none': give uncertain or all" in none.stderr
-    no_model = run_cli("attest", "export", exported, "--name", "r", "--attest", "all")
+    no_model = cli_in_process("attest", "export", exported, "--name", "r", "--attest", "all")
     assert no_model.returncode == 2 and "the set records no model" in no_model.stderr
-    missing = run_cli("attest", "export", tmp_path, "--name", "r", "--attest", "all", "--model", "m")
+    missing = cli_in_process("attest", "export", tmp_path, "--name", "r", "--attest", "all", "--model", "m")
     assert missing.returncode == 2 and f"{tmp_path}/r.config.yml: no such file: judge first" in missing.stderr
     config = yaml.safe_load((exported / "r.config.yml").read_text())
     config["inputs"]["topics"][0]["sha256"] = "0" * 64
     (tmp_path / "r.config.yml").write_text(yaml.safe_dump(config))
-    changed = run_cli("attest", "export", tmp_path, "--name", "r", "--attest", "all", "--model", "m")
+    changed = cli_in_process("attest", "export", tmp_path, "--name", "r", "--attest", "all", "--model", "m")
     assert changed.returncode == 2 and "topics.jsonl: changed since" in changed.stderr
     assert not (tmp_path / "r.batch").exists()
 

@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import ROOT, needs_dspy, run_cli
+from helpers import cli_in_process, ROOT, needs_dspy, run_cli
 from llm_servers import Reply, ScriptedServer, by_hash
 
 import judges
@@ -339,7 +339,7 @@ def test_attest_without_an_endpoint_is_a_one_line_error(tmp_path):
     assert said == [
         "error: workflow: attest.mode: 'uncertain' needs an LLM endpoint: pass --use-env-llm or --llm-config"
     ]
-    result = run_cli(
+    result = cli_in_process(
         "--rag-topics",
         TOPICS,
         "--rag-responses",

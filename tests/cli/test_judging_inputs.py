@@ -35,7 +35,7 @@ def _unchanged(out, files):
 def test_topics_of_another_track_are_an_error_and_the_previous_set_stays(tmp_path):
     out = tmp_path / "out"
     files = _previous_set(out)
-    r = run_cli("--rag-topics", RAG25, "--rag-responses", MINI / "runs", "--out-dir", out, "--name", "x")
+    r = cli_in_process("--rag-topics", RAG25, "--rag-responses", MINI / "runs", "--out-dir", out, "--name", "x")
     assert r.returncode == 2, r.stdout
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith(f"error: {RAG25}: --rag-topics: none of the 123 reports is of one of these topics")
@@ -210,7 +210,7 @@ def test_headline_chosen_and_checked(tmp_path):
     r = cli_in_process(*base, "--headline", "NUGGET_VITAL")
     assert r.returncode == 0, r.stderr
     assert "top runs by NUGGET_VITAL (mean over topics):" in r.stdout
-    r = run_cli(*base, "--headline", "NUGGET_X")
+    r = cli_in_process(*base, "--headline", "NUGGET_X")
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1].startswith("error: --headline: 'NUGGET_X' is not a measure; expected one")
     r = cli_in_process(*base, "--headline", "WEIGHTED_PRECISION")

@@ -748,7 +748,7 @@ def test_a_directory_for_labels_is_read_as_a_folder_of_label_files(tmp_path):
     config = yaml.safe_load(next((tmp_path / "out").glob("*.config.yml")).read_text())
     assert [Path(f["path"]).name for f in config["labels"]["files"]] == ["a.jsonl"]
     (tmp_path / "empty").mkdir()  # this one crashed too
-    result = run_cli(*cli, "--out-dir", tmp_path / "out2", "--labels", tmp_path / "empty")
+    result = cli_in_process(*cli, "--out-dir", tmp_path / "out2", "--labels", tmp_path / "empty")
     assert result.returncode == 2 and not (tmp_path / "out2").exists(), result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'empty'}") and "Traceback" not in result.stderr

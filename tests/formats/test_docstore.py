@@ -225,7 +225,7 @@ def test_cli_corrupt_shard_is_one_clean_error(corpus, tmp_path):
     data = bytearray(victim.read_bytes())
     data[40:240] = b"U" * 200
     victim.write_bytes(bytes(data))
-    r = run_cli("corpus", "index", bare)
+    r = cli_in_process("corpus", "index", bare)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert (
         re.match(rf"error: {re.escape(str(victim))}:\d+: corrupt gzip data: ", r.stderr)

@@ -137,7 +137,7 @@ def test_meta_evaluate_missing_run_policy(tmp_path, boards):
     truth, _ = boards
     judge = tmp_path / "j.txt"
     judge.write_text(judge_lb({"a": 3, "b": 4, "c": 2, "d": 1, "e": 0}))
-    r = run_cli("meta-evaluate", "--truth", truth, judge, "--bootstrap", "0")
+    r = cli_in_process("meta-evaluate", "--truth", truth, judge, "--bootstrap", "0")
     assert r.returncode == 2
     assert (
         r.stderr.strip() == f"error: {judge}: run_id: REL vs M: 1 run(s) not in the truth: 'e' "
@@ -312,24 +312,24 @@ def test_convert_judge_agreement_end_to_end(tmp_path):
 def test_agreement_errors_are_one_line(tmp_path):
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "yes"}) + "\n")
-    r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
+    r = cli_in_process("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
     assert (
         r.returncode == 2
         and r.stderr.strip()
         == f'error: {labels}:1: label: unknown "yes"; expected supported, partially, not_supported '
         "or a synonym (partially_supported, PS, 0/1/2...); agreement and calibrate read others with --label-map FROM=TO"
     )
-    r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels, "--label-map", "yes")
+    r = cli_in_process("agreement", "--assessments", tmp_path / "nope", "--labels", labels, "--label-map", "yes")
     assert (
         r.returncode == 2 and r.stderr == "error: --label-map: 'yes': expected FROM=TO, e.g. attributable=supported\n"
     )
     labels.write_text(json.dumps({"run_id": "r", "topic_id": "t", "sentence_index": 0, "label": "supported"}) + "\n")
-    r = run_cli("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
+    r = cli_in_process("agreement", "--assessments", tmp_path / "nope", "--labels", labels)
     assert (
         r.returncode == 2
         and r.stderr.strip() == f"error: {tmp_path / 'nope'}: --assessments: no such file or directory"
     )
-    r = run_cli("agreement", "--assessments", tmp_path, "--labels", labels, "--by", "src")
+    r = cli_in_process("agreement", "--assessments", tmp_path, "--labels", labels, "--by", "src")
     assert (
         r.returncode == 2
         and r.stderr.strip()
@@ -443,7 +443,7 @@ def test_agreement_reads_wice_shaped_label_files(tmp_path):
         assert sum(first[f"confusion.{label}.{j}"] for j in ("supported", "partially", "not_supported")) == 1
     coded = labels.read_text().replace('"Not Supported"', '"NS"').replace('"partially_supported"', '"graded-1"')
     labels.write_text(coded)
-    r = run_cli("agreement", "--assessments", tmp_path / "out", "--labels", labels, "--output", out)
+    r = cli_in_process("agreement", "--assessments", tmp_path / "out", "--labels", labels, "--output", out)
     assert r.returncode == 2 and 'label: unknown "graded-1"' in r.stderr
     r = run_cli(
         "agreement",

@@ -302,7 +302,7 @@ def test_shards_of_another_nugget_bank_or_model_do_not_merge(tmp_path):
         assert second.returncode == 0, second.stderr
         part = tmp_path / what / "N.part-2-of-2.arrow"
         out = tmp_path / f"merged-{what}"
-        merged = run_cli("merge", out, "--name", "N", parts / "N.part-1-of-2.arrow", part)
+        merged = cli_in_process("merge", out, "--name", "N", parts / "N.part-1-of-2.arrow", part)
         lines = merged.stderr.strip().splitlines()
         assert merged.returncode == 2 and len(lines) == 1, merged.stderr
         assert lines[0].startswith(f"error: {part}: {field}: ") and "a part of another session" in lines[0], lines

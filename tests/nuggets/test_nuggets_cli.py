@@ -108,7 +108,7 @@ def test_bad_nugget_file_is_one_line_and_nothing_written(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"qid": "2024-153051", "nuggets": [{"text": 5}]}\n')
     out = tmp_path / "out"
-    r = run_cli(
+    r = cli_in_process(
         "--judge", "argue", "--rag-responses", MINI / "runs", "--nuggets", bad,
         "--corpus", MINI / "segments.jsonl", "--out-dir", out, "--name", "N",
     )  # fmt: skip

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from helpers import ROOT, run_cli, shared
+from helpers import cli_in_process, ROOT, run_cli, shared
 
 from judges.formats.nuggets import Nugget, NuggetBank, read_nuggets
 from judges.nuggets import features as F
@@ -114,7 +114,7 @@ def test_calibrate_nuggets_as_a_process(tmp_path):
     pairs = sum(len(a.levels) for a in read_nuggets(MINI / "nugget_assignment.jsonl").assignments.values())
     assert model["format"] == "citejudge-nugget-model" and model["training"]["pairs"] == pairs
     assert calibrate(MINI / "nugget_assignment.jsonl").to_dict() == model
-    bad = run_cli("calibrate-nuggets", "--assignments", MINI / "nuggets.jsonl", "--output", tmp_path / "x.json")
+    bad = cli_in_process("calibrate-nuggets", "--assignments", MINI / "nuggets.jsonl", "--output", tmp_path / "x.json")
     assert bad.returncode == 2 and "no assignments" in bad.stderr and not (tmp_path / "x.json").exists()
 
 

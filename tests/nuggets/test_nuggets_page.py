@@ -12,7 +12,7 @@ import re
 import shutil
 
 import pytest
-from helpers import ROOT, run_cli
+from helpers import cli_in_process, ROOT, run_cli
 
 import judges
 from judges.formats.nuggets import read_nuggets
@@ -269,7 +269,7 @@ def test_the_check_answer_command_judges_the_nuggets_as_the_session(argued, tmp_
     table = run_cli(*common, "--topic", key[1])
     assert table.returncode == 0, table.stderr
     assert f"{len(rows)} nuggets; NUGGET_ALL {got['measures']['NUGGET_ALL']:.3f}" in table.stdout
-    several = run_cli(*common)  # two topics' banks in the file, none named
+    several = cli_in_process(*common)  # two topics' banks in the file, none named
     assert several.returncode == 2 and several.stdout == ""
     assert (
         several.stderr.strip()
@@ -284,7 +284,7 @@ def test_a_bad_nugget_file_for_check_answer_is_one_line_naming_file_line_and_fie
     bad.write_text(
         '{"qid": "t1", "query": "q", "nuggets": [{"text": "ok"}]}\n{"qid": "t2", "nuggets": [{"text": ""}]}\n'
     )
-    r = run_cli("check-answer", "--answer", answer, "--sources", answer, "--nuggets", bad, "--topic", "t1")
+    r = cli_in_process("check-answer", "--answer", answer, "--sources", answer, "--nuggets", bad, "--topic", "t1")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == f"error: {bad}:2: nuggets[0].text: is empty"
 

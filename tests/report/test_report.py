@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers import copy_judged, run_cli, shared
+from helpers import cli_in_process, copy_judged, run_cli, shared
 
 import judges
 from judges.engine.explain import explain
@@ -360,6 +360,6 @@ def test_rag24_support_every_citation_explained_and_report_built(tmp_path, judge
 
 def test_report_never_replaces_a_directory_that_is_not_a_report(judged, tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
-    result = run_cli("report", judged["out"], "--report-dir", tmp_path, "--resamples", "0")
+    result = cli_in_process("report", judged["out"], "--report-dir", tmp_path, "--resamples", "0")
     assert result.returncode == 2 and "is not a citejudge report" in result.stderr
     assert (tmp_path / "notes.txt").read_text() == "mine"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-from helpers import BUNDLED, ROOT, judge_cli, run_cli
+from helpers import cli_in_process, BUNDLED, ROOT, judge_cli, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -700,7 +700,7 @@ def test_a_bad_inclusion_probability_is_one_line_naming_file_line_and_field(samp
     row = {"run_id": c.run_id, "topic_id": c.topic_id, "sentence_index": int(c.sentence_index), "doc_id": c.doc_id}
     labels = tmp_path / "labels.jsonl"
     labels.write_text(json.dumps({**row, "label": "supported", "inclusion_probability": 1.5}) + "\n")
-    r = run_cli("--judge", "citation", *SAMPLE, "--out-dir", tmp_path / "o", "--name", "s", "--labels", labels)
+    r = cli_in_process("--judge", "citation", *SAMPLE, "--out-dir", tmp_path / "o", "--name", "s", "--labels", labels)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines()[-1].count("\n") == 0
     assert f"{labels}:1" in r.stderr and "inclusion_probability" in r.stderr and "(0, 1]" in r.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from helpers import cli_in_process, run_cli
+from helpers import cli_in_process
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_shards import BUNDLED, python_backend, same_outputs
@@ -48,7 +48,7 @@ def parts_of(where: Path) -> list[Path]:
 
 def refused(parts: list[Path], out: Path) -> str:
     """Merged by the command line: exit 2, one line, nothing written; the line."""
-    result = run_cli("merge", out, "--name", "x", *parts)
+    result = cli_in_process("merge", out, "--name", "x", *parts)
     assert result.returncode == 2 and not out.exists(), result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, lines

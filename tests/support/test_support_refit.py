@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from helpers import ROOT, run_cli, track
+from helpers import cli_in_process, ROOT, run_cli, track
 
 from judges.support.refit import MIN_REFIT_LABELS, refit_to_labels
 from judges.support.model import load_model, recalibrated
@@ -97,7 +97,7 @@ def test_the_shift_follows_the_labels_the_prior_and_the_draw_weights(runs):
 
 
 def test_refit_is_refused_with_shards(tmp_path):
-    result = run_cli(*ARGS, "--out-dir", tmp_path / "o", "--name", "m", "--refit-support", "--shard", "1/2")
+    result = cli_in_process(*ARGS, "--out-dir", tmp_path / "o", "--name", "m", "--refit-support", "--shard", "1/2")
     assert result.returncode == 2 and not (tmp_path / "o").exists()
     assert result.stderr.strip().splitlines() == [
         "error: --refit-support: not with --shard or --dask: a shard sees only its own topics' labels"
