@@ -2,9 +2,11 @@
 that is no command is named with the commands; ``--version``; attestation without dspy says what
 to install; ``judges.read_leaderboard`` reads the text leaderboard as well as the Parquet one."""
 
-import shutil
+import os
 import subprocess
 import sys
+import sysconfig
+from pathlib import Path
 
 import pytest
 from helpers import ROOT, base_args, cli_in_process, run_cli  # base_args: the DRAGUN sample, python backend, name t
@@ -19,10 +21,14 @@ def test_version_from_every_entry_point():
         [sys.executable, "-m", "judges", "-V"], cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert module.returncode == 0 and module.stdout.strip() == expected
-    script = shutil.which("citejudge")
-    if script is None:
-        pytest.skip("the citejudge console script is not on PATH (package not installed)")
-    assert subprocess.run([script, "--version"], capture_output=True, text=True, timeout=120).stdout.strip() == expected
+    # this interpreter's console script (a venv's is not on PATH unless activated; PATH's may be another
+    # environment's), importing this checkout's judges as the other entry points do
+    script = Path(sysconfig.get_path("scripts")) / "citejudge"
+    if not script.exists():
+        pytest.skip(f"the citejudge console script is not installed beside this interpreter ({script.parent})")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.stdout.strip() == expected, done.stderr
 
 
 def test_python_m_judges_judges_like_run_judge(tmp_path):
