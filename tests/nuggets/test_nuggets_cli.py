@@ -21,21 +21,13 @@ def _argue(out, data=MINI, judge="argue", *extra):
     return run_cli("--judge", judge, *track(data, nuggets="nuggets.jsonl"), "--out-dir", out, "--name", "N", *extra)
 
 
-@pytest.fixture(scope="module")
-def argued(tmp_path_factory):
-    out = tmp_path_factory.mktemp("argue")
-    r = _argue(out)
-    assert r.returncode == 0, r.stderr
-    return out
-
-
-def test_argue_matches_golden_files(argued):
+def test_argue_matches_golden_files(argued_mini):
     for name in ("N.leaderboard.txt", "N.nuggets.jsonl"):
-        assert (argued / name).read_text() == (GOLDEN / name).read_text(), name
+        assert (argued_mini / name).read_text() == (GOLDEN / name).read_text(), name
 
 
-def test_argue_leaderboard_has_every_measure_and_f1(argued):
-    rows = [line.split("\t") for line in (argued / "N.leaderboard.txt").read_text().splitlines()]
+def test_argue_leaderboard_has_every_measure_and_f1(argued_mini):
+    rows = [line.split("\t") for line in (argued_mini / "N.leaderboard.txt").read_text().splitlines()]
     measures = {m for _, _, m, _ in rows}
     assert set(NUGGET_MEASURES) | {"NUGGET_F1", "WEIGHTED_PRECISION"} <= measures
     values = {(r, t, m): float(v) for r, t, m, v in rows}
@@ -45,32 +37,32 @@ def test_argue_leaderboard_has_every_measure_and_f1(argued):
             assert v == pytest.approx(2 * p * n / (p + n) if p + n else 0.0, abs=1e-4)
 
 
-def test_nugget_file_is_nist_shaped_and_readable(argued):
+def test_nugget_file_is_nist_shaped_and_readable(argued_mini):
     """Our assignment file reads back with our own reader of NIST's files, one record per answer."""
-    found = read_nuggets(argued / "N.nuggets.jsonl")
+    found = read_nuggets(argued_mini / "N.nuggets.jsonl")
     assert found.shape == "nist_assignment" and len(found.assignments) == 6
     assert found.banks == read_nuggets(MINI / "nuggets.jsonl").banks
-    table = judges.read_nuggets(argued, "N")
-    assert table.equals(nugget_session.read_nuggets_table(argued / "N.nuggets.parquet"))
+    table = judges.read_nuggets(argued_mini, "N")
+    assert table.equals(nugget_session.read_nuggets_table(argued_mini / "N.nuggets.parquet"))
     assert len(table) == sum(len(a.levels) for a in found.assignments.values())
     for row in table.itertuples():  # the spans are offsets into the answer text
         answer = found.assignments[(row.run_id, row.topic_id)].answer_text
         assert [answer[s["char_start"] : s["char_end"]] for s in row.spans] == list(row.span_text)
         assert row.p_support + row.p_partial + row.p_not == pytest.approx(1.0)
         assert row.explanation.startswith(row.assignment)
-    events = [json.loads(line) for line in (argued / "N.jsonl").read_text().splitlines()]
+    events = [json.loads(line) for line in (argued_mini / "N.jsonl").read_text().splitlines()]
     assert sum(e.get("event") == "NUGGET_OUTPUT" for e in events) == len(table)
 
 
-def test_intervals_and_pairs_of_the_nugget_measures(argued):
+def test_intervals_and_pairs_of_the_nugget_measures(argued_mini):
     """Every run gets a model-based interval on each nugget measure and NUGGET_F1 (errors learned
     on rag24-nuggets: judges/scores/nugget_intervals.json), and every pair of runs a probability per measure."""
-    intervals = judges.read_intervals(argued, "N")
-    pairs = judges.read_pairs(argued, "N")
+    intervals = judges.read_intervals(argued_mini, "N")
+    pairs = judges.read_pairs(argued_mini, "N")
     runs = sorted(set(intervals.run_id))
     board = {
         (r, m): float(v)
-        for r, t, m, v in (line.split("\t") for line in (argued / "N.leaderboard.txt").read_text().splitlines())
+        for r, t, m, v in (line.split("\t") for line in (argued_mini / "N.leaderboard.txt").read_text().splitlines())
         if t == "all"
     }
     for m in (*NUGGET_MEASURES, "NUGGET_F1"):

@@ -12,7 +12,7 @@ import re
 import shutil
 
 import pytest
-from helpers import cli_in_process, ROOT, run_cli
+from helpers import copy_judged, cli_in_process, ROOT, run_cli
 
 import judges
 from judges.formats.nuggets import read_nuggets
@@ -25,16 +25,10 @@ FOUND = ("support", "partial_support")
 
 
 @pytest.fixture(scope="module")
-def argued(tmp_path_factory):
-    """The mini sample judged with ``--judge argue``, its report, and the parquet's rows."""
+def argued(argued_mini, tmp_path_factory):
+    """The mini sample judged with ``--judge argue`` (a copy of ``argued_mini``), its report, and the parquet's rows."""
     root = tmp_path_factory.mktemp("nugpage")
-    out = root / "out"
-    r = run_cli(
-        "--judge", "argue", "--rag-topics", MINI / "topics.jsonl", "--rag-responses", MINI / "runs",
-        "--nuggets", MINI / "nuggets.jsonl", "--corpus", MINI / "segments.jsonl",
-        "--out-dir", out, "--name", "N", "--backend", "python",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
+    out = copy_judged(argued_mini, root / "out")  # the report is written beside
     report = run_cli("report", out, "--resamples", "20")
     assert report.returncode == 0, report.stderr
     table = judges.read_nuggets(out, "N")
