@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -245,6 +246,13 @@ main()
 """
 
 
+def default_sigint() -> None:
+    """A child's ``preexec_fn``: it gets Ctrl-C as a terminal would deliver it, even when the suite itself
+    runs as a background job (which starts with SIGINT ignored, inherited by every child; the judge
+    leaves an ignored SIGINT ignored, so a test's SIGINT would never end it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def paused(tmp_path: Path, patch: str, *args) -> tuple[subprocess.Popen, Path]:
     """A real CLI process started with ``patch``; returns once it is paused there (the process and
     its marker)."""
@@ -256,6 +264,7 @@ def paused(tmp_path: Path, patch: str, *args) -> tuple[subprocess.Popen, Path]:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=default_sigint,
     )
     deadline = time.monotonic() + EVENT_LIMIT_S
     while not marker.exists():

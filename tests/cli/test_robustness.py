@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import ROOT, cli_in_process, run_cli
+from helpers import ROOT, cli_in_process, default_sigint, run_cli
 
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 
@@ -755,10 +755,6 @@ def test_a_directory_for_labels_is_read_as_a_folder_of_label_files(tmp_path):
 
 
 # -- Ctrl-C at any moment: one line, exit 130 (issue 43: a traceback in the first 0.3 s) -----------------
-def _default_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # as a terminal delivers it, even in a background job
-
-
 def _holds_sigint(pid: int) -> bool:
     """Whether the process blocks SIGINT: run_judge.py does from its first line until its handler is in."""
     try:
@@ -786,7 +782,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(tmp_path, entry, after):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     if entry == "run_judge.py":
         deadline = time.monotonic() + 30

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EVENT_LIMIT_S, ROOT, cli_in_process, ended, paused, run_cli
+from helpers import EVENT_LIMIT_S, ROOT, cli_in_process, default_sigint, ended, paused, run_cli
 
 SAMPLE = ("--rag-topics", ROOT / "datasets/rag25/topics.jsonl", "--rag-responses", ROOT / "runs/rag25")
 CORPUS = ("--corpus", ROOT / "datasets/rag25/corpus.jsonl")
@@ -252,6 +252,7 @@ def test_ctrl_c_while_the_workers_start_is_one_line_without_a_traceback(tmp_path
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # a group of its own, as a terminal's job: the signal goes to every process of it
+        preexec_fn=default_sigint,  # Ctrl-C as a terminal delivers it, even when the suite runs in the background
     )
     deadline = time.monotonic() + EVENT_LIMIT_S
     seen: dict[int, list] = {}

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, default_sigint
 
 from judges.formats.outset import OutputSet, journal_path
 
@@ -77,14 +77,8 @@ def start(
         text=True,
         env=env,
         cwd=ROOT,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
-
-
-def _default_sigint() -> None:
-    """The judge gets Ctrl-C as a terminal would deliver it, even when the suite itself runs as a
-    background job (which starts with SIGINT ignored, inherited by every child)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def finish(proc: subprocess.Popen) -> tuple[int, str]:
