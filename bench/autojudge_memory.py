@@ -14,7 +14,7 @@ Prints one line per case and a total; with ``--dump FILE`` it writes the qrels a
 as JSON, to diff two checkouts' results.
 
 Importing autojudge-base needs NLTK's ``stopwords`` and ``punkt``: an empty stand-in is made for
-what is missing (as ``tests/test_meta_autojudge.py`` does).
+what is missing (as ``tests/api/test_meta_autojudge.py`` does).
 """
 
 from __future__ import annotations

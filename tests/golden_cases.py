@@ -54,8 +54,8 @@ TRACKS: dict[str, list[str]] = {
 
 
 def judge_track(track: str, out_dir: Path, backend: str = "python", *extra: str) -> subprocess.CompletedProcess:
-    """The golden track ``track`` judged into ``out_dir`` (:func:`conftest.judge_cli`)."""
-    from conftest import judge_cli
+    """The golden track ``track`` judged into ``out_dir`` (:func:`helpers.judge_cli`)."""
+    from helpers import judge_cli
 
     return judge_cli(
         "--judge", "citation", *TRACKS[track], "--backend", backend, *extra, out=out_dir, name=track, ok=False

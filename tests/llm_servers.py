@@ -227,3 +227,9 @@ def start_llama_server(gguf: Path, log_path: Path, model: str = "smollm2") -> tu
             time.sleep(0.5)
     proc.terminate()
     raise RuntimeError(f"llama_cpp.server did not answer within 600 s; see {log_path}")
+
+
+def level_by_hash(n: int, body: dict) -> Reply:
+    """A deterministic nugget model: a level (FULL, PARTIAL or NONE) from the question's hash."""
+    digest = hashlib.sha256(json.dumps(body["messages"], sort_keys=True).encode()).digest()
+    return Reply(content=("FULL", "PARTIAL", "NONE")[digest[0] % 3])

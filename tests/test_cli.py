@@ -1,34 +1,17 @@
 """The CLI: bad input gives one line and exit code 2 (in this process: ``cli_in_process``; the real
-subprocess of each kind of error is in tests/test_robustness.py); skip mode counts; outputs parse."""
+subprocess of each kind of error is in tests/cli/test_robustness.py); skip mode counts; outputs parse."""
 
 import json
 
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import ROOT, cli_in_process, run_cli
+from helpers import ROOT, base_args, cli_in_process, run_cli
 
 import judges
 
 TOPICS = ROOT / "datasets" / "dragun" / "topics.jsonl"
 RUNS = ROOT / "runs" / "dragun"
-
-
-def base_args(tmp_path, *runs):
-    return [
-        "--judge",
-        "citation",
-        "--rag-topics",
-        TOPICS,
-        "--rag-responses",
-        *(runs or [RUNS]),
-        "--out-dir",
-        tmp_path / "out",
-        "--name",
-        "t",
-        "--backend",
-        "python",
-    ]
 
 
 def bad_run(tmp_path, lines):

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from helpers import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +188,7 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
 def test_pages_render_in_a_browser(served, tmp_path):
     """The home page, a guide, a generated reference page and a results page, opened in headless Chromium:
     each has its heading and is no 404; a screenshot of each is saved (tmp_path/shots)."""
-    from conftest import chrome
+    from helpers import chrome
 
     driver = chrome()
     shots = tmp_path / "shots"

@@ -5,7 +5,7 @@ generated reference and its build are tests/test_docs.py's.)"""
 import re
 
 import pytest
-from conftest import ROOT, run_cli
+from helpers import ROOT, run_cli
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
@@ -82,7 +82,7 @@ def test_the_worked_example_prints_and_writes_what_the_readme_shows(tmp_path):
 def test_the_kiddie_correlations_are_what_meta_evaluate_gives(tmp_path):
     """The kiddie figures of the results page come from its two kiddie commands with the current default judge."""
     import pandas as pd
-    from conftest import shared
+    from helpers import shared
 
     kiddie = shared("kiddie")
     judged = run_cli(
@@ -180,7 +180,7 @@ def test_every_path_the_code_quotes_exists():
     """The docstrings and comments of ``judges/``, ``bench/`` and ``tests/`` quote the package's files where
     they are (``judges/scores/intervals.json``, not its place before the package had folders)."""
     pattern = r"(?<![\w/.-])judges/[\w./-]*\.(?:py|json)\b"
-    sources = [*(ROOT / "judges").rglob("*.py"), *(ROOT / "bench").glob("*.py"), *(ROOT / "tests").glob("*.py")]
+    sources = [*(ROOT / "judges").rglob("*.py"), *(ROOT / "bench").glob("*.py"), *(ROOT / "tests").rglob("*.py")]
     quoted = {(p.relative_to(ROOT).as_posix(), q) for p in sources for q in re.findall(pattern, p.read_text("utf-8"))}
     missing = sorted(f"{where}: {q}" for where, q in quoted if not (ROOT / q).exists())
     assert quoted and not missing, missing

@@ -5,7 +5,7 @@ import json
 import ir_measures
 import pandas as pd
 import pytest
-from conftest import run_cli, shared, track
+from helpers import cli_in_process, run_cli, shared, track
 
 import judges
 
@@ -83,7 +83,7 @@ def test_spot_check_fully_local_references_that_never_match(tmp_path):
     topics = tmp_path / "topics.jsonl"
     topics.write_text(json.dumps({"request_id": "101", "title": "Sky is blue."}) + "\n")
     corpus = shared("spot-check", "example-irds-corpus", "corpus.jsonl.gz")
-    result = run_cli(
+    result = cli_in_process(
         "--rag-topics", topics, "--rag-responses", runs, "--corpus", corpus, "--out-dir", tmp_path, "--name", "local"
     )
     assert result.returncode == 2 and "none of the 3 cited document ids" in result.stderr  # said, not silently zero

@@ -39,7 +39,7 @@ corpus (``corpora/stopwords/english``; a LookupError without it) and looks for
 ``tokenizers/punkt``, trying to download it when absent (offline that prints an error and goes on).
 Both serve its near-duplicate text normalisation, which this judge never calls. Install them with
 ``python -m nltk.downloader stopwords punkt`` or point ``NLTK_DATA`` at a copy;
-``tests/test_meta_autojudge.py`` makes an offline stand-in (an empty list, an empty directory).
+``tests/api/test_meta_autojudge.py`` makes an offline stand-in (an empty list, an empty directory).
 """
 
 from __future__ import annotations

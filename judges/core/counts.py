@@ -3,7 +3,7 @@
 A session counts into one ``Counter`` (worker processes into their part's, merged by
 :mod:`judges.session.pipeline`). Every key written or read is declared here, grouped by the stage that
 counts it, and used by name where it is written and read: a misspelt name fails ``ruff check``
-and the import, and ``tests/test_counts.py`` checks that no count is keyed by a bare string.
+and the import, and ``tests/core/test_counts.py`` checks that no count is keyed by a bare string.
 The counts go, sorted, under ``counts`` in ``NAME.config.yml`` and into the debug log's
 ``summary`` event; :func:`judges.attest.cascade.summarize` takes the attestation counts
 (``ATTESTATION``, ``attest_failure(reason)``, ``attest_answer(answer, decision)``) out and reports
