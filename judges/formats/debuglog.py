@@ -77,8 +77,9 @@ class DebugLog:
             return
         with self._naming():
             self._f.flush()
-        self._syncing = threading.Thread(target=_sync, args=(self._f.fileno(),), name="sync-log", daemon=True)
-        self._syncing.start()
+        syncing = threading.Thread(target=_sync, args=(self._f.fileno(),), name="sync-log", daemon=True)
+        syncing.start()
+        self._syncing = syncing  # only once started: a Ctrl-C between the two leaves no thread to join
 
     def close(self) -> None:
         with self._naming():

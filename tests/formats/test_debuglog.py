@@ -103,6 +103,26 @@ def test_a_log_synced_early_keeps_what_is_logged_after(tmp_path):
     assert [orjson.loads(line)["event"] for line in target.read_bytes().splitlines()] == ["before", "after"]
 
 
+def test_a_ctrl_c_as_the_sync_thread_starts_leaves_a_log_that_closes(tmp_path, monkeypatch):
+    """A Ctrl-C between making the sync thread and starting it (seen once in the Ctrl-C-at-any-moment
+    test: 'cannot join thread before it is started', a traceback, exit code 1): closing the log
+    then has no unstarted thread to wait for, and keeps what was logged."""
+    import threading
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    target = tmp_path / "log.jsonl"
+    with DebugLog(target) as log:
+        log.event("before")
+        monkeypatch.setattr(threading.Thread, "start", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            log.sync_soon()
+        monkeypatch.undo()
+        log.close()
+    assert [orjson.loads(line)["event"] for line in target.read_bytes().splitlines()] == ["before"]
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     sizes=st.lists(st.integers(0, 4000), min_size=1, max_size=3),
