@@ -96,6 +96,13 @@ FILES: tuple[OutputFile, ...] = (
         "the nugget bank judged by (NIST's nuggets.jsonl shape; a made bank's, to edit and give back)",
         "nugget",
     ),
+    OutputFile(
+        "checksums",
+        "sha256",
+        "sha256sum",
+        "judges.formats.setrecord",
+        "the set's record of its files: the sha256 of each (every reader checks the set against it)",
+    ),
     # written by other commands beside the set
     OutputFile(
         "assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments", beside=True

@@ -36,6 +36,7 @@ from judges.formats import outputset
 from judges.formats.atomic import naming
 from judges.formats.swapdir import replacing
 from judges.formats.documents import DocumentStore
+from judges.formats.setrecord import check_set, record_path
 from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import pages, render
 from judges.report.leaderboard import against_truth, board
@@ -56,9 +57,15 @@ def build_report(
     """Write the report; returns ``{"path", "files", "bytes", "largest", "seconds"}``. What the
     reader must know (documents the inputs did not give) goes to ``warn`` and on the pages."""
     started = time.perf_counter()
-    store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)
+    store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)  # the set checked (its record)
     out = Path(report_dir) if report_dir is not None else Path(out_dir) / f"{store.name}.report"
     _replaceable(out)
+    if not check_set(store.out_dir, store.name):
+        warn(
+            f"{record_path(store.out_dir, store.name)}: absent (a set written before sets recorded their files): "
+            "its files are not checked for damage; judge again to have them checked"
+        )
+    _judged_inputs(store, responses, corpus)
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:
         warn(message)
@@ -80,6 +87,21 @@ def build_report(
         "largest": max(sizes),
         "seconds": time.perf_counter() - started,
     }
+
+
+def _judged_inputs(store: DocumentStore, responses: Optional[list], corpus: Optional[Path]) -> None:
+    """The run files and corpus the set's config records, where they still are, are those judged
+    (their sha256, as ``plan-assessments`` and ``attest export`` check): a page must show the
+    document the judge read. Inputs given anew (moved: ``--rag-responses``, ``--corpus``) are taken
+    as given; a recorded input that is gone is said by the pages (:meth:`DocumentStore.unavailable`)."""
+    from judges.session.recorded import recorded_inputs
+
+    inputs = store.config.get("inputs")
+    if not isinstance(inputs, dict):
+        return
+    for kind, given in (("responses", responses), ("corpus", corpus)):
+        if not given:
+            recorded_inputs(inputs, kind, outputset.path(store.out_dir, store.name, "config"), missing_ok=True)
 
 
 def _replaceable(out: Path) -> None:
