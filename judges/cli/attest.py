@@ -70,7 +70,7 @@ def export(
     import time
 
     from judges.session import pipeline
-    from judges.attest.batch import Recorder, write_batch
+    from judges.attest.batch import Recorder, check_replaceable, write_batch
     from judges.attest.endpoint import Endpoint
     from judges.core.config import load_workflow
     from judges.core.counts import ATTEST_CACHE_HITS, ATTEST_FAILED, ATTEST_GUARDED, ATTEST_SELECTED
@@ -79,6 +79,8 @@ def export(
     started = time.perf_counter()
     try:
         recorded = recorded_session(out_dir, name)
+        target = batch_dir or outputset.path(out_dir, name, "batch_dir")
+        check_replaceable(target)  # before judging opens the answer cache: a refusal leaves nothing
         wf = load_workflow(workflow) if workflow is not None else recorded.workflow
         mode = attest or wf.attest.mode
         if mode not in ("uncertain", "all"):
@@ -109,7 +111,6 @@ def export(
                 progress=progress,
             )
         check_same_session(recorded, summary.runs, summary.topics)
-        target = batch_dir or outputset.path(out_dir, name, "batch_dir")
         requests = list(recorder.requests.values())
         files = write_batch(target, name, requests, chosen, wf.attest, max_requests, int(max_mb * 1e6))
     except InputError as e:

@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Iterable, Optional
 
-from judges.core.errors import InputError
+from judges.core.errors import InputError, UnreadableFile
 from judges.formats import outputset
 
 #: The kinds of the set's files the record leaves out (see the module docstring).
@@ -103,16 +103,16 @@ def check_set(out_dir: str | Path, name: str) -> bool:
     for file_name, digest in record.items():
         path = out_dir / file_name
         if not os.path.lexists(path):
-            raise InputError(path, None, None, f"missing: listed in {listed}; the set is incomplete, judge again")
+            raise UnreadableFile(path, f"missing: listed in {listed}; the set is incomplete, judge again")
         if not path.is_file():
-            raise InputError(path, None, None, f"not a regular file: listed in {listed} as one; judge again")
+            raise UnreadableFile(path, f"not a regular file: listed in {listed} as one; judge again")
         if file_sha256(path) != digest:
             why = f"its sha256 differs from the one in {listed} (changed since the set was written)"
-            raise InputError(path, None, None, f"damaged: {why}; judge again")
+            raise UnreadableFile(path, f"damaged: {why}; judge again")
     for file_name in sorted(recorded_names(out_dir, name) - set(record)):
         if os.path.lexists(out_dir / file_name):
             why = f"a file of the set's kind that its record {record_path(out_dir, name).name} does not list"
-            raise InputError(out_dir / file_name, None, None, f"not part of the set: {why}; remove it or judge again")
+            raise UnreadableFile(out_dir / file_name, f"not part of the set: {why}; remove it or judge again")
     _checked[key] = True
     return True
 

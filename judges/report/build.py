@@ -36,7 +36,6 @@ from judges.formats import outputset
 from judges.formats.atomic import naming
 from judges.formats.swapdir import replacing
 from judges.formats.documents import DocumentStore
-from judges.formats.setrecord import check_set, record_path
 from judges.formats.tables import read_assessments, read_leaderboard
 from judges.report import pages, render
 from judges.report.leaderboard import against_truth, board
@@ -57,14 +56,9 @@ def build_report(
     """Write the report; returns ``{"path", "files", "bytes", "largest", "seconds"}``. What the
     reader must know (documents the inputs did not give) goes to ``warn`` and on the pages."""
     started = time.perf_counter()
-    store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)  # the set checked (its record)
+    store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)  # the set checked against its record
     out = Path(report_dir) if report_dir is not None else Path(out_dir) / f"{store.name}.report"
     _replaceable(out)
-    if not check_set(store.out_dir, store.name):
-        warn(
-            f"{record_path(store.out_dir, store.name)}: absent (a set written before sets recorded their files): "
-            "its files are not checked for damage; judge again to have them checked"
-        )
     _judged_inputs(store, responses, corpus)
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:
