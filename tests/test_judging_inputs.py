@@ -338,6 +338,7 @@ def test_nuggets_given_a_directory_is_one_line(tmp_path):
 def test_plan_nuggets_names_a_damaged_nuggets_file(tmp_path, argued, damage, problem):
     out = tmp_path / "set"
     shutil.copytree(argued[0], out)
+    (out / "N.sha256").unlink()  # the reader's own line (a set written before records; else the record's line)
     damage(out / "N.nuggets.jsonl")
     r = cli_in_process("plan-assessments", out, "--name", "N", "--nuggets", "--budget", "5%")
     assert r.returncode == 2, r.stdout
