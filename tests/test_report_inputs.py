@@ -151,6 +151,9 @@ def test_a_damaged_set_is_refused_by_a_real_report_run_and_by_every_reader_of_a_
     plan = cli_in_process("plan-assessments", out, "--name", SAMPLE_NAME, "--count", "2")
     assert plan.returncode == 2 and plan.stderr.startswith(f"error: {board}: damaged: "), plan.stderr
     assert not list(out.glob(f"{SAMPLE_NAME}.assess-*"))
+    truth = reported / board.name  # a leaderboard file of a set, given by its path: its set is checked
+    meta = cli_in_process("meta-evaluate", "--truth", truth, board)
+    assert meta.returncode == 2 and meta.stderr.startswith(f"error: {board}: damaged: "), meta.stderr
     stray = out / f"{SAMPLE_NAME}.leaderboard.tot.txt"  # a file of the set's kinds that the record does not list
     board.write_bytes((reported / board.name).read_bytes())
     stray.write_text("tot WEIGHTED_PRECISION all 1.0\n")

@@ -117,6 +117,15 @@ def check_set(out_dir: str | Path, name: str) -> bool:
     return True
 
 
+def check_file(path: str | Path) -> None:
+    """A file given by its path (``meta-evaluate OUT/NAME.leaderboard.txt``, ``report --truth``):
+    when it is a file of a set whose record lists it, that set is checked (:func:`check_set`)."""
+    path = Path(path)
+    for name in named_sets(path.parent):
+        if path.name in recorded_names(path.parent, name):
+            check_set(path.parent, name)
+
+
 def _stat(path: Path) -> tuple:
     try:
         st = path.stat()
