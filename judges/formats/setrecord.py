@@ -2,10 +2,13 @@
 file (the ``sha256sum`` format: ``cd OUT && sha256sum -c NAME.sha256`` checks a set by hand).
 
 The session writes it last into its staging directory (:func:`write_record`), so it is committed
-with the files it lists (:mod:`judges.formats.outset`). Every reader of a set comes through
-:func:`judges.formats.tables.output_file`, which checks the set against its record first
-(:func:`check_set`): a file listed and gone, cut short, changed or replaced since the set was written
-is one error line naming it, instead of numbers read from a damaged file. A set written before
+with the files it lists (:mod:`judges.formats.outset`). The readers of a set check it against its
+record first (:func:`check_set`): :func:`judges.formats.tables.output_file` (``report``,
+``plan-assessments``, ``agreement``, ``calibrate``, ``judges.read_*``), the recorded session of
+``attest export``, the ``--nuggets`` and ``--battles`` plans, and a leaderboard file of a set given
+by its path (:func:`check_file`: ``meta-evaluate``, ``report --truth``). A file listed and gone,
+cut short, changed or replaced since the set was written, or a file of the set's kinds that the
+record does not list, is one error line naming it, instead of numbers read from a damaged file. A set written before
 the record existed (no ``NAME.sha256``) is read as before, unchecked.
 
 Not recorded: the debug log (a log, possibly large, that no reader takes numbers from, and
