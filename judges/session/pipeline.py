@@ -219,13 +219,13 @@ def write(
     files.update(written.files)
     record = outputset.path(outputs.out_dir, outputs.name, "checksums")
     write_record(outset.stage(record), outset.renames, outputs.name)  # of every file staged above
-    files["checksums"] = str(record)
     for stale in outputset.of_set():  # a file of the previous set this one lacks (nugget files, plan) goes with it
-        if stale.kind not in files and stale.kind != "debug_log":  # the log: stale_log's
+        if stale.kind not in files and stale.kind not in ("debug_log", "checksums"):  # the log: stale_log's
             outset.remove(outputset.path(outputs.out_dir, outputs.name, stale.kind))
     log.event("summary", counts=dict(written.counts), statuses=dict(statuses), files=files)
     log.close()
     outset.commit()
+    files["checksums"] = str(record)  # after the log's summary: the files the record lists
     if outputs.log_path is not None:
         files["debug_log"] = str(outputs.log_path)
     return written_summary(inputs, loaded, judged, written, statuses, files, attest, warnings, labels)
