@@ -824,6 +824,18 @@ def _change_input(d: Path) -> None:
     runb = d / "in/moved/runs/teamR-run-b.jsonl"
     runb.write_text(runb.read_text().replace("a", "b", 3))
     cfg.write_text(text.replace(str(BASE_DIR / "rag25"), str(d / "in/moved")))
+    _rerecord(d / "out", cfg)  # the set as if judged from in/moved: its record says so too
+
+
+def _rerecord(out: Path, changed: Path) -> None:
+    """After a case's setup edits a file of the good set on purpose: its line in the set's record
+    (``NAME.sha256``, when the set has one) follows, so the case meets the defect it is about."""
+    for record in out.glob("*.sha256"):
+        digest = hashlib.sha256(changed.read_bytes()).hexdigest()
+        lines = record.read_text().splitlines(keepends=True)
+        record.write_text(
+            "".join(f"{digest}  {changed.name}\n" if ln.endswith(f"  {changed.name}\n") else ln for ln in lines)
+        )
 
 
 _change_input = _in_out(_change_input)

@@ -84,6 +84,8 @@ def normalized_outputs(out_dir: Path, name: str) -> dict[str, str]:
             config.pop("versions")
             text = yaml.safe_dump(config, sort_keys=True, allow_unicode=True)
             files[kind] = text.replace(ROOT.as_posix() + "/", "")  # input paths are recorded absolute
+        elif kind == "sha256":  # the set's record: the sha256 of these files (the config's absolute paths)
+            continue
         elif kind == "jsonl":  # the debug log
             events = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
             for e in events:

@@ -115,7 +115,7 @@ def test_outputs_parse_with_ir_measures_and_pandas(tmp_path):
 
     kinds = ["qrels", "doc_qrels", "leaderboard_ir_measures", "leaderboard_tot", "leaderboard_jsonl"]
     kinds += ["leaderboard_parquet", "assessments_parquet", "coverage", "intervals", "intervals_parquet"]
-    kinds += ["pairs", "pairs_parquet", "config", "debug_log"]
+    kinds += ["pairs", "pairs_parquet", "config", "checksums", "debug_log"]
     assert sorted(p.name for p in out.iterdir()) == sorted(outputset.file_name("t", k) for k in kinds)
 
 

@@ -125,7 +125,7 @@ def write_batch(
     the next ``manifest-K.json``); the directory is staged beside it and swapped in. Returns the
     files written (``file``, ``requests``, ``bytes``)."""
     directory = Path(directory)
-    _check_replaceable(directory)
+    check_replaceable(directory)
     stage = directory.with_name(f".{directory.name}.stage-{os.getpid()}")
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
@@ -168,8 +168,10 @@ def write_batch(
     return files
 
 
-def _check_replaceable(directory: Path) -> None:
-    """Only a directory of request files and a manifest is replaced (never another directory)."""
+def check_replaceable(directory: Path) -> None:
+    """Only a directory of request files and a manifest is replaced (never another directory):
+    ``attest export`` checks its ``--batch-dir`` with this before judging, so a refusal leaves
+    nothing behind (not even the answer cache the judging opens)."""
     if not directory.exists():
         return
     if not directory.is_dir():

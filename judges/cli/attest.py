@@ -64,7 +64,7 @@ def export(
     import time
 
     from judges.session import pipeline
-    from judges.attest.batch import Recorder, write_batch
+    from judges.attest.batch import Recorder, check_replaceable, write_batch
     from judges.attest.endpoint import Endpoint
     from judges.core.config import load_workflow
     from judges.core.counts import ATTEST_CACHE_HITS, ATTEST_FAILED, ATTEST_GUARDED, ATTEST_SELECTED
@@ -74,6 +74,8 @@ def export(
     started = time.perf_counter()
     try:
         recorded = recorded_session(out_dir, name)
+        target = batch_dir or outputset.path(out_dir, name, "batch_dir")
+        check_replaceable(target)  # before judging opens the answer cache: a refusal leaves nothing
         wf = load_workflow(workflow) if workflow is not None else recorded.workflow
         mode = attest or wf.attest.mode
         if mode not in ("uncertain", "all"):
@@ -92,7 +94,6 @@ def export(
             how = RunOptions(Endpoint("", chosen), Path(cache_dir or out_dir), 1, warn=warn, progress=told)
             summary = pipeline.questions(recorded.inputs, wf, recorder, how)
         check_same_session(recorded, summary.runs, summary.topics)
-        target = batch_dir or outputset.path(out_dir, name, "batch_dir")
         requests = list(recorder.requests.values())
         files = write_batch(target, name, requests, chosen, wf.attest, max_requests, int(max_mb * 1e6))
     except InputError as e:

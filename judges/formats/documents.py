@@ -29,6 +29,7 @@ from judges.formats.runs import DOC_ID_KEYS, read_report_at, read_reports
 from judges.formats import tables
 from judges.formats.tables import output_file
 from judges.core.records import Document, Report
+from judges.core.errors import InputError
 
 CONTEXT_CHARS = 300
 
@@ -140,6 +141,7 @@ class DocumentStore:
         self.config_dir = output_file(self.out_dir, self.name, "config").parent
         inputs = self.config.get("inputs", {})
         self.dataset = dataset or self.config.get("dataset", "auto")
+        self.given = {"responses": bool(responses), "corpus": corpus is not None}  # given anew, not as recorded
         self.responses = [Path(p) for p in responses] if responses else self.inputs("responses")
         if corpus is None and inputs.get("corpus"):
             corpus = self.inputs("corpus")[0]
@@ -184,9 +186,15 @@ class DocumentStore:
             self._corpus = {}
         todo = {w for w in wanted if w not in self._corpus}
         if todo and self.corpus_path is not None and Path(self.corpus_path).exists():
-            self._corpus.update(read_corpus(Path(self.corpus_path), todo, on_error=lambda e: None))
+            self._corpus.update(read_corpus(Path(self.corpus_path), todo, on_error=self._on_corpus_error))
             self._read_mappings(todo)
         return {k: self._corpus[k] for k in wanted if k in self._corpus}
+
+    def _on_corpus_error(self, e: InputError) -> None:
+        """A bad line of the corpus: an error when the set was judged with ``--on-error fail`` (the
+        judge refused such a corpus: this one is not the corpus judged), else skipped as the judge did."""
+        if self.config.get("on_error", "fail") == "fail":
+            raise e
 
     def _read_mappings(self, wanted: set[str]) -> None:
         """``sentence_mapping`` of the wanted corpus documents (a cheap text test first)."""

@@ -35,6 +35,7 @@ from judges.core.errors import InputError
 from judges.formats import trec
 from judges.formats.atomic import atomic_text
 from judges.formats.jsonl import skip_bom
+from judges.formats.setrecord import check_file
 from judges.core.vocabulary import LEADERBOARD_READ_FORMATS
 
 FORMATS = LEADERBOARD_READ_FORMATS
@@ -59,6 +60,7 @@ def read_any_leaderboard(path: str | Path, fmt: str = "auto", header: Optional[b
         if not files:
             raise InputError(path, None, None, "directory holds no leaderboard files")
     elif path.is_file():
+        check_file(path)  # a file of an output set: checked against the set's record (judges.formats.setrecord)
         files = [path]
     else:
         raise InputError(path, None, None, "no such file or directory")

@@ -99,6 +99,13 @@ FILES: tuple[OutputFile, ...] = (
         ),
         pair_kind="nugget",
     ),
+    OutputFile(
+        "checksums",
+        "sha256",
+        "sha256sum",
+        "judges.formats.setrecord",
+        "the set's record of its files: the sha256 of each (every reader checks the set against it)",
+    ),
     # written by other commands beside the set
     *_written_by(
         "judges.meta.assessing",

@@ -85,17 +85,23 @@ def output_file(path: str | Path, name: str | None, kind: str) -> Path:
     suffix = outputset.suffix(kind)
     path = Path(path)
     if path.is_dir():
+        from judges.formats.outset import settle
+        from judges.formats.setrecord import check_set, named_sets
+
         if name is None:
             candidates = sorted(path.glob(f"*.{suffix}"))
             if len(candidates) != 1:
+                recorded = named_sets(path)
+                if len(recorded) == 1:  # the set's record names it: its file of this kind is gone?
+                    settle(path, recorded[0])
+                    check_set(path, recorded[0])
                 raise FileNotFoundError(f"{path}: expected one *.{suffix}, found {len(candidates)}; pass name=")
             found = candidates[0]
             name = found.name[: -len(suffix) - 1]
         else:
             found = outputset.path(path, name, kind)
-        from judges.formats.outset import settle
-
         settle(path, name)  # a session killed while replacing its outputs: complete its set first
+        check_set(path, name)  # a file damaged, gone or changed since the set was written: one error line
     else:
         found = path
     if kind == "config" and found.is_file():

@@ -33,6 +33,7 @@ import numpy as np
 
 from judges.core.errors import InputError
 from judges.formats import outputset
+from judges.formats.setrecord import check_set
 from judges.formats.atomic import new_text
 from judges.attest.plan import KEY, PLAN_MIX, Plan, Quota, parse_share, plan_session
 from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
@@ -283,6 +284,7 @@ def plan_nugget_assessments(
     parquet = outputset.path(out_dir, name, "nuggets_parquet")
     if not parquet.is_file():
         raise InputError(out_dir, None, "--name", f"no {parquet.name} here: judge with --nuggets first")
+    check_set(out_dir, name)  # a file damaged or gone since the set was written: one line (its record)
     config_path = outputset.path(out_dir, name, "config")
     try:
         answered = answered_topics(read_config(config_path))

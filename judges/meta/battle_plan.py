@@ -26,6 +26,7 @@ from judges.core.vocabulary import INCLUSION_PROBABILITY
 from judges.engine import battle_design
 from judges.engine.battles import Evidence, model_for
 from judges.formats import outputset
+from judges.formats.setrecord import check_set
 from judges.formats.atomic import atomic_text
 from judges.formats.battle_labels import read_battle_labels
 from judges.formats.jsonl import iter_jsonl
@@ -43,6 +44,7 @@ def plan_battles(out_dir: Path, name: str, target: Path, opponents: float) -> Ba
     source = outputset.path(out_dir, name, "battles_jsonl")
     if not source.is_file():
         raise InputError(out_dir, None, "--name", f"no {source.name} here: judge with --judge battle first")
+    check_set(out_dir, name)  # a file damaged or gone since the set was written: one line (its record)
     if target.exists():
         raise InputError(target, None, "--output", "exists: a round's file is never overwritten")
     earlier_files = [r.path for r in rounds(out_dir, name, "assess_battle_round")]

@@ -57,6 +57,7 @@ def build_report(
     started = time.perf_counter()
     out = Path(report_dir) if report_dir is not None else Path(store.out_dir) / f"{store.name}.report"
     _replaceable(out)
+    _judged_inputs(store)
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:
         warn(message)
@@ -78,6 +79,21 @@ def build_report(
         "largest": max(sizes),
         "seconds": time.perf_counter() - started,
     }
+
+
+def _judged_inputs(store: DocumentStore) -> None:
+    """The run files and corpus the set's config records, where they still are, are those judged
+    (their sha256, as ``plan-assessments`` and ``attest export`` check): a page must show the
+    document the judge read. Inputs given anew (moved: ``--rag-responses``, ``--corpus``) are taken
+    as given; a recorded input that is gone is said by the pages (:meth:`DocumentStore.unavailable`)."""
+    from judges.session.recorded import recorded_inputs
+
+    inputs = store.config.get("inputs")
+    if not isinstance(inputs, dict):
+        return
+    for kind in ("responses", "corpus"):
+        if not store.given[kind]:
+            recorded_inputs(inputs, kind, outputset.path(store.out_dir, store.name, "config"), missing_ok=True)
 
 
 def _replaceable(out: Path) -> None:

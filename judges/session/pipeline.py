@@ -46,6 +46,7 @@ from judges.engine.settings import Settings
 from judges.formats import outputset
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import OutputSet, check_targets
+from judges.formats.setrecord import write_record
 from judges.session.attestation import check_attestation, summarize_attestation
 from judges.session.kinds import judge_other_kinds
 from judges.session.loading import (
@@ -211,12 +212,15 @@ def write(
     )
     written = write_outputs(given)
     files.update(written.files)
+    record = outputset.path(outputs.out_dir, outputs.name, "checksums")
+    write_record(outset.stage(record), outset.renames, outputs.name)  # of every file staged above
     for stale in outputset.of_set():  # a file of the previous set this one lacks (nugget files, plan) goes with it
-        if stale.kind not in files and stale.kind != "debug_log":  # the log: stale_log's
+        if stale.kind not in files and stale.kind not in ("debug_log", "checksums"):  # the log: stale_log's
             outset.remove(outputset.path(outputs.out_dir, outputs.name, stale.kind))
     log.event("summary", counts=dict(written.counts), statuses=dict(statuses), files=files)
     log.close()
     outset.commit()
+    files["checksums"] = str(record)  # after the log's summary: the files the record lists
     if outputs.log_path is not None:
         files["debug_log"] = str(outputs.log_path)
     return written_summary(inputs, loaded, judged, written, statuses, files, attest, warnings, labels)

@@ -22,6 +22,7 @@ from judges.core.config import Workflow
 from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.formats.documents import resolve_input
+from judges.formats.setrecord import check_set
 from judges.formats.tables import read_config
 from judges.session.spec import Inputs
 
@@ -37,6 +38,7 @@ def recorded_session(out_dir: Path, name: str) -> Recorded:
     """The inputs and workflow of ``out_dir``'s set ``name`` (an :class:`InputError` when its config
     is missing or damaged, or an input is gone or changed)."""
     path = outputset.path(out_dir, name, "config")
+    check_set(out_dir, name)  # a file damaged or gone since the set was written: one error line
     try:
         config = read_config(path)
         recorded = config["inputs"]

@@ -116,7 +116,7 @@ def output_targets(outputs: Outputs, workflow: Workflow, pair_kinds: Sequence[st
     kinds += ["intervals", "intervals_parquet", "pairs", "pairs_parquet"]  # judges.scores.intervals
     if workflow.attest.mode == "uncertain" and workflow.attest.band is None:
         kinds.append("plan")
-    kinds.append("config")
+    kinds += ["config", "checksums"]  # checksums: the set's record of its files (judges.formats.setrecord)
     targets = {kind: (outputset.path(outputs.out_dir, outputs.name, kind), "--out-dir") for kind in kinds}
     if outputs.log_path is not None:
         targets["debug_log"] = (outputs.log_path, "--out-dir" if outputs.debug_log is None else "--debug-log")

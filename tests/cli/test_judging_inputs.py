@@ -327,8 +327,20 @@ def test_nuggets_given_a_directory_is_one_line(tmp_path):
 def test_plan_nuggets_names_a_damaged_nuggets_file(tmp_path, argued, damage, problem):
     out = tmp_path / "set"
     shutil.copytree(argued[0], out)
+    (out / "N.sha256").unlink()  # the reader's own line (a set written before records; else the record's line)
     damage(out / "N.nuggets.jsonl")
     r = cli_in_process("plan-assessments", out, "--name", "N", "--nuggets", "--budget", "5%")
     assert r.returncode == 2, r.stdout
     assert r.stderr.strip().splitlines()[-1].startswith(f"error: {out / 'N.nuggets.jsonl'}{problem}"), r.stderr
+    assert not list(out.glob("N.assess-nuggets-*"))
+
+
+def test_plan_nuggets_over_a_set_damaged_after_judging_names_the_file_by_the_sets_record(tmp_path, argued):
+    out = tmp_path / "set"
+    shutil.copytree(argued[0], out)
+    victim = out / "N.nuggets.parquet"
+    victim.write_bytes(victim.read_bytes()[:-100] + b"\0" * 100)  # its footer broken, its size kept
+    r = cli_in_process("plan-assessments", out, "--name", "N", "--nuggets", "--budget", "5%")
+    assert r.returncode == 2, r.stdout
+    assert r.stderr.strip().splitlines()[-1].startswith(f"error: {victim}: damaged: its sha256 differs"), r.stderr
     assert not list(out.glob("N.assess-nuggets-*"))

@@ -270,3 +270,18 @@ def test_ctrl_c_while_the_workers_start_is_one_line_without_a_traceback(tmp_path
     lines = stderr.strip().splitlines()
     assert "Traceback" not in stderr and len(lines) == 1 and lines[0].startswith("interrupted"), stderr
     assert proc.returncode == 130, stderr
+
+
+# -- a refused command leaves nothing ----------------------------------------------------------------
+def test_attest_export_to_a_batch_dir_that_is_a_file_is_refused_before_it_opens_the_answer_cache(judged, tmp_path):
+    """``--batch-dir`` an existing file: refused before judging, so no ``attest-cache.sqlite3`` is
+    left in the out-dir (the harness's damage case); the set is as it was."""
+    out = copy(judged, tmp_path)
+    before = files_of(out)
+    target = out / "a.qrels"
+    result = cli_in_process(
+        "attest", "export", out, "--name", "a", "--attest", "all", "--model", "m", "--batch-dir", target
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"error: {target}: --batch-dir: exists and is not a directory\n"
+    assert files_of(out) == before and sorted(p.name for p in out.iterdir()) == sorted(before)
