@@ -184,7 +184,8 @@ class DocumentStore:
             self._corpus = {}
         todo = {w for w in wanted if w not in self._corpus}
         if todo and self.corpus_path is not None and Path(self.corpus_path).exists():
-            self._corpus.update(read_corpus(Path(self.corpus_path), todo, on_error=lambda e: None))
+            found = read_corpus(Path(self.corpus_path), todo, on_error=lambda e: None)
+            self._corpus.update((k, d) for k, d in found.items() if isinstance(d, Document))  # not an Unresolved
             self._read_mappings(todo)
         return {k: self._corpus[k] for k in wanted if k in self._corpus}
 
