@@ -14,10 +14,10 @@ Sources are a string, a dict with ``text`` (and ``title``), an object with ``.te
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
-from judges.checks.entities import extract_entities
-from judges.checks.numbers import extract_numbers
+from judges.checks.entities import Entity, extract_entities
+from judges.checks.numbers import Number, extract_numbers
 from judges.checks.overlap import overlap
 from judges.checks.placeholders import Pattern, find_placeholders
 from judges.checks.result import CheckResult
@@ -26,21 +26,31 @@ from judges.checks.sources import Source, as_sources
 METRICS = ("containment", "jaccard")
 
 
-def _first_source(sources: list[Source], has: Callable[[Source], bool]) -> int | None:
-    """Index of the first source for which ``has`` is true, else None."""
-    return next((i for i, src in enumerate(sources) if has(src)), None)
-
-
 def _score(found: int, total: int) -> float:
     return found / total if total else 1.0
 
 
-def _locate(items, sources: list[Source], has, row, what: str, nothing: str) -> tuple[list, list, list]:
+Item = TypeVar("Item", Number, Entity)
+
+
+def _first_source(sources: list[Source], has: Callable[[Source, Item], bool], item: Item) -> int | None:
+    """Index of the first source that ``has`` ``item``, else None."""
+    return next((i for i, src in enumerate(sources) if has(src, item)), None)
+
+
+def _locate(
+    items: Iterable[Item],
+    sources: list[Source],
+    has: Callable[[Source, Item], bool],
+    row: Callable[[Item], dict],
+    what: Callable[[Item], str],
+    nothing: str,
+) -> tuple[list, list, list]:
     """Split ``items`` into matched rows (with the index of the first source that ``has`` them)
     and missing rows, with a reason per missing item (or ``nothing`` when there are no items)."""
     matched, missing, reasons = [], [], []
     for item in items:
-        where = _first_source(sources, lambda s, item=item: has(s, item))
+        where = _first_source(sources, has, item)
         r = row(item)
         if where is None:
             missing.append(r)
