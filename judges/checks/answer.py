@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from judges.checks.entities import Entity, extract_entities
-from judges.checks.numbers import Number, extract_numbers
+from judges.checks.entities import extract_entities
+from judges.checks.numbers import extract_numbers
 from judges.checks.overlap import overlap
 from judges.checks.placeholders import Pattern, find_placeholders
 from judges.checks.result import CheckResult
@@ -26,11 +26,7 @@ from judges.checks.sources import Source, as_sources
 METRICS = ("containment", "jaccard")
 
 
-def _score(found: int, total: int) -> float:
-    return found / total if total else 1.0
-
-
-Item = TypeVar("Item", Number, Entity)
+Item = TypeVar("Item")
 
 
 def _first_source(sources: list[Source], has: Callable[[Source, Item], bool], item: Item) -> int | None:
@@ -38,14 +34,11 @@ def _first_source(sources: list[Source], has: Callable[[Source, Item], bool], it
     return next((i for i, src in enumerate(sources) if has(src, item)), None)
 
 
-def _locate(
-    items: Iterable[Item],
-    sources: list[Source],
-    has: Callable[[Source, Item], bool],
-    row: Callable[[Item], dict],
-    what: Callable[[Item], str],
-    nothing: str,
-) -> tuple[list, list, list]:
+def _score(found: int, total: int) -> float:
+    return found / total if total else 1.0
+
+
+def _locate(items, sources: list[Source], has, row, what: str, nothing: str) -> tuple[list, list, list]:
     """Split ``items`` into matched rows (with the index of the first source that ``has`` them)
     and missing rows, with a reason per missing item (or ``nothing`` when there are no items)."""
     matched, missing, reasons = [], [], []
