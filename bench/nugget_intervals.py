@@ -62,7 +62,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from judges.attest.kinds import NUGGET  # noqa: E402
-from judges.attest.plan import PLAN_MIX, make_plan  # noqa: E402
+from judges.attest.plan import PLAN_MIX, Quota, make_plan  # noqa: E402
 from judges.scores import intervals as I  # noqa: E402
 from judges.nuggets import features as F  # noqa: E402
 from judges.nuggets.judge import topic_features  # noqa: E402
@@ -141,9 +141,8 @@ def planned_labels(rows: list[Pair], share: float, topics: int, seed: int) -> di
         "weight": np.array([r.p_support + 0.5 * r.p_partial for r in rows]),
     }
     answered = {r.run_id: topics for r in rows}
-    plan = make_plan(
-        columns, answered, np.zeros(len(rows), bool), share, order=False, mix=PLAN_MIX, seed=seed, key=NUGGET.key
-    )
+    quota = Quota(share, mix=PLAN_MIX, seed=seed)
+    plan = make_plan(columns, answered, np.zeros(len(rows), bool), quota, order=False, key=NUGGET.key)
     return {k: p.probability for k, p in plan.chosen.items()}
 
 

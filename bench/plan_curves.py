@@ -49,7 +49,7 @@ from judges.attest.cascade import combine  # noqa: E402
 from judges.core.config import AttestSettings  # noqa: E402
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
-from judges.attest.plan import KEY, make_plan  # noqa: E402
+from judges.attest.plan import KEY, Quota, make_plan  # noqa: E402
 from judges.core.records import Judgment  # noqa: E402
 from judges.meta.calibrate import FEATURE_COLUMNS, STATUS_LEVEL, calibrate, folds, labelled_features  # noqa: E402
 from judges.support.model import expected_error, levels  # noqa: E402
@@ -88,7 +88,7 @@ def previous_rule(ctx, budget: float) -> np.ndarray:
 
 
 def plan_mask(ctx, share: float, order: bool = True) -> np.ndarray:
-    plan = make_plan(ctx.columns, ctx.answered, ctx.lacking, budget=share, order=order)
+    plan = make_plan(ctx.columns, ctx.answered, ctx.lacking, Quota(budget=share), order=order)
     keys = zip(*(ctx.columns[k] for k in KEY))
     return np.array([(r, t, int(s), int(c)) in plan.chosen for r, t, s, c in keys], dtype=bool)
 

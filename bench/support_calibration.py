@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from judges.formats.tables import read_assessments  # noqa: E402
 from judges.meta.calibrate import agreement, folds, labelled_features  # noqa: E402
 from judges.formats.labels import read_labels  # noqa: E402
-from judges.attest.plan import PLAN_MIX, make_plan  # noqa: E402
+from judges.attest.plan import PLAN_MIX, Quota, make_plan  # noqa: E402
 from judges.support.model import fit, levels, recalibrated  # noqa: E402
 from judges.core.vocabulary import FEATURES  # noqa: E402
 from support_agreement import capped, expected, leaderboard_tau, read_truth  # noqa: E402
@@ -114,7 +114,8 @@ def draw_labels(table, p_any, p_full, level, share, how, rng):
         "p_full": p_full,
         "weight": expected(table, p_any, p_full),
     }
-    plan = make_plan(columns, answered, np.zeros(n, dtype=bool), count=k, mix=PLAN_MIX, seed=int(rng.integers(1 << 30)))
+    quota = Quota(count=k, mix=PLAN_MIX, seed=int(rng.integers(1 << 30)))
+    plan = make_plan(columns, answered, np.zeros(n, dtype=bool), quota)
     rows = np.array(sorted(key[3] for key in plan.chosen))
     by_row = {key[3]: p.probability for key, p in plan.chosen.items()}
     pi = np.array([by_row[r] for r in rows])

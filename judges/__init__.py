@@ -22,6 +22,8 @@ A table or config that is damaged, cut short or of another kind raises :class:`U
 (an :class:`InputError`: ``str(e)`` is ``path: problem``); a missing one, ``FileNotFoundError``.
 """
 
+import importlib
+
 from judges.version import __version__
 
 __all__ = [
@@ -39,35 +41,25 @@ __all__ = [
 ]
 
 
+#: Each name below ``__version__``, imported on first use: its module, and its name there.
+_LAZY = {
+    "read_assessments": ("judges.formats.tables", "read_assessments"),
+    "read_leaderboard": ("judges.formats.tables", "read_leaderboard"),
+    "read_intervals": ("judges.formats.intervals", "read_intervals"),
+    "read_pairs": ("judges.formats.intervals", "read_pairs"),
+    "check_answer": ("judges.api.answer", "check_answer"),
+    "annotate": ("judges.api.markers", "annotate"),
+    "InputError": ("judges.core.errors", "InputError"),
+    "UnreadableFile": ("judges.core.errors", "UnreadableFile"),
+    "read_nuggets": ("judges.session.nuggets", "read_nuggets_table"),
+    "open_documents": ("judges.formats.documents", "open_documents"),
+}
+
+
 def __getattr__(name: str):
     """The table readers, imported on first use: pyarrow is slow to import and most commands
     (``--help``, every ``judges.*`` import) do not need it."""
-    if name in ("read_assessments", "read_leaderboard"):
-        from judges.formats import tables
-
-        return getattr(tables, name)
-    if name in ("read_intervals", "read_pairs"):
-        from judges.formats import intervals
-
-        return getattr(intervals, name)
-    if name == "check_answer":
-        from judges.api.answer import check_answer
-
-        return check_answer
-    if name == "annotate":
-        from judges.api.markers import annotate
-
-        return annotate
-    if name in ("InputError", "UnreadableFile"):
-        from judges.core import errors
-
-        return getattr(errors, name)
-    if name == "read_nuggets":
-        from judges.session.nuggets import read_nuggets_table
-
-        return read_nuggets_table
-    if name == "open_documents":
-        from judges.formats.documents import open_documents
-
-        return open_documents
-    raise AttributeError(f"module 'judges' has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module 'judges' has no attribute {name!r}")
+    module, attr = _LAZY[name]
+    return getattr(importlib.import_module(module), attr)

@@ -174,12 +174,12 @@ def selected(a: pd.DataFrame, **attest) -> np.ndarray:
     import pyarrow as pa
 
     from judges.core.config import AttestSettings, GroundingSettings
-    from judges.attest.plan import plan_session
+    from judges.attest.plan import Quota, plan_session
 
     s = AttestSettings(**attest)
     answered = a.groupby("run_id").topic_id.nunique().to_dict()
     table = pa.Table.from_pandas(a, preserve_index=False)
-    plan = plan_session(table, answered, GroundingSettings().cap, s.budget, s.count, s.plan_order)
+    plan = plan_session(table, answered, GroundingSettings().cap, Quota(s.budget, s.count), order=s.plan_order)
     keys = zip(a.run_id, a.topic_id, a.sentence_index, a.citation_rank)
     return np.array([(r, t, int(i), int(c)) in plan.chosen for r, t, i, c in keys], dtype=bool)
 

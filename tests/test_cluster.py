@@ -15,6 +15,7 @@ from test_shards import BUNDLED, same_outputs, shared_inputs
 from judges.session import cluster
 from judges.session import pipeline
 from judges.core.config import Workflow
+from judges.session.options import RunOptions
 from judges.session.spec import Inputs, Outputs
 
 pytest.importorskip("distributed", reason=DASK_REASON)
@@ -60,9 +61,9 @@ def test_bad_input_on_a_worker_is_one_error_line(tmp_path):
 def test_shared_datasets_on_dask(tmp_path, dataset):
     inputs = shared_inputs(dataset)
     out = tmp_path / "out"
-    pipeline.run(inputs, Outputs(out, "x"), Workflow(), workers=1)
+    pipeline.run(inputs, Outputs(out, "x"), Workflow(), RunOptions(workers=1))
     out.rename(tmp_path / "one")
-    cluster.run("local:2", inputs, Outputs(out, "x"), Workflow(), workers=1)
+    cluster.run("local:2", inputs, Outputs(out, "x"), Workflow(), RunOptions(workers=1))
     same_outputs(tmp_path / "one", out)
 
 
@@ -73,7 +74,7 @@ def test_a_killed_workers_shard_is_judged_again_and_counted_once(tmp_path, monke
 
     inputs = Inputs(**BUNDLED["rag25"])
     out = tmp_path / "out"
-    pipeline.run(inputs, Outputs(out, "x"), Workflow(), workers=1)
+    pipeline.run(inputs, Outputs(out, "x"), Workflow(), RunOptions(workers=1))
     out.rename(tmp_path / "one")
     monkeypatch.setenv("CITEJUDGE_TEST_PAUSE", "staging")  # inherited by the worker processes
     monkeypatch.setenv("CITEJUDGE_TEST_PAUSE_S", "4")
@@ -86,7 +87,8 @@ def test_a_killed_workers_shard_is_judged_again_and_counted_once(tmp_path, monke
             def judge() -> None:
                 try:
                     address = local.scheduler_address
-                    cluster.run(address, inputs, Outputs(out, "x"), Workflow(), workers=1, shards=3, warn=said.append)
+                    told = RunOptions(workers=1, warn=said.append)
+                    cluster.run(address, inputs, Outputs(out, "x"), Workflow(), told, shards=3)
                 except BaseException as e:  # noqa: BLE001 - reported by the test
                     failed.append(e)
 

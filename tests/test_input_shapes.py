@@ -344,7 +344,7 @@ def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
     """With a band and with all, always; with the session's plan, as it chose: an unreadable
     citation's spread is the largest there is, so it is planned first among equals."""
     from judges.attest.selection import Band, Planned
-    from judges.attest.plan import make_plan
+    from judges.attest.plan import Quota, make_plan
 
     j = cross_language("Latin", "CJK", "d", "corpus", 5)
     assert (j.status, j.grade, j.support_status) == ("cross_language", 0, "cross_language")
@@ -366,7 +366,7 @@ def test_cross_language_citations_go_to_the_llm_in_every_attest_mode():
         "p_full": [float("nan"), 0.5],
         "weight": [0.0, 0.7],
     }
-    plan = make_plan({k: np.array(v) for k, v in columns.items()}, {"r": 1}, np.zeros(2, bool), count=1)
+    plan = make_plan({k: np.array(v) for k, v in columns.items()}, {"r": 1}, np.zeros(2, bool), Quota(count=1))
     assert Attester.selects(attester("uncertain", Planned(plan)), key, j)
     assert not Attester.selects(attester("uncertain", Planned(plan)), ("r", "t", 1, 0), j)
 

@@ -192,6 +192,48 @@ def test_mypy_errors_only_fall_per_folder():
     )
 
 
+# Functions of judges/ taking 10 parameters or more (self and cls not counted; *args and **kwargs one each): a
+# record holds what travels together instead (judges.session.options.RunOptions, judges.attest.plan.Quota).
+# May only fall: 26 on 2026-12-07, 16 once the session's options were one record.
+LONG_SIGNATURES_CEILING = 9
+
+
+def _long_signatures(source: str, at_least: int = 10) -> list[tuple[int, str, int]]:
+    """(parameters, function name, line) of every function of ``source`` with ``at_least`` parameters."""
+    found = []
+    for f in ast.walk(ast.parse(source)):
+        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = f.args
+            k = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
+            if a.args and a.args[0].arg in ("self", "cls"):
+                k -= 1
+            if k >= at_least:
+                found.append((k, f.name, f.lineno))
+    return found
+
+
+def test_the_parameter_count_counts_each_kind_once():
+    planted = """
+def many(a, b, /, c, d, *args, e, f, g, h, **kw): pass
+class C:
+    def method(self, a, b, c, d, e, f, g, h, i, j): pass
+    def fewer(self, a, b, c, d, e, f, g, h, i): pass
+def nine(a, b, c, d, e, f, g, h, i): pass
+"""
+    assert _long_signatures(planted) == [(10, "many", 2), (10, "method", 4)]
+
+
+def test_few_functions_take_ten_parameters():
+    """Ten parameters or more is a relay of options (the same keywords passed on by hand) or values
+    that belong together: the count may only fall (the typer commands take the CLI's options)."""
+    long = [
+        (k, str(path.relative_to(PACKAGE.parent)), line, name)
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for k, name, line in _long_signatures(path.read_text(encoding="utf-8"))
+    ]
+    assert len(long) <= LONG_SIGNATURES_CEILING, "\n".join(f"{k} {p}:{line} {name}" for k, p, line, name in long)
+
+
 def test_no_private_name_is_imported_across_modules():
     """A module's ``_name`` is its own: no ``from judges.x import _name`` (nor ``import ... as``
     of one) in another module; the session's stages are public (judges.session.pipeline) for shards,

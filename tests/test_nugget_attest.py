@@ -180,7 +180,7 @@ def test_a_plan_names_nugget_pairs_by_the_kinds_key():
     import numpy as np
 
     from judges.attest.kinds import NUGGET
-    from judges.attest.plan import make_plan
+    from judges.attest.plan import Quota, make_plan
 
     columns = {
         "run_id": np.array(["a", "a", "b", "b"], dtype=object),
@@ -191,7 +191,7 @@ def test_a_plan_names_nugget_pairs_by_the_kinds_key():
         "p_full": np.array([0.98, 0.3, 0.01, 0.2]),
         "weight": np.array([0.985, 0.45, 0.015, 0.35]),
     }
-    plan = make_plan(columns, {"a": 1, "b": 1}, np.zeros(4, bool), count=2, key=NUGGET.key)
+    plan = make_plan(columns, {"a": 1, "b": 1}, np.zeros(4, bool), Quota(count=2), key=NUGGET.key)
     assert set(plan.chosen) == {("a", "t", 1), ("b", "t", 1)}  # the two uncertain pairs
     assert all(type(k[2]) is int for k in plan.chosen)
 

@@ -23,6 +23,7 @@ from judges.session import shards
 from judges.core.errors import InputError
 from judges.formats import part as partfile
 from judges.formats import tables
+from judges.session.options import RunOptions
 from judges.session.spec import Inputs, Outputs
 
 N = 3
@@ -34,10 +35,10 @@ def judged(tmp_path_factory) -> Path:
     """The RAGTIME sample: one process's set (``one``, written as ``out``) and parts 1..3 (``parts``)."""
     where = tmp_path_factory.mktemp("judged")
     inputs = Inputs(**BUNDLED["ragtime"])
-    pipeline.run(inputs, Outputs(where / "out", "x"), python_backend(), workers=1)
+    pipeline.run(inputs, Outputs(where / "out", "x"), python_backend(), RunOptions(workers=1))
     (where / "out").rename(where / "one")
     for k in range(1, N + 1):
-        shards.judge_shard(inputs, Outputs(where / "parts", "x"), python_backend(), (k, N), workers=1)
+        shards.judge_shard(inputs, Outputs(where / "parts", "x"), python_backend(), (k, N), RunOptions(workers=1))
     assert sorted(p.name for p in (where / "parts").iterdir()) == sorted(NAMES)
     return where
 

@@ -12,6 +12,7 @@ import pytest
 from judges.core.config import Workflow
 from judges.session.passes import ESTIMATE, FALLBACK, MAIN, PLAN, REFIT, Pass, plan_passes
 from judges.session.spec import Inputs
+from judges.session.options import RunOptions
 from judges.session.stages import Loaded, Session
 
 
@@ -23,8 +24,7 @@ def _steps(attest: dict, *, outputs=True, strict=False, degenerate=False, labels
         outputs=None,
         settings=settings,
         described={},
-        strict_llm=strict,
-        use_degenerate_llm=degenerate,
+        options=RunOptions(strict_llm=strict, use_degenerate_llm=degenerate),
         outset=object() if outputs else None,  # only whether the session writes is read
     )
     found = SimpleNamespace(statuses={("r", "t", 0, "d"): "supported"}) if labels else None

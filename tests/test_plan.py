@@ -18,6 +18,7 @@ from judges.attest.plan import (
     KEY,
     inclusion_probabilities,
     leverage,
+    Quota,
     make_plan,
     narrowing,
     order_factor,
@@ -114,7 +115,7 @@ def test_the_plan_takes_exactly_its_budget_of_the_plannable_citations(sizes, n_r
     labelled = np.zeros(n, dtype=bool)
     labelled[::5] = True
     plan = make_plan(
-        cols, {f"r{i}": 3 for i in range(n_runs)}, np.zeros(n, bool), budget, exclude=labelled, order=order
+        cols, {f"r{i}": 3 for i in range(n_runs)}, np.zeros(n, bool), Quota(budget), exclude=labelled, order=order
     )
     plannable = ~np.isin(cols["status"], ["missing"]) & ~labelled
     assert plan.candidates == int(plannable.sum())
@@ -134,9 +135,9 @@ def test_the_plan_prefers_uncertain_citations_of_short_reports():
     cols["p_any"][:] = 0.5
     cols["p_full"][:] = 0.5
     cols["status"][:] = "partial"
-    plan = make_plan(cols, {"r0": 1, "r1": 1}, np.zeros(21, bool), count=1, order=False)
+    plan = make_plan(cols, {"r0": 1, "r1": 1}, np.zeros(21, bool), Quota(count=1), order=False)
     assert list(plan.chosen) == [("r0", "t0", 0, 0)]  # the one citation of its report
-    plan = make_plan(cols, {"r0": 1, "r1": 1}, np.zeros(21, bool), count=3, order=False)
+    plan = make_plan(cols, {"r0": 1, "r1": 1}, np.zeros(21, bool), Quota(count=3), order=False)
     assert list(plan.chosen)[1:] == [("r1", "t1", 0, 0), ("r1", "t1", 1, 0)]  # equal gains: key order
 
 
@@ -155,18 +156,18 @@ def test_a_session_plan_is_the_same_whatever_order_the_rows_come_in():
     }
     table = pa.table(fields)
     answered = {"r0": 2, "r1": 2, "r2": 2}
-    first = plan_session(table, answered, ("numbers", "entities"), budget=0.3)
+    first = plan_session(table, answered, ("numbers", "entities"), Quota(budget=0.3))
     for perm in itertools.islice(itertools.permutations(range(3)), 1, 3):
         order = np.concatenate([np.flatnonzero(np.arange(n) % 3 == k) for k in perm])
-        again = plan_session(table.take(order), answered, ("numbers", "entities"), budget=0.3)
+        again = plan_session(table.take(order), answered, ("numbers", "entities"), Quota(budget=0.3))
         assert again.chosen == first.chosen
-    uncapped = plan_session(table, answered, (), budget=0.3)
+    uncapped = plan_session(table, answered, (), Quota(budget=0.3))
     assert uncapped.candidates == first.candidates
 
 
 def test_the_rules_say_whether_and_why():
     cols = columns(1, [4])
-    plan = make_plan(cols, {"r0": 1}, np.zeros(4, bool), count=1)
+    plan = make_plan(cols, {"r0": 1}, np.zeros(4, bool), Quota(count=1))
     rule = Planned(plan)
     (key,) = plan.chosen
     j = SimpleNamespace(p_any=0.8, p_full=0.5)
@@ -182,8 +183,8 @@ def test_a_cost_cap_stops_the_plan_before_it_is_exceeded():
     cols = columns(2, [6, 9, 4])
     n = len(cols["status"])
     costs = np.linspace(0.5, 1.5, n)
-    free = make_plan(cols, {"r0": 2, "r1": 1}, np.zeros(n, bool), budget=1.0, costs=costs)
-    capped = make_plan(cols, {"r0": 2, "r1": 1}, np.zeros(n, bool), budget=1.0, costs=costs, max_cost=4.0)
+    free = make_plan(cols, {"r0": 2, "r1": 1}, np.zeros(n, bool), Quota(budget=1.0), costs=costs)
+    capped = make_plan(cols, {"r0": 2, "r1": 1}, np.zeros(n, bool), Quota(budget=1.0, max_cost=4.0), costs=costs)
     keys = list(zip(*(cols[k] for k in KEY)))
     cost_of = {(str(r), str(t), int(s), int(c)): costs[i] for i, (r, t, s, c) in enumerate(keys)}
     order = sorted(free.chosen, key=lambda k: free.chosen[k].rank)
@@ -240,10 +241,10 @@ def test_a_plan_for_labels_draws_a_share_at_random_and_records_the_probabilities
     cols = columns(6, [5, 3, 8, 2, 6, 4] * 4, seed=3)
     answered = dict.fromkeys(set(cols["run_id"].tolist()), 4)
     ruled = np.zeros(len(cols["run_id"]), dtype=bool)
-    plan = make_plan(cols, answered, ruled, count=12, mix=0.5)
-    again = make_plan(cols, answered, ruled, count=12, mix=0.5)
-    other = make_plan(cols, answered, ruled, count=12, mix=0.5, seed=1)
-    top = make_plan(cols, answered, ruled, count=6)
+    plan = make_plan(cols, answered, ruled, Quota(count=12, mix=0.5))
+    again = make_plan(cols, answered, ruled, Quota(count=12, mix=0.5))
+    other = make_plan(cols, answered, ruled, Quota(count=12, mix=0.5, seed=1))
+    top = make_plan(cols, answered, ruled, Quota(count=6))
     assert len(plan) == 12 and plan.chosen == again.chosen and set(plan.chosen) != set(other.chosen)
     probabilities = sorted(p.probability for p in plan.chosen.values())
     assert probabilities[6:] == [1.0] * 6 and probabilities[5] == pytest.approx(6 / (plan.candidates - 6))

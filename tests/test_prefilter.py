@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judges.align.backends import get_backend
+from judges.align.packed import CandidateQuery, WindowLanes
 from judges.align.prefilter import candidates_reference, idf_weights
 
 PY, NB = get_backend("python"), get_backend("numba")
@@ -52,17 +53,7 @@ def test_numba_candidates_and_weights_equal_the_reference(case):
     cit_a = np.array([rnd.randrange(len(answers)) for _ in range(n)], dtype=np.int64)
     cit_d = np.array([rnd.randrange(len(docs)) for _ in range(n)], dtype=np.int64)
     w_base = np.array(w_base, dtype=np.int64)
-    args = (
-        a_tokens,
-        a_offsets,
-        cit_a,
-        d_tokens,
-        np.concatenate(weights + [np.zeros(0, np.int16)]),
-        np.array(win_lo, dtype=np.int64),
-        np.array(win_hi, dtype=np.int64),
-        w_base[cit_d],
-        w_base[cit_d + 1],
-        k,
-        9,
-    )
-    assert NB.candidates(*args).tolist() == PY.candidates(*args).tolist()
+    query = CandidateQuery(a_tokens, a_offsets, cit_a, w_base[cit_d], w_base[cit_d + 1])
+    weights = np.concatenate(weights + [np.zeros(0, np.int16)])
+    lanes = WindowLanes(d_tokens, weights, np.array(win_lo, dtype=np.int64), np.array(win_hi, dtype=np.int64))
+    assert NB.candidates(query, lanes, k, 9).tolist() == PY.candidates(query, lanes, k, 9).tolist()

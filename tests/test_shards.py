@@ -18,6 +18,7 @@ from conftest import ROOT, cli_in_process, needs_dask, needs_dspy, run_cli, shar
 
 from judges.session import pipeline
 from judges.session import shards
+from judges.session.options import RunOptions
 from judges.core.config import AlignmentSettings, Workflow, load_workflow
 from judges.core.errors import InputError
 from judges.formats import part as partfile
@@ -42,11 +43,11 @@ def one_and_merged(tmp_path: Path, inputs: Inputs, workflow: Workflow, n: int, *
     """One process over all topics, then shards 1..n and their merge, written to the same out-dir
     (the debug log's summary names the files written): returns (one process's set, the merged set)."""
     out = tmp_path / "out"
-    pipeline.run(inputs, Outputs(out, "x"), workflow, workers=1, **run)
+    pipeline.run(inputs, Outputs(out, "x"), workflow, RunOptions(workers=1, **run))
     out.rename(tmp_path / "one")
     parts = tmp_path / "parts"
     for k in range(1, n + 1):
-        shards.judge_shard(inputs, Outputs(parts, "x"), workflow, (k, n), workers=1)
+        shards.judge_shard(inputs, Outputs(parts, "x"), workflow, (k, n), RunOptions(workers=1))
     shards.merge(sorted(parts.glob("x.part-*.arrow")), out, "x")
     return tmp_path / "one", out
 

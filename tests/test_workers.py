@@ -7,6 +7,7 @@ from concurrent.futures import Future
 import pytest
 
 from judges.formats.debuglog import DebugLog
+from judges.session.options import RunOptions
 from judges.session.workers import _FollowedLogs
 
 
@@ -91,23 +92,23 @@ def test_automatic_workers_start_during_the_first_pass_once_enough_citations_are
             events.append("first pass done")
 
     class Workers(real_workers):
-        def __init__(self, settings, n):
+        def __init__(self, settings, n, progress):
             events.append(f"{n} workers started")
-            super().__init__(settings, n)
+            super().__init__(settings, n, progress)
 
     monkeypatch.setattr(loading, "scan_runs", scan)
     monkeypatch.setattr(loading, "Workers", Workers)
     monkeypatch.setattr(loading, "AUTO_PARALLEL_CITATIONS", 10)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    auto = pipeline.run(*_session(tmp_path), workers=0)
+    auto = pipeline.run(*_session(tmp_path), RunOptions(workers=0))
     assert events == ["2 workers started", "first pass done"]
     n = auto.counts["citations"]
     assert n >= 10 and auto.processes == f"2 worker processes (automatic: {n:,} citations >= 10)"
     events.clear()
     monkeypatch.setattr(loading, "AUTO_PARALLEL_CITATIONS", n + 1)
-    below = pipeline.run(*_session(tmp_path / "below"), workers=0)
+    below = pipeline.run(*_session(tmp_path / "below"), RunOptions(workers=0))
     assert events == ["first pass done"] and below.processes.startswith("1 process (automatic")
-    one = pipeline.run(*_session(tmp_path / "one"), workers=1)
+    one = pipeline.run(*_session(tmp_path / "one"), RunOptions(workers=1))
     for kind in ("qrels", "doc.qrels", "leaderboard.txt"):
         assert (tmp_path / "out" / f"t.{kind}").read_bytes() == (tmp_path / "one" / "out" / f"t.{kind}").read_bytes()
     assert one.counts["citations"] == n

@@ -27,7 +27,7 @@ import numpy as np
 
 from judges.align import prefilter, reference
 from judges.core.vocabulary import BACKENDS
-from judges.align.packed import normalize_packed
+from judges.align.packed import CandidateQuery, WindowLanes, normalize_packed
 
 
 class BackendUnavailable(RuntimeError):
@@ -55,17 +55,22 @@ class Backend:
         mismatch=reference.MISMATCH,
         gap=reference.GAP,
     ) -> np.ndarray:
-        """``(n, 6)`` int64 array of ``(score, a_start, a_end, b_start, b_end, matches)``."""
+        """``(n, 6)`` int64 array of ``(score, a_start, a_end, b_start, b_end, matches)``; the arguments
+        checked and converted by :func:`judges.align.packed.normalize_packed` (``ValueError``)."""
+        packed = normalize_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
+        return self._align_packed(*packed)
+
+    def _align_packed(self, a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap) -> np.ndarray:
+        """:meth:`align_batch` of checked and converted arguments."""
         raise NotImplementedError
 
     def window_df(self, local, windows, n_local) -> np.ndarray:
         """How many of ``windows`` contain each local token id (:mod:`judges.align.prefilter`)."""
         raise NotImplementedError
 
-    def candidates(
-        self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
-    ):
-        """``(n, k)`` candidate windows per citation, best first, ``-1`` padded (the prefilter)."""
+    def candidates(self, query: CandidateQuery, lanes: WindowLanes, k: int, vocab_size: int) -> np.ndarray:
+        """``(n, k)`` candidate windows per citation, best first, ``-1`` padded (the prefilter); ``k``
+        windows at most, token ids below ``vocab_size``."""
         raise NotImplementedError
 
     def lexical_features(
@@ -92,21 +97,7 @@ class PythonBackend(Backend):
     def is_available(self) -> bool:
         return True
 
-    def align_batch(
-        self,
-        a_tokens,
-        a_offsets,
-        pair_a,
-        b_tokens,
-        b_lo,
-        b_hi,
-        match=reference.MATCH,
-        mismatch=reference.MISMATCH,
-        gap=reference.GAP,
-    ) -> np.ndarray:
-        a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap = normalize_packed(
-            a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap
-        )
+    def _align_packed(self, a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap) -> np.ndarray:
         answers = [a_tokens[a_offsets[q] : a_offsets[q + 1]].tolist() for q in range(a_offsets.shape[0] - 1)]
         out = np.zeros((pair_a.shape[0], 6), dtype=np.int64)
         for k in range(pair_a.shape[0]):
@@ -117,14 +108,14 @@ class PythonBackend(Backend):
     def window_df(self, local, windows, n_local) -> np.ndarray:
         return prefilter.window_df_reference_counts(local, windows, n_local)
 
-    def candidates(
-        self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
-    ):
-        out = np.full((len(cit_a), k), -1, dtype=np.int64)
-        for c in range(len(cit_a)):
-            answer = a_tokens[a_offsets[cit_a[c]] : a_offsets[cit_a[c] + 1]]
-            windows = np.stack([win_lo[cit_w0[c] : cit_w1[c]], win_hi[cit_w0[c] : cit_w1[c]]], axis=1)
-            got = prefilter.candidates_reference(answer.tolist(), d_tokens, d_weights, windows, k)
+    def candidates(self, query: CandidateQuery, lanes: WindowLanes, k: int, vocab_size: int) -> np.ndarray:
+        q, w = query, lanes
+        out = np.full((len(q.cit_a), k), -1, dtype=np.int64)
+        for c in range(len(q.cit_a)):
+            answer = q.a_tokens[q.a_offsets[q.cit_a[c]] : q.a_offsets[q.cit_a[c] + 1]]
+            rows = slice(q.cit_w0[c], q.cit_w1[c])
+            windows = np.stack([w.win_lo[rows], w.win_hi[rows]], axis=1)
+            got = prefilter.candidates_reference(answer.tolist(), w.d_tokens, w.d_weights, windows, k)
             out[c, : len(got)] = got
         return out
 
@@ -153,35 +144,24 @@ class NumbaBackend(Backend):
     def is_available(self) -> bool:
         return importlib.util.find_spec("numba") is not None
 
-    def align_batch(
-        self,
-        a_tokens,
-        a_offsets,
-        pair_a,
-        b_tokens,
-        b_lo,
-        b_hi,
-        match=reference.MATCH,
-        mismatch=reference.MISMATCH,
-        gap=reference.GAP,
-    ) -> np.ndarray:
+    def _align_packed(self, a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap) -> np.ndarray:
         from judges.align import kernel  # lazy: importing numba costs time and may be absent
 
-        return kernel.align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
+        return kernel.align_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap)
 
     def window_df(self, local, windows, n_local) -> np.ndarray:
         from judges.align import kernel
 
         return kernel.window_df(local, windows, n_local)
 
-    def candidates(
-        self, a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
-    ):
+    def candidates(self, query: CandidateQuery, lanes: WindowLanes, k: int, vocab_size: int) -> np.ndarray:
         from judges.align import kernel
 
+        q, w = query, lanes
         return kernel.candidates_batch(
-            a_tokens, a_offsets, cit_a, d_tokens, d_weights, win_lo, win_hi, cit_w0, cit_w1, k, vocab_size
-        )
+            q.a_tokens, q.a_offsets, q.cit_a, w.d_tokens, w.d_weights, w.win_lo, w.win_hi, q.cit_w0, q.cit_w1, k,
+            vocab_size,
+        )  # fmt: skip
 
     def lexical_features(
         self, a_stems, a_content, a_clause, a_offsets, d_stems, d_base, cit_a, cit_d, n_stems

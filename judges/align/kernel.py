@@ -10,7 +10,8 @@ Three layers:
   pairs). Pairs are scored 32 at a time in int16 SIMD lanes (one pair per lane, "inter-pair"
   vectorisation) by a score-only pass; the exact path of each lane's winning end cell is then
   recovered from a small window of the document that must contain it.
-* :func:`align_batch` -- the public wrapper: dtype normalisation, validation, output allocation.
+* :func:`align_batch` -- the public wrapper: dtype normalisation, validation; then :func:`align_packed`
+  (what the backends call with arguments already checked): output allocation, threads.
 
 Carrying (why no traceback is needed). In the reference, the predecessor of a cell on a path is
 chosen from that cell's own neighbourhood only (diagonal, then up, then left, among the moves
@@ -618,9 +619,11 @@ def align_batch(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match=2, mism
     pairs or ``SMALL_BATCH_CELLS`` cells, e.g. the further evidence spans' short parts of sentences);
     leaves it as it was.
     """
-    a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap = normalize_packed(
-        a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap
-    )
+    return align_packed(*normalize_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap))
+
+
+def align_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap):
+    """:func:`align_batch` of arguments :func:`judges.align.packed.normalize_packed` has checked and converted."""
     out = np.empty((pair_a.shape[0], 6), dtype=np.int64)
     if out.shape[0]:
         threads = numba.get_num_threads()

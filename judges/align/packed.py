@@ -1,6 +1,8 @@
 """The packed batch layout every alignment backend takes: a batch's answers and documents as
-flat token-id arrays with offsets (:class:`Packed`, built by :mod:`judges.engine.judge`), and the
-checking and converting of the packed arguments (:func:`normalize_packed`).
+flat token-id arrays with offsets (:class:`Packed`, built by :mod:`judges.engine.judge`), the
+prefilter's citations and document windows in that layout (:class:`CandidateQuery`,
+:class:`WindowLanes`), and the checking and converting of the packed arguments
+(:func:`normalize_packed`).
 
 A leaf module (numpy only): :mod:`judges.align.backends` and the Numba kernels in
 :mod:`judges.align.kernel` both import it, so neither needs the other.
@@ -8,6 +10,7 @@ A leaf module (numpy only): :mod:`judges.align.backends` and the Numba kernels i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -40,6 +43,27 @@ class Packed(NamedTuple):
         a_tokens = np.concatenate(answers) if answers else np.zeros(0, np.int32)
         d_tokens = np.concatenate(docs) if docs else np.zeros(0, np.int32)
         return cls(a_tokens, a_offsets, d_tokens, d_base)
+
+
+@dataclass(frozen=True)
+class CandidateQuery:
+    """The citations whose candidate windows the prefilter picks (:meth:`judges.align.backends.Backend.candidates`)."""
+
+    a_tokens: np.ndarray  # answer q is a_tokens[a_offsets[q]:a_offsets[q + 1]] (Packed's)
+    a_offsets: np.ndarray
+    cit_a: np.ndarray  # citation c's answer
+    cit_w0: np.ndarray  # its document's windows: rows cit_w0[c]:cit_w1[c] of the lanes
+    cit_w1: np.ndarray
+
+
+@dataclass(frozen=True)
+class WindowLanes:
+    """The passage windows of a batch's documents, one after the other, and the tokens they cover."""
+
+    d_tokens: np.ndarray  # the documents' tokens (Packed's)
+    d_weights: np.ndarray  # per token position: the token's weight in its document (prefilter.idf_weights)
+    win_lo: np.ndarray  # window w is d_tokens[win_lo[w]:win_hi[w]]
+    win_hi: np.ndarray
 
 
 def normalize_packed(a_tokens, a_offsets, pair_a, b_tokens, b_lo, b_hi, match, mismatch, gap):

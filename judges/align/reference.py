@@ -37,6 +37,14 @@ MISMATCH = -1
 GAP = -1
 
 
+class Scoring(NamedTuple):
+    """The alignment's scores (``alignment.match``, ``.mismatch``, ``.gap``), in the order the backends take them."""
+
+    match: int = MATCH
+    mismatch: int = MISMATCH
+    gap: int = GAP
+
+
 class Alignment(NamedTuple):
     """Best local alignment of an answer against a document, as half-open token spans."""
 

@@ -62,16 +62,14 @@ def evidence_spans(
     cit_d: Sequence[int] | np.ndarray,
     best: list | np.ndarray,
     ranges: np.ndarray,
-    match: int = reference.MATCH,
-    mismatch: int = reference.MISMATCH,
-    gap: int = reference.GAP,
+    scoring: reference.Scoring = reference.Scoring(),
 ) -> dict[int, TokenSpans]:
     """The citations with two or more evidence spans, and their spans in document order.
 
     ``cit_a``, ``cit_d``: each citation's answer and document slot in ``packed`` (``-1``: not
     aligned); ``best``: its best alignment (document tokens relative to the document, as
     :meth:`judges.engine.judge.Judge._align` gives them); ``ranges``: its candidate windows, ``(n, k, 2)``
-    (``-1`` padded); ``content``: per vocabulary id, 1 for a content token.
+    (``-1`` padded); ``content``: per vocabulary id, 1 for a content token; ``scoring``: the alignment's.
     """
     best = np.asarray(best, dtype=np.int64).reshape(-1, 6)
     cit_a, cit_d = np.asarray(cit_a, dtype=np.int64), np.asarray(cit_d, dtype=np.int64)
@@ -82,7 +80,6 @@ def evidence_spans(
     gaps += (np.concatenate([best[start, 1], n_tokens]),)
     used = [start, best[start, 3], best[start, 4]]  # every span found: citation, document token range
     extra: dict[int, list[tuple[int, int]]] = {}
-    scoring = (match, mismatch, gap)
     for _ in range(MAX_ROUNDS):
         wide = gaps[2] - gaps[1] >= MIN_CONTENT
         gaps = tuple(x[wide] for x in gaps)

@@ -228,7 +228,7 @@ class CitationJudge:
             endpoint, cache_dir, ask = llm
             settings = inputs.settings(wf, cache_dir=cache_dir or outdir, llm=endpoint, ask=ask)
         outputs = pipeline.Outputs(out_dir=outdir, name=f"{base}.citejudge") if s["keep_outputs"] else None
-        done = pipeline.carry_out(pipeline.check(inputs, outputs, settings, workers=s["workers"]))
+        done = pipeline.carry_out(pipeline.check(inputs, outputs, settings, pipeline.RunOptions(workers=s["workers"])))
         best = qrels_table(pipeline.assessments(done.judged), "qrels_doc_id").to_pydict()  # NAME.qrels' rows
         qrels = [(t, d, int(g)) for t, d, g in zip(best["topic_id"], best["doc_id"], best["grade"])]
         scan, topics = done.loaded.scan, list(done.loaded.topics)

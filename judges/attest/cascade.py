@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from functools import partial
 from pathlib import Path
 from typing import Callable, Mapping, NamedTuple, Optional, Union
 
@@ -58,7 +57,7 @@ from judges.align.passages import DocIndex
 from judges.attest import check, degenerate
 from judges.attest.answers import affirms, parse_answer
 from judges.attest.cache import Answer, AnswerCache, question_key
-from judges.attest.client import Asker, Failure, Request, ask_all
+from judges.attest.client import Asker, Failure, Request, online
 from judges.attest.endpoint import Endpoint
 from judges.attest.kinds import CITATION, PairKind
 from judges.attest.selection import Band, Rule
@@ -170,14 +169,7 @@ class Attester:
         self.kind = kind
         self.question, self.reading = kind.question(settings.question), kind.answers(settings.question)
         self.selection = selection
-        self.ask: Asker = ask or partial(
-            ask_all,
-            endpoint,
-            concurrency=settings.concurrency,
-            max_retries=settings.max_retries,
-            timeout_s=settings.timeout_s,
-            backoff_s=settings.backoff_s,
-        )
+        self.ask: Asker = ask or online(endpoint, settings)
         from judges.attest import prompt
 
         self.messages = prompt.messages

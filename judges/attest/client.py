@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from functools import partial
 from typing import Callable, NamedTuple, Optional, Union
 
 import httpx
@@ -136,32 +137,6 @@ async def _ask(client, endpoint: Endpoint, request: Request, max_retries: int, b
             await asyncio.sleep(delay)
 
 
-async def _ask_all(
-    endpoint: Endpoint,
-    requests: list[Request],
-    concurrency: int,
-    max_retries: int,
-    timeout_s: float,
-    backoff_s: float,
-    on_result: Callable[[Request, Union[Answer, Failure]], None],
-) -> None:
-    rng = random.Random()
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    queue: asyncio.Queue[Request] = asyncio.Queue()
-    for r in requests:
-        queue.put_nowait(r)
-    # Proxy settings from the environment apply, except to a server on this machine.
-    trust_env = httpx.URL(endpoint.base_url).host not in ("127.0.0.1", "localhost", "::1")
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits, trust_env=trust_env) as client:
-
-        async def worker() -> None:
-            while not queue.empty():
-                request = queue.get_nowait()
-                on_result(request, await _ask(client, endpoint, request, max_retries, backoff_s, rng))
-
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, len(requests)))))
-
-
 def ask_all(
     endpoint: Endpoint,
     requests: list[Request],
@@ -173,5 +148,37 @@ def ask_all(
     on_result: Callable[[Request, Union[Answer, Failure]], None],
 ) -> None:
     """Ask every request; ``on_result(request, Answer | Failure)`` is called as each one ends."""
-    if requests:
-        asyncio.run(_ask_all(endpoint, requests, concurrency, max_retries, timeout_s, backoff_s, on_result))
+    if not requests:
+        return
+
+    async def ask_every() -> None:
+        rng = random.Random()
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        queue: asyncio.Queue[Request] = asyncio.Queue()
+        for r in requests:
+            queue.put_nowait(r)
+        # Proxy settings from the environment apply, except to a server on this machine.
+        trust_env = httpx.URL(endpoint.base_url).host not in ("127.0.0.1", "localhost", "::1")
+        async with httpx.AsyncClient(timeout=httpx.Timeout(timeout_s), limits=limits, trust_env=trust_env) as client:
+
+            async def worker() -> None:
+                while not queue.empty():
+                    request = queue.get_nowait()
+                    on_result(request, await _ask(client, endpoint, request, max_retries, backoff_s, rng))
+
+            await asyncio.gather(*(worker() for _ in range(min(concurrency, len(requests)))))
+
+    asyncio.run(ask_every())
+
+
+def online(endpoint: Endpoint, attest) -> Asker:
+    """The asker of ``endpoint``, online (:func:`ask_all`), as ``attest`` (the workflow's
+    :class:`judges.core.config.AttestSettings`) says: concurrency, retries, timeout and backoff."""
+    return partial(
+        ask_all,
+        endpoint,
+        concurrency=attest.concurrency,
+        max_retries=attest.max_retries,
+        timeout_s=attest.timeout_s,
+        backoff_s=attest.backoff_s,
+    )

@@ -40,6 +40,7 @@ the same for any number of workers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 from judges.attest.answers import affirms
@@ -104,6 +105,15 @@ def figures(tally: dict[tuple[str, str], int], checked: Optional[dict] = None, s
     if checked is not None:
         out["check"] = checked
     return out
+
+
+@dataclass(frozen=True)
+class DegeneratePolicy:
+    """What is done with a degenerate LLM's answers (:func:`answers_used`): an error with ``strict``
+    (``--strict-llm``), used all the same with ``used`` (``--use-degenerate-llm``), else not used."""
+
+    strict: bool = False
+    used: bool = False
 
 
 def answers_used(figures: dict, *, strict: bool, used: bool, pairs: str = "") -> bool:

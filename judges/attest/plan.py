@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, NamedTuple, Optional
 
@@ -111,6 +112,19 @@ def order_factor(run_ids: np.ndarray, lev: np.ndarray, weights: np.ndarray, vari
         flip = np.where(sd > 0, _phi(-gap / np.where(sd > 0, sd, 1.0)), 0.0)
     np.fill_diagonal(flip, 0.0)
     return (1.0 + flip.sum(axis=1))[inverse]
+
+
+@dataclass(frozen=True)
+class Quota:
+    """How many pairs a plan takes (:func:`make_plan`): ``count``, else a ``budget`` share of the
+    plannable; at most ``max_cost`` in all at the pairs' estimated question costs; ``mix``: the
+    share drawn at random (labels for the intervals, ``plan-assessments``) from ``seed``."""
+
+    budget: Optional[float] = None
+    count: Optional[int] = None
+    max_cost: Optional[float] = None
+    mix: Optional[float] = None
+    seed: int = 0
 
 
 class Planned(NamedTuple):
@@ -312,25 +326,24 @@ def make_plan(
     columns: Mapping[str, np.ndarray],
     answered: dict[str, int],
     full_ruled_out: np.ndarray,
-    budget: Optional[float] = None,
-    count: Optional[int] = None,
+    quota: Quota = Quota(),
+    *,
     exclude: Optional[np.ndarray] = None,
     order: bool = True,
     costs: Optional[np.ndarray] = None,
-    max_cost: Optional[float] = None,
-    mix: Optional[float] = None,
-    seed: int = 0,
     key: tuple[str, ...] = KEY,
 ) -> Plan:
     """The plan over the citations of ``columns`` (one row per judged citation; see :func:`gains`):
-    the ``count`` (else ``budget`` share of the plannable) citations of largest gain; ``exclude``
-    marks rows never chosen (already labelled). Ties go to the smaller key. With ``max_cost``, it
-    stops before the summed ``costs`` (each citation's estimated question cost) would exceed it.
-    With ``mix`` (labels for the intervals, ``plan-assessments``), a share ``mix`` of them is drawn
-    at random instead (:func:`inclusion_probabilities`, :func:`systematic_draw` from ``seed``), the
-    rest taken for sure where they narrow the intervals most (:func:`narrowing`), and every chosen
-    citation carries the probability it was drawn with. ``key``: the columns naming one pair
-    (:data:`KEY` for citations; a :class:`judges.attest.kinds.PairKind`'s ``key``)."""
+    the ``quota.count`` (else ``quota.budget`` share of the plannable) citations of largest gain;
+    ``exclude`` marks rows never chosen (already labelled). Ties go to the smaller key. With
+    ``quota.max_cost``, it stops before the summed ``costs`` (each citation's estimated question
+    cost) would exceed it. With ``quota.mix`` (labels for the intervals, ``plan-assessments``), a
+    share ``mix`` of them is drawn at random instead (:func:`inclusion_probabilities`,
+    :func:`systematic_draw` from ``quota.seed``), the rest taken for sure where they narrow the
+    intervals most (:func:`narrowing`), and every chosen citation carries the probability it was
+    drawn with. ``key``: the columns naming one pair (:data:`KEY` for citations; a
+    :class:`judges.attest.kinds.PairKind`'s ``key``)."""
+    budget, count, max_cost, mix, seed = quota.budget, quota.count, quota.max_cost, quota.mix, quota.seed
     gain, plannable = gains(columns, answered, full_ruled_out, order)
     spread, variance, lev, _ = parts(columns, answered, full_ruled_out)
     if exclude is not None:
@@ -379,25 +392,23 @@ def plan_session(
     table: pa.Table,
     answered: dict[str, int],
     cap: tuple[str, ...],
-    budget: Optional[float] = None,
-    count: Optional[int] = None,
+    quota: Quota = Quota(),
+    *,
     order: bool = True,
     question_cost=None,
-    max_cost: Optional[float] = None,
-    mix: Optional[float] = None,
     exclude: Optional[np.ndarray] = None,
 ) -> Plan:
     """The plan over a session's first-pass assessments (:data:`judges.formats.tables.ASSESSMENT_SCHEMA`):
     ``cap`` is ``grounding.cap`` (the kinds whose absence rules full support out); citations with a
     human label, or marked in ``exclude`` (booleans in the table's rows' order), are never chosen;
-    ``question_cost(sentence)`` estimates a question's cost, and ``max_cost`` caps their sum. The
-    table is put in key order first, so the plan is the same whatever order worker processes
-    returned their parts in. ``mix``: see :func:`make_plan`."""
+    ``question_cost(sentence)`` estimates a question's cost, and ``quota.max_cost`` caps their sum.
+    The table is put in key order first, so the plan is the same whatever order worker processes
+    returned their parts in. ``quota``: see :func:`make_plan`."""
     columns, ruled_out, labelled, sentences = citation_columns(table, cap, exclude)
     costs = None
     if question_cost is not None:  # the estimated cost of asking about each citation (its sentence)
         costs = np.array([question_cost(text) for text in sentences()], dtype=np.float64)
-    return make_plan(columns, answered, ruled_out, budget, count, labelled, order, costs, max_cost, mix)
+    return make_plan(columns, answered, ruled_out, quota, exclude=labelled, order=order, costs=costs)
 
 
 def citation_columns(
@@ -437,10 +448,10 @@ def plan_pairs(
     budget = None if attest.count is not None else attest.budget
     ask = question_costs(attest, kind.question(attest.question))
     costs = np.array([ask(c) for c in claims()], dtype=np.float64) if ask is not None else None
+    quota = Quota(budget, attest.count, attest.max_cost)
     return make_plan(
-        columns, answered, ruled_out, budget, attest.count, labelled, attest.plan_order, costs, attest.max_cost,
-        key=kind.key,
-    )  # fmt: skip
+        columns, answered, ruled_out, quota, exclude=labelled, order=attest.plan_order, costs=costs, key=kind.key
+    )
 
 
 def attest_plan(table: pa.Table, answered: dict[str, int], workflow) -> Plan:

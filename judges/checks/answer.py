@@ -38,9 +38,10 @@ def _score(found: int, total: int) -> float:
     return found / total if total else 1.0
 
 
-def _locate(items, sources: list[Source], has, row, what: str, nothing: str) -> tuple[list, list, list]:
-    """Split ``items`` into matched rows (with the index of the first source that ``has`` them)
-    and missing rows, with a reason per missing item (or ``nothing`` when there are no items)."""
+def _locate(name: str, items, sources: list[Source], has, row, what, nothing: str, options: dict) -> CheckResult:
+    """Check ``name``: pass when every item is in a source. Its evidence: ``items`` split into matched rows (with
+    the index of the first source that ``has`` them) and missing rows, the check's ``options`` and the number of
+    sources; a reason per missing item (or ``nothing`` when there are no items)."""
     matched, missing, reasons = [], [], []
     for item in items:
         where = _first_source(sources, has, item)
@@ -52,7 +53,13 @@ def _locate(items, sources: list[Source], has, row, what: str, nothing: str) -> 
             matched.append({**r, "source": where})
     if not matched and not missing:
         reasons.append(nothing)
-    return matched, missing, reasons
+    return CheckResult(
+        name=name,
+        passed=not missing,
+        score=_score(len(matched), len(matched) + len(missing)),
+        reasons=reasons,
+        evidence={"matched": matched, "missing": missing, **options, "sources": len(sources)},
+    )
 
 
 def numeric_grounded(answer: str, sources: Any, *, rel_tol: float = 0.0, number_words: bool = False) -> CheckResult:
@@ -65,7 +72,8 @@ def numeric_grounded(answer: str, sources: Any, *, rel_tol: float = 0.0, number_
     if rel_tol < 0:
         raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
     prepared = as_sources(sources)
-    matched, missing, reasons = _locate(
+    return _locate(
+        "numeric_grounded",
         extract_numbers(answer, words=number_words),
         prepared,
         lambda s, n: s.numbers.contains(n, rel_tol),
@@ -79,13 +87,7 @@ def numeric_grounded(answer: str, sources: Any, *, rel_tol: float = 0.0, number_
         },
         lambda n: f"number {n.describe()}",
         "no numbers to check",
-    )
-    return CheckResult(
-        name="numeric_grounded",
-        passed=not missing,
-        score=_score(len(matched), len(matched) + len(missing)),
-        reasons=reasons,
-        evidence={"matched": matched, "missing": missing, "rel_tol": rel_tol, "sources": len(prepared)},
+        {"rel_tol": rel_tol},
     )
 
 
@@ -106,27 +108,15 @@ def grounded(
     if fuzzy is not None and not 0.0 < fuzzy <= 1.0:
         raise ValueError(f"fuzzy must be in (0, 1] or None, got {fuzzy}")
     prepared = as_sources(sources)
-    matched, missing, reasons = _locate(
+    return _locate(
+        "grounded",
         extract_entities(answer, context=answer, single_words=single_words),
         prepared,
         lambda s, e: s.entities.contains(e, fuzzy, partial),
         lambda e: {"surface": e.surface, "kind": e.kind, "start": e.start, "end": e.end},
         lambda e: f"entity {e.surface!r} ({e.kind})",
         "no entities to check",
-    )
-    return CheckResult(
-        name="grounded",
-        passed=not missing,
-        score=_score(len(matched), len(matched) + len(missing)),
-        reasons=reasons,
-        evidence={
-            "matched": matched,
-            "missing": missing,
-            "fuzzy": fuzzy,
-            "partial": partial,
-            "single_words": single_words,
-            "sources": len(prepared),
-        },
+        {"fuzzy": fuzzy, "partial": partial, "single_words": single_words},
     )
 
 

@@ -12,6 +12,7 @@ problem`` and exit code 2, never a traceback.
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import time
 from pathlib import Path
@@ -22,7 +23,7 @@ from rich.progress import MofNCompleteColumn, TextColumn
 from rich.table import Table
 from typer.core import TyperGroup
 
-from judges.cli.console import err, error, fail, progress_bar, say, show, warn
+from judges.cli.console import advancing, err, error, fail, progress_bar, say, show, warn
 from judges.core.counts import CITATIONS
 from judges.core.errors import InputError
 from judges.cli.options import (
@@ -42,6 +43,7 @@ from judges.cli.options import (
     UseDegenerateLlm,
     UseEnvLlm,
     with_options,
+    command_group,
 )
 from judges.core.process import finished, started
 from judges.cli.attest import app as attest_app
@@ -51,6 +53,7 @@ from judges.cli.banks import app as banks_app
 if TYPE_CHECKING:
     from judges.attest.endpoint import Endpoint
     from judges.core.config import Workflow
+    from judges.session.options import RunOptions
     from judges.session.spec import Inputs, Outputs
 
 MAX_WORKERS = 256  # more are never useful (and are also capped at the number of topics)
@@ -183,16 +186,13 @@ def _judge(options: JudgeOptions) -> None:
 
 
 class _Request(NamedTuple):
-    """What the command line asks of one judging session (:func:`judges.session.pipeline.run`'s arguments)."""
+    """What the command line asks of one judging session (:func:`judges.session.pipeline.run`'s
+    arguments; ``options``' progress is the bar's, bound once the bar is shown)."""
 
     inputs: Inputs
     outputs: Outputs
     workflow: Workflow
-    llm: Optional[Endpoint]
-    cache_dir: Optional[Path]
-    workers: int
-    strict_llm: bool
-    use_degenerate_llm: bool = False
+    options: RunOptions
     shard: Optional[tuple[int, int]] = None
     dask: Optional[str] = None
     dask_shards: Optional[int] = None
@@ -203,6 +203,7 @@ def _request(o: JudgeOptions) -> _Request:
     with the command line's ``--attest`` and ``--backend`` folded in (config.yml records them)."""
     from judges.core.config import load_workflow
     from judges.session.nuggets import session_headline
+    from judges.session.options import RunOptions
     from judges.session.spec import Inputs, Outputs
 
     if o.workers is not None and not 1 <= o.workers <= MAX_WORKERS:
@@ -271,10 +272,8 @@ def _request(o: JudgeOptions) -> _Request:
         no_debug_log=o.no_debug_log,
         leaderboard_formats=tuple(dict.fromkeys(("ir_measures", *extra))),
     )
-    workers = o.workers or 0
-    return _Request(
-        given, outputs, wf, llm, o.cache_dir, workers, o.strict_llm, o.use_degenerate_llm, shard, o.dask, o.dask_shards
-    )
+    options = RunOptions(llm, o.cache_dir, o.workers or 0, o.strict_llm, o.use_degenerate_llm, warn=warn)
+    return _Request(given, outputs, wf, options, shard, o.dask, o.dask_shards)
 
 
 def _endpoint(use_env_llm: bool, llm_config: Optional[Path], read: bool = True) -> Optional[Endpoint]:
@@ -312,21 +311,7 @@ def _run_session(request: _Request):
     title = "judging citations" if request.dask is None else "{task.description}"
     with progress_bar(title, MofNCompleteColumn()) as bar:
         task = bar.add_task("judging citations on Dask", total=None)
-
-        def progress(n: int, total: Optional[int] = None) -> None:
-            if total is not None:
-                bar.update(task, total=total)
-            bar.advance(task, n)
-
-        session: dict[str, Any] = dict(
-            llm=request.llm,
-            cache_dir=request.cache_dir,
-            workers=request.workers,
-            strict_llm=request.strict_llm,
-            use_degenerate_llm=request.use_degenerate_llm,
-            warn=warn,
-            progress=progress,
-        )
+        options = dataclasses.replace(request.options, progress=advancing(bar, task))
         given = (request.inputs, request.outputs, request.workflow)
         if request.dask is not None:
             from judges.session import cluster
@@ -337,17 +322,13 @@ def _run_session(request: _Request):
                     judged = bar.tasks[0].completed
                     say(f"{done}/{n} shards done, {judged:,.0f} citations judged", err)
 
-            summary = cluster.run(request.dask, *given, shards=request.dask_shards, on_shards=on_shards, **session)
+            summary = cluster.run(request.dask, *given, options, shards=request.dask_shards, on_shards=on_shards)
             return summary, compiling
         if request.shard is not None:
             from judges.session.shards import judge_shard
 
-            model = None if request.llm is None else request.llm.model
-            summary = judge_shard(
-                *given, request.shard, workers=request.workers, model=model, warn=warn, progress=progress
-            )
-            return summary, compiling
-        return pipeline.run(*given, **session), compiling
+            return judge_shard(*given, request.shard, options), compiling  # the LLM's model recorded only
+        return pipeline.run(*given, options), compiling
 
 
 def _terminate(signum, frame) -> None:
@@ -407,24 +388,14 @@ def report(
     corpus: MovedCorpus = None,
     resamples: int = typer.Option(1000, "--resamples", min=0, help="Bootstrap resamples for the intervals."),
 ) -> None:
-    from judges.report import build_report
+    from judges.report import DocumentStore, build_report
 
     try:
         if not out_dir.is_dir():
             raise InputError(out_dir, None, "OUT_DIR", "no such directory")
         _given_inputs_exist(responses, corpus)
-        done = build_report(
-            out_dir,
-            name,
-            report_dir,
-            truth,
-            truth_measure,
-            labels,
-            list(responses) or None,
-            corpus,
-            resamples,
-            warn=warn,
-        )
+        store = DocumentStore(out_dir, name, responses=list(responses) or None, corpus=corpus)
+        done = build_report(store, report_dir, truth, truth_measure, labels, resamples, warn=warn)
     except InputError as e:
         raise fail(e.render())
     except FileNotFoundError as e:
@@ -466,8 +437,10 @@ def merge(
     arrow_without_pandas()
     previous_sigterm = signal.signal(signal.SIGTERM, _terminate)
     try:
+        from judges.session.options import RunOptions
+
         llm = _endpoint(use_env_llm, llm_config)
-        summary = _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm)
+        summary = _merge(out_dir, parts, name, RunOptions(llm, cache_dir, 0, strict_llm, use_degenerate_llm, warn))
     except InputError as e:
         raise fail(e.render())
     except OSError as e:
@@ -482,28 +455,13 @@ def merge(
     print_summary(summary, time.perf_counter() - started)
 
 
-def _merge(out_dir, parts, name, llm, cache_dir, strict_llm, use_degenerate_llm):
+def _merge(out_dir, parts, name, options: RunOptions):
+    """The merge of ``parts``, with a progress bar (``options``' progress; workers: the shards')."""
     from judges.session.shards import merge as merge_parts
 
     with progress_bar("merging", MofNCompleteColumn()) as bar:
         task = bar.add_task("merge", total=None)
-
-        def progress(n: int, total: Optional[int] = None) -> None:
-            if total is not None:
-                bar.update(task, total=total)
-            bar.advance(task, n)
-
-        return merge_parts(
-            list(parts),
-            out_dir,
-            name,
-            llm=llm,
-            cache_dir=cache_dir,
-            strict_llm=strict_llm,
-            use_degenerate_llm=use_degenerate_llm,
-            warn=warn,
-            progress=progress,
-        )
+        return merge_parts(list(parts), out_dir, name, dataclasses.replace(options, progress=advancing(bar, task)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -627,15 +585,9 @@ def _given_inputs_exist(responses: List[Path], corpus: Optional[Path]) -> None:
 # ---------------------------------------------------------------------------------------------
 # corpus index | lookup | info
 # ---------------------------------------------------------------------------------------------
-corpus_app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help=(
-        "A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): "
-        "build once, then --corpus reads only cited ids."
-    ),
+corpus_app = command_group(
+    "A docstore for big corpora (MS MARCO v2.1 segmented shards or any JSONL(.gz)): "
+    "build once, then --corpus reads only cited ids."
 )
 
 

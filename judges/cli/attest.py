@@ -18,20 +18,14 @@ from typing import Annotated, List, Optional
 import typer
 from rich.progress import MofNCompleteColumn
 
-from judges.cli.console import err, fail, progress_bar, say, warn
+from judges.cli.console import advancing, err, fail, progress_bar, say, warn
 from judges.core.errors import InputError
 from judges.formats import outputset
-from judges.cli.options import CacheDir, JudgedDir, SetName
+from judges.cli.options import CacheDir, JudgedDir, SetName, command_group
 
-app = typer.Typer(
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    no_args_is_help=True,
-    help=(
-        "The LLM stage through batch files: export the questions as OpenAI Batch API requests (for the Batch API "
-        "or `vllm run_batch`), import the answers into the cache; the next judge run asks nothing."
-    ),
+app = command_group(
+    "The LLM stage through batch files: export the questions as OpenAI Batch API requests (for the Batch API "
+    "or `vllm run_batch`), import the answers into the cache; the next judge run asks nothing."
 )
 
 BatchDir = Annotated[
@@ -74,6 +68,7 @@ def export(
     from judges.attest.endpoint import Endpoint
     from judges.core.config import load_workflow
     from judges.core.counts import ATTEST_CACHE_HITS, ATTEST_FAILED, ATTEST_GUARDED, ATTEST_SELECTED
+    from judges.session.options import RunOptions
     from judges.session.recorded import check_same_session, recorded_session
 
     started = time.perf_counter()
@@ -93,21 +88,9 @@ def export(
         recorder = Recorder()
         with progress_bar("judging citations", MofNCompleteColumn()) as bar:
             task = bar.add_task("judge", total=None)
-
-            def progress(n: int, total: Optional[int] = None) -> None:
-                if total is not None:
-                    bar.update(task, total=total)
-                bar.advance(task, n)
-
-            summary = pipeline.questions(
-                recorded.inputs,
-                wf,
-                recorder,
-                llm=Endpoint("", chosen),
-                cache_dir=Path(cache_dir or out_dir),
-                warn=warn,
-                progress=progress,
-            )
+            told = advancing(bar, task)
+            how = RunOptions(Endpoint("", chosen), Path(cache_dir or out_dir), 1, warn=warn, progress=told)
+            summary = pipeline.questions(recorded.inputs, wf, recorder, how)
         check_same_session(recorded, summary.runs, summary.topics)
         target = batch_dir or outputset.path(out_dir, name, "batch_dir")
         requests = list(recorder.requests.values())

@@ -64,7 +64,7 @@ def create_nuggets(
     from judges.formats.nuggetbanks import SHAPES, write_banks
     from judges.formats.topics import read_topics
     from judges.nuggets.made import Params, make_nuggets
-    from judges.session.nuggets import read_answers
+    from judges.session.nuggets import answers_of, read_run_reports
 
     try:
         if shape not in SHAPES:
@@ -72,7 +72,8 @@ def create_nuggets(
         if not 0 < group <= 1 or not 0 <= vital_share <= 1 or min_runs < 1:
             raise InputError("--group", None, None, "needs 0 < --group <= 1, 0 <= --vital-share <= 1, --min-runs >= 1")
         answers: dict[str, list[tuple[str, str]]] = {}
-        for (run, topic), text in sorted(read_answers(list(responses)).items()):
+        reports = read_run_reports(list(responses))  # each run file parsed once: --from llm reads them too
+        for (run, topic), text in sorted(answers_of(reports).items()):
             answers.setdefault(topic, []).append((run, text))
         if not answers:
             raise InputError(", ".join(map(str, responses)), None, "--rag-responses", "no answer to make a bank of")
@@ -93,7 +94,7 @@ def create_nuggets(
 
             attest = load_workflow(workflow).attest
             banks, source, counts = _llm_banks(
-                responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch, attest
+                reports, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch, attest
             )
             if banks is not None:
                 from judges.attest.nuggetize import degenerate
@@ -117,31 +118,27 @@ def create_nuggets(
     say(f"wrote {output}: {count} nuggets for {len(banks)} topics (source {source}, sha256 {sha[:12]})")
 
 
-def _llm_banks(responses, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch, attest):
-    """The banks an LLM makes over each topic's cited documents (judges.attest.nuggetize), most
+def _llm_banks(reports, corpus, queries, use_env_llm, llm_config, cache_dir, replay_only, batch, attest):
+    """The banks an LLM makes over each topic's cited documents (judges.attest.nuggetize) of the
+    run files' ``reports`` (as read for the answers), most
     cited first, the source (``llm:MODEL``) and the questions' counts; no banks (``None``) while
     questions wait in a batch file."""
     from judges.attest import endpoint as endpoints
     from judges.attest.nuggetize import OverBudget, make_llm_banks
     from judges.attest.replay import Replay
     from judges.formats.corpus import read_corpus
-    from judges.formats.runs import read_reports
-    from judges.session.scan import run_files
 
     if use_env_llm == (llm_config is not None):
         raise InputError("--from", None, None, "llm needs one of --use-env-llm or --llm-config")
     endpoint = endpoints.from_env() if use_env_llm else endpoints.from_file(llm_config)
     cited: dict[str, Counter] = {}
     texts: dict[str, str] = {}
-    for path in run_files(list(responses))[0]:
-        for _, rep in read_reports(path):
-            if isinstance(rep, InputError):
-                raise rep
-            ids = {c.doc_id for s in rep.sentences for c in s.citations if c.doc_id}
-            cited.setdefault(rep.topic_id, Counter()).update(ids)  # a run counts once per document
-            for doc_id, doc in rep.documents.items():
-                if doc is not None and doc_id in ids:
-                    texts.setdefault(doc_id, doc.text)
+    for rep in reports:
+        ids = {c.doc_id for s in rep.sentences for c in s.citations if c.doc_id}
+        cited.setdefault(rep.topic_id, Counter()).update(ids)  # a run counts once per document
+        for doc_id, doc in rep.documents.items():
+            if doc is not None and doc_id in ids:
+                texts.setdefault(doc_id, doc.text)
     wanted = {d for c in cited.values() for d in c} - set(texts)
     if wanted and corpus is not None:
         for doc_id, doc in read_corpus(corpus, wanted, lambda e: None).items():

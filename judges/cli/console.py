@@ -10,6 +10,7 @@ lines (a console that is not a terminal would otherwise be 80 columns wide).
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
 import typer
 from rich.console import Console
@@ -57,6 +58,18 @@ def fail(message: str) -> typer.Exit:
     """Print ``error: message`` as one line; returns the exit (code 2) for the caller to raise."""
     error(message)
     return typer.Exit(2)
+
+
+def advancing(bar, task):
+    """A session's ``progress(n, total=None)`` shown on ``task`` of ``bar`` (:func:`progress_bar`):
+    ``total`` sets its length, ``n`` advances it."""
+
+    def progress(n: int, total: Optional[int] = None) -> None:
+        if total is not None:
+            bar.update(task, total=total)
+        bar.advance(task, n)
+
+    return progress
 
 
 def progress_bar(title: str, count):

@@ -27,6 +27,14 @@ from judges.formats.trec import LEADERBOARD_FORMATS
 from judges.core.vocabulary import BACKENDS, MARKER_STYLES
 
 
+def command_group(help: str) -> typer.Typer:
+    """A group of commands under one name (``run_judge.py corpus ...``, ``attest ...``): its
+    ``help``, shown also when no command is given."""
+    return typer.Typer(
+        add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None, no_args_is_help=True, help=help
+    )
+
+
 class JudgeName(str, Enum):
     citation = "citation"
     nugget = "nugget"  # nugget recall only (--nuggets)

@@ -36,14 +36,8 @@ LABEL_SYNONYMS = {
 LABEL_LEVEL = {"not_supported": 0, "partially": 1, "supported": 2}
 #: A label as the judge's status (the level it stands for).
 LABEL_STATUS = {"supported": "supported", "partially": "partial", "not_supported": "unsupported"}
-#: A status as the label it is compared with (a citation the judge could not read: no support).
-STATUS_LABEL = {
-    "supported": "supported",
-    "partial": "partially",
-    "unsupported": "not_supported",
-    "missing": "not_supported",
-    "cross_language": "not_supported",
-}
+#: A status as the label it is compared with (a citation the judge could not read: no support), in STATUSES' order.
+STATUS_LABEL = dict(zip(STATUSES, ("supported", "partially", "not_supported", "not_supported", "not_supported")))
 
 #: The support features, in the order of the support model's weights and the assessments'
 #: ``f_*`` columns (computed in :mod:`judges.support.features`).
@@ -76,21 +70,9 @@ READINGS: dict[str, tuple[str, ...]] = {**ANSWERS, "side_by_side": SIDE_BY_SIDE}
 #: ``support_level``: the status an answer names.
 LEVEL_STATUS = {"FULL": "supported", "PARTIAL": "partial", "NONE": "unsupported"}
 
-#: The report's colour of each status (plots, badges, buttons) and its light tint (table cells).
-STATUS_COLOUR = {
-    "supported": "#2e7d32",
-    "partial": "#c98a00",
-    "unsupported": "#c62828",
-    "missing": "#777777",
-    "cross_language": "#5c6bc0",
-}
-STATUS_TINT = {
-    "supported": "#e3f1e4",
-    "partial": "#fff1cc",
-    "unsupported": "#fbe0e0",
-    "missing": "#e6e6e6",
-    "cross_language": "#e8eaf6",
-}
+#: The report's colour of each status (plots, badges, buttons) and its light tint (table cells), in STATUSES' order.
+STATUS_COLOUR = dict(zip(STATUSES, ("#2e7d32", "#c98a00", "#c62828", "#777777", "#5c6bc0")))
+STATUS_TINT = dict(zip(STATUSES, ("#e3f1e4", "#fff1cc", "#fbe0e0", "#e6e6e6", "#e8eaf6")))
 
 #: the field of a plan-assessments line: the probability its citation (or nugget pair) was drawn with
 INCLUSION_PROBABILITY = "inclusion_probability"

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -203,26 +204,34 @@ class Answers(NamedTuple):
         return bool(self.shown) and s is not None and s.llm is not None and s.workflow.attest.mode != "none"
 
 
+@dataclass(frozen=True)
+class BattleInputs:
+    """What the session hands the battle stage (:func:`collect`) beside the reports."""
+
+    rule_files: Sequence = ()  # (path, lines) of the run files whose records the RAG 2026 rules are checked on
+    has_nuggets: bool = False  # a nugget bank is judged (the verdict model with recall)
+    opponents: Optional[float] = None  # the budget: opponents per run and topic (None: every pair)
+    citations: Optional[Mapping] = None  # (run, topic, sentence, rank) -> (status, evidence), for the LLM's question
+    questions: Optional[dict] = None  # topic -> its text, shown above the two answers
+    labels: Any = None  # assessors' verdicts, final (judges.formats.battle_labels.BattleLabels; --labels)
+    rules: Optional[Counter] = None  # the rules broken as the first pass noted them (None: read rule_files)
+
+
 def collect(
     settings,
     reports: Iterable[Optional[Report]],
     evidence,
     log,
     warn: Callable[[str], None] = lambda _: None,
-    rule_files: Sequence = (),
-    has_nuggets: bool = False,
-    opponents: Optional[float] = None,
     counts: Optional[Counter] = None,
-    citations: Optional[Mapping] = None,
-    questions: Optional[dict] = None,
-    labels=None,
+    inputs: BattleInputs = BattleInputs(),
     **_,
 ) -> Answers:
     """The battle kind's ``judge`` (:func:`judges.engine.pairs.battle_kind`): the answers' words
     from ``reports`` (topic by topic, a ``None`` ends one) and the RAG 2026 rules the records of
-    ``rule_files`` ((path, lines)) break, a summary line through ``warn``; with ``citations``
-    (``(run, topic, sentence, rank) -> (status, evidence)``) each answer as the LLM's side-by-side
-    question shows it, ``questions`` the topics' texts. The verdicts need the session's measures
+    ``inputs.rule_files`` break (``inputs.rules``: as the first pass noted them, no file read
+    again), a summary line through ``warn``; with ``inputs.citations`` each answer as the LLM's
+    side-by-side question shows it. The verdicts need the session's measures
     and come in :func:`judges.session.battles.judge_battles`."""
     from judges.attest.sidebyside import Shown
 
@@ -232,19 +241,27 @@ def collect(
         if rep is not None:
             key = (rep.run_id, rep.topic_id)
             words[key] = sum(len(s.text.split()) for s in rep.sentences)
-            if citations is not None:
+            if inputs.citations is not None:
                 shown[key] = Shown(
                     tuple(
-                        (s.text, tuple(citations.get((*key, s.index, c.rank), ("not judged", "")) for c in s.citations))
+                        (
+                            s.text,
+                            tuple(
+                                inputs.citations.get((*key, s.index, c.rank), ("not judged", "")) for c in s.citations
+                            ),
+                        )
                         for s in rep.sentences
                         if s.text.strip()
                     )
                 )
-    rules = rag26.check_files(rule_files)
+    rules = rag26.check_files(inputs.rule_files) if inputs.rules is None else inputs.rules
     line = rag26.warning(rules)
     if line is not None:
         warn(line)
     log.event("battles", answers=len(words), rules={k: int(v) for k, v in sorted(rules.items())})
     counts = Counter() if counts is None else counts
     counts.update(rules)
-    return Answers(words, rules, has_nuggets, opponents, counts, shown, settings, dict(questions or {}), labels)
+    questions = dict(inputs.questions or {})
+    return Answers(
+        words, rules, inputs.has_nuggets, inputs.opponents, counts, shown, settings, questions, inputs.labels
+    )

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from judges.align import reference, support
 from judges.align.backends import get_backend
-from judges.align.packed import Packed
+from judges.align.packed import CandidateQuery, Packed, WindowLanes
 from judges.align.passages import DocIndex
 from judges.align.spans import evidence_spans
 from judges.core.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
@@ -162,7 +162,8 @@ class Judge:
         _, content = self.lexicon.update(self.vocab)
         al = self.wf.alignment
         cit_a, cit_d = [it.answer for it in aligned], [it.doc for it in aligned]
-        spans = evidence_spans(self.backend, packed, content, cit_a, cit_d, best, ranges, al.match, al.mismatch, al.gap)
+        scoring = reference.Scoring(al.match, al.mismatch, al.gap)
+        spans = evidence_spans(self.backend, packed, content, cit_a, cit_d, best, ranges, scoring)
         judgments = self._aligned(batch, answers, scripts, cross, best, spans)
         judgments = self._decide(packed, batch.texts, answers, aligned, judgments)
         if self.labels:
@@ -263,7 +264,7 @@ class Judge:
             if log.enabled:
                 di = None if it.doc < 0 else batch.docs[it.doc]
                 rule = decision(thresholds, why, j, j.llm_answer is not None)
-                self._log_citation(log, rep, sent, c, di, it.source, windows[i], best[i], j, qid, rule)
+                self._log_citation(log, it, di, windows[i], best[i], j, qid, rule)
                 if ends is not None and (i + 1 == len(items) or items[i + 1].report is not rep):
                     ends[rep.path, rep.offset] = log.tell()  # the report's last event
             out.add(rep, sent, c, j, qid)
@@ -341,19 +342,9 @@ class Judge:
         d_weights = np.concatenate(
             [d.weights(self.backend.window_df) if len(d.windows) > k else np.zeros(d.n_tokens, np.int16) for d in docs]
         )
-        sub = self.backend.candidates(  # per citation to align: its windows' indexes in its document
-            a_tokens,
-            a_offsets,
-            cit_a[todo],
-            d_tokens,
-            d_weights,
-            win_lo,
-            win_hi,
-            w_base[cit_d[todo]],
-            w_base[cit_d[todo] + 1],
-            k,
-            len(self.vocab),
-        )
+        query = CandidateQuery(a_tokens, a_offsets, cit_a[todo], w_base[cit_d[todo]], w_base[cit_d[todo] + 1])
+        lanes = WindowLanes(d_tokens, d_weights, win_lo, win_hi)
+        sub = self.backend.candidates(query, lanes, k, len(self.vocab))  # per citation: its windows in its document
         rows, slots = np.nonzero(sub >= 0)
         owner = todo[rows]
         w_row = w_base[cit_d[owner]] + sub[rows, slots]
@@ -375,11 +366,12 @@ class Judge:
         return best.tolist(), ranges
 
     def _log_citation(
-        self, log, rep, sent, c, di, source, windows, alignment, j: Judgment, qid: str, rule: dict
+        self, log, it: Item, di: Optional[DocIndex], windows, alignment, j: Judgment, qid: str, rule: dict
     ) -> None:
         """Two events with named fields: the candidate windows and best alignment as token ranges,
         the features by name, and the rule (support judge, thresholds) behind the explanation.
         (Dict literals: this runs for every citation.)"""
+        rep, sent, c = it.report, it.sentence, it.citation
         log.record(
             "CITATION_INPUT",
             {
@@ -390,7 +382,7 @@ class Judge:
                 "citation": c.raw,
                 "doc_id": c.doc_id,
                 "sentence": sent.text,
-                "doc_source": source,
+                "doc_source": it.source,
                 "doc_chars": None if di is None else len(di.text),
                 "candidate_windows": None
                 if di is None

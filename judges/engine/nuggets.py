@@ -20,7 +20,7 @@ of them, or ``attest.count``, largest expected gain first; the gain as a citatio
 nugget's share of its run's measure as leverage). The same answer cache (keys differ from the
 citations': another prompt), the same guard, the same degenerate check: answers that look
 degenerate are not used (the pairs keep the nugget model's judgment) unless
-``use_degenerate_llm``, and with ``strict_llm`` they are an error. The LLM's level is the
+``use_degenerate_llm``, and with ``strict_llm`` they are an error (``degenerate``). The LLM's level is the
 assignment; the probabilities become the model's updated by Bayes' rule with the answer, taken
 to be wrong with ``attest.answer_error`` (as a citation's expected weight; with ``estimate`` the
 rate :func:`judges.attest.answers.estimate_error` finds in the nugget pairs' own answers, reported
@@ -38,6 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
+from judges.attest.degenerate import DegeneratePolicy
 from judges.attest.kinds import NUGGET
 from judges.attest.plan import Plan
 from judges.formats.debuglog import DebugLog
@@ -77,14 +78,14 @@ def judge_answers(
     *,
     answered: dict[str, int],
     model_spec: str = "rag24",
-    strict_llm: bool = False,
-    use_degenerate_llm: bool = False,
+    degenerate: DegeneratePolicy = DegeneratePolicy(),
     assigned=None,
 ) -> NuggetResult:
     """Judge every answer of ``reports`` (``None`` among them ends a topic) against its topic's
     bank (see the module doc); ``settings`` (:class:`judges.engine.settings.Settings`): the
     workflow's ``attest`` and the LLM endpoint, cache and asker the cascade uses (``None``: no
-    LLM); ``answered``: topics per run (the plan's leverage); ``assigned``: nugget assignments in
+    LLM); ``answered``: topics per run (the plan's leverage); ``degenerate``: what is done with a
+    degenerate LLM's answers; ``assigned``: nugget assignments in
     effect (:class:`judges.formats.labels.NuggetLabels`, ``--labels``), which replace the judge's."""
     model = load_model(model_spec)
     encoder = F.Encoder()
@@ -115,7 +116,7 @@ def judge_answers(
                 "match no judged nugget pair (run_id, topic_id, nugget_index)"
             )
     if settings is not None and settings.workflow.attest.mode != "none":
-        attest_nuggets(result, answered, settings, log, strict_llm, use_degenerate_llm)
+        attest_nuggets(result, answered, settings, log, degenerate)
     for run, topic in sorted({*unbanked, *result.judged}, key=lambda k: (k[1], k[0])):  # topic by topic
         found = result.judged.get((run, topic))
         if found is None:  # a topic without a bank
@@ -247,7 +248,7 @@ def nugget_check_sample(result: NuggetResult, attest) -> dict:
 
 
 def attest_nuggets(
-    result: NuggetResult, answered: dict[str, int], settings, log: DebugLog, strict_llm: bool, use_degenerate: bool
+    result: NuggetResult, answered: dict[str, int], settings, log: DebugLog, degenerate: DegeneratePolicy
 ):
     """The cascade over the nugget pairs of ``result`` (see the module doc): replaces
     ``result.judged`` and sets ``result.attest`` (and ``result.plan``)."""
@@ -301,7 +302,7 @@ def attest_nuggets(
         error, figures["answer_error"] = found.value, found.describe()
     result.attest = figures
     log.event("ATTEST_SUMMARY", kind=NUGGET.name, **figures)
-    if not answers_used(figures, strict=strict_llm, used=use_degenerate, pairs="nugget pairs; "):
+    if not answers_used(figures, strict=degenerate.strict, used=degenerate.used, pairs="nugget pairs; "):
         return  # the nugget model's judgments stand
     out: dict = {key: list(result.judged[key]) for key in keys}
     position = {key: 0 for key in keys}

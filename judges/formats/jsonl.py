@@ -125,26 +125,20 @@ def _check_value(value: object, depth: int, surrogates: bool, field: str = "") -
     if depth <= 0:
         return field, f"JSON nested deeper than {MAX_DEPTH} levels"
     if isinstance(value, dict):
-        for k, v in value.items():
-            sub = f"{field}.{k}" if field else str(k)
-            lone = _SURROGATE.search(k) if surrogates else None
-            if lone is not None:
-                return field or "(key)", f"lone surrogate (\\u{ord(lone.group()):04x}) in a key: not valid Unicode"
-            if isinstance(v, (dict, list)):
-                problem = _check_value(v, depth - 1, surrogates, sub)
-                if problem is not None:
-                    return problem
-            elif surrogates and isinstance(v, str) and (lone := _SURROGATE.search(v)) is not None:
-                return sub, f"lone surrogate (\\u{ord(lone.group()):04x}): not valid Unicode"
+        items = ((f"{field}.{k}" if field else str(k), k, v) for k, v in value.items())
     elif isinstance(value, list):
-        for i, v in enumerate(value):
-            sub = f"{field}[{i}]"
-            if isinstance(v, (dict, list)):
-                problem = _check_value(v, depth - 1, surrogates, sub)
-                if problem is not None:
-                    return problem
-            elif surrogates and isinstance(v, str) and (lone := _SURROGATE.search(v)) is not None:
-                return sub, f"lone surrogate (\\u{ord(lone.group()):04x}): not valid Unicode"
+        items = ((f"{field}[{i}]", None, v) for i, v in enumerate(value))
+    else:
+        return None
+    for sub, key, v in items:
+        if key is not None and surrogates and (lone := _SURROGATE.search(key)) is not None:
+            return field or "(key)", f"lone surrogate (\\u{ord(lone.group()):04x}) in a key: not valid Unicode"
+        if isinstance(v, (dict, list)):
+            problem = _check_value(v, depth - 1, surrogates, sub)
+            if problem is not None:
+                return problem
+        elif surrogates and isinstance(v, str) and (lone := _SURROGATE.search(v)) is not None:
+            return sub, f"lone surrogate (\\u{ord(lone.group()):04x}): not valid Unicode"
     return None
 
 

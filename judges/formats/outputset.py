@@ -26,98 +26,95 @@ class OutputFile(NamedTuple):
     beside: bool = False  # written by another command beside the set, not part of it
 
 
+def _written_by(
+    writer: str, *rows: tuple[str, str, str, str], pair_kind: str = "", beside: bool = False
+) -> tuple[OutputFile, ...]:
+    """The files the module ``writer`` writes: ``(kind, suffix, format, what)`` rows."""
+    return tuple(OutputFile(kind, suffix, form, writer, what, pair_kind, beside) for kind, suffix, form, what in rows)
+
+
 FILES: tuple[OutputFile, ...] = (
-    OutputFile(
-        "qrels", "qrels", "TREC qrels", "judges.session.writer", "best grade per (topic, md5 of sentence + citation)"
+    *_written_by(
+        "judges.session.writer",
+        ("qrels", "qrels", "TREC qrels", "best grade per (topic, md5 of sentence + citation)"),
+        ("doc_qrels", "doc.qrels", "TREC qrels", "best grade per (topic, cited document)"),
+        ("leaderboard_ir_measures", "leaderboard.txt", "run topic measure value", "leaderboard"),
+        ("leaderboard_tot", "leaderboard.tot.txt", "tot: measure topic value", "leaderboard"),
+        ("leaderboard_jsonl", "leaderboard.jsonl", "JSON lines", "leaderboard"),
+        ("leaderboard_parquet", "leaderboard.parquet", "Parquet", "leaderboard"),
+        ("assessments_parquet", "assessments.parquet", "Parquet", "one row per citation"),
+        ("coverage", "coverage.tsv", "TSV", "per run: topics answered, citations missing"),
     ),
-    OutputFile(
-        "doc_qrels", "doc.qrels", "TREC qrels", "judges.session.writer", "best grade per (topic, cited document)"
+    *_written_by(
+        "judges.scores.intervals",
+        ("intervals", "intervals.tsv", "TSV", "per run and measure: 95% intervals"),
+        ("intervals_parquet", "intervals.parquet", "Parquet", "the intervals"),
+        ("pairs", "pairs.tsv", "TSV", "per pair of runs: P(the assessors order them so)"),
+        ("pairs_parquet", "pairs.parquet", "Parquet", "the pairs"),
     ),
-    OutputFile(
-        "leaderboard_ir_measures", "leaderboard.txt", "run topic measure value", "judges.session.writer", "leaderboard"
+    *_written_by(
+        "judges.session.writer",
+        ("plan", "plan.tsv", "TSV", "the citations the attestation plan chose"),
+        ("config", "config.yml", "YAML", "the session: inputs, workflow, counts"),
     ),
-    OutputFile(
-        "leaderboard_tot", "leaderboard.tot.txt", "tot: measure topic value", "judges.session.writer", "leaderboard"
+    *_written_by(
+        "judges.session.pipeline",
+        ("debug_log", "jsonl", "JSON lines", "debug log (--debug-log puts it elsewhere)"),
     ),
-    OutputFile("leaderboard_jsonl", "leaderboard.jsonl", "JSON lines", "judges.session.writer", "leaderboard"),
-    OutputFile("leaderboard_parquet", "leaderboard.parquet", "Parquet", "judges.session.writer", "leaderboard"),
-    OutputFile(
-        "assessments_parquet", "assessments.parquet", "Parquet", "judges.session.writer", "one row per citation"
-    ),
-    OutputFile(
-        "coverage", "coverage.tsv", "TSV", "judges.session.writer", "per run: topics answered, citations missing"
-    ),
-    OutputFile("intervals", "intervals.tsv", "TSV", "judges.scores.intervals", "per run and measure: 95% intervals"),
-    OutputFile("intervals_parquet", "intervals.parquet", "Parquet", "judges.scores.intervals", "the intervals"),
-    OutputFile(
-        "pairs", "pairs.tsv", "TSV", "judges.scores.intervals", "per pair of runs: P(the assessors order them so)"
-    ),
-    OutputFile("pairs_parquet", "pairs.parquet", "Parquet", "judges.scores.intervals", "the pairs"),
-    OutputFile("plan", "plan.tsv", "TSV", "judges.session.writer", "the citations the attestation plan chose"),
-    OutputFile("config", "config.yml", "YAML", "judges.session.writer", "the session: inputs, workflow, counts"),
-    OutputFile(
-        "debug_log", "jsonl", "JSON lines", "judges.session.pipeline", "debug log (--debug-log puts it elsewhere)"
-    ),
-    OutputFile(
-        "nuggets_jsonl", "nuggets.jsonl", "JSON lines", "judges.session.nuggets", "NIST's assignment shape", "nugget"
-    ),
-    OutputFile(
-        "nuggets_parquet", "nuggets.parquet", "Parquet", "judges.session.nuggets", "per (answer, nugget)", "nugget"
-    ),
-    OutputFile(
-        "battles_jsonl",
-        "battles.jsonl",
-        "JSON lines",
-        "judges.session.battles",
-        "per battle (topic, two runs): order shown, verdict, probabilities, source, evidence",
-        "battle",
-    ),
-    OutputFile(
-        "battle_ranking",
-        "battles.ranking.tsv",
-        "TSV",
-        "judges.session.battles",
-        "per run: Bradley-Terry score over all topics, its interval and rank interval",
-        "battle",
-    ),
-    OutputFile(
-        "battle_above",
-        "battles.above.tsv",
-        "TSV",
-        "judges.session.battles",
-        "per ordered pair of runs: P(the first ranks above the second), over topic resamples",
-        "battle",
-    ),
-    OutputFile(
-        "nugget_bank",
-        "nugget-bank.jsonl",
-        "JSON lines",
+    *_written_by(
         "judges.session.nuggets",
-        "the nugget bank judged by (NIST's nuggets.jsonl shape; a made bank's, to edit and give back)",
-        "nugget",
+        ("nuggets_jsonl", "nuggets.jsonl", "JSON lines", "NIST's assignment shape"),
+        ("nuggets_parquet", "nuggets.parquet", "Parquet", "per (answer, nugget)"),
+        pair_kind="nugget",
+    ),
+    *_written_by(
+        "judges.session.battles",
+        (
+            "battles_jsonl",
+            "battles.jsonl",
+            "JSON lines",
+            "per battle (topic, two runs): order shown, verdict, probabilities, source, evidence",
+        ),
+        (
+            "battle_ranking",
+            "battles.ranking.tsv",
+            "TSV",
+            "per run: Bradley-Terry score over all topics, its interval and rank interval",
+        ),
+        (
+            "battle_above",
+            "battles.above.tsv",
+            "TSV",
+            "per ordered pair of runs: P(the first ranks above the second), over topic resamples",
+        ),
+        pair_kind="battle",
+    ),
+    *_written_by(
+        "judges.session.nuggets",
+        (
+            "nugget_bank",
+            "nugget-bank.jsonl",
+            "JSON lines",
+            "the nugget bank judged by (NIST's nuggets.jsonl shape; a made bank's, to edit and give back)",
+        ),
+        pair_kind="nugget",
     ),
     # written by other commands beside the set
-    OutputFile(
-        "assess_round", "assess-{round}.jsonl", "JSON lines", "judges.meta.assessing", "plan-assessments", beside=True
-    ),
-    OutputFile(
-        "assess_nugget_round",
-        "assess-nuggets-{round}.jsonl",
-        "JSON lines",
+    *_written_by(
         "judges.meta.assessing",
-        "plan-assessments --nuggets",
+        ("assess_round", "assess-{round}.jsonl", "JSON lines", "plan-assessments"),
+        ("assess_nugget_round", "assess-nuggets-{round}.jsonl", "JSON lines", "plan-assessments --nuggets"),
         beside=True,
     ),
-    OutputFile(
-        "assess_battle_round",
-        "assess-battles-{round}.jsonl",
-        "JSON lines",
+    *_written_by(
         "judges.meta.battle_plan",
-        "plan-assessments --battles",
+        ("assess_battle_round", "assess-battles-{round}.jsonl", "JSON lines", "plan-assessments --battles"),
         beside=True,
     ),
-    OutputFile(
-        "batch_dir", "batch", "directory", "judges.attest.batch", "attest export: requests and manifest", beside=True
+    *_written_by(
+        "judges.attest.batch",
+        ("batch_dir", "batch", "directory", "attest export: requests and manifest"),
+        beside=True,
     ),
 )
 BY_KIND = {f.kind: f for f in FILES}

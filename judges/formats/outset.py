@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from judges.core.errors import InputError
+from judges.core.process import pid_alive
 from judges.formats.atomic import naming
 
 JOURNAL_VERSION = 1
@@ -136,18 +137,6 @@ def check_targets(targets: dict[str, tuple[Path, str]], inputs: Iterable[Path]) 
             raise InputError(path, None, option, f"cannot be written: {problem}")
 
 
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _pid_of(name: str, marker: str) -> Optional[int]:
     """The pid in ``...<marker><pid>[.tmp]``, or None."""
     rest = name.rsplit(marker, 1)[-1].removesuffix(".tmp")
@@ -206,7 +195,7 @@ def recover(out_dir: Path, name: str, extra_dirs: Iterable[Path] = ()) -> list[s
                     or (re.fullmatch(r"[a-z0-9_]{8}", n[len(name) + 2 :]) is not None and entry.is_dir())
                 )
             )
-            if (pid is not None and not _alive(pid) and (n.startswith(f".{name}.") or d != out_dir)) or legacy:
+            if (pid is not None and not pid_alive(pid) and (n.startswith(f".{name}.") or d != out_dir)) or legacy:
                 with contextlib.suppress(OSError):
                     if entry.is_dir(follow_symlinks=False):
                         shutil.rmtree(entry.path)
@@ -299,7 +288,7 @@ class OutputSet:
             holder = ""  # the lock file is empty (outputs are byte-identical run to run); its stage dir names the pid
             with contextlib.suppress(OSError):
                 pids = [_pid_of(p.name, ".stage-") for p in self.out_dir.glob(f".{glob.escape(self.name)}.stage-*")]
-                pids = [p for p in pids if p is not None and _alive(p)]
+                pids = [p for p in pids if p is not None and pid_alive(p)]
                 holder = f" (pid {pids[0]})" if len(pids) == 1 else ""
             raise InputError(
                 self.out_dir,

@@ -27,7 +27,7 @@ import math
 import re
 import unicodedata
 from pathlib import Path
-from typing import BinaryIO, Container, Iterator, Optional
+from typing import BinaryIO, Callable, Container, Iterator, Optional
 
 from judges.core.errors import InputError
 from judges.formats.jsondoc import first_char, first_record, iter_array, read_text
@@ -47,14 +47,17 @@ def read_reports(
     max_citations: Optional[int] = None,
     lines: Optional[Container[int]] = None,
     items: Optional[Container[int]] = None,
+    seen: Optional[Callable[[int, object], None]] = None,
 ) -> Iterator[tuple[int, Report | InputError]]:
     """Yield ``(line, Report)`` for each record of a run file, or ``(line, InputError)``.
 
     ``lines``: parse only these line numbers of a JSON Lines file, ``items`` only these indices of
-    a JSON array file (a second pass that already knows what to judge).
+    a JSON array file (a second pass that already knows what to judge). ``seen(line, value)`` is
+    shown each JSON Lines record's JSON value as read, before it becomes a report (what a report
+    does not keep: the RAG 2026 rules, :func:`judges.formats.rag26.check_record`).
     """
     try:
-        for line, value in _read_records(path, dataset, max_citations, lines, items):
+        for line, value in _read_records(path, dataset, max_citations, lines, items, seen):
             yield line, as_run_file(value) if isinstance(value, InputError) else value
     except InputError as e:  # the file cannot be read on (a gzip stream cut short or corrupt)
         raise as_run_file(e) from None
@@ -77,6 +80,7 @@ def _read_records(
     max_citations: Optional[int],
     lines: Optional[Container[int]],
     items: Optional[Container[int]],
+    seen: Optional[Callable[[int, object], None]] = None,
 ) -> Iterator[tuple[int, Report | InputError]]:
     if is_array_file(path):
         yield from _read_array(path, dataset, max_citations, items)
@@ -86,6 +90,8 @@ def _read_records(
         if isinstance(value, InputError):
             yield line, value
             continue
+        if seen is not None:
+            seen(line, value)
         try:
             yield line, parse_report(value, str(path), line, dataset, max_citations, offset)
         except InputError as e:

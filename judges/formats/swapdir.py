@@ -21,15 +21,7 @@ import signal
 from pathlib import Path
 from typing import Iterator
 
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+from judges.core.process import pid_alive
 
 
 def _remove(path: Path) -> None:
@@ -45,7 +37,7 @@ def _leftovers(target: Path) -> None:
     """Put back a previous directory a killed swap left aside, remove dead processes' new ones."""
     for entry in sorted(target.parent.glob(f".{glob.escape(target.name)}.*-*")):
         kind, _, pid = entry.name[len(target.name) + 2 :].rpartition("-")
-        if kind not in ("new", "old") or not pid.isdigit() or int(pid) == os.getpid() or _alive(int(pid)):
+        if kind not in ("new", "old") or not pid.isdigit() or pid_alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             if kind == "old" and not os.path.lexists(target):

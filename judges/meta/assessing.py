@@ -34,7 +34,7 @@ import numpy as np
 from judges.core.errors import InputError
 from judges.formats import outputset
 from judges.formats.atomic import new_text
-from judges.attest.plan import KEY, PLAN_MIX, Plan, parse_share, plan_session
+from judges.attest.plan import KEY, PLAN_MIX, Plan, Quota, parse_share, plan_session
 from judges.core.vocabulary import INCLUSION_PROBABILITY as PROBABILITY  # the plan file's field
 
 WINDOW_CHARS = 600  # characters of context on each side of the evidence in the window
@@ -207,7 +207,7 @@ def plan_assessments(
         asked = earlier.labelled | earlier.pending
         keys = zip(*(table[c].to_pylist() for c in ("run_id", "topic_id", "sentence_index", "doc_id")))
         exclude = np.fromiter((k in asked for k in keys), dtype=bool, count=table.num_rows)
-    plan = plan_session(table, answered, cap, share, count, order=False, mix=PLAN_MIX, exclude=exclude)
+    plan = plan_session(table, answered, cap, Quota(share, count, mix=PLAN_MIX), order=False, exclude=exclude)
     rows = {k: i for i, k in enumerate(zip(*(table[c].to_pylist() for c in KEY)))}
     with _new_round(target) as f:
         for run, topic, sentence, citation_rank, rank, gain, _ in plan.rows():
@@ -299,9 +299,8 @@ def plan_nugget_assessments(
     keys = list(zip(rows.run_id, rows.topic_id, rows.nugget_index.astype(int)))
     exclude = np.array([k in asked for k in keys], dtype=bool) | rows.labelled.to_numpy(dtype=bool)
     columns = plan_columns(list(rows.itertuples()))
-    plan = make_plan(
-        columns, answered, np.zeros(len(rows), bool), share, count, exclude, order=False, mix=PLAN_MIX, key=NUGGET.key
-    )
+    quota = Quota(share, count, mix=PLAN_MIX)
+    plan = make_plan(columns, answered, np.zeros(len(rows), bool), quota, exclude=exclude, order=False, key=NUGGET.key)
     texts = answer_texts(outputset.path(out_dir, name, "nuggets_jsonl"))
     at = {k: i for i, k in enumerate(keys)}
     with _new_round(target) as f:

@@ -201,15 +201,20 @@ def _pearson_rows(t: np.ndarray, j: np.ndarray) -> np.ndarray:
     return out
 
 
+def _tau_ap_of_shares(correct: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """Per row: ``2 * mean - 1`` of the shares ``correct / pairs`` over the runs with a pair (NaN: none)."""
+    used = pairs > 0
+    share = np.divide(correct, pairs, out=np.zeros(pairs.shape), where=used)
+    n_used = used.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n_used > 0, 2.0 * share.sum(axis=1) / n_used - 1.0, np.nan)
+
+
 def _tau_ap_ties_rows(verdicts: np.ndarray, positions: np.ndarray) -> np.ndarray:
     above = positions[:, None, :] > positions[:, :, None]  # [b, i, k]
     n_above = above.sum(axis=2)
     right = (above & (verdicts[:, None, :] > verdicts[:, :, None])).sum(axis=2)
-    used = n_above > 0
-    share = np.divide(right, n_above, out=np.zeros(n_above.shape), where=used)
-    n_used = used.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n_used > 0, 2.0 * share.sum(axis=1) / n_used - 1.0, np.nan)
+    return _tau_ap_of_shares(right, n_above)
 
 
 def tau_ap_b_rows(truth, judged) -> np.ndarray:
@@ -241,11 +246,7 @@ def tau_ap_rows(truth, judged) -> np.ndarray:
     above = j[:, None, :] > j[:, :, None]  # [b, i, k]: the judge puts run k above run i
     pairs = (above & (t[:, None, :] != t[:, :, None])).sum(axis=2)
     correct = (above & (t[:, None, :] > t[:, :, None])).sum(axis=2)
-    used = pairs > 0
-    share = np.divide(correct, pairs, out=np.zeros(pairs.shape), where=used)
-    n_used = used.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n_used > 0, 2.0 * share.sum(axis=1) / n_used - 1.0, np.nan)
+    return _tau_ap_of_shares(correct, pairs)
 
 
 def correlate_rows(truth, judged, method: str) -> np.ndarray:

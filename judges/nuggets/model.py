@@ -35,7 +35,7 @@ import numpy as np
 
 from judges.core.errors import InputError
 from judges.nuggets.features import FEATURES
-from judges.support.model import fit_logistic, levels, logits_dict, logits_from_dict, mix_thresholds, sigmoid
+from judges.support.model import TwoLogits, fit_logistic, levels, logits_dict, logits_from_dict, mix_thresholds, sigmoid
 
 FORMAT = "citejudge-nugget-model"
 FORMAT_VERSION = 1
@@ -48,14 +48,7 @@ def _sig(x: float) -> float:
 
 
 @dataclass
-class NuggetModel:
-    features: tuple[str, ...]
-    mean: np.ndarray
-    scale: np.ndarray
-    any_intercept: float
-    any_coef: np.ndarray
-    full_intercept: float
-    full_coef: np.ndarray
+class NuggetModel(TwoLogits):
     p_supported: float = 0.5
     p_partial: float = 0.5
     training: dict = field(default_factory=dict)
@@ -96,13 +89,8 @@ class NuggetModel:
     def from_dict(cls, data: dict, source: str = "") -> "NuggetModel":
         if data.get("format") != FORMAT or data.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"not a {FORMAT} file of version {FORMAT_VERSION}")
-        features = tuple(data["features"])
-        unknown = [f for f in features if f not in FEATURES]
-        if unknown:
-            raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
         return cls(
-            features,
-            *logits_from_dict(data, len(features)),
+            *logits_from_dict(data, FEATURES),
             float(data["thresholds"]["p_supported"]),
             float(data["thresholds"]["p_partial"]),
             data.get("training", {}),

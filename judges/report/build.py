@@ -42,22 +42,20 @@ from judges.report.leaderboard import against_truth, board
 
 
 def build_report(
-    out_dir,
-    name: Optional[str] = None,
+    store: DocumentStore,
     report_dir: Optional[Path] = None,
     truth: Optional[Path] = None,
     truth_measure: Optional[str] = None,
     labels: Optional[Path] = None,
-    responses: Optional[list] = None,
-    corpus: Optional[Path] = None,
     resamples: int = 1000,
     warn: Callable[[str], None] = lambda m: None,
 ) -> dict:
-    """Write the report; returns ``{"path", "files", "bytes", "largest", "seconds"}``. What the
-    reader must know (documents the inputs did not give) goes to ``warn`` and on the pages."""
+    """Write the report of the judged set ``store`` opens (its out-dir and name, and where its
+    answers and documents are read: :class:`judges.formats.documents.DocumentStore`); returns
+    ``{"path", "files", "bytes", "largest", "seconds"}``. What the reader must know (documents the
+    inputs did not give) goes to ``warn`` and on the pages."""
     started = time.perf_counter()
-    store = DocumentStore(out_dir, name, responses=responses, corpus=corpus)
-    out = Path(report_dir) if report_dir is not None else Path(out_dir) / f"{store.name}.report"
+    out = Path(report_dir) if report_dir is not None else Path(store.out_dir) / f"{store.name}.report"
     _replaceable(out)
     site = pages.site(gather(store, truth, truth_measure, labels, resamples, warn))
     for message in site.warnings:

@@ -85,23 +85,24 @@ def with_labels(
     rest: list,
     t: int,
     m: str,
-    spreads: Spreads,
     learned: Spreads,
-    shift: float,
-    line_mean: float,
+    moved: float,
     x_run: Optional[float],
     made: str,
     how: str,
 ) -> Labelled:
     """The headline's estimate of a run with labels (``found``: its :class:`Draws` row; ``rest``:
     its reports' variances with the labels drawn at random unknown), :func:`labelled_estimate`'s;
-    ``made``: what the model's part rests on."""
+    ``learned``: the spreads with the regime the labels taught (:func:`learned_regime`: only its
+    ``regime_sd`` differs from the session's); ``moved``: the shift of the judged values the
+    labels taught plus the run's line of error at ``x_run``; ``made``: what the model's part rests
+    on."""
     rest_u = [k[0] for k in rest]
     model_var = judge_variance([k[1].get(m, 0.0) for k in rest], rest_u, t, learned, x=x_run)
     no_regime = model_var - regime_part(rest_u, t, learned)
-    within = found[5] + spreads.report_sd**2
+    within = found[5] + learned.report_sd**2
     lev, judged, human, labelled, probability = found[:5]
-    moved = (shift + line_mean) * (found[5] > 0)  # on the citations the judge is unsure of
+    moved = moved * (found[5] > 0)  # on the citations the judge is unsure of
     est = labelled_estimate(lev, judged, human, labelled, probability, model_var, within, moved)
     labels_iv = interval(est.labels_value, est.labels_variance, 0.0, REGISTRY[m].high)
     made = f"{made} and {est.labels} labels, {how}" if est.labels else f"{made}, with the session's labels"
@@ -196,9 +197,8 @@ def trust(
                 if draws is not None and found is not None:
                     rest_of = rest_reports or {}
                     rest = [rest_of[(run, topic)] for topic in topics if (run, topic) in rest_of]
-                    lab = with_labels(
-                        found, rest, t, m, spreads, learned, shift, line_mean, x_run, model_only, draws.how
-                    )
+                    moved = shift + line_mean
+                    lab = with_labels(found, rest, t, m, learned, moved, x_run, model_only, draws.how)
                     estimate, var, n_labels, effective, labels_iv, made = lab[:6]
                     head_of[run] = lab.head
                 else:

@@ -13,7 +13,8 @@ from judges.core.errors import InputError
 from judges.engine.judge import Part
 from judges.engine.settings import Settings
 from judges.formats.debuglog import DebugLog
-from judges.session.stages import Session, quiet
+from judges.session.options import quiet
+from judges.session.stages import Session
 from judges.support.judges import is_probabilistic
 
 
@@ -52,7 +53,7 @@ def answers_kept(session: Session, settings: Settings, parts: list[Part]) -> tup
     for part in parts:
         counts.update(part.counts)
     figures = summarize(Counter(counts), settings.workflow.attest, settings.llm)
-    return answers_used(figures, strict=session.strict_llm, used=session.use_degenerate_llm), counts
+    return answers_used(figures, strict=session.options.strict_llm, used=session.options.use_degenerate_llm), counts
 
 
 def with_attestation_counts(parts: list[Part], counts: Counter) -> list[Part]:
@@ -82,7 +83,7 @@ def summarize_attestation(
 
     assert settings.llm is not None, "check_attestation: an attesting session has an endpoint"
     figures = summarize(counts, attest, settings.llm)
-    answers_used(figures, strict=session.strict_llm, used=not not_used)  # before anything is written or replaced
+    answers_used(figures, strict=session.options.strict_llm, used=not not_used)  # before anything is written
     if answer_error is not None:
         figures["answer_error"] = answer_error
     log.event("ATTEST_SUMMARY", **figures)

@@ -25,6 +25,7 @@ import itertools
 import json
 import zlib
 from functools import lru_cache
+from collections import Counter
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
@@ -34,7 +35,7 @@ from judges.attest.kinds import BATTLE
 from judges.core.counts import BATTLES, BATTLES_LABELLED
 from judges.core.measures import BATTLE_SCORE
 from judges.engine import battle_design
-from judges.engine.battles import Answers, Verdict, evidence, model_for, verdict
+from judges.engine.battles import Answers, BattleInputs, Verdict, evidence, model_for, verdict
 from judges.engine.pairs import Kind, battle_kind
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
@@ -92,9 +93,10 @@ def outputs(answers: Answers) -> PairOutputs:
 
 def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None]) -> PairOutputs:
     """The battle stage of a session (:func:`judges.session.pipeline.judge_other_kinds`, after the
-    other kinds): the answers read again (:func:`judges.engine.battles.collect`: words, the RAG
-    2026 rules of the run files' lines judged), each citation's status and evidence from the
-    citations' ``parts`` for the LLM's question, the assessors' verdicts; what is written of them."""
+    other kinds): the answers as the first pass kept them (:func:`judges.engine.battles.collect`:
+    words, the RAG 2026 rules of the run files' lines judged, noted as the first pass read them),
+    each citation's status and evidence from the citations' ``parts`` for the LLM's question, the
+    assessors' verdicts; what is written of them."""
     from judges.engine.pairs import judge_pairs
     from judges.session.scan import reread
 
@@ -104,6 +106,13 @@ def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None
         for path, line, offset in entries:
             if offset >= 0 and Path(path).is_file():  # run files' lines (not a JSON array's, not records in memory)
                 lines.setdefault(path, set()).add(line)
+    noted = loaded.scan.rules
+    rules: Optional[Counter] = None  # not noted by the first pass: read from the lines (rag26.check_files)
+    if noted is not None:
+        rules = Counter()
+        for path in sorted(lines):  # added up in check_files' order (the counts keep their order)
+            for line in sorted(lines[path]):
+                rules.update(noted.get((path, line), {}))
     result = judge_pairs(
         kind(),
         settings,
@@ -111,13 +120,16 @@ def judge_stage(settings, inputs, loaded, parts, log, warn: Callable[[str], None
         None,
         log,
         warn=warn,
-        rule_files=sorted(lines.items()),
-        has_nuggets=loaded.nuggets is not None,
-        opponents=inputs.battle_opponents,
         counts=loaded.counts,  # the rules broken, the battles judged (judges.core.counts)
-        citations=citations_shown([part.assessments for part in parts]),
-        questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
-        labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
+        inputs=BattleInputs(
+            rule_files=sorted(lines.items()) if rules is None else (),
+            rules=rules,
+            has_nuggets=loaded.nuggets is not None,
+            opponents=inputs.battle_opponents,
+            citations=citations_shown([part.assessments for part in parts]),
+            questions={t: topic.text or topic.title for t, topic in loaded.topics.items()},
+            labels=None if loaded.labels is None else loaded.labels.battles,  # assessors' verdicts, final
+        ),
     )
     return outputs(result)
 
@@ -188,10 +200,9 @@ def ask_llm(answers: Answers, topics: dict[str, _Topic], questions: dict[str, st
     """The LLM's side-by-side verdicts (:mod:`judges.attest.sidebyside`, both orders) on the drawn
     battles the evidence cannot decide: ``{(topic, pair index): (Verdict, a_first, b_first)}``
     (empty when the judge is flagged: it reads the order) and the figures for the summary."""
-    from functools import partial
 
     from judges.attest import sidebyside as sbs
-    from judges.attest.client import ask_all
+    from judges.attest.client import online
 
     settings = answers.settings
     attest, endpoint = settings.workflow.attest, settings.llm
@@ -204,14 +215,7 @@ def ask_llm(answers: Answers, topics: dict[str, _Topic], questions: dict[str, st
                 battles.append(sbs.Battle((topic, int(k)), questions.get(topic, ""), answers.shown[(a, topic)],
                                           answers.shown[(b, topic)]))  # fmt: skip
                 where.append((topic, int(k)))
-    ask = settings.ask or partial(
-        ask_all,
-        endpoint,
-        concurrency=attest.concurrency,
-        max_retries=attest.max_retries,
-        timeout_s=attest.timeout_s,
-        backoff_s=attest.backoff_s,
-    )
+    ask = settings.ask or online(endpoint, attest)
     judge = sbs.SideBySide(
         endpoint.model,
         settings.cache_dir,

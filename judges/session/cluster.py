@@ -35,6 +35,8 @@ from typing import Callable, NamedTuple, Optional
 
 from judges.core.config import Workflow
 from judges.core.errors import InputError, install_extra
+from judges.attest.endpoint import Endpoint
+from judges.session.options import RunOptions, no_progress
 from judges.session.spec import Inputs, Outputs, Summary
 
 RETRIES = 2  # a task that raised (not a bad input) is tried this many times more
@@ -89,17 +91,14 @@ def _shard_task(options: TaskOptions, shard: tuple[int, int]):
 
     own = dataclasses.replace(options.outputs, out_dir=Path(options.where) / f"{k}-{attempt}")
     try:
-        summary = judge_shard(
-            options.inputs,
-            own,
-            options.workflow,
-            shard,
+        told = RunOptions(
+            llm=None if options.model is None else Endpoint("", options.model),  # its model only: recorded
             workers=options.workers,
-            model=options.model,
             warn=lambda line: worker.log_event(TOPIC, {"warning": line}),
             progress=progress,
-            durable=False,  # scratch: merged by the client in this session, judged again if lost
         )
+        # durable=False: scratch, merged by the client in this session, judged again if lost
+        summary = judge_shard(options.inputs, own, options.workflow, shard, told, durable=False)
     except InputError as e:
         return "error", (e.path, e.line, e.field, e.problem)
     return "part", summary.files["part"]
@@ -136,51 +135,35 @@ def run(
     inputs: Inputs,
     outputs: Outputs,
     workflow: Workflow,
+    options: RunOptions = RunOptions(),
     *,
     shards: Optional[int] = None,
-    llm=None,
-    cache_dir: Optional[Path] = None,
-    workers: int = 0,
-    strict_llm: bool = False,
-    use_degenerate_llm: bool = False,
-    warn: Callable[[str], None] = lambda msg: None,
-    progress=None,
     on_shards: Callable[[int, int], None] = lambda done, n: None,
 ) -> Summary:
     """Judge on the Dask cluster at ``address`` (module doc) and write the merged output set.
-    ``on_shards(done, n)`` is told as shards finish; ``progress(n, total)`` as citations are judged."""
+    ``on_shards(done, n)`` is told as shards finish; ``options.progress(n, total)`` as citations
+    are judged (not as the merge writes)."""
     from judges.session.shards import merge
 
-    progress = progress or (lambda n, total=None: None)
     client, cluster = _client(address)
     where = Path(outputs.out_dir) / f".{outputs.name}.dask-{uuid.uuid4().hex[:12]}"
     try:
         try:
-            model = None if llm is None else llm.model
-            options = TaskOptions(inputs, outputs, workflow, workers, model, str(where))
-            parts = _judged_shards(client, cluster is None, options, shards, warn, progress, on_shards)
+            task = TaskOptions(inputs, outputs, workflow, options.workers, options.model, str(where))
+            parts = _judged_shards(client, cluster is None, task, shards, options, on_shards)
         finally:
             client.close()
             if cluster is not None:
                 cluster.close()  # its workers' memory back before the merge
-        return merge(
-            parts,
-            outputs.out_dir,
-            outputs.name,
-            llm=llm,
-            cache_dir=cache_dir,
-            strict_llm=strict_llm,
-            use_degenerate_llm=use_degenerate_llm,
-            debug_log=outputs.debug_log,  # this session's own choice
-            warn=warn,
-            progress=lambda n, total=None: None,
-        )
+        merging = dataclasses.replace(options, progress=no_progress)  # the bar counted the shards' citations
+        return merge(parts, outputs.out_dir, outputs.name, merging, debug_log=outputs.debug_log)  # the session's log
     finally:
         shutil.rmtree(where, ignore_errors=True)
 
 
-def _judged_shards(client, remote: bool, options: TaskOptions, shards, warn, progress, on_shards) -> list[Path]:
-    """Submit one task per shard, follow their progress and warnings; each shard's part."""
+def _judged_shards(client, remote: bool, options: TaskOptions, shards, told: RunOptions, on_shards) -> list[Path]:
+    """Submit one task per shard, follow their progress and warnings (``told``'s); each shard's part."""
+    warn, progress = told.warn, told.progress
     n = shards or max(1, sum(client.nthreads().values()))
     seen: dict[int, tuple[str, int, int]] = {}  # shard -> (attempt, done, total) of its latest attempt
     shown = [0, 0]  # judged, total as last shown

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from judges.attest.degenerate import DegeneratePolicy
 from judges.engine.judge import Part
 from judges.engine.pairs import judge_pairs
 from judges.formats.debuglog import DebugLog
@@ -37,8 +38,7 @@ def judge_other_kinds(
             warn=warnings.append,
             answered={run: len(topics) for run, topics in loaded.scan.answered.items()},
             model_spec=inputs.nugget_model,
-            strict_llm=session.strict_llm,
-            use_degenerate_llm=session.use_degenerate_llm,
+            degenerate=DegeneratePolicy(session.options.strict_llm, session.options.use_degenerate_llm),
             assigned=None if loaded.labels is None else loaded.labels.nuggets,  # nugget assignments in effect
         )
         assert kind.outputs is not None, "a kind beyond the citations carries what the session writes of it"

@@ -22,6 +22,7 @@ from judges.formats.docstore import Unresolved
 from judges.session.scan import (
     REPORTS_IN_MEMORY,
     Problems,
+    Reading,
     Scan,
     check_missing_topics,
     check_resolvable,
@@ -80,10 +81,12 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
     """Read the topics, make the first pass over the runs, read the cited corpus documents, the
     labels and the nugget bank, each checked; worker processes (``start_workers``) start on
     ``stack`` as soon as they are known to be wanted. Nothing is written."""
-    inputs, workflow, warn = session.inputs, session.settings.workflow, session.warn
+    inputs, workflow, warn = session.inputs, session.settings.workflow, session.options.warn
     counts: Counter = Counter()
     problems = Problems(inputs.on_error, log, counts, warn)
     left_out: set[str] = set()  # the topics --max-topics leaves out
+    limit = workflow.citations.max_per_sentence
+    reading = Reading(inputs.dataset, limit, rules=inputs.judge == "battle")  # each run file parsed once
     topics = load_topics(
         inputs.topics,
         problems,
@@ -92,11 +95,11 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         left_out,
         inputs.topic_records,
         inputs.report_records,
+        reading,
     )
     started: list[Workers] = []
     counted = _start_workers(session, stack, len(topics), started) if start_workers else None
-    limit = workflow.citations.max_per_sentence
-    scan = scan_runs(inputs, limit, topics, problems, counts, warn, counted, left_out)
+    scan = scan_runs(inputs, limit, topics, problems, counts, warn, counted, left_out, reading)
     if not scan.runs:
         where = ", ".join([*map(str, inputs.responses), *[REPORTS_IN_MEMORY] * bool(inputs.report_records)])
         raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")
@@ -120,7 +123,7 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         else:
             nuggets = read_nuggets(inputs.nuggets)
             for warning in nuggets.warnings:
-                session.warn(warning)
+                session.options.warn(warning)
         nugget_kind().model(inputs.nugget_model)  # a bad model file: one error line now
         check_bank_topics(nuggets, scan)
         if labels is not None and labels.nuggets is not None:  # each names a nugget of its topic's bank
@@ -176,16 +179,16 @@ def _start_workers(
     kernels) overlaps the first pass over the runs and the corpus read: with ``workers > 1``
     now, automatically (``workers == 0``) once the first pass has counted
     :data:`AUTO_PARALLEL_CITATIONS` citations (the callback returned for the first pass)."""
-    wanted = session.workers
+    wanted = session.options.workers
 
     def start(n: int) -> None:
         if not started and n > 1:
-            started.append(stack.enter_context(Workers(session.settings, n)))
+            started.append(stack.enter_context(Workers(session.settings, n, session.options.progress)))
 
     if wanted > 1:
         n = min(wanted, n_topics)
         if n < wanted:
-            session.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
+            session.options.warn(f"--workers {wanted}: {n_topics} topic(s) to share, so {n} worker process(es)")
         start(n)
         return None
     auto = min(os.cpu_count() or 1, n_topics) if wanted == 0 else 1  # processes, when it pays
@@ -196,7 +199,7 @@ def _start_workers(
 
 def processes(session: Session, loaded: Loaded, citations: int) -> str:
     """How many processes judged, and why (a line of the summary)."""
-    workers, wanted = loaded.workers, session.workers
+    workers, wanted = loaded.workers, session.options.workers
     chosen = f"{workers.n} worker processes" if workers is not None else "1 process"
     if wanted:
         return f"{chosen} (--workers {wanted})"

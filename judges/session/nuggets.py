@@ -28,6 +28,7 @@ from judges.attest.kinds import NUGGET
 from judges.core.counts import NUGGET_ASSIGNED, NUGGET_PAIRS
 from judges.core.errors import InputError
 from judges.core.measures import MEASURE_NAMES, judge_headline
+from judges.core.records import Report
 from judges.formats import outputset
 from judges.formats.atomic import atomic_text
 from judges.formats.runs import read_reports
@@ -240,12 +241,22 @@ def read_nuggets_table(path: str | Path, name: str | None = None):
 def read_answers(responses: list[Path], topics: Optional[Iterable[str]] = None) -> dict[tuple[str, str], str]:
     """``{(run_id, topic_id): answer text}`` of the run files (or directories) ``responses``, for
     ``topics`` (``None``: all); a bad record raises its :class:`InputError`."""
-    wanted = None if topics is None else set(topics)
-    out: dict[tuple[str, str], str] = {}
+    return answers_of(read_run_reports(responses), topics)
+
+
+def read_run_reports(responses: list[Path]) -> list[Report]:
+    """Every report of the run files (or directories) ``responses``, each file parsed once, in
+    file order; a bad record raises its :class:`InputError`."""
+    out: list[Report] = []
     for path in run_files(responses)[0]:
         for _, rep in read_reports(path):
             if isinstance(rep, InputError):
                 raise rep
-            if wanted is None or rep.topic_id in wanted:
-                out[(rep.run_id, rep.topic_id)] = answer_text(rep)
+            out.append(rep)
     return out
+
+
+def answers_of(reports: Iterable[Report], topics: Optional[Iterable[str]] = None) -> dict[tuple[str, str], str]:
+    """``{(run_id, topic_id): answer text}`` of ``reports`` for ``topics`` (``None``: all)."""
+    wanted = None if topics is None else set(topics)
+    return {(r.run_id, r.topic_id): answer_text(r) for r in reports if wanted is None or r.topic_id in wanted}

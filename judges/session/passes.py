@@ -76,7 +76,7 @@ def plan_passes(session: Session, loaded: Loaded) -> tuple[Pass, ...]:
     support = session.settings.workflow.support
     has_labels = loaded.labels is not None and bool(loaded.labels.statuses)
     asks = attest.mode != "none" and session.outset is not None  # questions(): no output, no guard
-    guard = asks and not (session.strict_llm or session.use_degenerate_llm)
+    guard = asks and not (session.options.strict_llm or session.options.use_degenerate_llm)
     passes = []
     if has_labels and session.inputs.refit_support and is_probabilistic(support.judge):
         passes.append(Pass(REFIT, "without the LLM: the support model re-fitted to the labels"))
@@ -97,7 +97,7 @@ def run_passes(
     """Carry out ``passes`` in order (``first_pass``: the pass without the LLM, judged already by
     topic shards); the progress bar's total is the citations of every pass but the fallback."""
     judged = sum(p.step != FALLBACK for p in passes)
-    session.progress(0, total=loaded.scan.citations * judged)
+    session.options.progress(0, total=loaded.scan.citations * judged)
     done = Passed(session.settings, first=first_pass)
     for step in passes:
         done = _STEPS[step.step](session, loaded, log, step, done)
@@ -110,21 +110,20 @@ def judge_pass(
     settings: Settings,
     log: DebugLog,
     *,
-    topics: Optional[frozenset] = None,
     plan: Optional[Plan] = None,
     keep_corpus: bool = False,
-    placed: bool = False,
+    shard: Optional[frozenset] = None,
 ) -> list[Part]:
-    """One pass over the reports of ``topics`` (None: all) by ``settings``: in the worker
-    processes when started (every topic), else in this process (``placed``: as
-    :func:`judges.engine.judge.judge_part`)."""
+    """One pass over the reports by ``settings``: in the worker processes when started, else in
+    this process; ``shard``: the topics of a topic shard, the only ones judged, each report's
+    rows and events placed (``placed`` in :func:`judges.engine.judge.judge_part`)."""
     labels = loaded.labels.statuses if loaded.labels is not None else None
     if loaded.workers is not None:  # their files go to the output set's staging directory (none: the temp dir)
         stage = session.outset.stage_dir if session.outset is not None else Path(tempfile.gettempdir())
         return loaded.workers.judge(
-            settings, loaded.scan, loaded.corpus, loaded.topics, log, session.progress, stage, plan, labels, keep_corpus
+            settings, loaded.scan, loaded.corpus, loaded.topics, log, stage, plan, labels, keep_corpus
         )
-    reports = reread(loaded.scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
+    reports = reread(loaded.scan, shard, settings.dataset, settings.workflow.citations.max_per_sentence)
     return [
         judge_pairs(
             CITATION_KIND,
@@ -132,10 +131,10 @@ def judge_pass(
             reports,
             loaded.corpus,
             log,
-            progress=session.progress,
+            progress=session.options.progress,
             plan=plan,
             labels=labels,
-            placed=placed,
+            placed=shard is not None,
         )
     ]
 
@@ -146,7 +145,7 @@ def _without_llm(session: Session, loaded: Loaded, done: Passed) -> list[Part]:
     first = done.first
     if first is None or not sum(p.assessments.num_rows for p in first):
         return judge_pass(session, loaded, done.settings.without_llm(), DebugLog(None), keep_corpus=True)
-    session.progress(loaded.scan.citations)
+    session.options.progress(loaded.scan.citations)
     return first
 
 

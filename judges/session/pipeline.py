@@ -34,11 +34,11 @@ first pass keeps its debug-log events in memory, and only then is the out-dir cr
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
-from judges.attest.endpoint import Endpoint
 from judges.core.config import Workflow
 from judges.engine.judge import Part
 from judges.engine.pairs import kinds_of
@@ -57,10 +57,11 @@ from judges.session.loading import (
     read_labels,
 )
 from judges.session.passes import judge_pass, plan_passes, run_passes
+from judges.session.options import RunOptions
 from judges.session.score import score
 from judges.session.spec import Inputs, Outputs, Summary
 from judges.session.staging import Staged
-from judges.session.stages import Judged, Loaded, Session, no_progress, quiet, session_start
+from judges.session.stages import Judged, Loaded, Session, session_start
 from judges.session.summary import (
     assessments,
     count_statuses,
@@ -79,6 +80,7 @@ __all__ = [
     "Loaded",
     "Outcome",
     "Outputs",
+    "RunOptions",
     "Session",
     "Summary",
     "assessments",
@@ -114,24 +116,21 @@ def check(
     inputs: Inputs,
     outputs: Optional[Outputs],
     settings: Settings,
+    options: RunOptions = RunOptions(workers=1),
     *,
-    workers: int = 1,
-    strict_llm: bool = False,
-    use_degenerate_llm: bool = False,
     asks: bool = True,
     targets: Optional[dict] = None,
     outset: Optional[OutputSet] = None,
     hashed: Optional[dict] = None,
-    warn: Callable[[str], None] = quiet,
-    progress: Optional[Callable] = None,
 ) -> Session:
     """Check what can be checked before anything is read (the attestation, the corpus path, the
-    output targets against the inputs) and describe the inputs. ``asks``: the session asks the
+    output targets against the inputs) and describe the inputs. ``options``: how the session runs
+    (its ``llm`` and ``cache_dir`` are the ``settings``' already); ``asks``: the session asks the
     LLM; ``targets``: the files it writes (default the output set's, with the nugget pairs' with
     ``--nuggets``); ``outset``: the set they are staged in (default ``outputs``'s); ``hashed``:
     the inputs as described, with their sha256, by the topic shards a merge writes (the inputs
     are not read again: only the topic and run files are checked against the targets)."""
-    check_attestation(settings, strict_llm=strict_llm, warn=warn, asks=asks)
+    check_attestation(settings, strict_llm=options.strict_llm, warn=options.warn, asks=asks)
     if hashed is None:
         check_corpus_path(inputs)
         described = describe_inputs(inputs)
@@ -159,11 +158,7 @@ def check(
         outputs=outputs,
         settings=settings,
         described=described,
-        workers=workers,
-        strict_llm=strict_llm,
-        use_degenerate_llm=use_degenerate_llm,
-        warn=warn,
-        progress=progress or no_progress,
+        options=options,
         outset=outset,
         stale_log=stale_log,
     )
@@ -232,34 +227,20 @@ def run(
     inputs: Inputs,
     outputs: Outputs,
     workflow: Workflow,
+    options: RunOptions = RunOptions(),
     *,
-    llm: Optional[Endpoint] = None,
-    cache_dir: Optional[Path] = None,
-    workers: int = 0,
-    strict_llm: bool = False,
-    use_degenerate_llm: bool = False,
-    warn: Callable[[str], None] = quiet,
-    progress=None,
     first_pass: Optional[list[Part]] = None,
 ) -> Summary:
     """Judge every report of ``inputs`` by ``workflow`` and write all ``outputs``; returns the
-    summary. ``llm``: the endpoint attestation asks; ``cache_dir``: its answer cache (default the
-    out-dir); ``workers``: processes (0: automatic); a degenerate LLM's answers
-    (:mod:`judges.attest.degenerate`) are not used (the citations keep the support model's
-    judgment, a warning says so), are an error with ``strict_llm``, used with ``use_degenerate_llm``;
-    ``progress(n)`` advances a bar; ``first_pass``: the first pass before a plan, already judged
-    (by topic shards, in one process's order: :func:`judges.session.shards.merge`)."""
-    settings = inputs.settings(workflow, llm=llm, cache_dir=Path(cache_dir or outputs.out_dir))
-    session = check(
-        inputs,
-        outputs,
-        settings,
-        workers=workers,
-        strict_llm=strict_llm,
-        use_degenerate_llm=use_degenerate_llm,
-        warn=warn,
-        progress=progress,
-    )
+    summary. ``options``: how the session runs (:class:`judges.session.options.RunOptions`: the
+    LLM endpoint attestation asks and its answer cache, default the out-dir; processes, 0:
+    automatic; a degenerate LLM's answers, :mod:`judges.attest.degenerate`, are not used, the
+    citations keep the support model's judgment and a warning says so, are an error with
+    ``strict_llm``, used with ``use_degenerate_llm``; ``warn``, ``progress(n, total)``);
+    ``first_pass``: the first pass before a plan, already judged (by topic shards, in one
+    process's order: :func:`judges.session.shards.merge`)."""
+    settings = inputs.settings(workflow, llm=options.llm, cache_dir=Path(options.cache_dir or outputs.out_dir))
+    session = check(inputs, outputs, settings, options)
     summary = carry_out(session, first_pass=first_pass).summary
     assert summary is not None  # check: a session with outputs has its set
     return summary
@@ -294,21 +275,13 @@ def carry_out(session: Session, *, first_pass: Optional[list[Part]] = None) -> O
     return Outcome(loaded, judged, summary)
 
 
-def questions(
-    inputs: Inputs,
-    workflow: Workflow,
-    ask: Callable,
-    *,
-    llm: Endpoint,
-    cache_dir: Path,
-    warn: Callable[[str], None] = quiet,
-    progress=None,
-) -> Summary:
+def questions(inputs: Inputs, workflow: Workflow, ask: Callable, options: RunOptions) -> Summary:
     """Judge ``inputs`` as :func:`run` does, in this process, up to the LLM: the questions the
-    answer cache in ``cache_dir`` does not answer go to ``ask`` (an asker,
-    :data:`judges.attest.client.Asker`), not to ``llm``, whose model names them. Nothing is
-    written (``attest export``). Returns the summary: runs, topics, counts and plan."""
-    settings = inputs.settings(workflow, llm=llm, cache_dir=cache_dir, ask=ask)
-    session = check(inputs, None, settings, warn=warn, progress=progress)
+    answer cache in ``options.cache_dir`` does not answer go to ``ask`` (an asker,
+    :data:`judges.attest.client.Asker`), not to ``options.llm``, whose model names them. Nothing
+    is written (``attest export``). Returns the summary: runs, topics, counts and plan."""
+    assert options.llm is not None and options.cache_dir is not None, "questions: an LLM's model and its cache"
+    settings = inputs.settings(workflow, llm=options.llm, cache_dir=options.cache_dir, ask=ask)
+    session = check(inputs, None, settings, dataclasses.replace(options, workers=1))  # the asker records here
     loaded, judged, _ = carry_out(session)
     return questions_summary(loaded, judged, inputs.judge)

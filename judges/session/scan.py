@@ -1,22 +1,26 @@
 """The first pass over topics and run files: validate everything, learn what judging needs.
 
-Run files are read twice and never held whole: this pass checks every record (bad ones fail
-the run or, with ``--on-error skip``, are counted and logged), rejects duplicate reports, picks
-the runs to judge, and records per line which report to judge, which documents to take from the
-corpus, and how many citations there are (for the progress bar). The second pass,
-:func:`reread`, gives the reports to judge again, topic by topic, from what the first learned.
+A session parses each run file once (:class:`Reading`): this pass checks every record (bad ones
+fail the run or, with ``--on-error skip``, are counted and logged), rejects duplicate reports,
+picks the runs to judge, keeps the reports to judge (those of the selected runs on the topics
+judged: ``Scan.parsed``), and records per line which report to judge, which documents to take
+from the corpus, and how many citations there are (for the progress bar). The second pass,
+:func:`reread`, gives the reports to judge again, topic by topic, from what the first kept; every
+later stage (the nugget pairs, the bank made from the answers, the battles, the worker
+processes: :func:`for_topics`) takes them from there and no file is opened again. Without
+``--rag-topics`` the records read for the topics are handed to this pass (:class:`Reading`).
 
 Topics and reports can also be handed over in memory (``Inputs.topic_records`` and
 ``Inputs.report_records``: records in the shapes the files hold, as the AutoJudge adapter has
 them): they go through the same checks, named ``<topics>`` and ``<reports>`` with their position
-(1-based) for a line, and the second pass parses them again from the scan, which holds them.
+(1-based) for a line.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterable, Iterator, Optional, Sequence
 
@@ -28,6 +32,7 @@ from judges.core.counts import (
     SKIPPED,
 )
 from judges.core.errors import InputError
+from judges.formats import rag26
 from judges.formats.debuglog import DebugLog
 from judges.formats.jsonl import discover, seekable, value_problem
 from judges.formats.runs import holds_reports, parse_report, read_report_at, read_reports
@@ -63,13 +68,15 @@ def load_topics(
     left_out: Optional[set[str]] = None,
     held: Sequence[object] = (),
     held_reports: Sequence[object] = (),
+    reading: Optional["Reading"] = None,
 ) -> dict[str, Topic]:
     """The topics of ``paths`` (``--rag-topics``) and ``held`` (topic records in memory) or, when
     there are none, those the ``runs`` and ``held_reports`` answer, in the order they first appear
     (with a warning: their titles are unknown); the first ``max_topics`` of them, the ids of the
-    others added to ``left_out``."""
+    others added to ``left_out``. ``reading``: the session's, which keeps the records read for the
+    topics for the first pass (:func:`scan_runs`)."""
     if not paths and not held:
-        topics = _topics_of_runs(list(runs), held_reports)
+        topics = _topics_of_runs(list(runs), held_reports, reading)
         if topics:  # none: the scan says why (no run file, or none with a report)
             problems.warn(
                 f"no --rag-topics: judging the {len(topics)} topic(s) the run files answer; their titles are "
@@ -135,25 +142,65 @@ def _first(topics: dict[str, Topic], max_topics: Optional[int], left_out: Option
     return kept
 
 
-def _topics_of_runs(runs: list[Path], held: Sequence[object] = ()) -> dict[str, Topic]:
+def _topics_of_runs(
+    runs: list[Path], held: Sequence[object] = (), reading: Optional["Reading"] = None
+) -> dict[str, Topic]:
     """Every topic id the run files (and the reports ``held`` in memory) answer, as a topic
-    without a title; bad records are left to the scan, which reports them."""
+    without a title; bad records are left to the scan, which reports them (``reading`` keeps
+    them for it)."""
     topics: dict[str, Topic] = {}
-    for _, _, rep in _reports(run_files(runs)[0] if runs else [], held, "auto", None):
+    read = Reading() if reading is None else reading
+    for _, _, rep in read.records(run_files(runs)[0] if runs else [], held, keep=reading is not None):
         if isinstance(rep, Report) and rep.topic_id not in topics:
             topics[rep.topic_id] = Topic(rep.topic_id, "", "", "topic_id")
     return topics
 
 
-def _reports(
-    files: list[Path], held: Sequence[object], dataset: str, max_citations: Optional[int]
-) -> Iterator[tuple[object, int, Report | InputError]]:
-    """``(path, line, report or error)`` of the run files, then of the reports in memory."""
-    for path in files:
-        for line, rep in read_reports(path, dataset, max_citations):
-            yield path, line, rep
-    for i in range(len(held)):
-        yield REPORTS_IN_MEMORY, i + 1, held_report(held, i, dataset, max_citations)
+class Reading:
+    """How a session reads its run files, each once: :meth:`records` parses them as ``dataset``
+    with ``max_citations`` (``citations.max_per_sentence``), or gives the records a first read kept
+    (``keep``: the topics taken from the runs) to the next, the scan. With ``rules`` (``--judge
+    battle``) the RAG 2026 rules each JSON Lines record breaks (:func:`judges.formats.rag26.check_record`:
+    what a report does not keep) are noted by ``(path, line)``, those it breaks only."""
+
+    def __init__(self, dataset: str = "auto", max_citations: Optional[int] = None, rules: bool = False):
+        self.dataset, self.max_citations = dataset, max_citations
+        self.rules: Optional[dict[tuple[str, int], Counter]] = {} if rules else None
+        self._kept: Optional[list[tuple[object, int, Report | InputError]]] = None
+
+    def records(
+        self, files: list[Path], held: Sequence[object], keep: bool = False
+    ) -> Iterator[tuple[object, int, Report | InputError]]:
+        """``(path, line, report or error)`` of the run files, then of the reports in memory."""
+        if self._kept is not None:  # read for the topics already: handed on, not kept again
+            given, self._kept = self._kept, None
+            yield from given
+            return
+        kept: Optional[list] = [] if keep else None
+        for record in self._parse(files, held):
+            if kept is not None:
+                kept.append(record)
+            yield record
+        self._kept = kept
+
+    def _parse(self, files: list[Path], held: Sequence[object]) -> Iterator[tuple[object, int, Report | InputError]]:
+        for path in files:
+            seen = None if self.rules is None else self._noting(str(path))
+            for line, rep in read_reports(path, self.dataset, self.max_citations, seen=seen):
+                yield path, line, rep
+        for i in range(len(held)):
+            yield REPORTS_IN_MEMORY, i + 1, held_report(held, i, self.dataset, self.max_citations)
+
+    def _noting(self, path: str) -> Callable[[int, object], None]:
+        rules = self.rules
+        assert rules is not None, "noted only when wanted"
+
+        def note(line: int, value: object) -> None:
+            broken = rag26.check_record(value)
+            if broken:
+                rules[(path, line)] = broken
+
+        return note
 
 
 def run_files(responses: list[Path]) -> tuple[list[Path], list[Path], list[Path]]:
@@ -180,7 +227,14 @@ class Scan:
     without_text: Counter = field(
         default_factory=Counter
     )  # cited id without embedded text -> its citations (selected runs)
-    held: Sequence[object] = ()  # the reports given in memory (Inputs.report_records), read again by reread
+    held: Sequence[object] = ()  # the reports given in memory (Inputs.report_records)
+    # The reports to judge as this pass parsed them, by (path, offset) as in ``reports``, and how
+    # (dataset, max citations): reread gives them (None: it reads the files again, as a scan
+    # rebuilt from a shard's state has none).
+    parsed: Optional[dict[tuple[str, int], Report]] = None
+    parsed_as: tuple[str, Optional[int]] = ("auto", None)
+    # The RAG 2026 rules broken by each JSON Lines record, by (path, line) (Reading.rules; None: not noted)
+    rules: Optional[dict[tuple[str, int], Counter]] = None
 
 
 def _wanted_by_topic(wanted: dict[tuple[str, str], set[str]], runs: set[str]) -> dict[str, set[str]]:
@@ -237,8 +291,11 @@ def scan_runs(
     warn,
     counted: Optional[Callable[[int], None]] = None,
     left_out: Iterable[str] = (),
+    reading: Optional[Reading] = None,
 ) -> Scan:
-    """The first pass: validate every report and learn what the second pass needs.
+    """The first pass: validate every report, keep those to judge, and learn what the second
+    pass needs. ``reading``: the session's (:class:`Reading`; default: parse as ``inputs.dataset``
+    with ``max_per_sentence``).
 
     ``counted(n)`` is told, after each report that adds citations to judge, how many there are
     so far: never more than the final ``Scan.citations`` (runs beyond ``--max-runs`` are not
@@ -247,6 +304,8 @@ def scan_runs(
     """
     left_out = frozenset(left_out)
     held = inputs.report_records
+    reading = Reading(inputs.dataset, max_per_sentence) if reading is None else reading
+    parsed: dict[tuple[str, int], Report] = {}
     files = _read_files(inputs.responses, counts, warn) if inputs.responses or not held else []
     located: list[tuple[str, str, str, int, int]] = []  # (run, topic, path, line, offset)
     seen: dict[tuple[str, str], str] = {}
@@ -259,7 +318,7 @@ def scan_runs(
     without_text: dict[str, Counter] = {}
     so_far = 0  # citations met so far of the selected runs
     selected: set[str] = set()  # the selected runs: the first --max-runs to appear
-    for path, line, rep in _reports(files, held, inputs.dataset, max_per_sentence):
+    for path, line, rep in reading.records(files, held):
         if isinstance(rep, InputError):
             problems(rep, "report")
             continue
@@ -285,6 +344,8 @@ def scan_runs(
             counts[REPORTS_BEYOND_MAX_TOPICS if rep.topic_id in left_out else REPORTS_UNKNOWN_TOPIC] += 1
             continue
         located.append((rep.run_id, rep.topic_id, str(path), line, rep.offset))
+        if rep.run_id in selected:  # to judge: kept for the stages that follow
+            parsed[(str(path), rep.offset)] = rep
         answered[rep.run_id].add(rep.topic_id)
         docs = wanted.setdefault(key, set())
         cov = coverage.setdefault(rep.run_id, Counter())
@@ -323,6 +384,9 @@ def scan_runs(
         coverage={r: coverage.get(r, Counter()) for r in runs},
         without_text=_total(without_text.get(r) for r in runs),
         held=held,
+        parsed=parsed,
+        parsed_as=(reading.dataset, reading.max_citations),
+        rules=reading.rules,
     )
 
 
@@ -358,8 +422,12 @@ def reread(
     Reports are read topic by topic, by byte offset, so that a consumer prepares one topic's
     documents at a time; those of gzip run files (which cannot seek) and of JSON-array run files
     come last, file by file, each file streamed in one read. :func:`reading_ranks` gives this
-    order for all topics.
+    order for all topics. The reports the first pass kept are given as it parsed them (when parsed
+    as ``dataset`` with ``max_citations``): no file is read again.
     """
+    if scan.parsed is not None and scan.parsed_as == (dataset, max_citations):
+        yield from _kept(scan, topics)
+        return
     by_offset, streamed, arrays = _reading_order(scan, topics)
     with contextlib.ExitStack() as stack:
         files: dict[str, BinaryIO] = {}
@@ -386,6 +454,29 @@ def reread(
             if isinstance(report, InputError):
                 raise report
             yield report
+
+
+def _kept(scan: Scan, topics: Optional[frozenset]) -> Iterator[Optional[Report]]:
+    """:func:`reread`'s reports in its order, from those the first pass kept."""
+    parsed = scan.parsed
+    assert parsed is not None, "the first pass kept them"
+    by_offset, streamed, arrays = _reading_order(scan, topics)
+    for located in by_offset:
+        yield None if located is None else parsed[(located[0], located[2])]
+    for path in sorted(streamed):
+        for _, offset in sorted(streamed[path].items()):
+            yield parsed[(path, offset)]
+    for path in sorted(arrays):
+        for index in sorted(arrays[path]):
+            yield parsed[(path, -(index + 1))]
+
+
+def for_topics(scan: Scan, topics: Iterable[str]) -> Scan:
+    """The scan with the kept reports of ``topics`` only (what a worker process is sent)."""
+    if scan.parsed is None:
+        return scan
+    keys = [(path, offset) for t in topics for path, _, offset in scan.reports.get(t, ())]
+    return replace(scan, parsed={key: scan.parsed[key] for key in keys})
 
 
 def reading_ranks(scan: Scan) -> dict[tuple[str, int], int]:

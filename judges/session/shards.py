@@ -61,7 +61,7 @@ import re
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, NamedTuple, Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 import pyarrow as pa
@@ -77,6 +77,7 @@ from judges.core.counts import CITATIONS
 from judges.session.deal import deal, topic_work
 from judges.engine.judge import Part
 from judges.session import pipeline
+from judges.session.options import RunOptions
 from judges.session.pipeline import run
 from judges.session.staging import Staged
 from judges.core.records import Topic
@@ -137,16 +138,14 @@ def judge_shard(
     outputs: Outputs,
     workflow: Workflow,
     shard: tuple[int, int],
+    options: RunOptions = RunOptions(),
     *,
-    workers: int = 0,
-    model: Optional[str] = None,
-    warn: Callable[[str], None] = lambda msg: None,
-    progress=None,
     durable: bool = True,
 ) -> Summary:
     """Judge shard ``shard = (K, N)`` of the session and write its partial set (module doc).
-    ``workers`` is recorded only (a shard is one process); ``model``: the LLM the merge will ask;
-    ``durable=False``: the part is not synced to disk (a Dask task's, merged within the session)."""
+    Of ``options``, ``workers`` is recorded only (a shard is one process) and so is the ``llm``'s
+    model (the LLM the merge will ask; the shard asks none); ``durable=False``: the part is not
+    synced to disk (a Dask task's, merged within the session)."""
     k, n = shard
     settings = inputs.settings(workflow)
     logged = outputs.log_path is not None and workflow.attest.mode == "none"
@@ -157,18 +156,17 @@ def judge_shard(
     if logged:
         targets["debug_log"] = (log_path, "--out-dir")
     outset = OutputSet(path.parent, part_name(outputs.name, k, n), durable=durable)
-    session = pipeline.check(
-        inputs, own, settings, workers=1, asks=False, targets=targets, outset=outset, warn=warn, progress=progress
-    )
+    one = dataclasses.replace(options, workers=1)  # this process judges the shard
+    session = pipeline.check(inputs, own, settings, one, asks=False, targets=targets, outset=outset)
     with Staged(outset, log_path if logged else None) as staged:
         log = staged.log
-        pipeline.session_start(session, log, workers=workers)
+        pipeline.session_start(session, log, workers=options.workers)
         loaded = pipeline.load(session, staged, log, start_workers=False)  # one process: one process's order
         staged.open_set()
         head = log.tell()
         part, processes = _judge_topics(session, loaded, log, k, n)
         staged.judged()  # the judged citations' events go to disk while the part is written
-        summary = _write_part(session, loaded, part, processes, log, head, shard, outputs, workers, model)
+        summary = _write_part(session, loaded, Judging(part, processes, head, shard, outputs, options), log)
     return summary
 
 
@@ -184,17 +182,32 @@ def _judge_topics(session: pipeline.Session, loaded: pipeline.Loaded, log: Debug
     if attest.mode != "none" and not (attest.mode == "uncertain" and attest.band is None):
         return Part({}, tables.ASSESSMENT_SCHEMA.empty_table(), Counter(), []), processes  # the merge judges it all
     citations = loaded.scan.report_citations
-    session.progress(0, total=sum(c for (_, t), c in citations.items() if t in mine))
+    session.options.progress(0, total=sum(c for (_, t), c in citations.items() if t in mine))
     if attest.mode != "none":  # the first pass, logged nowhere
         settings, log = settings.without_llm(), DebugLog(None)
-    (part,) = pipeline.judge_pass(session, loaded, settings, log, topics=mine, placed=True)
+    (part,) = pipeline.judge_pass(session, loaded, settings, log, shard=mine)
     return part, processes
 
 
-def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head: int, shard, recorded, workers, model):
+class Judging(NamedTuple):
+    """What a shard judged and what its part records of the session: the part, the summary's line
+    of processes, where its events start in its log, ``(K, N)``, the session's outputs and how
+    the session runs (its workers and LLM model go into the fingerprint)."""
+
+    part: Part
+    processes: str
+    head: int
+    shard: tuple[int, int]
+    recorded: Outputs
+    options: RunOptions
+
+
+def _write_part(session, loaded, judging: Judging, log: DebugLog):
     """The shard's partial set: its rows, manifest and state (:func:`state_data`), and its log."""
     from judges.session.writer import describe_inputs
 
+    part, head, shard, recorded = judging.part, judging.head, judging.shard, judging.recorded
+    workers, model = judging.options.workers, judging.options.model
     inputs, counts = session.inputs, loaded.counts
     hashed = describe_inputs(inputs, with_hashes=True)
     k, n = shard
@@ -204,7 +217,7 @@ def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head
         "rows": part.assessments.num_rows,
         "fingerprint": fingerprint(inputs, recorded, session.settings.workflow, hashed, n, workers, model),
     }
-    assert part.placed is not None  # judged with placed=True
+    assert part.placed is not None  # judged as a shard: placed (judge_pass)
     placed = _where(part.placed, reading_ranks(loaded.scan), head)
     state = state_data(inputs, recorded, loaded.scan, loaded.topics, counts, part, placed, head)
     log.close()
@@ -222,7 +235,7 @@ def _write_part(session, loaded, part: Part, processes: str, log: DebugLog, head
         runs=list(loaded.scan.runs),
         topics=len(loaded.topics),
         files={"part": str(path), **({"debug_log": str(logged)} if logged is not None else {})},
-        processes=processes,
+        processes=judging.processes,
         labels={"in_effect": len(labels.statuses), "files": labels.counts()} if labels is not None else {},
     )
 
@@ -497,16 +510,12 @@ def merge(
     paths: list[Path],
     out_dir: Path,
     name: str,
+    options: RunOptions = RunOptions(),
     *,
-    llm=None,
-    cache_dir: Optional[Path] = None,
-    strict_llm: bool = False,
-    use_degenerate_llm: bool = False,
     debug_log: Optional[Path] = None,
-    warn: Callable[[str], None] = lambda msg: None,
-    progress=None,
 ) -> Summary:
     """Merge the partial sets at ``paths`` into the output set ``out_dir``/``name`` (module doc).
+    ``options``: how the merge runs (its ``workers`` are the shards' recorded ones);
     ``debug_log``: where the caller wants the debug log (None: ``OUT/NAME.jsonl``); the path a part
     recorded is never used."""
     parts = read_parts(paths, name)
@@ -515,27 +524,16 @@ def merge(
     inputs, workflow = first["inputs"], first["workflow"]
     recorded = first["outputs"]  # the shards' paths are never written to: the merge's own, under its out-dir
     outputs = Outputs(Path(out_dir), name, debug_log, recorded.no_debug_log, recorded.leaderboard_formats)
-    workers = parts[0].manifest["fingerprint"]["options"]["workers"]
+    recorded_workers = parts[0].manifest["fingerprint"]["options"]["workers"]
+    options = dataclasses.replace(options, workers=recorded_workers)
     merged = _in_order(parts, states, rows_in_order=workflow.attest.mode != "none")
     if workflow.attest.mode == "none":
-        return _write_merged(parts, first, merged, inputs, outputs, workflow, workers, warn, progress)
-    model = parts[0].manifest["fingerprint"]["model"]
+        return _write_merged(parts, first, merged, Merging(inputs, outputs, workflow, options))
+    model, llm = parts[0].manifest["fingerprint"]["model"], options.llm
     if llm is not None and model is not None and llm.model != model:
         raise InputError("--llm-config/--use-env-llm", None, None, f"model {llm.model!r}, the parts {model!r}")
     _check_unchanged(inputs, first["hashed"])
-    return run(
-        inputs,
-        outputs,
-        workflow,
-        llm=llm,
-        cache_dir=cache_dir,
-        workers=workers,
-        strict_llm=strict_llm,
-        use_degenerate_llm=use_degenerate_llm,
-        warn=warn,
-        progress=progress,
-        first_pass=[merged.part],
-    )
+    return run(inputs, outputs, workflow, options, first_pass=[merged.part])
 
 
 def _check_unchanged(inputs: Inputs, hashed: dict) -> None:
@@ -606,22 +604,32 @@ def _resident() -> int:
         return 1 << 62
 
 
-def _write_merged(parts, first: dict, merged: _Merged, inputs, outputs, workflow, workers, warn, progress) -> Summary:
+class Merging(NamedTuple):
+    """What a merge writes: the shards' inputs and workflow, its own outputs, and how it runs."""
+
+    inputs: Inputs
+    outputs: Outputs
+    workflow: Workflow
+    options: RunOptions
+
+
+def _write_merged(parts, first: dict, merged: _Merged, given: Merging) -> Summary:
     """Write the output set of final judgments, as one process's :func:`judges.session.pipeline.write` does."""
-    settings = inputs.settings(workflow, cache_dir=outputs.out_dir)
+    inputs, outputs = given.inputs, given.outputs
+    settings = inputs.settings(given.workflow, cache_dir=outputs.out_dir)
     hashed = first["hashed"]
     log_path = outputs.log_path
-    session = pipeline.check(inputs, outputs, settings, workers=workers, hashed=hashed, warn=warn, progress=progress)
+    session = pipeline.check(inputs, outputs, settings, given.options, hashed=hashed)
     scan, topics = first["scan"], first["topics"]
     loaded = pipeline.Loaded(topics, scan, {}, Counter(first["counts"]), pipeline.read_labels(inputs))
     again = None
     if inputs.nuggets is not None or inputs.judge == "battle":  # the nugget stage and the battles are the merge's
         _check_unchanged(inputs, hashed)
         with contextlib.ExitStack() as reading:  # what the shards warned of is said once
-            quiet = dataclasses.replace(session, warn=lambda msg: None)
+            quiet = dataclasses.replace(session, options=dataclasses.replace(session.options, warn=lambda msg: None))
             again = pipeline.load(quiet, reading, DebugLog(None), start_workers=False)._replace(corpus={})
     rows = merged.part.assessments.num_rows
-    session.progress(rows, total=rows)
+    session.options.progress(rows, total=rows)
     outset = session.outset
     assert outset is not None  # check: a session with outputs has its set
     with Staged(outset, log_path, stale_log=outputs.default_log, set_first=True) as staged:

@@ -16,6 +16,7 @@ from judges.engine.judge import Part
 from judges.engine.settings import Settings
 from judges.formats.debuglog import DebugLog
 from judges.formats.outset import OutputSet
+from judges.session.options import RunOptions
 from judges.session.scan import Scan
 from judges.session.spec import Inputs, Outputs
 from judges.session.workers import Workers
@@ -26,29 +27,17 @@ if TYPE_CHECKING:
     from judges.formats.nuggets import Nuggets
 
 
-def quiet(msg: str) -> None:
-    """No one is told (a session's default ``warn``)."""
-
-
-def no_progress(n: int, total: Optional[int] = None) -> None:
-    """No bar advances (a session's default ``progress``)."""
-
-
 @dataclass(frozen=True)
 class Session:
     """A session's options, checked (:func:`judges.session.pipeline.check`): what it reads, writes
     (``outputs`` and ``outset`` None: nothing, as :func:`judges.session.pipeline.questions`), how it
-    judges, and who is told."""
+    judges, and how it runs (``options``: as its caller built them)."""
 
     inputs: Inputs
     outputs: Optional[Outputs]
     settings: Settings
     described: dict  # the inputs as recorded (judges.session.writer.describe_inputs)
-    workers: int = 1  # wanted: 0 automatic, 1 this process, N worker processes
-    strict_llm: bool = False  # a degenerate LLM is an error
-    use_degenerate_llm: bool = False  # a degenerate LLM's answers are used all the same
-    warn: Callable[[str], None] = quiet
-    progress: Callable = no_progress
+    options: RunOptions = RunOptions(workers=1)  # how it runs: processes, the LLM's policy, who is told
     outset: Optional[OutputSet] = None  # where the set is staged and committed
     stale_log: Optional[Path] = None  # --no-debug-log: the previous set's log, removed with it
 
@@ -90,7 +79,7 @@ def session_start(session: Session, log: DebugLog, workers: Optional[int] = None
         version=__version__,
         backend=session.settings.workflow.alignment.backend,
         name=session.outputs.name if session.outputs is not None else None,
-        workers=session.workers if workers is None else workers,
+        workers=session.options.workers if workers is None else workers,
         workflow=session.settings.workflow.model_dump(),
         inputs=session.described,
     )

@@ -9,14 +9,14 @@ their kernels in the pool initializer while the main process still runs the firs
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from judges.session.deal import deal, topic_work
 from judges.formats.debuglog import DebugLog
 from judges.engine.judge import Part, warmup
 from judges.engine.pairs import CITATION_KIND, judge_pairs
 from judges.engine.settings import Settings
-from judges.session.scan import Scan, reread
+from judges.session.scan import Scan, for_topics, reread
 
 _progress_queue = None
 
@@ -125,9 +125,10 @@ class _FollowedLogs:
 
 
 class Workers:
-    """Worker processes, started early so their imports and kernel loading overlap the first pass."""
+    """Worker processes, started early so their imports and kernel loading overlap the first pass;
+    ``progress(n)`` is told of the citations they judge, as they judge them."""
 
-    def __init__(self, settings: Settings, n: int):
+    def __init__(self, settings: Settings, n: int, progress: Callable = lambda n: None):
         import concurrent.futures
         import multiprocessing
         import os
@@ -135,7 +136,7 @@ class Workers:
         import signal
 
         ctx = multiprocessing.get_context("spawn")  # fork is unsafe once Numba's threads have started
-        self.n, self.queue = n, ctx.Queue()
+        self.n, self.queue, self.progress = n, ctx.Queue(), progress
         # The workers start with SIGINT held (a mask is inherited): a Ctrl-C to the group while one
         # imports would be its traceback; _init_worker ignores it, then lets it through (dropped).
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -169,7 +170,6 @@ class Workers:
         corpus: dict,
         topics: dict,
         log: DebugLog,
-        progress,
         tmp_dir: Path,
         plan=None,
         labels: Optional[dict] = None,
@@ -186,7 +186,7 @@ class Workers:
         import queue as queue_module
         import tempfile
 
-        n = self.n
+        n, progress = self.n, self.progress
         groups = deal(topics, topic_work(scan.report_citations), n)
         with tempfile.TemporaryDirectory(dir=tmp_dir, prefix="workers.") as tmp:
             log_paths = [str(Path(tmp) / f"worker{w}.jsonl") if log.enabled else None for w in range(n)]
@@ -195,11 +195,12 @@ class Workers:
             for w, g in enumerate(groups):  # documents go through a file: the pool keeps a call's arguments
                 docs = {d: corpus[d] for t in g for d in scan.wanted_docs.get(t, ()) if d in corpus}
                 corpus_path = str(Path(tmp) / f"worker{w}.corpus.pickle")
+                sent = for_topics(scan, g)  # the reports the first pass kept, of its topics only
                 with open(corpus_path, "wb") as f:
                     pickle.dump(docs, f, protocol=pickle.HIGHEST_PROTOCOL)
                 futures.append(
                     self.pool.submit(
-                        _worker, settings, scan, corpus_path, g, log_paths[w], table_paths[w], plan, labels
+                        _worker, settings, sent, corpus_path, g, log_paths[w], table_paths[w], plan, labels
                     )
                 )
             del docs

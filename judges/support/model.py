@@ -74,7 +74,21 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * z))
 
 
-def logits_dict(model) -> dict:
+@dataclass
+class TwoLogits:
+    """The two logistic regressions of a model (support's, :class:`SupportModel`, or the nugget model's,
+    :class:`judges.nuggets.model.NuggetModel`): over its features standardised, ``P(any)`` and ``P(full)``."""
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    any_intercept: float
+    any_coef: np.ndarray
+    full_intercept: float
+    full_coef: np.ndarray
+
+
+def logits_dict(model: TwoLogits) -> dict:
     """The two logistic regressions of a model (support's or the nugget model's) as its file writes
     them: standardisation, ``p_any``, ``p_full``."""
     return {
@@ -84,9 +98,17 @@ def logits_dict(model) -> dict:
     }
 
 
-def logits_from_dict(data: dict, k: int) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, float, np.ndarray]:
-    """``(mean, scale, any_intercept, any_coef, full_intercept, full_coef)`` from a model file's
-    :func:`logits_dict` part, checked against ``k`` features (a ``ValueError`` otherwise)."""
+def logits_from_dict(
+    data: dict, known: tuple[str, ...]
+) -> tuple[tuple[str, ...], np.ndarray, np.ndarray, float, np.ndarray, float, np.ndarray]:
+    """:class:`TwoLogits`' fields, ``(features, mean, scale, any_intercept, any_coef, full_intercept,
+    full_coef)``, from a model file: its features (each one of ``known``, the features this version
+    computes) and its :func:`logits_dict` part, checked against them (a ``ValueError`` otherwise)."""
+    features = tuple(data["features"])
+    unknown = [f for f in features if f not in known]
+    if unknown:
+        raise ValueError(f"unknown features {unknown}; this version computes {list(known)}")
+    k = len(features)
     arr = lambda v: np.asarray(v, dtype=np.float64)  # noqa: E731
     mean, scale = arr(data["standardise"]["mean"]), arr(data["standardise"]["scale"])
     any_coef, full_coef = arr(data["p_any"]["coef"]), arr(data["p_full"]["coef"])
@@ -94,7 +116,8 @@ def logits_from_dict(data: dict, k: int) -> tuple[np.ndarray, np.ndarray, float,
         raise ValueError("standardise, p_any and p_full must have one value per feature")
     if np.any(scale <= 0):
         raise ValueError("standardise.scale must be positive")
-    return mean, scale, float(data["p_any"]["intercept"]), any_coef, float(data["p_full"]["intercept"]), full_coef
+    any_intercept, full_intercept = float(data["p_any"]["intercept"]), float(data["p_full"]["intercept"])
+    return features, mean, scale, any_intercept, any_coef, full_intercept, full_coef
 
 
 def fit_logistic(
@@ -120,14 +143,7 @@ def fit_logistic(
 
 
 @dataclass
-class SupportModel:
-    features: tuple[str, ...]
-    mean: np.ndarray
-    scale: np.ndarray
-    any_intercept: float
-    any_coef: np.ndarray
-    full_intercept: float
-    full_coef: np.ndarray
+class SupportModel(TwoLogits):
     error_quantiles: np.ndarray  # expected error on the training data at 0%, 1%, ..., 100%
     p_supported: float = 0.5  # default thresholds: on the training data they give the labels' mix
     p_partial: float = 0.5
@@ -177,13 +193,8 @@ class SupportModel:
             raise ValueError(
                 f"not a {FORMAT} file of version {FORMAT_VERSION} (a file of an older version: run calibrate again)"
             )
-        features = tuple(data["features"])
-        unknown = [f for f in features if f not in FEATURES]
-        if unknown:
-            raise ValueError(f"unknown features {unknown}; this version computes {list(FEATURES)}")
         return cls(
-            features,
-            *logits_from_dict(data, len(features)),
+            *logits_from_dict(data, FEATURES),
             np.asarray(data["expected_error_quantiles"], dtype=np.float64),
             float(data["thresholds"]["p_supported"]),
             float(data["thresholds"]["p_partial"]),
