@@ -58,9 +58,9 @@ def evidence_spans(
     backend,
     packed: Packed,
     content: np.ndarray,
-    cit_a: Sequence[int],
-    cit_d: Sequence[int],
-    best: list,
+    cit_a: Sequence[int] | np.ndarray,
+    cit_d: Sequence[int] | np.ndarray,
+    best: list | np.ndarray,
     ranges: np.ndarray,
     scoring: reference.Scoring = reference.Scoring(),
 ) -> dict[int, TokenSpans]:
@@ -76,7 +76,7 @@ def evidence_spans(
     start = np.nonzero((best[:, 0] >= MIN_SCORE) & (cit_d >= 0))[0]
     n_tokens = np.diff(packed.a_offsets)[cit_a[start]]
     # the gaps before and after each best alignment: (citation, answer token range)
-    gaps = np.concatenate([start, start]), np.concatenate([0 * start, best[start, 2]])
+    gaps: tuple[np.ndarray, ...] = np.concatenate([start, start]), np.concatenate([0 * start, best[start, 2]])
     gaps += (np.concatenate([best[start, 1], n_tokens]),)
     used = [start, best[start, 3], best[start, 4]]  # every span found: citation, document token range
     extra: dict[int, list[tuple[int, int]]] = {}

@@ -185,7 +185,7 @@ def check_answer(
     ids = list(docs)
     sentences = []
     for i, (text, _, _) in enumerate(spans):
-        cited = ids if discover else [_source_id(c, ids, i) for c in given[i]]
+        cited = ids if discover or given is None else [_source_id(c, ids, i) for c in given[i]]
         sentences.append(Sentence(i, text, tuple(Citation(r, str(d), d) for r, d in enumerate(cited))))
     report = Report("answer", "answer", "", "responses", tuple(sentences), docs, "<answer>", 1)
     llm = None if attest is None else _endpoint(attest)
@@ -424,6 +424,7 @@ def _source_id(cited: Union[str, int], ids: list[str], sentence: int) -> str:
 def _documents(sources: Iterable[SourceLike]) -> dict[str, Document]:
     docs: dict[str, Document] = {}
     first: dict[str, int] = {}
+    text: object  # a source's text: checked to be a string below
     for i, s in enumerate(sources):
         if isinstance(s, str):
             doc_id, text, title = str(i), s, ""

@@ -119,8 +119,8 @@ def _text_and_ends(answer, result: AnswerCheck) -> tuple[str, list[int]]:
                     "(annotate the result of check_answer on this answer)"
                 )
         return answer, [s.start + len(s.text.rstrip()) for s in sentences]
-    texts = [item.get("text") if isinstance(item, dict) else item for item in answer]
-    if texts != [s.text for s in sentences]:
+    texts = [s.text for s in sentences]
+    if [item.get("text") if isinstance(item, dict) else item for item in answer] != texts:
         raise ValueError("result: its sentences are not the answer's (annotate the result of check_answer on it)")
     ends, at = [], 0
     for t in texts:

@@ -49,7 +49,8 @@ def likelihood(answer: str, p_yes: Optional[float], error: float) -> Optional[tu
         full = affirms(answer, p_yes)
         return (error, error, 1 - error) if full else (1 - error, 1 - error, error)
     if answer in _LEVEL_INDEX:
-        return tuple(1 - error if k == _LEVEL_INDEX[answer] else error / 2 for k in range(3))
+        if_none, if_partial, if_full = (1 - error if k == _LEVEL_INDEX[answer] else error / 2 for k in range(3))
+        return if_none, if_partial, if_full
     return None
 
 

@@ -41,7 +41,7 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple, Optional
+from typing import Iterable, Iterator, NamedTuple, Optional, Union
 
 from pydantic import ValidationError
 
@@ -300,6 +300,7 @@ def read_outputs(files: list[Path], manifest: Manifest) -> Imported:
                 where = f"{path}:{n}"
                 key, result = _read_line(raw, manifest, found)
                 if isinstance(result, Answer):
+                    assert key is not None, "an answer comes with its custom_id (_read_line)"
                     found.answers[key] = result
                     found.where[key] = where
                 else:
@@ -309,7 +310,7 @@ def read_outputs(files: list[Path], manifest: Manifest) -> Imported:
     return found
 
 
-def _read_line(raw: bytes, manifest: Manifest, found: Imported) -> tuple[Optional[str], object]:
+def _read_line(raw: bytes, manifest: Manifest, found: Imported) -> tuple[Optional[str], Union[Answer, tuple[str, str]]]:
     """``(custom_id, Answer)``, or ``(custom_id or None, (reason, detail))`` for a line not applied."""
     try:
         line = json.loads(raw)

@@ -199,12 +199,14 @@ class Attester:
             return True
         if j.status == "cross_language" and isinstance(self.selection, Band):  # alignment could not judge it
             return True
+        assert self.selection is not None, "uncertain sends by a rule (judges.attest.selection.rule)"
         return self.selection.sends(key, j)
 
     # -- what the model sees ---------------------------------------------------------------
     def evidence(self, case: Case) -> tuple[str, int]:
         """The evidence text shown for ``case`` and its length in word tokens."""
         doc, j, cap = case.doc, case.judgment, self.s.max_evidence_tokens
+        assert doc is not None, "only selected cases are shown, and a missing document is never selected"
         starts, ends = doc.tokens.starts, doc.tokens.ends
         n = len(starts)
         if n == 0:
@@ -397,7 +399,7 @@ class Attester:
     def _log_output(self, pair: Pair, key, decided: Decided, result) -> None:
         if not self.log.enabled:
             return
-        extra = {}
+        extra: dict[str, object] = {}
         if isinstance(result, Answer):
             extra = dict(reply=result.reply)
         elif isinstance(result, Failure):

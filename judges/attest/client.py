@@ -83,10 +83,13 @@ def read_completion(data: object, answers: tuple[str, ...] = ANSWERS["yes_no"]) 
     :data:`MALFORMED` failure: the reply text, P(YES) from the log-probabilities of the question's
     ``answers``, and the tokens. One reading for the online client and for Batch output
     (:mod:`judges.attest.batch`)."""
+    if not isinstance(data, dict):  # a list, a string, null: no choices
+        return Failure(MALFORMED, 1)
     try:
         choice = data["choices"][0]
         reply = choice["message"]["content"]
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        given = data.get("usage")
+        usage = given if isinstance(given, dict) else {}
         logprobs = choice.get("logprobs")
     except (KeyError, IndexError, TypeError, AttributeError):
         return Failure(MALFORMED, 1)

@@ -163,7 +163,7 @@ class Plan:
 
     def describe(self) -> dict:
         """The plan's figures, for the summary and ``config.yml``."""
-        out = {"candidates": self.candidates, "chosen": len(self.chosen)}
+        out: dict[str, float] = {"candidates": self.candidates, "chosen": len(self.chosen)}
         if self.cost is not None:
             out["estimated_cost"] = self.cost
         return out

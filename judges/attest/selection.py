@@ -61,4 +61,7 @@ def rule(settings, plan: Optional[Plan] = None) -> Optional[Rule]:
     else ``plan``; None for the other modes."""
     if settings.mode != "uncertain":
         return None
-    return Band(*settings.band) if settings.band is not None else Planned(plan)
+    if settings.band is not None:
+        return Band(*settings.band)
+    assert plan is not None, "uncertain without a band sends by the session's plan (judge_part, judge_nuggets)"
+    return Planned(plan)

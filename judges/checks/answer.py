@@ -14,7 +14,7 @@ Sources are a string, a dict with ``text`` (and ``title``), an object with ``.te
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from judges.checks.entities import extract_entities
 from judges.checks.numbers import extract_numbers
@@ -26,9 +26,12 @@ from judges.checks.sources import Source, as_sources
 METRICS = ("containment", "jaccard")
 
 
-def _first_source(sources: list[Source], has: Callable[[Source], bool]) -> int | None:
-    """Index of the first source for which ``has`` is true, else None."""
-    return next((i for i, src in enumerate(sources) if has(src)), None)
+Item = TypeVar("Item")
+
+
+def _first_source(sources: list[Source], has: Callable[[Source, Item], bool], item: Item) -> int | None:
+    """Index of the first source that ``has`` ``item``, else None."""
+    return next((i for i, src in enumerate(sources) if has(src, item)), None)
 
 
 def _score(found: int, total: int) -> float:
@@ -41,7 +44,7 @@ def _locate(name: str, items, sources: list[Source], has, row, what, nothing: st
     sources; a reason per missing item (or ``nothing`` when there are no items)."""
     matched, missing, reasons = [], [], []
     for item in items:
-        where = _first_source(sources, lambda s, item=item: has(s, item))
+        where = _first_source(sources, has, item)
         r = row(item)
         if where is None:
             missing.append(r)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from judges.checks.fold import re_lower
@@ -136,7 +136,7 @@ class PatternError(ValueError):
     """A placeholder pattern that cannot be used; the message names it."""
 
 
-def as_pattern(item: Pattern | Sequence[str]) -> Pattern:
+def as_pattern(item: Pattern | Mapping[str, str] | Sequence[str]) -> Pattern:
     """A :class:`Pattern` from a Pattern or a ``(name, regex, category)`` sequence."""
     if isinstance(item, Pattern):
         return item
@@ -162,7 +162,7 @@ def _compile(pattern: Pattern) -> re.Pattern:
 
 
 def pattern_table(
-    extra: Iterable[Pattern | Sequence[str]] = (), *, base: Iterable[Pattern] = PATTERNS
+    extra: Iterable[Pattern | Mapping[str, str] | Sequence[str]] = (), *, base: Iterable[Pattern] = PATTERNS
 ) -> tuple[Pattern, ...]:
     """``base`` plus ``extra``, each compiled once (so a bad regex fails here, by name)."""
     table = tuple(base) + tuple(as_pattern(p) for p in extra)

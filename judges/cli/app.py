@@ -244,7 +244,7 @@ def _request(o: JudgeOptions) -> _Request:
     if (o.use_env_llm or o.llm_config is not None) and not asked:
         given_by = "--use-env-llm" if o.use_env_llm else "--llm-config"
         warn(f"{given_by}: the workflow's attest.mode is none: no LLM is asked, and the endpoint is not read")
-    extra = tuple(f.value for f in o.leaderboard_format if f is not LeaderboardFormat.ir_measures)
+    extra = tuple(f.value for f in o.leaderboard_format if f is not LeaderboardFormat("ir_measures"))
     given = Inputs(
         topics=list(o.rag_topics),
         responses=list(o.rag_responses),
@@ -285,7 +285,7 @@ def _endpoint(use_env_llm: bool, llm_config: Optional[Path], read: bool = True) 
         return None
     from judges.attest import endpoint
 
-    return endpoint.from_env() if use_env_llm else endpoint.from_file(llm_config)
+    return endpoint.from_file(llm_config) if llm_config is not None else endpoint.from_env()  # not both (above)
 
 
 def _check_nugget_options(o: JudgeOptions) -> None:
@@ -346,7 +346,7 @@ def _prepare_numba(workflow) -> float:
     from judges.session.pipeline import prepare
 
     # One process: the kernel's prange may use every core. Worker processes use one thread each.
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]  # set from the environment at import
     with err.status("loading the Numba kernels (the first run after install compiles them, about half a minute)..."):
         t = time.perf_counter()
         prepare(workflow)
@@ -576,7 +576,8 @@ def _show_nuggets(checked, given) -> None:
 
 
 def _given_inputs_exist(responses: List[Path], corpus: Optional[Path]) -> None:
-    for option, path in [("--rag-responses", p) for p in responses] + [("--corpus", corpus)] * (corpus is not None):
+    given = [("--rag-responses", p) for p in responses] + ([("--corpus", corpus)] if corpus is not None else [])
+    for option, path in given:
         if not path.exists():
             raise InputError(path, None, option, "no such file or directory")
 

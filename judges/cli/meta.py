@@ -26,7 +26,8 @@ from judges.core.vocabulary import LEADERBOARD_READ_FORMATS
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
-Format = Enum("Format", {n: n for n in ("auto", *LEADERBOARD_READ_FORMATS)}, type=str)  # read_any_leaderboard's
+# read_any_leaderboard's; members from the registry, which mypy cannot list
+Format = Enum("Format", {n: n for n in ("auto", *LEADERBOARD_READ_FORMATS)}, type=str)  # type: ignore[misc]
 
 
 class OnMissing(str, Enum):
@@ -78,12 +79,12 @@ def meta_evaluate(
     truth: Path = typer.Option(
         ..., "--truth", "--truth-leaderboard", help="The truth leaderboard (file or directory)."
     ),
-    truth_format: Format = typer.Option(Format.auto, "--truth-format", help="Format of the truth (auto sniffs)."),
+    truth_format: Format = typer.Option(Format("auto"), "--truth-format", help="Format of the truth (auto sniffs)."),
     truth_header: Optional[bool] = typer.Option(
         None, "--truth-header/--no-truth-header", help="First truth line is a header (default: detect)."
     ),
     eval_format: Format = typer.Option(
-        Format.auto, "--eval-format", help="Format of the judge leaderboards (auto sniffs)."
+        Format("auto"), "--eval-format", help="Format of the judge leaderboards (auto sniffs)."
     ),
     eval_header: Optional[bool] = typer.Option(
         None, "--eval-header/--no-eval-header", help="First line is a header (default: detect)."

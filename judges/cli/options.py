@@ -202,7 +202,7 @@ class JudgeOptions:
     out_dir: Annotated[Path, typer.Option("--out-dir", help="Directory for all outputs.")] = Path("output")
     name: OutName = "citejudge"
     dataset: Annotated[Dataset, typer.Option("--dataset", help="Track shape to expect (auto detects per report).")] = (
-        Dataset.auto
+        Dataset("auto")
     )
     max_topics: Annotated[Optional[int], typer.Option("--max-topics", min=1, help="Judge only the first N topics.")] = (
         None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, Optional
+from typing import Mapping, NamedTuple, Optional
 
 
 class Topic(NamedTuple):
@@ -54,7 +54,7 @@ class Report:
     team_id: str
     shape: str  # "rag" (answer + references), "responses" (RAGTIME/DRAGUN/kiddie), "sentences" (NeuCLIR)
     sentences: tuple[Sentence, ...]
-    documents: dict[str, Optional[Document]]  # embedded documents; None = present without text
+    documents: Mapping[str, Optional[Document]]  # embedded documents; None = present without text (read only)
     path: str
     line: int
     offset: int = 0  # byte offset of the record's line in its (uncompressed) file; -(index + 1) in a JSON array

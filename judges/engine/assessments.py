@@ -9,6 +9,7 @@ set; nothing here writes a file. :func:`qrels_doc_id` is the key a citation gets
 from __future__ import annotations
 
 import hashlib
+from typing import Any, Sequence
 
 import pyarrow as pa
 
@@ -82,7 +83,7 @@ class Assessments:
         if not self._rows:
             return
         *context, judgments = zip(*self._rows)
-        columns = dict(zip(Judgment._fields, zip(*judgments)))
+        columns: dict[str, Sequence[Any]] = dict(zip(Judgment._fields, zip(*judgments)))
         columns.update(zip(_CONTEXT, context))  # the weight as counted, not the Judgment's (None: not weighed)
         features = columns.pop("features")
         for k, name in enumerate(FEATURES):

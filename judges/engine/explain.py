@@ -121,8 +121,10 @@ def explain(j: Judgment, thresholds: dict, on_unparsed: str = "judge", why: Opti
         )
         body = f"{llm}{sent}; {said}"
     elif answer in LEVEL_STATUS:
-        p = f" (P(FULL) {num(j.llm_p_yes)})" if j.llm_p_yes is not None else ""
-        body = f"the LLM answered {answer}{p}, which decides the level (attest.question: support_level){sent}; {said}"
+        p_full = f" (P(FULL) {num(j.llm_p_yes)})" if j.llm_p_yes is not None else ""
+        body = (
+            f"the LLM answered {answer}{p_full}, which decides the level (attest.question: support_level){sent}; {said}"
+        )
     elif answer in ("unparsed", "failed"):
         what = "could not be read as one of the question's answers" if answer == "unparsed" else "never came (failed)"
         rule = "kept the support judge's status" if on_unparsed == "judge" else "judged unsupported"

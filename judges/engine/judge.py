@@ -25,6 +25,7 @@ from judges.align.spans import evidence_spans
 from judges.core.counts import CITATIONS_BEYOND_LIMIT, REPORTS, SENTENCES
 from judges.engine.explain import ALIGNMENT_FIELDS, decision, explain
 from judges.formats.debuglog import DebugLog
+from judges.formats.docstore import Unresolved
 from judges.engine.grounder import Grounder
 from judges.core.process import numba_without_scipy_blas
 from judges.engine.settings import Settings
@@ -87,7 +88,7 @@ class Judge:
     def __init__(
         self,
         settings: Settings,
-        corpus: Optional[dict[str, Document]] = None,
+        corpus: Optional[dict[str, Document | Unresolved]] = None,
         labels: Optional[dict[tuple, str]] = None,
         attester: Optional["Attester"] = None,
         placed: bool = False,
@@ -101,7 +102,7 @@ class Judge:
         self.vocab = Vocabulary()
         self._doc_cache: OrderedDict[str, DocIndex] = OrderedDict()
         self._doc_cache_tokens = 0
-        self.corpus: dict[str, Document] = corpus if corpus is not None else {}
+        self.corpus: dict[str, Document | Unresolved] = corpus if corpus is not None else {}
         self.grounder = Grounder(self.wf.grounding)
         self.lexicon = Lexicon()
         self.support_judge = get_judge(self.wf.support, settings.workflow_path, settings.support_model)
@@ -186,6 +187,7 @@ class Judge:
                 batch.texts.append(sent.text)
                 for c in sent.citations:
                     if c.doc_id is None:
+                        assert c.problem is not None, "a citation without a document id says why (formats.runs)"
                         batch.items.append(Item(rep, sent, c, a_slot, -1, "none", c.problem))
                         batch.resolved.append(None)
                         continue
@@ -214,11 +216,14 @@ class Judge:
             n_tokens = len(answers[it.answer])
             if it.doc < 0:
                 out.append(support.missing(it.reason, it.source))
-            elif cross[i]:
+                continue
+            doc_id, resolved = it.citation.doc_id, batch.resolved[i]
+            assert doc_id is not None and resolved is not None, "a citation given a document slot was resolved"
+            if cross[i]:
                 sentence_script, doc_script = script_name(scripts[0][it.answer]), script_name(scripts[1][it.doc])
-                out.append(cross_language(sentence_script, doc_script, it.citation.doc_id, it.source, n_tokens))
+                out.append(cross_language(sentence_script, doc_script, doc_id, it.source, n_tokens))
             else:
-                numbers, entities = self.grounder.missing_in(it.report, it.sentence, batch.resolved[i])
+                numbers, entities = self.grounder.missing_in(it.report, it.sentence, resolved)
                 doc = batch.docs[it.doc]
                 out.append(support.aligned(best[i], n_tokens, doc, it.source, match, numbers, entities, spans.get(i)))
         return out
@@ -243,7 +248,7 @@ class Judge:
         thresholds = self.support_judge.thresholds()
         on_unparsed = self.wf.attest.on_unparsed
         expected_weights = self.wf.leaderboard.weights == "expected"
-        windows = ranges.tolist() if log.enabled else None
+        windows = ranges.tolist() if log.enabled else []
         answer_error = self.wf.attest.assumed_error  # estimate: the session re-judges at its estimate
         items, ends = batch.items, self.log_ends
         for i, it in enumerate(items):
@@ -431,7 +436,7 @@ class Part(NamedTuple):
 def judge_part(
     settings: Settings,
     reports: Iterable[Optional[Report]],
-    corpus: dict[str, Document],
+    corpus: dict[str, Document | Unresolved],
     log: DebugLog,
     progress,
     plan: Optional["Plan"] = None,
@@ -458,6 +463,7 @@ def judge_part(
         from judges.attest.selection import rule
 
         selection, check_sample = rule(attest, plan), None if plan is None else plan.check
+        assert settings.llm is not None, "check_attestation refuses to attest without an endpoint"
         attester = Attester(
             attest, settings.llm, settings.cache_dir, log, counts, selection, settings.ask, check_sample=check_sample
         )

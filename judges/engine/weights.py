@@ -38,12 +38,13 @@ def citation_weight(j: Judgment, expected: bool, answer_error: float, full_ruled
     (:meth:`judges.engine.grounder.Grounder.rules_out_full`)."""
     if not expected or j.human_label is not None or j.p_any is None or j.p_full is None:
         return WEIGHT[j.status]
-    observed: tuple[float, float, float] | None = NO_OBSERVATION
+    observed = NO_OBSERVATION
     if j.llm_answer is not None:
         replaced = not (j.status == j.support_status or j.capped)  # by on_unparsed: unsupported
-        observed = observation(j.llm_answer, j.llm_p_yes, answer_error, replaced)
-        if observed is None:  # guarded, or replaced: the status is final
+        answered = observation(j.llm_answer, j.llm_p_yes, answer_error, replaced)
+        if answered is None:  # guarded, or replaced: the status is final
             return WEIGHT[j.status]
+        observed = answered
     p_full = min(j.p_full, j.p_any)
     none, partial, full = (1 - j.p_any) * observed[0], (j.p_any - p_full) * observed[1], p_full * observed[2]
     if none + partial + full <= 0.0:  # with answer_error 0, the answer names a level the model ruled out

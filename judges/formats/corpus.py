@@ -9,14 +9,19 @@ v2.1 segmented shards) or a docstore built by ``run_judge.py corpus index`` is r
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from judges.core.errors import InputError
 from judges.formats.corpusfile import read_corpus_file
 from judges.core.records import Document
 
+if TYPE_CHECKING:
+    from judges.formats.docstore import Unresolved
 
-def read_corpus(path: Path, wanted: set[str], on_error: Callable[[InputError], None]) -> dict[str, Document]:
+
+def read_corpus(
+    path: Path, wanted: set[str], on_error: Callable[[InputError], None]
+) -> dict[str, Document | Unresolved]:
     """Return the documents of ``path`` whose id is in ``wanted``; bad lines go to ``on_error``.
 
     For a directory or a docstore, ids whose offset is bad map to a
@@ -26,4 +31,4 @@ def read_corpus(path: Path, wanted: set[str], on_error: Callable[[InputError], N
     from_store = read_store_or_dir(path, wanted, on_error)
     if from_store is not None:
         return from_store
-    return read_corpus_file(path, wanted, on_error)
+    return dict(read_corpus_file(path, wanted, on_error))  # a plain file resolves every id it holds

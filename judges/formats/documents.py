@@ -24,6 +24,7 @@ from typing import Iterator, Optional
 
 
 from judges.formats.corpus import read_corpus
+from judges.formats.docstore import Unresolved
 from judges.formats.jsonl import discover, iter_jsonl
 from judges.formats.runs import DOC_ID_KEYS, read_report_at, read_reports
 from judges.formats import tables
@@ -146,7 +147,7 @@ class DocumentStore:
         if corpus is None and inputs.get("corpus"):
             corpus = self.inputs("corpus")[0]
         self.corpus_path = corpus
-        self._corpus: Optional[dict[str, Document]] = None
+        self._corpus: Optional[dict[str, Document | Unresolved]] = None
         self._mappings: dict[str, list] = {}
         self._where: Optional[dict[tuple[str, str], tuple[str, int, int]]] = None
         self._reports: dict[tuple[str, str], Optional[Report]] = {}
@@ -188,7 +189,7 @@ class DocumentStore:
         if todo and self.corpus_path is not None and Path(self.corpus_path).exists():
             self._corpus.update(read_corpus(Path(self.corpus_path), todo, on_error=self._on_corpus_error))
             self._read_mappings(todo)
-        return {k: self._corpus[k] for k in wanted if k in self._corpus}
+        return {k: d for k in wanted if isinstance(d := self._corpus.get(k), Document)}  # not an Unresolved
 
     def _on_corpus_error(self, e: InputError) -> None:
         """A bad line of the corpus: an error when the set was judged with ``--on-error fail`` (the

@@ -31,7 +31,7 @@ A labelled item without a judgment (its report or citation was not judged) follo
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -108,7 +108,7 @@ def join(
 # ---------------------------------------------------------------------------------------------
 # Scores from a confusion matrix
 # ---------------------------------------------------------------------------------------------
-def confusion(human: Sequence[str], judged: Sequence[str], classes: Sequence[str] = LABELS) -> pd.DataFrame:
+def confusion(human: Iterable[str], judged: Iterable[str], classes: Iterable[str] = LABELS) -> pd.DataFrame:
     """Counts: rows human label, columns judge label, every class shown."""
     h = pd.Categorical(list(human), categories=list(classes))
     j = pd.Categorical(list(judged), categories=list(classes))
@@ -136,7 +136,7 @@ def matrix_scores(c: np.ndarray) -> dict[str, float]:
     return {"accuracy": float(accuracy), "balanced_accuracy": balanced, "macro_f1": macro_f1, "kappa": float(kappa)}
 
 
-def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+def roc_auc(scores: Sequence[float] | np.ndarray, positive: Sequence[bool] | np.ndarray) -> float:
     """P(score of a random positive > that of a random negative), ties one half; NaN without both."""
     s = np.asarray(scores, dtype=np.float64)
     p = np.asarray(positive, dtype=bool)

@@ -187,7 +187,8 @@ def plan_assessments(
         raise InputError(config_path, None, None, f"not a citejudge config: no {e}") from None
     except (TypeError, ValueError) as e:
         raise InputError(config_path, None, None, f"not a citejudge config: {e}") from None
-    for option, path in [("--rag-responses", p) for p in responses or []] + [("--corpus", corpus)] * bool(corpus):
+    given = [("--rag-responses", p) for p in responses or []] + ([("--corpus", corpus)] if corpus else [])
+    for option, path in given:
         if not Path(path).exists():
             raise InputError(path, None, option, "no such file or directory")
     _unchanged_since_judging(config, config_path, responses, corpus)

@@ -135,7 +135,7 @@ def agreement(
     confusion = np.zeros((3, 3))
     np.add.at(confusion, (y, level), 1)
     three = matrix_scores(confusion)
-    out = {
+    out: dict[str, object] = {
         "citations": int(len(y)),
         "runs": int(len(runs_h)),
         "topics": int(table["topic_id"].nunique()),

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -121,10 +121,16 @@ class _Policy:
             self.warn(f"{path}: {fld}: {problem}; left out{hint}")
 
 
-def _names(items: Sequence[str], limit: int = 5) -> str:
-    items = sorted(items)
-    shown = ", ".join(repr(x) for x in items[:limit])
-    return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
+def _topic_means(a: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The statistic of topic resamples (``idx``: resamples x topics): each run's mean of ``a``
+    (runs x topics) over each resample's topics (runs x resamples)."""
+    return lambda idx: a[:, idx].mean(axis=2)
+
+
+def _names(items: Iterable[str], limit: int = 5) -> str:
+    ordered = sorted(items)
+    shown = ", ".join(repr(x) for x in ordered[:limit])
+    return shown + (f" and {len(ordered) - limit} more" if len(ordered) > limit else "")
 
 
 def select_measures(lb: Leaderboard, chosen: Sequence[str], option: str) -> list[str]:
@@ -283,10 +289,11 @@ def correlate_pair(
     p = paired_scores(truth, judged, truth_measure, eval_measure, opts, policy=policy)
     ranked = [m for m in opts.methods if not correlation.is_per_topic(m)]
     point = [correlation.correlate(p.truth, p.judged, m) for m in ranked]
-    if ranked and p.resample is not None and p.resample_topics > 0 and opts.resamples > 0:
+    resample = p.resample
+    if ranked and resample is not None and p.resample_topics > 0 and opts.resamples > 0:
 
         def stat(idx: np.ndarray) -> np.ndarray:  # idx: resamples x topics
-            ta, tb = p.resample(idx)
+            ta, tb = resample(idx)
             return np.stack([correlation.correlate_rows(ta, tb, m) for m in ranked])
 
         iv = bootstrap.topic_intervals(p.resample_topics, stat, len(ranked), opts.resamples, opts.seed, opts.confidence)
@@ -412,7 +419,7 @@ def leaderboard_values(
             a = m.reindex(index=runs, columns=topics).to_numpy()
             iv = bootstrap.topic_intervals(
                 len(topics),
-                lambda idx, a=a: a[:, idx].mean(axis=2),
+                _topic_means(a),
                 len(runs),
                 opts.resamples,
                 opts.seed,

@@ -125,11 +125,11 @@ def files(site: pages.Site, battles: bool = False) -> Iterator[tuple[str, str]]:
         )
     for j in range(len(site.topics)):
         yield f"docs/t{j}.js", render.documents(site.docs.get(j, {}))
-    for p in site.run_pages:
-        yield f"data/r{p.i}.js", render.js("CJ_RUN", {"run": p.run, "rows": p.rows})
-        yield f"runs/r{p.i}.html", render.page("run.html", 1, f"run {p.run}", (f"data/r{p.i}.js",), p=p)
-    for p in site.topic_pages:
-        yield f"topics/t{p.j}.html", render.page("topic.html", 1, f"topic {p.topic}", p=p)
+    for r in site.run_pages:
+        yield f"data/r{r.i}.js", render.js("CJ_RUN", {"run": r.run, "rows": r.rows})
+        yield f"runs/r{r.i}.html", render.page("run.html", 1, f"run {r.run}", (f"data/r{r.i}.js",), p=r)
+    for t in site.topic_pages:
+        yield f"topics/t{t.j}.html", render.page("topic.html", 1, f"topic {t.topic}", p=t)
 
 
 # -- reading what the report shows ------------------------------------------------------------------
@@ -162,7 +162,7 @@ def gather(
         b,
         _answers(store, df),
         corpus=store.load_corpus(corpus_ids) if corpus_ids else {},
-        mappings={d: store.mapping(d) for d in set(df["doc_id"].dropna()) if store.mapping(d)},
+        mappings={d: m for d in set(df["doc_id"].dropna()) if (m := store.mapping(d))},
         thresholds=_thresholds(store),
         titles=_topic_titles(store),
         labels=_labels(labels) if labels is not None else None,

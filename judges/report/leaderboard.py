@@ -7,7 +7,7 @@ interval from a bootstrap over the run's topics (:mod:`judges.meta.bootstrap`)."
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 import pandas as pd
@@ -123,6 +123,12 @@ def board(
     )
 
 
+def _topic_means(x: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """The statistic of topic resamples (``idx``: resamples x topics) of ``x`` (topics x measures):
+    each measure's mean over each resample's topics, NaN skipped (measures x resamples)."""
+    return lambda idx: np.nanmean(x[idx], axis=1).T
+
+
 def _bootstrap(topics: pd.DataFrame, runs, measures: list[str], resamples: int, seed: int):
     """run x measure: a 95% interval from a bootstrap over each run's topics (output sets without
     ``NAME.intervals``)."""
@@ -133,9 +139,7 @@ def _bootstrap(topics: pd.DataFrame, runs, measures: list[str], resamples: int, 
     for run, g in topics.groupby("run_id", sort=True):
         m = g.pivot(index="topic_id", columns="measure", values="value").reindex(columns=measures)
         x = m.to_numpy(dtype=np.float64)
-        iv = topic_intervals(
-            len(x), lambda idx, x=x: np.nanmean(x[idx], axis=1).T, len(measures), resamples=resamples, seed=seed
-        )
+        iv = topic_intervals(len(x), _topic_means(x), len(measures), resamples=resamples, seed=seed)
         low.loc[run], high.loc[run] = iv.low, iv.high
     return low, high
 
@@ -155,7 +159,7 @@ class Against(NamedTuple):
 def against_truth(board: Board, lb: pd.DataFrame, truth: pd.DataFrame, paths: tuple, warn) -> Optional[Against]:
     """``None`` without a truth, or with fewer than two runs to pair (said through ``warn``).
     ``paths``: the truth's and the judge's leaderboard files (named in warnings)."""
-    if board.truth is None:
+    if board.truth is None or board.truth_measure is None:  # (board() gives both or neither)
         return None
     from judges.core.errors import InputError
     from judges.meta import correlation, metaeval
@@ -165,9 +169,9 @@ def against_truth(board: Board, lb: pd.DataFrame, truth: pd.DataFrame, paths: tu
     opts = metaeval.MetaOptions(
         methods=("kendall",), truth_topics=per_topic, on_missing="warn", resamples=0, min_runs=2
     )
-    sides = [metaeval.Leaderboard(str(path), path, table) for path, table in zip(paths, (truth, lb))]
+    truth_side, judged_side = (metaeval.Leaderboard(str(path), path, table) for path, table in zip(paths, (truth, lb)))
     try:
-        p = metaeval.paired_scores(*sides, board.truth_measure, judged, opts, warn)
+        p = metaeval.paired_scores(truth_side, judged_side, board.truth_measure, judged, opts, warn)
     except InputError as e:
         warn(f"judge against truth: {e.render()}")
         return None

@@ -313,7 +313,9 @@ class _Context:
             by_sent[c["sentence_index"]].append(c)
         texts = [text for _, text in answer.sentences]
         sent_scripts = scripts_of(texts)
-        rows, counts, not_found = [], Counter(), 0
+        rows: list[dict] = []
+        counts: Counter[str] = Counter()
+        not_found = 0
         for (index, text), s_script in zip(answer.sentences, sent_scripts):
             cites = sorted(by_sent.get(index, []), key=lambda c: c["citation_rank"])
             entries = [self.citation(run, topic, index, c, cites, answer, int(s_script)) for c in cites]
@@ -344,8 +346,8 @@ class _Context:
         doc = self.document(c, answer)
         if c["doc_id"] is not None and c["status"] != "missing":
             self.cited += 1
-            e["not_found"] = int(doc is None)
-            self.not_found += e["not_found"]
+            e["not_found"] = unread = int(doc is None)
+            self.not_found += unread
         if doc is not None:
             e.update(self.document_fields(doc, c, self.topic_ix[topic]))
         if c.get("support_status") == "cross_language" or c["status"] == "cross_language":
@@ -378,11 +380,13 @@ class _Context:
         out["spans16"] = [[u16(doc.text, a), u16(doc.text, b)] for a, b in spans]
         mapping = self.t.mappings.get(doc.doc_id)
         if mapping:
-            out["pages"], out["boxes"] = [], []
+            all_pages: list[int] = []
+            all_boxes: list[dict] = []
             for a, b in spans or [(c["char_start"], c["char_end"])]:
                 pages, boxes = locate(mapping, doc.text, a, b)
-                out["pages"] += [x for x in pages if x not in out["pages"]]
-                out["boxes"] += boxes
+                all_pages += [x for x in pages if x not in all_pages]
+                all_boxes += boxes
+            out["pages"], out["boxes"] = all_pages, all_boxes
         return out
 
     def languages(self, doc: Optional[Document], s_script: int, c: dict) -> str:
@@ -498,7 +502,7 @@ def assessors(b: Board, run: str, m: str) -> tuple[float, float]:
     and for the measures without judge error: their interval is the value)."""
     from judges.scores.intervals import NO_JUDGE_ERROR
 
-    if b.assessors_low is None or run not in b.assessors_low.index or m in NO_JUDGE_ERROR:
+    if b.assessors_low is None or b.assessors_high is None or run not in b.assessors_low.index or m in NO_JUDGE_ERROR:
         return float("nan"), float("nan")
     return b.assessors_low.loc[run, m], b.assessors_high.loc[run, m]
 
@@ -544,7 +548,7 @@ def _nugget_counts(ctx: _Context, run: str, topic: str, up: str) -> list[Cell]:
 
 def run_page(ctx: _Context, run: str) -> RunPage:
     b, i = ctx.t.board, ctx.run_ix[run]
-    totals = Counter()
+    totals: Counter[str] = Counter()
     for x in ctx.topics:
         totals.update(ctx.counts.get((run, x), Counter()))
     measures = Table(
@@ -601,7 +605,7 @@ def leaderboard_head(ctx: _Context, flags: list[tuple[str, str]]) -> list[Head]:
 def leaderboard_row(ctx: _Context, k: int, run: str, flags: list[tuple[str, str]], truth: Optional[pd.Series]) -> list:
     b, i = ctx.t.board, ctx.run_ix[run]
     cells = [Cell(str(k + 1), str(k + 1)), Cell(run, cls="l", href=f"runs/r{i}.html")]
-    if b.truth is not None:
+    if b.truth is not None and truth is not None:  # (index_page's truth is the board's, or paired with it)
         rank = truth_ranks(truth).get(run)
         cells += [ci(truth.get(run, float("nan"))), Cell(str(rank) if rank else "—", str(rank) if rank else "")]
     for m in b.measures:
@@ -609,7 +613,7 @@ def leaderboard_row(ctx: _Context, k: int, run: str, flags: list[tuple[str, str]
         if m == b.headline and b.next_p is not None:
             p = b.next_p.get(run)
             cells.append(Cell(f"{p:.2f}", f"{p:.6f}") if p is not None else Cell("—", ""))
-    statuses = Counter()
+    statuses: Counter[str] = Counter()
     for x in ctx.topics:
         statuses.update(ctx.counts.get((run, x), Counter()))
     have = {**statuses, **ctx.flags.get(run, {})}
@@ -658,7 +662,7 @@ def index_page(ctx: _Context, warnings: list[str]) -> dict:
 def plots(ctx: _Context) -> list[tuple[str, str]]:
     """(title, SVG) of each plot of the index."""
     t, b, df = ctx.t, ctx.t.board, ctx.t.assessments
-    status_by_run = {r: Counter() for r in ctx.runs}
+    status_by_run: dict[str, Counter[str]] = {r: Counter() for r in ctx.runs}
     for (run, _), c in ctx.counts.items():
         status_by_run[run].update(c)
     bars = [(r, status_by_run[r], f"runs/r{ctx.run_ix[r]}.html") for r in ctx.runs]

@@ -40,7 +40,7 @@ def status_bars(rows: Sequence[tuple[str, dict, Optional[str]]], width: int = 76
     plot_w = width - label_w - 60
     height = 24 + len(rows) * (bar_h + gap) + 10
     body = []
-    x = label_w
+    x: float = label_w
     for s in STATUSES:  # legend
         body.append(
             f'<rect x="{x}" y="4" width="10" height="10" fill="{COLORS[s]}"/><text x="{x + 14}" y="13">{s}</text>'
@@ -93,9 +93,9 @@ def histogram(
     for k in range(0, 11, 2):
         x = left + pw * k / 10
         body.append(f'<text x="{_f(x)}" y="{top + ph + 14}" text-anchor="middle">{k / 10:.1f}</text>')
-    for k in (0.5, 1.0):
-        y = top + ph - ph * k
-        body.append(f'<text x="{left - 4}" y="{_f(y + 4)}" text-anchor="end">{round(peak * k)}</text>')
+    for share in (0.5, 1.0):
+        y = top + ph - ph * share
+        body.append(f'<text x="{left - 4}" y="{_f(y + 4)}" text-anchor="end">{round(peak * share)}</text>')
     body.append(f'<text x="{left + pw / 2}" y="{height - 6}" text-anchor="middle">{escape(xlabel)}</text>')
     bw = pw / bins
     for b in range(bins):

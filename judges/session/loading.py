@@ -18,6 +18,7 @@ from judges.core.records import Document
 from judges.formats import docstore
 from judges.formats.corpus import read_corpus
 from judges.formats.debuglog import DebugLog
+from judges.formats.docstore import Unresolved
 from judges.session.scan import (
     REPORTS_IN_MEMORY,
     Problems,
@@ -103,7 +104,7 @@ def load(session: Session, stack: contextlib.ExitStack, log: DebugLog, *, start_
         where = ", ".join([*map(str, inputs.responses), *[REPORTS_IN_MEMORY] * bool(inputs.report_records)])
         raise InputError(where, None, "--rag-responses", f"no report to judge in {len(scan.files)} run file(s)")
     check_missing_topics(inputs, workflow, topics, scan)
-    corpus: dict[str, Document] = {}
+    corpus: dict[str, Document | Unresolved] = {}
     wanted = set().union(*scan.wanted_docs.values()) if scan.wanted_docs else set()
     if wanted and inputs.corpus is not None:
         corpus = read_corpus(inputs.corpus, wanted, lambda e: problems(e, "corpus line"))

@@ -83,7 +83,7 @@ def load_topics(
                 "unknown (give --rag-topics to have them)"
             )
         return _first(topics, max_topics, left_out)
-    topics: dict[str, Topic] = {}
+    topics = {}
     for path, line, value in _topic_records(paths, held):
         if isinstance(value, InputError):
             problems(value, "topic")
@@ -446,9 +446,13 @@ def reread(
             yield read_report_at(files[path], path, line, offset, dataset, max_citations)
     for path in sorted(streamed):
         for _, report in read_reports(Path(path), dataset, max_citations, streamed[path]):
+            if isinstance(report, InputError):  # as read_report_at: the file changed since the first pass
+                raise report
             yield report
     for path in sorted(arrays):
         for _, report in read_reports(Path(path), dataset, max_citations, items=arrays[path]):
+            if isinstance(report, InputError):
+                raise report
             yield report
 
 

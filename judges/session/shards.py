@@ -447,7 +447,7 @@ def read_parts(paths: list[Path], name: str) -> list[partfile.Part]:
 
 
 def _at(manifest: dict, dotted: str):
-    value = manifest
+    value: object = manifest
     for key in dotted.split("."):
         value = value.get(key) if isinstance(value, dict) else None
     return value

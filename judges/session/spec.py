@@ -15,6 +15,7 @@ from judges.engine.settings import Settings
 from judges.formats import outputset
 
 if TYPE_CHECKING:
+    from judges.attest.plan import Plan
     from judges.core.config import Workflow
 
 
@@ -117,7 +118,7 @@ class Summary:
     filled: list = field(default_factory=list)  # (run, topic) pairs without a report, filled by leaderboard.on_missing
     warnings: list = field(default_factory=list)  # lines for the summary (e.g. much missing document text)
     processes: str = ""  # how many processes judged, and why
-    plan: Optional[object] = None  # the session's plan (judges.attest.plan.Plan), when attest.mode uncertain planned
+    plan: Optional[Plan] = None  # the session's plan, when attest.mode uncertain planned
     degenerate_not_used: bool = False  # the LLM's answers looked degenerate: the citations kept the model's judgment
     labels: dict = field(default_factory=dict)  # --labels: labels in effect, and per file (path, labels, not labelled)
     judge: str = "citation"  # the session's --judge (the summary shows its pairs' figures)

@@ -82,6 +82,7 @@ def _worker(
     log = DebugLog(None)
     if log_path:  # written directly (not renamed into place at the end): the main process follows it
         log.start(Path(log_path))
+    assert _progress_queue is not None, "the pool's initializer set it (_init_worker)"
     try:
         reports = reread(scan, topics, settings.dataset, settings.workflow.citations.max_per_sentence)
         part = judge_pairs(
@@ -205,7 +206,7 @@ class Workers:
             del docs
             if not keep_corpus:
                 corpus.clear()
-            logs = _FollowedLogs(log, log_paths, futures) if log.enabled else None
+            logs = _FollowedLogs(log, [p for p in log_paths if p is not None], futures) if log.enabled else None
             while not all(f.done() for f in futures):
                 try:
                     progress(self.queue.get(timeout=0.2))

@@ -206,7 +206,7 @@ def write_outputs(given: WriteSet) -> Written:
     if tally.attest:
         config["attest"] = tally.attest
         if plan is not None:
-            config["attest"]["plan"] = plan.describe()
+            tally.attest["plan"] = plan.describe()  # config["attest"]
     config_path = outputset.path(out_dir, name, "config")
     with atomic_text(place(config_path)) as f:
         yaml.safe_dump(config, f, sort_keys=False, allow_unicode=True)
