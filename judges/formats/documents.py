@@ -24,7 +24,7 @@ from typing import Iterator, Optional
 
 
 from judges.formats.corpus import read_corpus
-from judges.formats.docstore import Unresolved
+from judges.formats.docstore import Unresolved, is_store
 from judges.formats.jsonl import discover, iter_jsonl
 from judges.formats.runs import DOC_ID_KEYS, read_report_at, read_reports
 from judges.formats import tables
@@ -188,7 +188,8 @@ class DocumentStore:
         todo = {w for w in wanted if w not in self._corpus}
         if todo and self.corpus_path is not None and Path(self.corpus_path).exists():
             self._corpus.update(read_corpus(Path(self.corpus_path), todo, on_error=self._on_corpus_error))
-            self._read_mappings(todo)
+            if Path(self.corpus_path).is_file() and not is_store(Path(self.corpus_path)):
+                self._read_mappings(todo)  # a plain corpus file's (a directory's or a store's documents carry none)
         return {k: d for k in wanted if isinstance(d := self._corpus.get(k), Document)}  # not an Unresolved
 
     def _on_corpus_error(self, e: InputError) -> None:

@@ -47,6 +47,26 @@ def test_report_from_another_directory_finds_the_documents(tmp_path):
     assert all(text in docs.replace("\\/", "/") for text in EN.values())
 
 
+@pytest.mark.parametrize("given", ["directory", "store file"])
+def test_report_over_an_indexed_corpus_shows_the_documents(tmp_path, given):
+    """A set judged with ``--corpus`` naming an indexed directory (or its store file): the report
+    reads the documents from the store (it read the path as one JSONL file for the sentence
+    mappings: 'Is a directory', or a store's bytes as lines)."""
+    _small_track(tmp_path / "track")
+    (tmp_path / "track" / "docs").mkdir()
+    (tmp_path / "track" / "corpus.jsonl").rename(tmp_path / "track" / "docs" / "corpus.jsonl")
+    assert cli_in_process("corpus", "index", tmp_path / "track" / "docs").returncode == 0
+    from judges.formats.docstore import STORE_NAME
+
+    corpus = "docs" if given == "directory" else f"docs/{STORE_NAME}"
+    args = ["--rag-topics", "topics.jsonl", "--rag-responses", "runs", "--corpus", corpus]
+    judge_cli(*CITATION, *args, cwd=tmp_path / "track", out="../out", name="t")
+    result = cli_in_process("report", tmp_path / "out", "--resamples", "0")
+    assert result.returncode == 0 and "warning" not in result.stderr, result.stderr
+    docs = _doc_texts(tmp_path / "out" / "t.report").replace("\\/", "/")
+    assert all(text in docs for text in EN.values())
+
+
 def test_relative_paths_of_older_configs_are_resolved(tmp_path):
     """Configs written before paths were absolute: against the config's directory, then the cwd."""
     _small_track(tmp_path / "track")
