@@ -3,6 +3,7 @@
 Usage::
 
     CITEJUDGE_SHARED=/work/shared python bench/identical.py --before 543cc47 [--after .] [--only NAME ...]
+        [--new GLOB ...]
 
 ``--before``/``--after``: a commit (exported with ``git archive`` into a temporary directory) or a
 checkout's directory (``.``: this one). Each case runs ``python run_judge.py ...`` (CLI commands
@@ -127,9 +128,14 @@ def normalized(path: Path) -> bytes:
     return TS.sub(b'"ts":""', data) if path.suffix == ".jsonl" else data
 
 
-def compare(a: Path, b: Path) -> tuple[int, list[str]]:
+def compare(a: Path, b: Path, new: tuple = ()) -> tuple[int, list[str]]:
+    """Files compared and what differs; a file only after whose name matches a pattern of ``new``
+    (``--new``: an output the change adds on purpose) is not a difference."""
+    import fnmatch
+
     files_a = {p.relative_to(a) for p in a.rglob("*") if p.is_file() and ".part-" not in p.name}
     files_b = {p.relative_to(b) for p in b.rglob("*") if p.is_file() and ".part-" not in p.name}
+    files_b -= {p for p in files_b - files_a if any(fnmatch.fnmatch(p.name, pattern) for pattern in new)}
     differ = [f"only before: {p}" for p in sorted(files_a - files_b)]
     differ += [f"only after: {p}" for p in sorted(files_b - files_a)]
     for p in sorted(files_a & files_b):
@@ -144,6 +150,9 @@ def main() -> int:
     ap.add_argument("--after", default=".")
     ap.add_argument("--only", nargs="*", help="run only these cases")
     ap.add_argument("--keep", type=Path, help="copy both sides' outputs here, to look at a difference")
+    ap.add_argument(
+        "--new", nargs="*", default=[], help="name patterns of outputs the change adds on purpose ('*.sha256')"
+    )
     args = ap.parse_args()
     bad = 0
     total_files = 0
@@ -162,7 +171,7 @@ def main() -> int:
                 continue
             ra = run_case(before, commands, work, tmp / "before" / name)
             rb = run_case(after, commands, work, tmp / "after" / name)
-            n, differ = compare(tmp / "before" / name, tmp / "after" / name)
+            n, differ = compare(tmp / "before" / name, tmp / "after" / name, tuple(args.new))
             total_files += n
             failed = ra != rb or any(code for code, _ in ra)
             bad += bool(differ) or failed
